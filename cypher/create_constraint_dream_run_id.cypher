@@ -1,0 +1,2 @@
+CREATE CONSTRAINT dream_run_id IF NOT EXISTS
+FOR (r:DreamRun) REQUIRE r.id IS UNIQUE

@@ -1,0 +1,2 @@
+CREATE CONSTRAINT file_chunk_id IF NOT EXISTS
+FOR (c:FileChunk) REQUIRE c.id IS UNIQUE

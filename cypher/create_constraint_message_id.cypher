@@ -1,0 +1,2 @@
+CREATE CONSTRAINT message_id IF NOT EXISTS
+FOR (m:Message) REQUIRE m.id IS UNIQUE

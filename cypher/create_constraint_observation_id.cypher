@@ -1,0 +1,2 @@
+CREATE CONSTRAINT observation_id IF NOT EXISTS
+FOR (o:Observation) REQUIRE o.id IS UNIQUE

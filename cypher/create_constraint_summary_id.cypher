@@ -1,0 +1,2 @@
+CREATE CONSTRAINT summary_id IF NOT EXISTS
+FOR (s:Summary) REQUIRE s.id IS UNIQUE

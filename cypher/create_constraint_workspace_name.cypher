@@ -1,0 +1,2 @@
+CREATE CONSTRAINT workspace_name IF NOT EXISTS
+FOR (w:Workspace) REQUIRE w.name IS UNIQUE

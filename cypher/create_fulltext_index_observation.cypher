@@ -1,0 +1,2 @@
+CREATE FULLTEXT INDEX observation_content IF NOT EXISTS
+FOR (o:Observation) ON EACH [o.content]

@@ -1,0 +1,2 @@
+CREATE INDEX observation_workspace IF NOT EXISTS
+FOR (o:Observation) ON (o.workspace)

@@ -1,0 +1,3 @@
+MATCH (w:Workspace {name: $workspace})
+DETACH DELETE w
+RETURN count(*) AS deleted

@@ -1,0 +1,3 @@
+UNWIND $names AS name
+OPTIONAL MATCH (p:Peer {workspace: $workspace, name: name})
+RETURN name, p IS NOT NULL AS found

@@ -1,0 +1,2 @@
+MATCH (p:Peer {workspace: $workspace, name: $name})
+RETURN p {.*} AS peer

@@ -1,0 +1,2 @@
+MATCH (s:Session {workspace: $workspace, name: $name})
+RETURN s {.*} AS session

@@ -1,0 +1,2 @@
+MATCH (w:Workspace {name: $workspace})
+RETURN w {.*} AS workspace

@@ -1,0 +1,3 @@
+SHOW INDEXES
+YIELD name, type, state, populationPercent
+RETURN name, type, state, populationPercent

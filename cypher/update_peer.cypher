@@ -1,0 +1,7 @@
+MATCH (p:Peer {workspace: $workspace, name: $name})
+SET p.metadata = coalesce($metadata, p.metadata),
+    p.meta_kv = coalesce($meta_kv, p.meta_kv),
+    p.configuration = coalesce($configuration, p.configuration),
+    p.extraction_context = CASE WHEN $set_extraction_context THEN $extraction_context
+                                ELSE p.extraction_context END
+RETURN p {.*} AS peer

@@ -1,0 +1,7 @@
+MATCH (s:Session {workspace: $workspace, name: $name})
+SET s.metadata = coalesce($metadata, s.metadata),
+    s.meta_kv = coalesce($meta_kv, s.meta_kv),
+    s.configuration = coalesce($configuration, s.configuration),
+    s.active = coalesce($active, s.active),
+    s.context = CASE WHEN $set_context THEN $context ELSE s.context END
+RETURN s {.*} AS session

@@ -1,0 +1,1 @@
+"""Neo4j layer: settings, driver, managed server, schema and repositories."""

@@ -1,0 +1,218 @@
+"""neomodel declarations of every node type: the single source of truth for property names,
+types, required fields and allowed values.
+
+We do not use neomodel's global connection (it is module-level state); repositories run the
+statements in `cypher/` through the async driver. The models are used to validate and deflate
+the property maps that write statements receive (`graph.props.node_props`), and the schema test
+checks that every write statement only sets declared properties.
+"""
+
+from __future__ import annotations
+
+from neomodel import (
+    ArrayProperty,
+    BooleanProperty,
+    DateTimeNeo4jFormatProperty,
+    FloatProperty,
+    IntegerProperty,
+    StringProperty,
+    StructuredNode,
+)
+
+OBSERVATION_LEVELS = {
+    "explicit": "explicit",
+    "deductive": "deductive",
+    "inductive": "inductive",
+    "contradiction": "contradiction",
+}
+JOB_STATUSES = {
+    "pending": "pending",
+    "running": "running",
+    "done": "done",
+    "dead": "dead",
+}
+SUMMARY_KINDS = {"short": "short", "long": "long"}
+
+
+class Workspace(StructuredNode):
+    __label__ = "Workspace"
+    name = StringProperty(required=True)
+    metadata = StringProperty(default="{}")  # JSON text: Neo4j properties cannot hold maps
+    configuration = StringProperty(default="{}")
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class Peer(StructuredNode):
+    __label__ = "Peer"
+    workspace = StringProperty(required=True)
+    name = StringProperty(required=True)
+    metadata = StringProperty(default="{}")
+    # "key=<json value>" for each top-level metadata key, so equality filters run in Cypher.
+    meta_kv = ArrayProperty(StringProperty(), default=list)
+    configuration = StringProperty(default="{}")
+    extraction_context = StringProperty()
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class Session(StructuredNode):
+    __label__ = "Session"
+    workspace = StringProperty(required=True)
+    name = StringProperty(required=True)
+    metadata = StringProperty(default="{}")
+    meta_kv = ArrayProperty(StringProperty(), default=list)
+    configuration = StringProperty(default="{}")
+    context = StringProperty()
+    active = BooleanProperty(default=True)
+    next_seq = IntegerProperty(default=0)  # allocates Message.seq inside the write transaction
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class Message(StructuredNode):
+    __label__ = "Message"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    session = StringProperty(required=True)
+    peer = StringProperty(required=True)
+    client_id = StringProperty()  # idempotency key: re-sending a batch creates nothing new
+    content = StringProperty(required=True)
+    context = StringProperty()
+    metadata = StringProperty(default="{}")
+    meta_kv = ArrayProperty(StringProperty(), default=list)
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+    seq = IntegerProperty(required=True)
+    token_count = IntegerProperty(required=True)
+    embedding = ArrayProperty(FloatProperty())
+    deleted_at = DateTimeNeo4jFormatProperty()
+
+
+class Observation(StructuredNode):
+    __label__ = "Observation"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    observer = StringProperty(required=True)
+    observed = StringProperty(required=True)
+    level = StringProperty(required=True, choices=OBSERVATION_LEVELS)
+    content = StringProperty(required=True)
+    content_key = StringProperty()  # normalized content for exact dedup
+    embedding = ArrayProperty(FloatProperty())
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+    valid_at = DateTimeNeo4jFormatProperty()
+    session = StringProperty()
+    confidence = FloatProperty()
+    pattern_type = StringProperty()
+    times_derived = IntegerProperty(default=1)
+    stale = BooleanProperty(default=False)
+    stale_reason = StringProperty()
+    facets = ArrayProperty(StringProperty(), default=list)
+    superseded_at = DateTimeNeo4jFormatProperty()
+    deleted_at = DateTimeNeo4jFormatProperty()
+
+
+class File(StructuredNode):
+    __label__ = "File"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    peer = StringProperty(required=True)
+    path = StringProperty(required=True)
+    content = StringProperty(required=True)
+    managed_by = StringProperty()  # None = user, "system", or "dream:<name>"
+    metadata = StringProperty(default="{}")
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+    updated_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class FileChunk(StructuredNode):
+    __label__ = "FileChunk"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    file_id = StringProperty(required=True)
+    index = IntegerProperty(required=True)
+    content = StringProperty(required=True)
+    embedding = ArrayProperty(FloatProperty())
+
+
+class Summary(StructuredNode):
+    __label__ = "Summary"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    session = StringProperty(required=True)
+    kind = StringProperty(required=True, choices=SUMMARY_KINDS)
+    content = StringProperty(required=True)
+    up_to_message = IntegerProperty(required=True)  # Message.seq covered so far
+    token_count = IntegerProperty(required=True)
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class Dream(StructuredNode):
+    """A developer-defined materialized dream (seed 001 §4.5)."""
+
+    __label__ = "Dream"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    name = StringProperty(required=True)
+    peer = StringProperty()
+    prompt = StringProperty(required=True)
+    sources = StringProperty(default="{}")
+    output_type = StringProperty(required=True, choices={"conclusions": "c", "file": "f"})
+    output_path = StringProperty()
+    trigger_type = StringProperty(
+        required=True, choices={"cron": "cron", "on_change": "on_change", "on_demand": "on_demand"}
+    )
+    cron_expression = StringProperty()
+    debounce_seconds = IntegerProperty(default=300)
+    enabled = BooleanProperty(default=True)
+    last_run_at = DateTimeNeo4jFormatProperty()
+    next_run_at = DateTimeNeo4jFormatProperty()
+    run_count = IntegerProperty(default=0)
+    metadata = StringProperty(default="{}")
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+class DreamRun(StructuredNode):
+    __label__ = "DreamRun"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    dream = StringProperty(required=True)
+    status = StringProperty(required=True)
+    output = StringProperty()
+    error = StringProperty()
+    started_at = DateTimeNeo4jFormatProperty(required=True)
+    finished_at = DateTimeNeo4jFormatProperty()
+
+
+class Job(StructuredNode):
+    """The durable work queue: one node per unit of background work."""
+
+    __label__ = "Job"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    kind = StringProperty(required=True)
+    work_unit = StringProperty(required=True)  # jobs of one unit run in order, one at a time
+    seq = IntegerProperty(required=True)
+    payload = StringProperty(default="{}")
+    status = StringProperty(required=True, choices=JOB_STATUSES)
+    attempts = IntegerProperty(default=0)
+    max_attempts = IntegerProperty(default=5)
+    run_after = DateTimeNeo4jFormatProperty(required=True)
+    lease_until = DateTimeNeo4jFormatProperty()
+    lease_owner = StringProperty()
+    error = StringProperty()
+    tokens_in = IntegerProperty(default=0)
+    tokens_out = IntegerProperty(default=0)
+    created_at = DateTimeNeo4jFormatProperty(required=True)
+    updated_at = DateTimeNeo4jFormatProperty(required=True)
+
+
+ALL_MODELS: tuple[type[StructuredNode], ...] = (
+    Workspace,
+    Peer,
+    Session,
+    Message,
+    Observation,
+    File,
+    FileChunk,
+    Summary,
+    Dream,
+    DreamRun,
+    Job,
+)

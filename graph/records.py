@@ -1,0 +1,213 @@
+"""Typed records returned by the repositories (plain data, no driver types)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+from neo4j.time import DateTime
+
+
+def to_datetime(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, DateTime):
+        return value.to_native()
+    if isinstance(value, datetime):
+        return value
+    raise TypeError(f"not a datetime: {value!r}")
+
+
+def required_datetime(value: Any) -> datetime:
+    result = to_datetime(value)
+    if result is None:
+        raise TypeError("missing datetime")
+    return result
+
+
+def load_json(text: str | None) -> dict[str, Any]:
+    loaded = json.loads(text) if text else {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+@dataclass(frozen=True)
+class WorkspaceRecord:
+    name: str
+    metadata: dict[str, Any]
+    configuration: dict[str, Any]
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> WorkspaceRecord:
+        return cls(
+            name=row["name"],
+            metadata=load_json(row.get("metadata")),
+            configuration=load_json(row.get("configuration")),
+            created_at=required_datetime(row["created_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class PeerRecord:
+    workspace: str
+    name: str
+    metadata: dict[str, Any]
+    configuration: dict[str, Any]
+    extraction_context: str | None
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> PeerRecord:
+        return cls(
+            workspace=row["workspace"],
+            name=row["name"],
+            metadata=load_json(row.get("metadata")),
+            configuration=load_json(row.get("configuration")),
+            extraction_context=row.get("extraction_context"),
+            created_at=required_datetime(row["created_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    workspace: str
+    name: str
+    metadata: dict[str, Any]
+    configuration: dict[str, Any]
+    context: str | None
+    active: bool
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> SessionRecord:
+        return cls(
+            workspace=row["workspace"],
+            name=row["name"],
+            metadata=load_json(row.get("metadata")),
+            configuration=load_json(row.get("configuration")),
+            context=row.get("context"),
+            active=bool(row.get("active", True)),
+            created_at=required_datetime(row["created_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class MembershipRecord:
+    peer: str
+    session: str
+    observe_me: bool
+    observe_others: bool
+    joined_at: datetime
+    left_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> MembershipRecord:
+        return cls(
+            peer=row["peer"],
+            session=row["session"],
+            observe_me=bool(row["observe_me"]),
+            observe_others=bool(row["observe_others"]),
+            joined_at=required_datetime(row["joined_at"]),
+            left_at=to_datetime(row.get("left_at")),
+        )
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    id: str
+    workspace: str
+    session: str
+    peer: str
+    content: str
+    context: str | None
+    metadata: dict[str, Any]
+    created_at: datetime
+    seq: int
+    token_count: int
+    client_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> MessageRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            session=row["session"],
+            peer=row["peer"],
+            content=row["content"],
+            context=row.get("context"),
+            metadata=load_json(row.get("metadata")),
+            created_at=required_datetime(row["created_at"]),
+            seq=int(row["seq"]),
+            token_count=int(row["token_count"]),
+            client_id=row.get("client_id"),
+        )
+
+
+@dataclass(frozen=True)
+class ObservationRecord:
+    id: str
+    workspace: str
+    observer: str
+    observed: str
+    level: str
+    content: str
+    created_at: datetime
+    valid_at: datetime | None
+    session: str | None
+    confidence: float | None
+    pattern_type: str | None
+    times_derived: int
+    stale: bool
+    stale_reason: str | None
+    facets: list[str]
+    superseded_at: datetime | None
+    deleted_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ObservationRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            observer=row["observer"],
+            observed=row["observed"],
+            level=row["level"],
+            content=row["content"],
+            created_at=required_datetime(row["created_at"]),
+            valid_at=to_datetime(row.get("valid_at")),
+            session=row.get("session"),
+            confidence=row.get("confidence"),
+            pattern_type=row.get("pattern_type"),
+            times_derived=int(row.get("times_derived") or 1),
+            stale=bool(row.get("stale")),
+            stale_reason=row.get("stale_reason"),
+            facets=list(row.get("facets") or []),
+            superseded_at=to_datetime(row.get("superseded_at")),
+            deleted_at=to_datetime(row.get("deleted_at")),
+        )
+
+
+@dataclass(frozen=True)
+class SourceSpan:
+    """An explicit observation's evidence: a verbatim span of one message."""
+
+    message: MessageRecord
+    span: str
+
+
+@dataclass(frozen=True)
+class ObservationDetail:
+    observation: ObservationRecord
+    premises: list[ObservationRecord] = field(default_factory=list)
+    sources: list[SourceSpan] = field(default_factory=list)
+    dependents: list[ObservationRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    end_cursor: str | None
+    has_next_page: bool

@@ -1,0 +1,1 @@
+"""Repository functions: each runs catalog statements and returns typed records."""

@@ -1,0 +1,175 @@
+"""Messages: the immutable evidence every belief traces back to."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph import models
+from graph.cursor import decode_time_id, encode
+from graph.db import Database, Tx
+from graph.errors import Conflict, InvalidInput, NotFound
+from graph.props import meta_kv, node_props
+from graph.records import MessageRecord, Page
+from graph.repo import sessions
+from graph.validation import aware, now
+
+AfterCreate = Callable[[Tx, list[MessageRecord]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    """A validated message ready to store (embedding and token count already computed)."""
+
+    peer: str
+    content: str
+    metadata_json: str
+    metadata: dict[str, Any]
+    context: str | None
+    created_at: datetime | None
+    client_id: str | None
+    token_count: int
+    embedding: list[float]
+
+
+async def create(
+    db: Database,
+    workspace: str,
+    session: str,
+    rows: Sequence[MessageRow],
+    *,
+    after_create: AfterCreate | None = None,
+) -> tuple[list[MessageRecord], int]:
+    """Store a batch in one transaction; returns (messages in input order, how many are new).
+
+    Rows whose client_id is already stored are not written again: the stored message is
+    returned in their place, so re-sending a batch is safe. `after_create` runs inside the same
+    transaction (the queue uses it to enqueue work with the messages).
+    """
+    await sessions.get(db, workspace, session)
+
+    async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
+        found = await tx.rows("find_peers", workspace=workspace, names=sorted({r.peer for r in rows}))
+        missing = {r["name"] for r in found if not r["found"]}
+        for index, row in enumerate(rows):
+            if row.peer in missing:
+                raise InvalidInput(
+                    f"messages[{index}].peer: peer {row.peer!r} does not exist in workspace "
+                    f"{workspace!r}; create it first",
+                    index=index,
+                    field="peer",
+                )
+        client_ids = [r.client_id for r in rows if r.client_id]
+        existing: dict[str, MessageRecord] = {}
+        if client_ids:
+            for r in await tx.rows(
+                "find_messages_by_client_id", workspace=workspace, client_ids=client_ids
+            ):
+                record = MessageRecord.from_row(r["message"])
+                if record.session != session:
+                    raise Conflict(
+                        f"clientId {record.client_id!r} was already used in session "
+                        f"{record.session!r}",
+                        client_id=record.client_id,
+                    )
+                existing[record.client_id or ""] = record
+        fresh = [r for r in rows if not (r.client_id and r.client_id in existing)]
+        created: dict[int, MessageRecord] = {}
+        if fresh:
+            seq_row = await tx.one(
+                "reserve_message_seq", workspace=workspace, session=session, count=len(fresh)
+            )
+            assert seq_row is not None
+            first = int(seq_row["first"])
+            stamp = now()
+            props = [
+                node_props(
+                    models.Message,
+                    {
+                        "uid": str(uuid.uuid4()),
+                        "workspace": workspace,
+                        "session": session,
+                        "peer": r.peer,
+                        "client_id": r.client_id,
+                        "content": r.content,
+                        "context": r.context,
+                        "metadata": r.metadata_json,
+                        "meta_kv": meta_kv(r.metadata),
+                        "created_at": aware(r.created_at) or stamp,
+                        "seq": first + offset,
+                        "token_count": r.token_count,
+                        "embedding": r.embedding,
+                    },
+                )
+                for offset, r in enumerate(fresh)
+            ]
+            await tx.rows(
+                "ensure_senders_present",
+                workspace=workspace,
+                session=session,
+                peers=sorted({r.peer for r in fresh}),
+                now=stamp,
+            )
+            for r in await tx.rows(
+                "create_messages", workspace=workspace, session=session, messages=props
+            ):
+                record = MessageRecord.from_row(r["message"])
+                created[record.seq - first] = record
+            if after_create is not None:
+                await after_create(tx, [created[i] for i in range(len(fresh))])
+        result: list[MessageRecord] = []
+        fresh_index = 0
+        for r in rows:
+            if r.client_id and r.client_id in existing:
+                result.append(existing[r.client_id])
+            else:
+                result.append(created[fresh_index])
+                fresh_index += 1
+        return result, len(fresh)
+
+    return await db.write_tx(work)
+
+
+async def get(db: Database, workspace: str, message_id: str) -> MessageRecord:
+    row = await db.read_one("get_message", workspace=workspace, id=message_id)
+    if row is None:
+        raise NotFound(f"message {message_id!r} does not exist in workspace {workspace!r}")
+    return MessageRecord.from_row(row["message"])
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    session: str | None = None
+    peer: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "peer": self.peer,
+            "since": aware(self.since),
+            "until": aware(self.until),
+            "meta_kv": meta_kv(self.metadata),
+        }
+
+
+async def list_page(
+    db: Database, workspace: str, filters: MessageFilter, *, after: str | None, limit: int
+) -> Page[MessageRecord]:
+    after_time, after_id = decode_time_id(after)
+    rows = await db.read(
+        "list_messages",
+        workspace=workspace,
+        after_time=after_time,
+        after_id=after_id,
+        limit=limit + 1,
+        **filters.params(),
+    )
+    items = [MessageRecord.from_row(r["message"]) for r in rows[:limit]]
+    cursor = encode(items[-1].created_at, items[-1].id) if items else None
+    return Page(items, cursor, len(rows) > limit)

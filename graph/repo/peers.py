@@ -1,0 +1,103 @@
+"""Peers: any entity memory is kept about (people, agents, groups, projects)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph import models
+from graph.db import Database
+from graph.errors import InvalidInput, NotFound
+from graph.props import dump_json, meta_kv, node_props
+from graph.records import PeerRecord
+from graph.repo import workspaces
+from graph.validation import check_name, now
+
+MAX_EXTRACTION_CONTEXT = 4000
+
+
+async def get_or_create(
+    db: Database,
+    workspace: str,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    json_limit: int,
+) -> PeerRecord:
+    props = node_props(
+        models.Peer,
+        {
+            "workspace": workspace,
+            "name": check_name(name, "peer"),
+            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
+            "meta_kv": meta_kv(metadata),
+            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            "created_at": now(),
+        },
+    )
+    row = await db.write_one("merge_peer", props=props)
+    if row is None:
+        await workspaces.get(db, workspace)  # raises NotFound naming the workspace
+        raise AssertionError("peer MERGE returned nothing")
+    return PeerRecord.from_row(row["peer"])
+
+
+async def get(db: Database, workspace: str, name: str) -> PeerRecord:
+    row = await db.read_one("get_peer", workspace=workspace, name=name)
+    if row is None:
+        raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
+    return PeerRecord.from_row(row["peer"])
+
+
+async def list_page(
+    db: Database,
+    workspace: str,
+    *,
+    metadata: dict[str, Any] | None,
+    after: str | None,
+    limit: int,
+) -> tuple[list[PeerRecord], bool]:
+    rows = await db.read(
+        "list_peers", workspace=workspace, after=after, meta_kv=meta_kv(metadata), limit=limit + 1
+    )
+    return [PeerRecord.from_row(r["peer"]) for r in rows[:limit]], len(rows) > limit
+
+
+async def update(
+    db: Database,
+    workspace: str,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    extraction_context: str | None,
+    set_extraction_context: bool,
+    json_limit: int,
+) -> PeerRecord:
+    if extraction_context is not None and len(extraction_context) > MAX_EXTRACTION_CONTEXT:
+        raise InvalidInput(
+            f"extractionContext is {len(extraction_context)} characters; "
+            f"the limit is {MAX_EXTRACTION_CONTEXT}"
+        )
+    row = await db.write_one(
+        "update_peer",
+        workspace=workspace,
+        name=name,
+        metadata=None if metadata is None else dump_json(metadata, limit=json_limit, what="metadata"),
+        meta_kv=None if metadata is None else meta_kv(metadata),
+        configuration=None
+        if configuration is None
+        else dump_json(configuration, limit=json_limit, what="configuration"),
+        extraction_context=extraction_context,
+        set_extraction_context=set_extraction_context,
+    )
+    if row is None:
+        raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
+    return PeerRecord.from_row(row["peer"])
+
+
+async def require_all(db: Database, workspace: str, names: list[str]) -> None:
+    rows = await db.read("find_peers", workspace=workspace, names=names)
+    missing = [r["name"] for r in rows if not r["found"]]
+    if missing:
+        raise NotFound(f"peers {missing} do not exist in workspace {workspace!r}", peers=missing)

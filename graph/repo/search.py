@@ -1,0 +1,74 @@
+"""Message retrieval primitives: scoped vector candidates and fulltext candidates."""
+
+from __future__ import annotations
+
+from graph.db import Database
+from graph.lucene import terms_query
+from graph.records import MessageRecord
+from graph.repo.messages import MessageFilter
+
+# A scope this small is scanned exactly (cosine over every message in it); above it, the vector
+# index is asked for a growing number of global candidates. See README "Search".
+EXACT_SCAN_LIMIT = 20_000
+MAX_CANDIDATES = 10_000
+Scored = list[tuple[MessageRecord, float]]
+
+
+def _scored(rows: list[dict[str, object]]) -> Scored:
+    return [(MessageRecord.from_row(r["message"]), float(r["score"])) for r in rows]  # type: ignore[arg-type]
+
+
+async def scope_size(db: Database, workspace: str, filters: MessageFilter) -> int:
+    row = await db.read_one(
+        "count_messages_in_scope", workspace=workspace, session=filters.session, peer=filters.peer
+    )
+    return int(row["total"]) if row else 0
+
+
+async def vector_candidates(
+    db: Database,
+    workspace: str,
+    embedding: list[float],
+    filters: MessageFilter,
+    limit: int,
+    *,
+    exact_scan_limit: int = EXACT_SCAN_LIMIT,
+) -> Scored:
+    params = filters.params()
+    if await scope_size(db, workspace, filters) <= exact_scan_limit:
+        rows = await db.read(
+            "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
+        )
+        return _scored(rows)
+    candidates = max(limit * 10, 100)
+    while True:
+        rows = await db.read(
+            "search_messages_vector",
+            workspace=workspace,
+            embedding=embedding,
+            candidates=candidates,
+            limit=limit,
+            **params,
+        )
+        if len(rows) >= limit or candidates >= MAX_CANDIDATES:
+            break
+        candidates = min(candidates * 4, MAX_CANDIDATES)
+    if len(rows) < limit:
+        # The scope is large but this filter is narrow: the exact scan is the only way to be
+        # sure nothing in scope was missed.
+        rows = await db.read(
+            "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
+        )
+    return _scored(rows)
+
+
+async def text_candidates(
+    db: Database, workspace: str, text: str, filters: MessageFilter, limit: int
+) -> Scored:
+    query = terms_query(text)
+    if not query:
+        return []
+    rows = await db.read(
+        "search_messages_fulltext", workspace=workspace, query=query, limit=limit, **filters.params()
+    )
+    return _scored(rows)

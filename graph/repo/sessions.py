@@ -1,0 +1,175 @@
+"""Sessions and their membership windows (who was present, and what they may observe)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from graph import models
+from graph.db import Database, Tx
+from graph.errors import InvalidInput, NotFound
+from graph.props import dump_json, meta_kv, node_props
+from graph.records import MembershipRecord, SessionRecord
+from graph.repo import peers, workspaces
+from graph.validation import check_name, now
+
+MAX_SESSION_CONTEXT = 4000
+
+
+@dataclass(frozen=True)
+class MemberSettings:
+    peer: str
+    observe_me: bool = True
+    observe_others: bool = True
+
+
+async def get_or_create(
+    db: Database,
+    workspace: str,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    json_limit: int,
+) -> SessionRecord:
+    props = node_props(
+        models.Session,
+        {
+            "workspace": workspace,
+            "name": check_name(name, "session"),
+            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
+            "meta_kv": meta_kv(metadata),
+            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            "active": True,
+            "next_seq": 0,
+            "created_at": now(),
+        },
+    )
+    row = await db.write_one("merge_session", props=props)
+    if row is None:
+        await workspaces.get(db, workspace)
+        raise AssertionError("session MERGE returned nothing")
+    return SessionRecord.from_row(row["session"])
+
+
+async def get(db: Database, workspace: str, name: str) -> SessionRecord:
+    row = await db.read_one("get_session", workspace=workspace, name=name)
+    if row is None:
+        raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
+    return SessionRecord.from_row(row["session"])
+
+
+async def list_page(
+    db: Database,
+    workspace: str,
+    *,
+    metadata: dict[str, Any] | None,
+    active: bool | None,
+    peer: str | None,
+    after: str | None,
+    limit: int,
+) -> tuple[list[SessionRecord], bool]:
+    rows = await db.read(
+        "list_sessions",
+        workspace=workspace,
+        after=after,
+        active=active,
+        peer=peer,
+        meta_kv=meta_kv(metadata),
+        limit=limit + 1,
+    )
+    return [SessionRecord.from_row(r["session"]) for r in rows[:limit]], len(rows) > limit
+
+
+async def update(
+    db: Database,
+    workspace: str,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    active: bool | None,
+    context: str | None,
+    set_context: bool,
+    json_limit: int,
+) -> SessionRecord:
+    if context is not None and len(context) > MAX_SESSION_CONTEXT:
+        raise InvalidInput(
+            f"context is {len(context)} characters; the limit is {MAX_SESSION_CONTEXT}"
+        )
+    row = await db.write_one(
+        "update_session",
+        workspace=workspace,
+        name=name,
+        metadata=None if metadata is None else dump_json(metadata, limit=json_limit, what="metadata"),
+        meta_kv=None if metadata is None else meta_kv(metadata),
+        configuration=None
+        if configuration is None
+        else dump_json(configuration, limit=json_limit, what="configuration"),
+        active=active,
+        context=context,
+        set_context=set_context,
+    )
+    if row is None:
+        raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
+    return SessionRecord.from_row(row["session"])
+
+
+async def join(tx: Tx, workspace: str, session: str, members: list[MemberSettings]) -> None:
+    await tx.rows(
+        "join_session",
+        workspace=workspace,
+        session=session,
+        members=[
+            {"peer": m.peer, "observe_me": m.observe_me, "observe_others": m.observe_others}
+            for m in members
+        ],
+        now=now(),
+    )
+
+
+async def add_peers(
+    db: Database, workspace: str, session: str, members: list[MemberSettings]
+) -> list[MembershipRecord]:
+    await get(db, workspace, session)
+    await peers.require_all(db, workspace, [m.peer for m in members])
+    await db.write_tx(lambda tx: join(tx, workspace, session, members))
+    return await list_members(db, workspace, session, include_past=False)
+
+
+async def remove_peers(
+    db: Database, workspace: str, session: str, names: list[str]
+) -> list[MembershipRecord]:
+    await get(db, workspace, session)
+    await db.write("leave_session", workspace=workspace, session=session, peers=names, now=now())
+    return await list_members(db, workspace, session, include_past=False)
+
+
+async def set_peers(
+    db: Database, workspace: str, session: str, members: list[MemberSettings]
+) -> list[MembershipRecord]:
+    """Make `members` exactly the session's present peers, in one transaction."""
+    await get(db, workspace, session)
+    await peers.require_all(db, workspace, [m.peer for m in members])
+
+    async def work(tx: Tx) -> None:
+        await tx.rows(
+            "leave_session_except",
+            workspace=workspace,
+            session=session,
+            keep=[m.peer for m in members],
+            now=now(),
+        )
+        await join(tx, workspace, session, members)
+
+    await db.write_tx(work)
+    return await list_members(db, workspace, session, include_past=False)
+
+
+async def list_members(
+    db: Database, workspace: str, session: str, *, include_past: bool
+) -> list[MembershipRecord]:
+    rows = await db.read(
+        "list_session_members", workspace=workspace, session=session, include_past=include_past
+    )
+    return [MembershipRecord.from_row(r) for r in rows]

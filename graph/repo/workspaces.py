@@ -1,0 +1,84 @@
+"""Workspaces: the unit of isolation. Every other node carries its workspace's name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph import models
+from graph.db import Database
+from graph.errors import NotFound
+from graph.props import dump_json, node_props
+from graph.records import Page, WorkspaceRecord
+from graph.validation import check_name, now
+
+_DELETE_BATCH = 5000
+
+
+async def get_or_create(
+    db: Database,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    json_limit: int,
+) -> WorkspaceRecord:
+    props = node_props(
+        models.Workspace,
+        {
+            "name": check_name(name, "workspace"),
+            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
+            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            "created_at": now(),
+        },
+    )
+    row = await db.write_one("merge_workspace", props=props)
+    assert row is not None
+    return WorkspaceRecord.from_row(row["workspace"])
+
+
+async def get(db: Database, name: str) -> WorkspaceRecord:
+    row = await db.read_one("get_workspace", workspace=name)
+    if row is None:
+        raise NotFound(f"workspace {name!r} does not exist")
+    return WorkspaceRecord.from_row(row["workspace"])
+
+
+async def list_page(db: Database, *, after: str | None, limit: int) -> Page[WorkspaceRecord]:
+    rows = await db.read("list_workspaces", after=after, limit=limit + 1)
+    items = [WorkspaceRecord.from_row(r["workspace"]) for r in rows[:limit]]
+    return Page(items, items[-1].name if items else None, len(rows) > limit)
+
+
+async def update(
+    db: Database,
+    name: str,
+    *,
+    metadata: dict[str, Any] | None,
+    configuration: dict[str, Any] | None,
+    json_limit: int,
+) -> WorkspaceRecord:
+    row = await db.write_one(
+        "update_workspace",
+        workspace=name,
+        metadata=None if metadata is None else dump_json(metadata, limit=json_limit, what="metadata"),
+        configuration=None
+        if configuration is None
+        else dump_json(configuration, limit=json_limit, what="configuration"),
+    )
+    if row is None:
+        raise NotFound(f"workspace {name!r} does not exist")
+    return WorkspaceRecord.from_row(row["workspace"])
+
+
+async def delete(db: Database, name: str) -> int:
+    """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
+    await get(db, name)
+    total = 0
+    while True:
+        row = await db.write_one("delete_workspace_nodes", workspace=name, batch=_DELETE_BATCH)
+        deleted = int(row["deleted"]) if row else 0
+        total += deleted
+        if deleted < _DELETE_BATCH:
+            break
+    row = await db.write_one("delete_workspace", workspace=name)
+    return total + (int(row["deleted"]) if row else 0)

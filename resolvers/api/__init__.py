@@ -1,0 +1,1 @@
+"""The GraphQL API: types, queries, mutations and the schema."""

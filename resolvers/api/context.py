@@ -1,0 +1,38 @@
+"""Per-request GraphQL context: the services and, resolved on first use, the caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from strawberry.types import Info as StrawberryInfo
+
+from resolvers.auth import Principal, principal_from_header
+from resolvers.services import Services
+
+
+@dataclass
+class Context:
+    services: Services
+    authorization: str | None
+    # Set by strawberry for WebSocket operations from the connection_init payload.
+    connection_params: dict[str, Any] | None = None
+    _principal: Principal | None = field(default=None, repr=False)
+
+    @property
+    def principal(self) -> Principal:
+        if self._principal is None:
+            header = self.authorization
+            if header is None and self.connection_params:
+                value = self.connection_params.get("Authorization") or self.connection_params.get(
+                    "authorization"
+                )
+                header = str(value) if value else None
+            settings = self.services.settings
+            self._principal = principal_from_header(
+                header, enabled=settings.auth_enabled, secret=settings.auth_secret
+            )
+        return self._principal
+
+
+Info = StrawberryInfo[Context, None]

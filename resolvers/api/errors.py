@@ -1,0 +1,62 @@
+"""The one place where errors become GraphQL errors with `extensions.code`.
+
+Our own errors keep their code and message. GraphQL syntax and validation errors become
+INVALID_INPUT (limit rules set LIMIT_EXCEEDED themselves). Anything unexpected is logged and
+masked as INTERNAL so internals never leak to clients.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from graphql import GraphQLError
+from strawberry.extensions import SchemaExtension
+
+from graph.errors import BeliefgraphError, ErrorCode
+
+log = logging.getLogger("beliefgraph.api")
+
+
+def coded(error: GraphQLError) -> GraphQLError:
+    original = error.original_error
+    extensions = dict(error.extensions or {})
+    if isinstance(original, BeliefgraphError):
+        extensions["code"] = original.code.value
+        extensions.update({k: v for k, v in original.details.items() if _plain(v)})
+        return _with(error, original.message, extensions)
+    if "code" in extensions:
+        return error
+    if original is None or isinstance(original, GraphQLError):
+        extensions["code"] = ErrorCode.INVALID_INPUT.value
+        return _with(error, error.message, extensions)
+    log.error("unexpected error in %s", error.path, exc_info=original)
+    extensions["code"] = ErrorCode.INTERNAL.value
+    return _with(error, "internal error; the server log has the details", extensions)
+
+
+def _plain(value: object) -> bool:
+    return isinstance(value, str | int | float | bool | list) or value is None
+
+
+def _with(error: GraphQLError, message: str, extensions: dict[str, object]) -> GraphQLError:
+    return GraphQLError(
+        message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        original_error=error.original_error,
+        extensions=extensions,
+    )
+
+
+class ErrorCodes(SchemaExtension):
+    def on_operation(self) -> Iterator[None]:
+        yield
+        context = self.execution_context
+        if context.pre_execution_errors:
+            context.pre_execution_errors = [coded(e) for e in context.pre_execution_errors]
+        result = context.result
+        if result is not None and result.errors:
+            result.errors = [coded(e) for e in result.errors]

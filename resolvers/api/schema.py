@@ -1,0 +1,27 @@
+"""Builds the strawberry schema with the configured limits."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.extensions import AddValidationRules
+
+from graph.settings import Settings
+from resolvers.api.errors import ErrorCodes
+from resolvers.api.mutations import Mutation
+from resolvers.api.queries import Query
+from resolvers.limits import TokenLimit, alias_rule, depth_rule
+
+
+def build_schema(settings: Settings) -> strawberry.Schema:
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        extensions=[
+            # Factories, not instances: strawberry builds fresh extensions per request.
+            ErrorCodes,
+            lambda: TokenLimit(settings.max_query_tokens),
+            lambda: AddValidationRules(
+                [depth_rule(settings.max_query_depth), alias_rule(settings.max_aliases)]
+            ),
+        ],
+    )

@@ -1,0 +1,144 @@
+"""Signed API keys scoped to admin, workspace, peer or session.
+
+A key is `bgk_<claims>.<signature>`: base64url JSON claims, signed with HMAC-SHA256 under
+BELIEFGRAPH_AUTH_SECRET. Nothing is stored server-side; rotating the secret revokes every key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+from graph.errors import Forbidden, InvalidInput, Unauthenticated
+
+PREFIX = "bgk_"
+
+
+class Scope(StrEnum):
+    ADMIN = "admin"
+    WORKSPACE = "workspace"
+    PEER = "peer"
+    SESSION = "session"
+
+
+@dataclass(frozen=True)
+class Principal:
+    scope: Scope
+    workspace: str | None = None
+    peer: str | None = None
+    session: str | None = None
+
+    def _deny(self, what: str) -> Forbidden:
+        return Forbidden(f"this {self.scope.value}-scoped key cannot access {what}")
+
+    def require_admin(self, what: str) -> None:
+        if self.scope is not Scope.ADMIN:
+            raise self._deny(what)
+
+    def require_workspace(self, workspace: str) -> None:
+        """Whole-workspace access: admin, or a key for this workspace."""
+        if self.scope is Scope.ADMIN:
+            return
+        if self.scope is Scope.WORKSPACE and self.workspace == workspace:
+            return
+        raise self._deny(f"workspace {workspace!r} as a whole")
+
+    def in_workspace(self, workspace: str) -> None:
+        """Any access inside the workspace (narrower checks follow)."""
+        if self.scope is not Scope.ADMIN and self.workspace != workspace:
+            raise self._deny(f"workspace {workspace!r}")
+
+    def require_peer(self, workspace: str, peer: str) -> None:
+        if self.scope is Scope.PEER and self.workspace == workspace and self.peer == peer:
+            return
+        self.require_workspace(workspace)
+
+    def require_session(self, workspace: str, session: str) -> None:
+        if self.scope is Scope.SESSION and self.workspace == workspace and self.session == session:
+            return
+        self.require_workspace(workspace)
+
+    def require_peer_or_session(self, workspace: str, peer: str | None, session: str | None) -> None:
+        """A read scoped by a peer and/or a session: either key kind that matches suffices."""
+        if self.scope is Scope.PEER and peer is not None and self.peer == peer:
+            return self.in_workspace(workspace)
+        if self.scope is Scope.SESSION and session is not None and self.session == session:
+            return self.in_workspace(workspace)
+        self.require_workspace(workspace)
+
+
+ADMIN = Principal(Scope.ADMIN)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _sign(secret: str, payload: str) -> str:
+    return _b64(hmac.new(secret.encode(), payload.encode(), hashlib.sha256).digest())
+
+
+def issue_key(
+    secret: str,
+    principal: Principal,
+    *,
+    ttl_seconds: int | None = None,
+    now: float | None = None,
+) -> str:
+    needs = {
+        Scope.ADMIN: (),
+        Scope.WORKSPACE: ("workspace",),
+        Scope.PEER: ("workspace", "peer"),
+        Scope.SESSION: ("workspace", "session"),
+    }[principal.scope]
+    for name in needs:
+        if not getattr(principal, name):
+            raise InvalidInput(f"a {principal.scope.value} key needs {name}")
+    issued = int(now if now is not None else time.time())
+    claims: dict[str, object] = {"sc": principal.scope.value, "iat": issued}
+    for name in ("workspace", "peer", "session"):
+        value = getattr(principal, name)
+        if value is not None and name in needs:
+            claims[name[0]] = value
+    if ttl_seconds is not None:
+        claims["exp"] = issued + ttl_seconds
+    payload = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
+    return f"{PREFIX}{payload}.{_sign(secret, payload)}"
+
+
+def verify_key(secret: str, key: str, *, now: float | None = None) -> Principal:
+    if not key.startswith(PREFIX) or key.count(".") != 1:
+        raise Unauthenticated("malformed API key: expected bgk_<claims>.<signature>")
+    payload, signature = key[len(PREFIX) :].split(".")
+    if not hmac.compare_digest(_sign(secret, payload), signature):
+        raise Unauthenticated("invalid API key signature")
+    try:
+        claims = json.loads(_unb64(payload))
+        scope = Scope(claims["sc"])
+    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
+        raise Unauthenticated("malformed API key claims") from exc
+    expires = claims.get("exp")
+    if expires is not None and (now if now is not None else time.time()) >= expires:
+        raise Unauthenticated("API key expired")
+    return Principal(scope, claims.get("w"), claims.get("p"), claims.get("s"))
+
+
+def principal_from_header(header: str | None, *, enabled: bool, secret: str) -> Principal:
+    if not enabled:
+        return ADMIN
+    if not header:
+        raise Unauthenticated("missing API key: send 'Authorization: Bearer <key>'")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthenticated("expected 'Authorization: Bearer <key>'")
+    return verify_key(secret, token.strip())

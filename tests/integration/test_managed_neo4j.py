@@ -1,0 +1,122 @@
+"""The managed Neo4j, for real: start, answer, refuse a taken port, stop.
+
+Uses its own instance names and ports, so it never touches a server the suite or a developer
+runs on 7687/7474 or 17687/17474.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from graph.errors import Unavailable
+from graph.server import ManagedNeo4j, has_jars, instance_paths
+from graph.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+INSTANCE = "launcher-test"
+
+
+def _settings(bolt: int, http: int) -> Settings:
+    # Small memory: this server runs beside the suite's own.
+    return Settings.from_env(
+        {},
+        neo4j_bolt_port=bolt,
+        neo4j_http_port=http,
+        neo4j_heap="512m",
+        neo4j_pagecache="128m",
+        neo4j_start_timeout=60.0,
+    )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ManagedNeo4j]:
+    settings = _settings(27687, 27474)
+    if shutil.which("java") is None or not has_jars(instance_paths(settings).lib):
+        pytest.skip("needs Java 17+ and the Neo4j jars (run `beliefgraph neo4j start` once)")
+    managed = ManagedNeo4j(settings, INSTANCE)
+    managed.stop()
+    # A fresh instance each run, so the first-start path (initial password) is exercised.
+    shutil.rmtree(managed.paths.root, ignore_errors=True)
+    managed.start()
+    yield managed
+    managed.stop()
+
+
+def test_started_server_answers_bolt_and_browser(server: ManagedNeo4j) -> None:
+    status = server.status()
+    assert status.running and status.answering
+    assert status.pid is not None and _alive(status.pid)
+    assert status.bolt_uri == "bolt://127.0.0.1:27687"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(status.browser_url, timeout=10) as response:
+        assert response.status == 200
+        assert b"Neo4j Browser" in response.read()
+
+
+def test_password_file_is_private(server: ManagedNeo4j) -> None:
+    assert server.paths.password_file.stat().st_mode & 0o777 == 0o600
+    assert len(server.password()) >= 32
+
+
+def test_start_again_is_a_no_op(server: ManagedNeo4j) -> None:
+    before = server.status().pid
+    again = ManagedNeo4j(server.settings, INSTANCE)  # e.g. a second `beliefgraph neo4j start`
+    began = time.monotonic()
+    again.start()
+    assert time.monotonic() - began < 5
+    assert again.status().pid == before
+
+
+@pytest.mark.parametrize(("taken", "setting"), [(0, "BOLT"), (1, "HTTP")])
+def test_a_taken_port_is_refused_by_name(server: ManagedNeo4j, taken: int, setting: str) -> None:
+    ports = (27697, 27484)
+    other = ManagedNeo4j(_settings(*ports), "launcher-test-ports")
+    with socket.socket() as blocker:
+        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        blocker.bind(("127.0.0.1", ports[taken]))
+        blocker.listen()
+        with pytest.raises(Unavailable, match=f"BELIEFGRAPH_NEO4J_{setting}_PORT") as error:
+            other.start()
+    assert str(ports[taken]) in error.value.message
+    assert other.pid() is None
+    shutil.rmtree(other.paths.root, ignore_errors=True)
+
+
+def test_a_server_that_dies_while_starting_is_reported_with_its_log() -> None:
+    # A heap too small for the JVM makes it exit at once.
+    settings = Settings.from_env({}, neo4j_bolt_port=27698, neo4j_http_port=27485, neo4j_heap="1k")
+    crashing = ManagedNeo4j(settings, "launcher-test-crash")
+    try:
+        with pytest.raises(Unavailable, match="exited while starting") as error:
+            crashing.start()
+        assert "heap" in error.value.message  # the JVM's own words, from console.log
+        assert crashing.pid() is None
+    finally:
+        shutil.rmtree(crashing.paths.root, ignore_errors=True)
+
+
+def test_stop_leaves_no_process(server: ManagedNeo4j) -> None:
+    pid = server.status().pid
+    assert pid is not None
+    assert server.stop() is True
+    assert not _alive(pid)
+    assert not server.paths.pid_file.exists()
+    status = server.status()
+    assert not status.running and not status.answering
+    assert server.stop() is False

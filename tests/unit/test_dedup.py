@@ -1,0 +1,53 @@
+import math
+
+import pytest
+
+from reasoners.dedup import cosine, exact_key, find_duplicate
+
+pytestmark = pytest.mark.unit
+
+
+def test_exact_key_ignores_case_spacing_quotes_and_end_punctuation() -> None:
+    assert exact_key("Alice  moved to Berlin.") == exact_key("alice moved to berlin")
+    assert exact_key("Alice\u2019s dog is Rex!") == exact_key("Alice's dog is Rex")
+    assert exact_key("Alice moved to Berlin") != exact_key("Alice moved to Paris")
+
+
+def test_cosine() -> None:
+    assert cosine([1.0, 0.0], [2.0, 0.0]) == pytest.approx(1.0)  # scale does not matter
+    assert cosine([1.0, 0.0], [0.0, 3.0]) == pytest.approx(0.0)
+    assert cosine([1.0, 1.0], [-1.0, -1.0]) == pytest.approx(-1.0)
+    assert cosine([0.0, 0.0], [1.0, 0.0]) == 0.0
+    with pytest.raises(ValueError, match="dimensions differ"):
+        cosine([1.0], [1.0, 0.0])
+
+
+def _unit(angle: float) -> list[float]:
+    return [math.cos(angle), math.sin(angle)]
+
+
+def test_exact_key_match_wins_even_with_a_distant_embedding() -> None:
+    existing = [("o1", "alice likes tea", _unit(0.0)), ("o2", "alice is a nurse", _unit(3.0))]
+    assert find_duplicate(_unit(0.0), exact_key("Alice is a nurse."), existing) == "o2"
+
+
+def test_most_similar_above_threshold_is_returned() -> None:
+    # cos(0.2) ~ 0.980, cos(0.1) ~ 0.995, cos(0.5) ~ 0.878
+    existing = [("far", "x", _unit(0.5)), ("near", "y", _unit(0.2)), ("nearest", "z", _unit(0.1))]
+    assert find_duplicate(_unit(0.0), "new", existing) == "nearest"
+    assert find_duplicate(_unit(0.0), "new", existing, threshold=0.99) == "nearest"
+    assert find_duplicate(_unit(0.0), "new", existing, threshold=0.999) is None
+
+
+def test_threshold_is_inclusive_and_ties_keep_the_earliest() -> None:
+    existing = [(1, "a", [1.0, 0.0]), (2, "b", [2.0, 0.0])]
+    assert find_duplicate([3.0, 0.0], "c", existing, threshold=1.0 - 1e-12) == 1
+
+
+def test_no_duplicate() -> None:
+    assert find_duplicate([1.0, 0.0], "k", []) is None
+    assert find_duplicate([1.0, 0.0], "k", [("o", "other", [0.0, 1.0])]) is None
+
+
+def test_empty_keys_never_match_exactly() -> None:
+    assert find_duplicate([1.0, 0.0], "", [("o", "", [0.0, 1.0])]) is None

@@ -1,0 +1,185 @@
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from reasoners.extractive import (
+    ExtractedFact,
+    extract,
+    is_self_statement,
+    split_sentences,
+    to_third_person,
+)
+from reasoners.grounding import is_grounded
+
+pytestmark = pytest.mark.unit
+
+MAY_3 = date(2024, 5, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("I moved. My dog is Rex!", ["I moved.", "My dog is Rex!"]),
+        ("Dr. Smith treats me, e.g. for my knee.", ["Dr. Smith treats me, e.g. for my knee."]),
+        ("It cost 3.5 euros. Cheap!", ["It cost 3.5 euros.", "Cheap!"]),
+        ("I was thinking... maybe not. Well... Okay.",
+         ["I was thinking... maybe not.", "Well...", "Okay."]),
+        ("Ready?! Yes.", ["Ready?!", "Yes."]),
+        ("I live in the U.S. My job is there.", ["I live in the U.S.", "My job is there."]),
+        ("See you at 6 p.m. tomorrow.", ["See you at 6 p.m. tomorrow."]),
+        ("Apples, pears, etc. and more. Done", ["Apples, pears, etc. and more.", "Done"]),
+        ("No. 5 is my number. No. I refuse.", ["No. 5 is my number.", "No.", "I refuse."]),
+        ("J. R. R. Tolkien wrote it. So do I. Really.",
+         ["J. R. R. Tolkien wrote it.", "So do I.", "Really."]),
+        ('He said "I quit." Then he left.', ['He said "I quit."', "Then he left."]),
+        ("first line\n\nsecond line", ["first line", "second line"]),
+        ("My hobbies:\n- climbing\n* chess\n\u2022 I also paint\n2. I sing", [
+            "My hobbies:", "climbing", "chess", "I also paint", "I sing",
+        ]),
+        ("  ", []),
+        ("no terminator", ["no terminator"]),
+    ],
+)  # fmt: skip
+def test_split_sentences(text: str, sentences: list[str]) -> None:
+    result = split_sentences(text)
+    assert result == sentences
+    assert all(sentence in text for sentence in result)  # verbatim pieces of the text
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I moved to Berlin last year.",
+        "My dog is called Rex",
+        "I'm a nurse",
+        "i work night shifts at the hospital",
+        "Oh, I really love hiking in the Alps!",
+        "We have two kids.",
+        "When I was young, I lived in Rome.",
+        "Thanks, I\u2019ve been vegetarian since 2019 lol",
+    ],
+)
+def test_self_statements_are_kept(sentence: str) -> None:
+    assert is_self_statement(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Do you like Berlin?",  # question
+        "Is my cat ok?",  # question about something of mine
+        "Can I ask something",  # question without a question mark
+        "Tell me about Berlin.",  # request
+        "Please help me with my CV.",  # request
+        "Thanks!",  # filler
+        "ok",
+        "I think so.",
+        "Me too!",
+        "I love it too",
+        "I'm good, thanks.",
+        "Hi, I'm fine",
+        "You should try it, I loved it.",  # about the other speaker
+        "If I were rich I'd buy a boat.",  # hypothetical
+        "Sarah gave me a puppy.",  # only an object pronoun: about Sarah
+        "Berlin is lovely in May.",  # no first person
+        "",
+    ],
+)
+def test_non_statements_are_dropped(sentence: str) -> None:
+    assert not is_self_statement(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("I moved to Berlin last year.", "Alice moved to Berlin last year"),
+        ("My dog is called Rex", "Alice's dog is called Rex"),
+        ("I'm a nurse", "Alice is a nurse"),
+        ("I've been vegetarian since 2019.", "Alice has been vegetarian since 2019"),
+        ("I was born in Lyon.", "Alice was born in Lyon"),
+        ("I work as a nurse.", "Alice works as a nurse"),
+        ("I study chemistry.", "Alice studies chemistry"),
+        ("I usually go running before work.", "Alice usually goes running before work"),
+        ("I don't eat meat!", "Alice doesn't eat meat"),
+        ("I have a sister.", "Alice has a sister"),
+        ("I am not a morning person.", "Alice is not a morning person"),
+        ("I can speak French.", "Alice can speak French"),
+        ("I'd love to visit Japan.", "Alice would love to visit Japan"),
+        ("I'd been there before.", "Alice had been there before"),
+        ("I'll start a new job in June.", "Alice will start a new job in June"),
+        ("I read a book every week.", "Alice reads a book every week"),
+        ("I read that book yesterday.", "Alice read that book yesterday"),
+        ("I need a new laptop.", "Alice needs a new laptop"),
+        ("When I was young, I lived in Rome.", "When Alice was young, Alice lived in Rome"),
+        ("My sister called me.", "Alice's sister called Alice"),
+        ("I taught myself Python.", "Alice taught themself Python"),
+        ("That bike is mine.", "That bike is Alice's"),
+        ("We have two kids and our daughter is five.",
+         "Alice and others have two kids and Alice's daughter is five"),
+        ("We're moving to Lisbon.", "Alice and others are moving to Lisbon"),
+        ("Oh, i love sushi lol", "Alice loves sushi"),
+        ("So I moved to Berlin", "Alice moved to Berlin"),
+        ("I live in the US.", "Alice lives in the US"),
+        ("I\u2019m from Lyon, i.e. France.", "Alice is from Lyon, i.e. France"),
+    ],
+)  # fmt: skip
+def test_to_third_person(sentence: str, fact: str) -> None:
+    assert to_third_person(sentence, "Alice", MAY_3) == f"{fact} (stated on 2024-05-03)."
+
+
+def test_to_third_person_requires_a_name() -> None:
+    with pytest.raises(ValueError, match="peer_name"):
+        to_third_person("I am here.", " ", MAY_3)
+
+
+@dataclass(frozen=True)
+class Turn:
+    peer: str
+    content: str
+    created_at: datetime
+
+
+START = datetime(2024, 5, 3, 18, 30, tzinfo=UTC)
+CHAT = [
+    Turn("assistant", "Hi! How was your week?", START),
+    Turn("alice", "Hey! Pretty busy. I started a new job at the Charit\u00e9 on Monday.", START),
+    Turn("assistant", "Congratulations! What will you be doing there?", START),
+    Turn("alice", "I'm a pediatric nurse. I work night shifts, so I sleep until noon.", START),
+    Turn("assistant", "That sounds demanding. Do you have time for hobbies?", START),
+    Turn("alice", "Not much lol. I\u2019ve been climbing twice a week since 2021.\n"
+                  "My partner climbs too.", START),
+    Turn("assistant", "Nice. Any pets at home?", START),
+    Turn("alice", "Yes, my dog is called Rex. He's a beagle. Do you like dogs?", START),
+    Turn("assistant", "I do! Where did you live before Berlin?", START),
+    Turn("alice", "I grew up in Lyon, but I moved to Berlin in 2019. Thanks for asking!",
+         START + timedelta(days=1)),
+]  # fmt: skip
+
+
+def test_extract_from_a_realistic_chat() -> None:
+    alice_turns = [turn for turn in CHAT if turn.peer == "alice"]
+    facts = extract(alice_turns, "Alice")
+    assert [(fact.content, fact.message_index) for fact in facts] == [
+        ("Alice started a new job at the Charit\u00e9 on Monday (stated on 2024-05-03).", 0),
+        ("Alice is a pediatric nurse (stated on 2024-05-03).", 1),
+        ("Alice works night shifts, so Alice sleeps until noon (stated on 2024-05-03).", 1),
+        ("Alice has been climbing twice a week since 2021 (stated on 2024-05-03).", 2),
+        ("Alice's partner climbs too (stated on 2024-05-03).", 2),
+        ("Alice's dog is called Rex (stated on 2024-05-03).", 3),
+        ("Alice grew up in Lyon, but Alice moved to Berlin in 2019 (stated on 2024-05-04).", 4),
+    ]
+    for fact in facts:
+        assert isinstance(fact, ExtractedFact)
+        source = alice_turns[fact.message_index].content
+        assert fact.span in source  # verbatim
+        assert is_grounded(fact.span, source)
+        # Third person about the peer: no first-person words survive.
+        words = fact.content.lower().replace(".", " ").replace(",", " ").split()
+        assert not {"i", "i'm", "i've", "me", "my", "we", "our"} & set(words)
+        assert fact.content.startswith("Alice")
+
+
+def test_extract_skips_messages_with_nothing_to_keep() -> None:
+    turns = [Turn("alice", "Thanks! Do you like dogs? ok", START)]
+    assert extract(turns, "Alice") == []

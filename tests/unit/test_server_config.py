@@ -1,0 +1,249 @@
+"""The managed Neo4j's conf and command lines, built without starting anything."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from graph.errors import InvalidInput, Unavailable
+from graph.server import (
+    ENTRY_POINT,
+    ManagedNeo4j,
+    ServerStatus,
+    config_text,
+    instance_paths,
+    java_command,
+    java_major,
+    maven_command,
+    port_free,
+    set_password_command,
+)
+from graph.settings import Settings
+
+pytestmark = pytest.mark.unit
+
+
+def settings(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings.from_env({"BELIEFGRAPH_HOME": str(tmp_path)}, **overrides)
+
+
+def conf(tmp_path: Path, **overrides: object) -> dict[str, list[str]]:
+    s = settings(tmp_path, **overrides)
+    values: dict[str, list[str]] = {}
+    for line in config_text(s, instance_paths(s, "t")).splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            values.setdefault(key, []).append(value)
+    return values
+
+
+def test_listens_on_loopback_only(tmp_path: Path) -> None:
+    values = conf(tmp_path)
+    assert values["server.default_listen_address"] == ["127.0.0.1"]
+    listen = [v for k, vs in values.items() if k.endswith("listen_address") for v in vs]
+    assert listen and all(v.startswith("127.0.0.1") for v in listen)
+    assert values["server.https.enabled"] == ["false"]
+
+
+def test_auth_is_on(tmp_path: Path) -> None:
+    values = conf(tmp_path)
+    assert values["dbms.security.auth_enabled"] == ["true"]
+    assert int(values["dbms.security.auth_minimum_password_length"][0]) >= 8
+
+
+def test_ports_come_from_settings(tmp_path: Path) -> None:
+    values = conf(tmp_path, neo4j_bolt_port=23687, neo4j_http_port=23474)
+    assert values["server.bolt.listen_address"] == ["127.0.0.1:23687"]
+    assert values["server.http.listen_address"] == ["127.0.0.1:23474"]
+    # Neo4j Browser connects where the server advertises Bolt, so that must follow the port too.
+    assert values["server.bolt.advertised_address"] == ["127.0.0.1:23687"]
+
+
+def test_memory_comes_from_settings(tmp_path: Path) -> None:
+    values = conf(tmp_path, neo4j_heap="768m", neo4j_pagecache="2g")
+    assert values["server.memory.heap.initial_size"] == ["768m"]
+    assert values["server.memory.heap.max_size"] == ["768m"]
+    assert values["server.memory.pagecache.size"] == ["2g"]
+
+
+def test_directories_are_inside_the_instance(tmp_path: Path) -> None:
+    values = conf(tmp_path)
+    root = tmp_path / "instances" / "t"
+    for name in ("data", "logs", "run", "plugins"):
+        assert values[f"server.directories.{name}"] == [str(root / name)]
+    assert values["server.directories.lib"] == [str(tmp_path / "neo4j-5.26.30" / "lib")]
+
+
+def test_log_config_files_are_named(tmp_path: Path) -> None:
+    values = conf(tmp_path)
+    conf_dir = tmp_path / "instances" / "t" / "conf"
+    assert values["server.logs.config"] == [str(conf_dir / "server-logs.xml")]
+    assert values["server.logs.user.config"] == [str(conf_dir / "user-logs.xml")]
+    assert values["db.tx_log.rotation.retention_policy"]
+
+
+def test_write_config_writes_conf_and_log_configs(tmp_path: Path) -> None:
+    server = ManagedNeo4j(settings(tmp_path), "t")
+    server.write_config()
+    conf_dir = server.paths.conf
+    assert (conf_dir / "neo4j.conf").read_text().startswith("# Written by beliefgraph")
+    for name in ("server-logs.xml", "user-logs.xml"):
+        text = (conf_dir / name).read_text()
+        assert text.startswith('<?xml version="1.0"') and "server.directories.logs" in text
+    for folder in ("data", "logs", "run", "plugins"):
+        assert (server.paths.root / folder).is_dir()
+    assert server.paths.root.stat().st_mode & 0o077 == 0
+
+
+def test_java_command_runs_the_community_entry_point(tmp_path: Path) -> None:
+    s = settings(tmp_path, neo4j_heap="512m")
+    paths = instance_paths(s, "t")
+    command = java_command(s, paths, java="/opt/jdk/bin/java")
+    assert command[0] == "/opt/jdk/bin/java"
+    assert "--add-opens=java.base/java.nio=ALL-UNNAMED" in command
+    assert "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED" in command
+    assert {"-Xms512m", "-Xmx512m"} <= set(command)
+    assert command[command.index("-cp") + 1] == f"{paths.lib}/*"
+    entry = command.index(ENTRY_POINT)
+    assert command[entry + 1 :] == ["--home-dir", str(paths.root), "--config-dir", str(paths.conf)]
+    # JVM options must come before the main class or Java passes them to Neo4j.
+    assert all(not arg.startswith("-X") for arg in command[entry:])
+
+
+def test_password_never_appears_on_a_command_line(tmp_path: Path) -> None:
+    s = settings(tmp_path)
+    paths = instance_paths(s, "t")
+    command = set_password_command(paths, paths.root / "args", java="java")
+    assert command[-1] == f"@{paths.root / 'args'}"
+
+
+def test_maven_gathers_runtime_jars_of_the_configured_version(tmp_path: Path) -> None:
+    command = maven_command(Path("graph/pom.xml"), tmp_path, "5.26.31")
+    assert command[:3] == ["mvn", "-q", "-B"]
+    assert "dependency:copy-dependencies" in command
+    assert f"-DoutputDirectory={tmp_path}" in command
+    assert "-DincludeScope=runtime" in command
+    assert "-Dneo4j.version=5.26.31" in command
+
+
+@pytest.mark.parametrize("bad", ["1 g", "-1g", "lots", "1g; rm -rf /", ""])
+def test_a_bad_memory_size_names_the_setting(tmp_path: Path, bad: str) -> None:
+    s = settings(tmp_path, neo4j_heap=bad)
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_NEO4J_HEAP"):
+        config_text(s, instance_paths(s, "t"))
+
+
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "", ".hidden", "x" * 65])
+def test_instance_names_cannot_leave_the_instances_folder(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(InvalidInput):
+        instance_paths(settings(tmp_path), bad)
+
+
+@pytest.mark.parametrize(
+    ("output", "major"),
+    [
+        ('openjdk version "17.0.15" 2025-04-15', 17),
+        ('openjdk version "21" 2023-09-19', 21),
+        ('java version "1.8.0_292"', 8),
+        ("no java here", None),
+    ],
+)
+def test_java_major(output: str, major: int | None) -> None:
+    assert java_major(output) == major
+
+
+def test_password_is_generated_once_into_a_private_file(tmp_path: Path) -> None:
+    server = ManagedNeo4j(settings(tmp_path), "t")
+    first = server.password()
+    assert len(first) >= 32
+    assert server.paths.password_file.stat().st_mode & 0o777 == 0o600
+    assert ManagedNeo4j(settings(tmp_path), "t").password() == first
+
+
+def test_a_lost_password_file_is_not_silently_replaced(tmp_path: Path) -> None:
+    server = ManagedNeo4j(settings(tmp_path), "t")
+    server.paths.system_database.mkdir(parents=True)
+    with pytest.raises(Unavailable, match=r"neo4j\.password is missing"):
+        server.password()
+
+
+def test_a_taken_port_is_not_free() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        assert not port_free(sock.getsockname()[1])
+
+
+def test_status_of_a_never_started_instance(tmp_path: Path) -> None:
+    server = ManagedNeo4j(settings(tmp_path, neo4j_bolt_port=23687, neo4j_http_port=23474), "t")
+    assert server.status() == ServerStatus(
+        running=False,
+        pid=None,
+        bolt_uri="bolt://127.0.0.1:23687",
+        browser_url="http://127.0.0.1:23474/browser/",
+        answering=False,
+    )
+    assert server.stop() is False
+
+
+def _tool(folder: Path, name: str, script: str) -> None:
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + script + "\n", encoding="utf-8")
+    path.chmod(0o755)
+
+
+@pytest.fixture
+def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH holding only the fake tools a test puts there."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    return folder
+
+
+JAVA_17 = "echo 'openjdk version \"17.0.15\" 2025-04-15' >&2"
+
+
+def test_missing_java_says_what_to_install(tmp_path: Path, bin_dir: Path) -> None:
+    with pytest.raises(Unavailable, match="Java 17\\+ is needed"):
+        ManagedNeo4j(settings(tmp_path)).ensure_jars()
+
+
+def test_old_java_is_refused(tmp_path: Path, bin_dir: Path) -> None:
+    _tool(bin_dir, "java", "echo 'java version \"1.8.0_292\"' >&2")
+    with pytest.raises(Unavailable, match="Java 8; Neo4j 5 needs Java 17"):
+        ManagedNeo4j(settings(tmp_path)).ensure_jars()
+
+
+def test_missing_maven_says_what_to_install(tmp_path: Path, bin_dir: Path) -> None:
+    _tool(bin_dir, "java", JAVA_17)
+    with pytest.raises(Unavailable, match="Maven is needed"):
+        ManagedNeo4j(settings(tmp_path)).ensure_jars()
+
+
+def test_failing_maven_shows_its_output(tmp_path: Path, bin_dir: Path) -> None:
+    _tool(bin_dir, "java", JAVA_17)
+    _tool(bin_dir, "mvn", "echo 'Could not resolve org.neo4j:neo4j'; exit 1")
+    server = ManagedNeo4j(settings(tmp_path))
+    with pytest.raises(Unavailable, match=r"Could not resolve org\.neo4j:neo4j"):
+        server.ensure_jars()
+    assert not server.paths.lib.exists()
+    assert list(server.paths.lib.parent.iterdir()) == []  # no half-finished download left
+
+
+def test_maven_download_lands_in_the_lib_folder(tmp_path: Path, bin_dir: Path) -> None:
+    _tool(bin_dir, "java", JAVA_17)
+    # Fake mvn: create the jar in the -DoutputDirectory it is given.
+    _tool(
+        bin_dir,
+        "mvn",
+        'for a in "$@"; do case "$a" in -DoutputDirectory=*) '
+        ': > "${a#-DoutputDirectory=}/neo4j-5.26.30.jar";; esac; done',
+    )
+    server = ManagedNeo4j(settings(tmp_path))
+    assert server.ensure_jars() == server.paths.lib
+    assert (server.paths.lib / "neo4j-5.26.30.jar").exists()
+    assert [p.name for p in server.paths.lib.parent.iterdir()] == ["lib"]

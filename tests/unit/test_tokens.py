@@ -1,0 +1,49 @@
+from pathlib import Path
+
+import pytest
+
+from reasoners.tokens import MiniLMTokenCounter, TokenCounter, default_tokenizer_path
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def counter() -> MiniLMTokenCounter:
+    return MiniLMTokenCounter()
+
+
+def test_tokenizer_ships_with_the_model_package() -> None:
+    assert default_tokenizer_path().name == "tokenizer.json"
+    assert default_tokenizer_path().is_file()
+
+
+def test_counts_wordpieces_without_special_tokens(counter: MiniLMTokenCounter) -> None:
+    assert counter.count("") == 0
+    assert counter.count("hello world") == 2  # no [CLS]/[SEP]
+    assert counter.count("Hello, world!") == 4  # punctuation splits off
+    # A rare word splits into several WordPieces, so tokens are not words.
+    assert counter.count("antidisestablishmentarianism") > 1
+
+
+def test_long_text_is_not_truncated(counter: MiniLMTokenCounter) -> None:
+    # The shipped tokenizer.json truncates at 128; a budget needs the true length.
+    text = " ".join(["memory"] * 1000)
+    assert counter.count(text) == 1000
+
+
+def test_count_many_matches_count(counter: MiniLMTokenCounter) -> None:
+    texts = ["I moved to Berlin last year.", "", "ok", " ".join(["word"] * 300)]
+    assert counter.count_many(texts) == [counter.count(text) for text in texts]
+    assert counter.count_many([]) == []
+
+
+def test_is_a_token_counter(counter: MiniLMTokenCounter) -> None:
+    def budget_left(tokens: TokenCounter, text: str, budget: int) -> int:
+        return budget - tokens.count(text)
+
+    assert budget_left(counter, "hello world", 10) == 8
+
+
+def test_missing_tokenizer_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="tokenizer file not found"):
+        MiniLMTokenCounter(tmp_path / "nope.json")
