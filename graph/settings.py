@@ -32,7 +32,7 @@ class Settings:
     )
     neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user name")
     neo4j_password: str = _setting(
-        "NEO4J_PASSWORD", "", "Neo4j password (managed server: generated into home/neo4j.password)"
+        "NEO4J_PASSWORD", "", "Neo4j password (ignored by the managed server: it generates one into home/instances/default/neo4j.password)"
     )
     neo4j_database: str = _setting("NEO4J_DATABASE", "neo4j", "Neo4j database name")
     home: str = _setting(

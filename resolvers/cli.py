@@ -11,9 +11,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graph.errors import BeliefgraphError
+import importlib
+from pathlib import Path
+
+from graph.errors import BeliefgraphError, InvalidInput
 from graph.server import ManagedNeo4j, ping
 from graph.settings import Settings
+from resolvers.auth import Principal, Scope, issue_key
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,64 @@ def _external_neo4j(action: str, settings: Settings) -> int:
     return 0
 
 
+def _configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-neo4j",
+        action="store_true",
+        help="do not start the managed Neo4j (it must already run, or NEO4J_URI be set)",
+    )
+
+
+def _run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from resolvers.serve import serve
+
+    return serve(settings, manage_neo4j=settings.managed and not args.no_neo4j)
+
+
+def _configure_key(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", choices=[s.value for s in Scope], default="admin")
+    parser.add_argument("--workspace")
+    parser.add_argument("--peer")
+    parser.add_argument("--session")
+    parser.add_argument("--ttl-seconds", type=int, help="expiry; default: never")
+
+
+def _run_key(args: argparse.Namespace, settings: Settings) -> int:
+    if len(settings.auth_secret) < 32:
+        raise InvalidInput("set BELIEFGRAPH_AUTH_SECRET (32+ characters) to issue keys")
+    principal = Principal(Scope(args.scope), args.workspace, args.peer, args.session)
+    print(issue_key(settings.auth_secret, principal, ttl_seconds=args.ttl_seconds))
+    return 0
+
+
+def _configure_bench(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("suite", help="which bench to run: " + ", ".join(BENCH_SUITES))
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help="arguments of that bench")
+
+
+def _run_bench(args: argparse.Namespace, settings: Settings) -> int:
+    # The harness lives in the checkout's tests/bench (it is not part of the installed package).
+    checkout = Path(__file__).resolve().parent.parent
+    if not (checkout / "tests" / "bench").is_dir():
+        raise InvalidInput("beliefgraph bench runs from a source checkout (tests/bench)")
+    if args.suite not in BENCH_SUITES:
+        raise InvalidInput(f"unknown bench {args.suite!r}; choose one of {sorted(BENCH_SUITES)}")
+    sys.path.insert(0, str(checkout))
+    module = importlib.import_module(BENCH_SUITES[args.suite])
+    result: int = module.main(args.rest)
+    return result
+
+
+BENCH_SUITES = {
+    "api": "tests.bench.api_bench",
+}
+
 COMMANDS: dict[str, Command] = {
+    "serve": Command("start Neo4j (managed), the API and the worker", _configure_serve, _run_serve),
     "neo4j": Command("manage the local Neo4j server", _configure_neo4j, _run_neo4j),
+    "key": Command("issue an API key (needs BELIEFGRAPH_AUTH_SECRET)", _configure_key, _run_key),
+    "bench": Command("run a benchmark and write its report under docs/", _configure_bench,
+                     _run_bench),
 }
 
 

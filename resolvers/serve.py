@@ -1,0 +1,41 @@
+"""`beliefgraph serve`: the managed Neo4j (unless external), then the API under uvicorn."""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from graph.settings import Settings
+from resolvers.app import create_app
+from resolvers.runtime import close_services, neo4j_password, open_services
+
+log = logging.getLogger("beliefgraph")
+
+
+def serve(settings: Settings, *, manage_neo4j: bool) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    server = None
+    started_here = False
+    if manage_neo4j:
+        from graph.server import ManagedNeo4j
+
+        server = ManagedNeo4j(settings)
+        started_here = server.pid() is None
+        server.start()
+        log.info("Neo4j Browser: %s (user neo4j, password in %s)", server.browser_url,
+                 server.paths.password_file)
+    password = neo4j_password(settings)
+    app = create_app(
+        settings,
+        open_services=lambda: open_services(settings, password=password),
+        close_services=close_services,
+    )
+    try:
+        # uvicorn handles SIGINT/SIGTERM: it drains requests, then runs the lifespan shutdown.
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    finally:
+        if server is not None and started_here:
+            log.info("stopping the Neo4j this process started")
+            server.stop()
+    return 0

@@ -1,0 +1,52 @@
+"""GraphQL document limits and request size limits, each with its error code."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import GraphQLClient
+
+pytestmark = pytest.mark.integration
+
+
+async def test_too_deep_query_is_refused(gql: GraphQLClient, workspace: str) -> None:
+    # Nested fragments on the introspection types reach any depth.
+    deep = "query { __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }"
+    body = await gql.raw(deep)
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "depth"}
+
+
+async def test_too_many_aliases_are_refused(gql: GraphQLClient) -> None:
+    aliases = " ".join(f"v{i}: version" for i in range(16))
+    body = await gql.raw(f"query {{ {aliases} }}")
+    assert body["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED"
+    assert body["errors"][0]["extensions"]["limit"] == "aliases"
+    ok = await gql.ok("query { " + " ".join(f"v{i}: version" for i in range(15)) + " }")
+    assert len(ok) == 15
+
+
+async def test_too_many_tokens_are_refused(gql: GraphQLClient) -> None:
+    fields = " ".join(["version"] * 2100)
+    body = await gql.raw(f"query {{ {fields} }}")
+    assert body["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED"
+    assert body["errors"][0]["extensions"]["limit"] == "tokens"
+
+
+async def test_oversized_body_is_refused(gql: GraphQLClient) -> None:
+    response = await gql.http.post(
+        "/graphql", content=b"{" + b" " * 5_000_000 + b"}", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert response.json()["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED"
+
+
+async def test_syntax_error_is_invalid_input(gql: GraphQLClient) -> None:
+    assert await gql.error_code("query { version ") == "INVALID_INPUT"
+    assert await gql.error_code("query { noSuchField }") == "INVALID_INPUT"
+
+
+async def test_health_answers(gql: GraphQLClient) -> None:
+    data = await gql.ok("query { health { ok neo4j version } }")
+    assert data["health"]["ok"] is True
+    response = await gql.http.get("/health")
+    assert response.status_code == 200 and response.json()["neo4j"] is True

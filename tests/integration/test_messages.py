@@ -1,0 +1,140 @@
+"""addMessages: idempotency, all-or-nothing batches, limits, listing and pagination."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from graph.repo import peers
+from resolvers.services import Services
+from tests.conftest import GraphQLClient
+from tests.integration.test_api_flow import ADD, seed
+
+pytestmark = pytest.mark.integration
+
+LIST = """
+query($w: String!, $f: MessageFilterInput, $first: Int, $after: String) {
+  messages(workspace: $w, filter: $f, first: $first, after: $after) {
+    nodes { id content peer metadata createdAt }
+    pageInfo { endCursor hasNextPage }
+  }
+}"""
+
+
+async def count_messages(gql: GraphQLClient, workspace: str) -> int:
+    data = await gql.ok(LIST, {"w": workspace, "first": 100})
+    return len(data["messages"]["nodes"])
+
+
+async def test_resending_a_batch_creates_nothing_new(gql: GraphQLClient, workspace: str) -> None:
+    await seed(gql, workspace)
+    batch = [
+        {"peer": "alice", "content": "first", "clientId": "c-1"},
+        {"peer": "bob", "content": "second", "clientId": "c-2"},
+    ]
+    first = await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": batch})
+    again = await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": batch})
+    assert first["addMessages"]["created"] == 2
+    assert again["addMessages"]["created"] == 0
+    ids = [m["id"] for m in first["addMessages"]["messages"]]
+    assert [m["id"] for m in again["addMessages"]["messages"]] == ids
+    # A partly new batch stores only the new item.
+    mixed = await gql.ok(
+        ADD,
+        {"w": workspace, "s": "s1", "msgs": [*batch, {"peer": "bob", "content": "third", "clientId": "c-3"}]},
+    )
+    assert mixed["addMessages"]["created"] == 1
+    assert await count_messages(gql, workspace) == 3
+
+
+async def test_concurrent_resends_store_one_copy(gql: GraphQLClient, workspace: str) -> None:
+    await seed(gql, workspace)
+    batch = [{"peer": "alice", "content": f"m{i}", "clientId": f"k{i}"} for i in range(5)]
+    results = await asyncio.gather(
+        *[gql.raw(ADD, {"w": workspace, "s": "s1", "msgs": batch}) for _ in range(4)]
+    )
+    assert all(not r.get("errors") for r in results), results
+    assert sum(r["data"]["addMessages"]["created"] for r in results) == 5
+    assert await count_messages(gql, workspace) == 5
+
+
+@pytest.mark.parametrize(
+    ("bad_item", "field", "code"),
+    [
+        ({"peer": "alice", "content": "x" * 25_001}, "content", "INVALID_INPUT"),
+        ({"peer": "alice", "content": "   "}, "content", "INVALID_INPUT"),
+        ({"peer": "nobody", "content": "hello"}, "peer", "INVALID_INPUT"),
+        ({"peer": "bad name!", "content": "hello"}, "peer", "INVALID_INPUT"),
+        ({"peer": "alice", "content": "hi", "metadata": {"k": "v" * 20_000}}, "metadata", "INVALID_INPUT"),
+    ],
+)
+async def test_one_bad_item_writes_nothing_and_names_it(
+    gql: GraphQLClient, workspace: str, bad_item: dict[str, object], field: str, code: str
+) -> None:
+    await seed(gql, workspace)
+    batch = [{"peer": "alice", "content": "good one"}, {"peer": "bob", "content": "good two"}, bad_item]
+    body = await gql.raw(ADD, {"w": workspace, "s": "s1", "msgs": batch})
+    error = body["errors"][0]
+    assert error["extensions"]["code"] == code
+    assert error["message"].startswith(f"messages[2].{field}")
+    assert error["extensions"]["index"] == 2
+    assert await count_messages(gql, workspace) == 0
+
+
+async def test_batch_size_limit(gql: GraphQLClient, workspace: str) -> None:
+    await seed(gql, workspace)
+    batch = [{"peer": "alice", "content": f"m{i}"} for i in range(101)]
+    code = await gql.error_code(ADD, {"w": workspace, "s": "s1", "msgs": batch})
+    assert code == "LIMIT_EXCEEDED"
+    empty = await gql.error_code(ADD, {"w": workspace, "s": "s1", "msgs": []})
+    assert empty == "INVALID_INPUT"
+
+
+async def test_list_filters_and_pages(gql: GraphQLClient, workspace: str) -> None:
+    await seed(gql, workspace)
+    msgs = [
+        {
+            "peer": "alice" if i % 2 else "bob",
+            "content": f"message {i}",
+            "metadata": {"topic": "pets" if i % 3 == 0 else "work"},
+            "createdAt": f"2024-01-0{1 + i // 3}T10:0{i % 3}:00+00:00",
+        }
+        for i in range(9)
+    ]
+    await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": msgs})
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await gql.ok(LIST, {"w": workspace, "first": 4, "after": after}))["messages"]
+        seen += [n["content"] for n in page["nodes"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert seen == [f"message {i}" for i in range(9)]
+
+    pets = await gql.ok(LIST, {"w": workspace, "f": {"metadata": {"topic": "pets"}}})
+    assert [n["content"] for n in pets["messages"]["nodes"]] == ["message 0", "message 3", "message 6"]
+    by_alice = await gql.ok(LIST, {"w": workspace, "f": {"peer": "alice"}})
+    assert {n["peer"] for n in by_alice["messages"]["nodes"]} == {"alice"}
+    window = await gql.ok(
+        LIST,
+        {"w": workspace, "f": {"since": "2024-01-02T00:00:00Z", "until": "2024-01-03T00:00:00Z"}},
+    )
+    assert [n["content"] for n in window["messages"]["nodes"]] == ["message 3", "message 4", "message 5"]
+    assert await gql.error_code(LIST, {"w": workspace, "first": 101}) == "INVALID_INPUT"
+    assert await gql.error_code(LIST, {"w": workspace, "after": "garbage!"}) == "INVALID_INPUT"
+
+
+async def test_concurrent_get_or_create_gives_one_peer(services: Services, workspace: str) -> None:
+    results = await asyncio.gather(
+        *[
+            peers.get_or_create(
+                services.db, workspace, "dora", metadata={"n": i}, configuration=None, json_limit=1000
+            )
+            for i in range(8)
+        ]
+    )
+    assert len({r.created_at for r in results}) == 1
+    listed, _ = await peers.list_page(services.db, workspace, metadata=None, after=None, limit=50)
+    assert [p.name for p in listed] == ["dora"]
