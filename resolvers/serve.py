@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import signal
+from types import FrameType
 
 import uvicorn
 
@@ -11,6 +13,10 @@ from resolvers.app import create_app
 from resolvers.runtime import close_services, neo4j_password, open_services
 
 log = logging.getLogger("beliefgraph")
+
+
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
@@ -31,8 +37,10 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
         open_services=lambda: open_services(settings, password=password),
         close_services=close_services,
     )
+    # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
+    # that was installed before it; make that handler an exception so `finally` still runs.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
-        # uvicorn handles SIGINT/SIGTERM: it drains requests, then runs the lifespan shutdown.
         uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
     finally:
         if server is not None and started_here:

@@ -65,10 +65,10 @@ def test_runner_refuses_a_mismatch() -> None:
         check_params("get_peer", {"workspace": "w"})
 
 
-@pytest.mark.parametrize("name", sorted(cypher.names()))
+@pytest.mark.parametrize(
+    "name", sorted(n for n in cypher.names() if not n.startswith(NOT_EXPLAINABLE_PREFIXES))
+)
 async def test_statement_compiles(services: Services, name: str) -> None:
-    if name.startswith(NOT_EXPLAINABLE_PREFIXES):
-        pytest.skip("schema/SHOW command")
     params = {p: None for p in cypher.parameters(name)}
     async with services.db.driver.session(database=services.db.database) as session:
         result = await session.run("EXPLAIN " + cypher.statement(name), params)  # type: ignore[arg-type]

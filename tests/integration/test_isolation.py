@@ -1,0 +1,872 @@
+"""Invariant 1, workspace isolation, for every GraphQL field and every key scope.
+
+Two workspaces, A and B, are filled with the same peer, session and clientId names. Every field
+of the schema has a row in `CASES` (a new field without one fails
+`test_every_schema_field_has_an_isolation_case`), and each row is asked:
+- as admin in A: the answer shows A's data and nothing of B's (B's name, ids, contents);
+- with an id from B while asking in A: NOT_FOUND;
+- with a workspace, peer or session key for A: FORBIDDEN in B, and allowed in A exactly for the
+  scopes the row lists;
+- with no key, a forged, tampered or expired key: UNAUTHENTICATED.
+After all of it, B's nodes and edges are exactly what they were.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from graph import models
+from graph.props import node_props
+from graph.validation import now
+from resolvers.api.schema import build_schema
+from resolvers.app import create_app
+from resolvers.auth import Principal, Scope, issue_key
+from resolvers.services import Services
+from tests.conftest import GraphQLClient
+
+pytestmark = pytest.mark.integration
+
+SECRET = "isolation-test-secret-" + "x" * 24
+ADMIN_KEY = issue_key(SECRET, Principal(Scope.ADMIN))
+ALL_SCOPES = frozenset(Scope)
+Vars = dict[str, Any]
+
+
+# --- two workspaces with the same names inside -------------------------------------------------
+
+
+@dataclass
+class Side:
+    """One workspace of the pair, and the ids its setup produced."""
+
+    name: str
+    messages: dict[tuple[str, str], str] = field(default_factory=dict)  # (peer, session) -> id
+    observations: dict[str, str] = field(default_factory=dict)  # "observer->observed" -> id
+
+    @property
+    def own_peer(self) -> str:
+        """A peer only this workspace has (its name contains the workspace name)."""
+        return f"{self.name}-own"
+
+    def secrets(self) -> list[str]:
+        """Strings that appear only in this workspace's data: its name (in every content,
+        metadata and own-peer name), its message ids and its observation ids."""
+        return [self.name, *self.messages.values(), *self.observations.values()]
+
+    def key(self, scope: Scope) -> str:
+        """A key of `scope` for this workspace: peer keys are alice's, session keys s1's."""
+        return issue_key(
+            SECRET,
+            Principal(
+                scope,
+                workspace=None if scope is Scope.ADMIN else self.name,
+                peer="alice" if scope is Scope.PEER else None,
+                session="s1" if scope is Scope.SESSION else None,
+            ),
+        )
+
+
+@dataclass
+class World:
+    a: Side
+    b: Side
+
+
+CREATE_WORKSPACE = """
+mutation($w: String!, $m: JSON) { createWorkspace(name: $w, metadata: $m) { name } }"""
+CREATE_PEER = """
+mutation($w: String!, $n: String!, $m: JSON) {
+  createPeer(workspace: $w, name: $n, metadata: $m) { name }
+}"""
+CREATE_SESSION = """
+mutation($w: String!, $n: String!, $m: JSON, $peers: [SessionPeerInput!]) {
+  createSession(workspace: $w, name: $n, metadata: $m, peers: $peers) { name }
+}"""
+ADD_MESSAGES = """
+mutation($w: String!, $s: String!, $msgs: [MessageInput!]!) {
+  addMessages(workspace: $w, session: $s, messages: $msgs) {
+    created messages { id peer session content clientId }
+  }
+}"""
+
+# Nothing in the API writes observations yet (the deriver and dreamer will), so the test writes
+# them directly, with the property map of the model, linked the way the reasoners link them.
+CREATE_EXPLICIT = """
+MATCH (m:Message {id: $message})
+CREATE (o:Observation) SET o = $props
+CREATE (o)-[:DERIVED_FROM {span: $span}]->(m)
+RETURN o.id AS id"""
+CREATE_DEDUCTIVE = """
+MATCH (premise:Observation {id: $premise})
+CREATE (o:Observation) SET o = $props
+CREATE (o)-[:DERIVED_FROM]->(premise)
+RETURN o.id AS id"""
+# Every node of a workspace with its edges (both directions), embeddings left out.
+SNAPSHOT = """
+MATCH (n)
+WHERE n.workspace = $w OR (n:Workspace AND n.name = $w)
+OPTIONAL MATCH (n)-[r]-(other)
+WITH n, collect(CASE WHEN r IS NULL THEN null ELSE
+  [type(r), startNode(r) = n, properties(r), labels(other), coalesce(other.id, other.name)]
+END) AS edges
+RETURN labels(n) AS labels, n {.*, embedding: null} AS props, edges"""
+
+
+async def cypher(services: Services, query: str, **params: Any) -> list[dict[str, Any]]:
+    records, _, _ = await services.db.driver.execute_query(
+        query, params, database_=services.db.database
+    )
+    return [r.data() for r in records]
+
+
+async def snapshot(services: Services, workspace: str) -> list[str]:
+    """Everything stored for `workspace`, as sorted text: equal snapshots, untouched data."""
+    rows = await cypher(services, SNAPSHOT, w=workspace)
+    assert rows, f"workspace {workspace} has no nodes"
+
+    def text(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, default=str)
+
+    return sorted(
+        text([r["labels"], r["props"], sorted(text(e) for e in r["edges"])]) for r in rows
+    )
+
+
+async def add_observation(
+    services: Services,
+    side: Side,
+    observer: str,
+    observed: str,
+    *,
+    level: str = "explicit",
+    source: tuple[str, str] | None = None,
+    premise: str | None = None,
+) -> str:
+    props = node_props(
+        models.Observation,
+        {
+            "uid": str(uuid.uuid4()),
+            "workspace": side.name,
+            "observer": observer,
+            "observed": observed,
+            "level": level,
+            "content": f"{side.name}: {observer} believes something about {observed}",
+            "created_at": now(),
+            "session": "s1",
+        },
+    )
+    if premise is not None:
+        rows = await cypher(services, CREATE_DEDUCTIVE, premise=premise, props=props)
+    else:
+        assert source is not None
+        rows = await cypher(
+            services, CREATE_EXPLICIT, message=side.messages[source], span="a span", props=props
+        )
+    identifier: str = rows[0]["id"]
+    return identifier
+
+
+async def fill(api: GraphQLClient, services: Services, name: str) -> Side:
+    """Peers alice, bob and one own peer; sessions s1 (all three) and s2; four messages with
+    fixed clientIds; observations alice->bob (explicit, plus a deduction), bob->alice, bob->bob."""
+    side = Side(name)
+    home = {"home": name}
+    await api.ok(CREATE_WORKSPACE, {"w": name, "m": home}, key=ADMIN_KEY)
+    for peer in ("alice", "bob", side.own_peer):
+        await api.ok(CREATE_PEER, {"w": name, "n": peer, "m": home}, key=ADMIN_KEY)
+    for session, present in (("s1", ["alice", "bob", side.own_peer]), ("s2", ["alice", "bob"])):
+        await api.ok(
+            CREATE_SESSION,
+            {"w": name, "n": session, "m": home, "peers": [{"peer": p} for p in present]},
+            key=ADMIN_KEY,
+        )
+    lines = {
+        "s1": [("alice", "I adopted a golden retriever puppy"), ("bob", "What is her name?")],
+        "s2": [("alice", "The train was late again"), ("bob", "Mine too, forty minutes")],
+    }
+    for session, said in lines.items():
+        batch = [
+            {"peer": peer, "content": f"{name} {peer}: {text}", "clientId": f"{session}-{i}"}
+            for i, (peer, text) in enumerate(said)
+        ]
+        data = await api.ok(ADD_MESSAGES, {"w": name, "s": session, "msgs": batch}, key=ADMIN_KEY)
+        # The same clientIds are used in both workspaces: each must store its own messages.
+        assert data["addMessages"]["created"] == len(batch)
+        for m in data["addMessages"]["messages"]:
+            side.messages[(m["peer"], m["session"])] = m["id"]
+    o = side.observations
+    o["alice->bob"] = await add_observation(services, side, "alice", "bob", source=("bob", "s1"))
+    o["alice->bob:deduction"] = await add_observation(
+        services, side, "alice", "bob", level="deductive", premise=o["alice->bob"]
+    )
+    o["bob->alice"] = await add_observation(services, side, "bob", "alice", source=("alice", "s1"))
+    o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
+    return side
+
+
+@pytest.fixture
+def secured(services: Services) -> Services:
+    """The test services with auth on."""
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    return dataclasses.replace(services, settings=settings)
+
+
+@pytest.fixture
+async def api(secured: Services) -> AsyncIterator[GraphQLClient]:
+    app = create_app(secured.settings, secured)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        yield GraphQLClient(http)
+
+
+@pytest.fixture
+async def world(api: GraphQLClient, services: Services) -> World:
+    suffix = uuid.uuid4().hex[:10]
+    return World(
+        a=await fill(api, services, f"t-a-{suffix}"), b=await fill(api, services, f"t-b-{suffix}")
+    )
+
+
+# --- one row per schema field ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    field: str
+    document: str
+    variables: Callable[[Side], Vars]
+    allowed: frozenset[Scope]  # key scopes (for their own workspace) that may call it
+    # Variables for the widest read, used by the leak check (default: `variables`).
+    widest: Callable[[Side], Vars] | None = None
+    # For fields that take an id: variables asking in the first side for an id of the second.
+    foreign: Callable[[Side, Side], Vars] | None = None
+    # The answer shows its workspace's data (false for keys, counts and the admin-wide list).
+    echoes: bool = True
+
+    @property
+    def is_mutation(self) -> bool:
+        return self.document.lstrip().startswith("mutation")
+
+
+def only(*scopes: Scope) -> frozenset[Scope]:
+    return frozenset({Scope.ADMIN, *scopes})
+
+
+ALICE_IN_S1 = {"peer": "alice", "session": "s1"}
+MESSAGE_FIELDS = "id workspace peer session content"
+OBSERVATION_FIELDS = "id workspace observer observed content"
+
+# Queries first, then mutations; deleteWorkspace stays last (an admin run deletes the workspace).
+CASES = [
+    Case(
+        "workspace",
+        "query($w: String!) { workspace(name: $w) { name metadata } }",
+        lambda s: {"w": s.name},
+        ALL_SCOPES,
+    ),
+    Case(
+        "workspaces",
+        "query { workspaces(first: 100) { nodes { name } } }",
+        lambda s: {},
+        only(),
+        echoes=False,  # admins see every workspace by design
+    ),
+    Case(
+        "peer",
+        'query($w: String!) { peer(workspace: $w, name: "alice") { workspace name metadata } }',
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+    ),
+    Case(
+        "peers",
+        "query($w: String!) { peers(workspace: $w) { nodes { workspace name metadata } } }",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE),
+    ),
+    Case(
+        "session",
+        'query($w: String!) { session(workspace: $w, name: "s1") { workspace name metadata } }',
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "sessions",
+        """query($w: String!, $p: String) {
+          sessions(workspace: $w, peer: $p) { nodes { workspace name metadata } }
+        }""",
+        lambda s: {"w": s.name, "p": "alice"},
+        only(Scope.WORKSPACE, Scope.PEER),
+        widest=lambda s: {"w": s.name, "p": None},
+    ),
+    Case(
+        "sessionPeers",
+        """query($w: String!) {
+          sessionPeers(workspace: $w, session: "s1", includePast: true) { peer session }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "message",
+        f"""query($w: String!, $id: ID!) {{
+          message(workspace: $w, id: $id) {{ {MESSAGE_FIELDS} }}
+        }}""",
+        lambda s: {"w": s.name, "id": s.messages[("alice", "s1")]},
+        ALL_SCOPES,
+        foreign=lambda asked, owner: {"w": asked.name, "id": owner.messages[("alice", "s1")]},
+    ),
+    Case(
+        "messages",
+        f"""query($w: String!, $f: MessageFilterInput) {{
+          messages(workspace: $w, filter: $f, first: 100) {{ nodes {{ {MESSAGE_FIELDS} }} }}
+        }}""",
+        lambda s: {"w": s.name, "f": ALICE_IN_S1},
+        ALL_SCOPES,
+        widest=lambda s: {"w": s.name, "f": None},
+    ),
+    Case(
+        "searchMessages",
+        f"""query($w: String!, $f: MessageFilterInput) {{
+          searchMessages(workspace: $w, query: "golden retriever puppy", filter: $f, limit: 50) {{
+            message {{ {MESSAGE_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name, "f": ALICE_IN_S1},
+        ALL_SCOPES,
+        widest=lambda s: {"w": s.name, "f": None},
+    ),
+    Case(
+        "observations",
+        f"""query($w: String!) {{
+          observations(workspace: $w, observer: "alice", observed: "bob",
+                       includeStale: true, includeSuperseded: true) {{
+            nodes {{ {OBSERVATION_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+    ),
+    Case(
+        "observation",
+        f"""query($w: String!, $id: ID!) {{
+          observation(workspace: $w, id: $id) {{
+            observation {{ {OBSERVATION_FIELDS} }}
+            premises {{ {OBSERVATION_FIELDS} }}
+            sources {{ span message {{ {MESSAGE_FIELDS} }} }}
+            dependents {{ {OBSERVATION_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name, "id": s.observations["alice->bob"]},
+        only(Scope.WORKSPACE, Scope.PEER),
+        foreign=lambda asked, owner: {"w": asked.name, "id": owner.observations["alice->bob"]},
+    ),
+    Case(
+        "createWorkspace",
+        "mutation($w: String!) { createWorkspace(name: $w) { name metadata } }",
+        lambda s: {"w": s.name},
+        only(),
+    ),
+    Case(
+        "updateWorkspace",
+        """mutation($w: String!, $m: JSON) {
+          updateWorkspace(name: $w, metadata: $m) { name metadata }
+        }""",
+        lambda s: {"w": s.name, "m": {"home": s.name, "touched": True}},
+        only(Scope.WORKSPACE),
+    ),
+    Case(
+        "createPeer",
+        'mutation($w: String!) { createPeer(workspace: $w, name: "alice") { workspace name } }',
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+    ),
+    Case(
+        "updatePeer",
+        """mutation($w: String!, $m: JSON) {
+          updatePeer(workspace: $w, name: "alice", metadata: $m, extractionContext: "likes dogs") {
+            workspace name metadata extractionContext
+          }
+        }""",
+        lambda s: {"w": s.name, "m": {"home": s.name, "touched": True}},
+        only(Scope.WORKSPACE, Scope.PEER),
+    ),
+    Case(
+        "createSession",
+        """mutation($w: String!) {
+          createSession(workspace: $w, name: "s1", peers: [{peer: "alice"}]) { workspace name }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "updateSession",
+        """mutation($w: String!) {
+          updateSession(workspace: $w, name: "s1", context: "a walk in the park") {
+            workspace name context
+          }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "addSessionPeers",
+        """mutation($w: String!) {
+          addSessionPeers(workspace: $w, session: "s1", peers: [{peer: "bob", observeMe: false}]) {
+            peer session observeMe
+          }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "removeSessionPeers",
+        """mutation($w: String!) {
+          removeSessionPeers(workspace: $w, session: "s1", peers: ["bob"]) { peer session }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "setSessionPeers",
+        """mutation($w: String!, $peers: [SessionPeerInput!]!) {
+          setSessionPeers(workspace: $w, session: "s1", peers: $peers) { peer session }
+        }""",
+        lambda s: {"w": s.name, "peers": [{"peer": p} for p in ("alice", "bob", s.own_peer)]},
+        only(Scope.WORKSPACE, Scope.SESSION),
+    ),
+    Case(
+        "addMessages",
+        f"""mutation($w: String!, $msgs: [MessageInput!]!) {{
+          addMessages(workspace: $w, session: "s1", messages: $msgs) {{
+            created messages {{ {MESSAGE_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name, "msgs": [{"peer": "alice", "content": f"{s.name} alice: hi"}]},
+        ALL_SCOPES,
+    ),
+    Case(
+        "createKey",
+        'mutation($w: String!) { createKey(scope: PEER, workspace: $w, peer: "alice") }',
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE),
+        echoes=False,
+    ),
+    Case(
+        "deleteWorkspace",
+        "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }",
+        lambda s: {"w": s.name},
+        only(),
+        echoes=False,
+    ),
+]
+BY_FIELD = {case.field: case for case in CASES}
+# Fields that read no workspace data and need no key.
+EXEMPT = {"health", "version"}
+
+INTROSPECT = """
+query {
+  __schema {
+    queryType { fields { name args { name } } }
+    mutationType { fields { name args { name } } }
+    subscriptionType { fields { name args { name } } }
+  }
+}"""
+
+
+def schema_fields(services: Services) -> dict[str, set[str]]:
+    """Every root field of the schema (queries, mutations, subscriptions) with its arguments."""
+    result = build_schema(services.settings).execute_sync(INTROSPECT)
+    assert result.errors is None and result.data is not None, result.errors
+    fields: dict[str, set[str]] = {}
+    for root in result.data["__schema"].values():
+        for f in (root or {}).get("fields") or []:
+            fields[f["name"]] = {a["name"] for a in f["args"]}
+    return fields
+
+
+def error_code(body: dict[str, Any]) -> str | None:
+    errors = body.get("errors")
+    return str(errors[0]["extensions"]["code"]) if errors else None
+
+
+def leaks(data: Any, other: Side) -> list[str]:
+    text = json.dumps(data)
+    return [secret for secret in other.secrets() if secret in text]
+
+
+# --- the table covers the schema ---------------------------------------------------------------
+
+
+def test_every_schema_field_has_an_isolation_case(services: Services) -> None:
+    fields = schema_fields(services)
+    assert "workspace" in fields and "addMessages" in fields  # the introspection worked
+    missing = sorted(set(fields) - set(BY_FIELD) - EXEMPT)
+    assert missing == [], f"add a row to CASES in {__name__} for {missing}"
+    stale = sorted(set(BY_FIELD) - set(fields))
+    assert stale == [], f"CASES names fields the schema no longer has: {stale}"
+    by_id = sorted(name for name, args in fields.items() if "id" in args)
+    assert by_id, "no field takes an id any more: is the introspection still right?"
+    unchecked = [name for name in by_id if BY_FIELD[name].foreign is None]
+    assert unchecked == [], f"give these id-taking fields a `foreign` case: {unchecked}"
+
+
+# --- admin reads and writes in A never reach B -------------------------------------------------
+
+
+async def test_no_query_shows_another_workspaces_data(api: GraphQLClient, world: World) -> None:
+    a, b = world.a, world.b
+    problems = []
+    for case in CASES:
+        if case.is_mutation or not case.echoes:
+            continue
+        variables = (case.widest or case.variables)(a)
+        data = await api.ok(case.document, variables, key=ADMIN_KEY)
+        if a.name not in json.dumps(data):
+            problems.append(f"{case.field}: the answer in A shows nothing of A: {data}")
+        if leaked := leaks(data, b):
+            problems.append(f"{case.field}: the answer in A shows B's {leaked}")
+    assert problems == []
+
+
+async def test_ids_from_another_workspace_are_not_found(api: GraphQLClient, world: World) -> None:
+    cases = [case for case in CASES if case.foreign is not None]
+    assert {case.field for case in cases} >= {"message", "observation"}
+    for case in cases:
+        assert case.foreign is not None
+        # The id exists and answers in its own workspace ...
+        await api.ok(case.document, case.foreign(world.b, world.b), key=ADMIN_KEY)
+        # ... and is unknown in the other one.
+        code = await api.error_code(case.document, case.foreign(world.a, world.b), key=ADMIN_KEY)
+        assert code == "NOT_FOUND", case.field
+
+
+async def test_mutations_in_one_workspace_leave_the_other_untouched(
+    api: GraphQLClient, secured: Services, world: World
+) -> None:
+    a, b = world.a, world.b
+    before = await snapshot(secured, b.name)
+    problems = []
+    for case in CASES:
+        if not case.is_mutation:
+            continue
+        data = await api.ok(case.document, case.variables(a), key=ADMIN_KEY)
+        if case.echoes and a.name not in json.dumps(data):
+            problems.append(f"{case.field}: the answer in A shows nothing of A: {data}")
+        if leaked := leaks(data, b):
+            problems.append(f"{case.field}: the answer in A shows B's {leaked}")
+    assert problems == []
+    assert await snapshot(secured, b.name) == before
+    # The last case deleted A: B still answers.
+    workspace = await api.ok(BY_FIELD["workspace"].document, {"w": b.name}, key=ADMIN_KEY)
+    assert workspace["workspace"]["name"] == b.name
+
+
+async def test_observation_detail_ignores_edges_into_another_workspace(
+    api: GraphQLClient, secured: Services, world: World
+) -> None:
+    """No statement may return B's data, even if a faulty write once linked A to B."""
+    a, b = world.a, world.b
+    await cypher(
+        secured,
+        """
+        MATCH (o:Observation {id: $a_obs}), (p:Observation {id: $b_obs}), (m:Message {id: $b_msg})
+        CREATE (o)-[:DERIVED_FROM]->(p), (o)-[:DERIVED_FROM {span: 'x'}]->(m),
+               (p)-[:DERIVED_FROM]->(o)""",
+        a_obs=a.observations["alice->bob"],
+        b_obs=b.observations["bob->alice"],
+        b_msg=b.messages[("alice", "s1")],
+    )
+    case = BY_FIELD["observation"]
+    data = await api.ok(case.document, case.variables(a), key=ADMIN_KEY)
+    detail = data["observation"]
+    assert leaks(detail, b) == []
+    assert detail["premises"] == []
+    # A's own links are still there: the source message and the deduction built on it.
+    assert [s["message"]["id"] for s in detail["sources"]] == [a.messages[("bob", "s1")]]
+    assert [d["id"] for d in detail["dependents"]] == [a.observations["alice->bob:deduction"]]
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", list(Scope), ids=lambda s: s.value)
+async def test_each_key_scope_reaches_only_what_it_may(
+    api: GraphQLClient, secured: Services, world: World, scope: Scope
+) -> None:
+    """A key of `scope` for A: FORBIDDEN on every field asked about B; in A, allowed exactly
+    where the case says (FORBIDDEN elsewhere); and B is left as it was."""
+    a, b = world.a, world.b
+    key = a.key(scope)
+    before = await snapshot(secured, b.name)
+    problems = []
+    for case in CASES:
+        if scope is not Scope.ADMIN:
+            body = await api.raw(case.document, case.variables(b), key=key)
+            if error_code(body) != "FORBIDDEN":
+                problems.append(f"{case.field} in B: expected FORBIDDEN, got {body}")
+        body = await api.raw(case.document, case.variables(a), key=key)
+        if scope in case.allowed:
+            if body.get("errors"):
+                problems.append(f"{case.field} in A: expected an answer, got {body['errors']}")
+            elif leaked := leaks(body["data"], b):
+                problems.append(f"{case.field} in A: the answer shows B's {leaked}")
+        elif error_code(body) != "FORBIDDEN":
+            problems.append(f"{case.field} in A: expected FORBIDDEN, got {body}")
+    assert problems == []
+    assert await snapshot(secured, b.name) == before
+
+
+def tampered(key: str, **changes: str) -> str:
+    """The key with its claims edited and its signature kept."""
+    payload, signature = key.removeprefix("bgk_").split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims.update(changes)
+    edited = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return f"bgk_{edited}.{signature}"
+
+
+async def test_without_a_valid_key_only_health_and_version_answer(
+    api: GraphQLClient, secured: Services, world: World
+) -> None:
+    a, b = world.a, world.b
+    workspace_key = a.key(Scope.WORKSPACE)
+    bad_keys = {
+        "no key": None,
+        "malformed": "not-a-key",
+        "forged with another secret": issue_key(
+            "another-secret-" + "y" * 30, Principal(Scope.ADMIN)
+        ),
+        "tampered workspace": tampered(workspace_key, w=b.name),
+        "tampered scope": tampered(workspace_key, sc="admin"),
+        "expired": issue_key(
+            SECRET, Principal(Scope.ADMIN), ttl_seconds=60, now=time.time() - 3600
+        ),
+    }
+    before = {side.name: await snapshot(secured, side.name) for side in (a, b)}
+    problems = []
+    for label, key in bad_keys.items():
+        for case in CASES:
+            body = await api.raw(case.document, case.variables(a), key=key)
+            if error_code(body) != "UNAUTHENTICATED":
+                problems.append(f"{label}: {case.field} gave {body}")
+        health = await api.ok("query { health { ok } version }", key=key)
+        assert health["health"]["ok"] is True
+    assert problems == []
+    assert {side.name: await snapshot(secured, side.name) for side in (a, b)} == before
+    # The untampered key still works, so the failures above come from the edits.
+    await api.ok(BY_FIELD["peers"].document, {"w": a.name}, key=workspace_key)
+
+
+MESSAGES = """
+query($w: String!, $f: MessageFilterInput) {
+  messages(workspace: $w, filter: $f, first: 100) { nodes { id peer session content } }
+}"""
+SEARCH = """
+query($w: String!, $f: MessageFilterInput) {
+  searchMessages(workspace: $w, query: "train late puppy", filter: $f, limit: 50) {
+    message { id peer session }
+  }
+}"""
+OBSERVATIONS = """
+query($w: String!, $observer: String!, $observed: String!) {
+  observations(workspace: $w, observer: $observer, observed: $observed) { nodes { id content } }
+}"""
+OBSERVATION = (
+    "query($w: String!, $id: ID!) { observation(workspace: $w, id: $id) { observation { id } } }"
+)
+MESSAGE = "query($w: String!, $id: ID!) { message(workspace: $w, id: $id) { id peer } }"
+PEER = "query($w: String!, $n: String!) { peer(workspace: $w, name: $n) { name metadata } }"
+UPDATE_PEER = """
+mutation($w: String!, $n: String!, $m: JSON) {
+  updatePeer(workspace: $w, name: $n, metadata: $m) { name metadata }
+}"""
+
+
+async def all_messages(api: GraphQLClient, side: Side) -> list[dict[str, Any]]:
+    data = await api.ok(MESSAGES, {"w": side.name}, key=ADMIN_KEY)
+    nodes: list[dict[str, Any]] = data["messages"]["nodes"]
+    return nodes
+
+
+async def test_a_peer_key_acts_only_as_its_peer(api: GraphQLClient, world: World) -> None:
+    a = world.a
+    alice = a.key(Scope.PEER)
+    w = a.name
+
+    # Its own peer, not another one, nor the list of peers.
+    assert (await api.ok(PEER, {"w": w, "n": "alice"}, key=alice))["peer"]["name"] == "alice"
+    assert await api.error_code(PEER, {"w": w, "n": "bob"}, key=alice) == "FORBIDDEN"
+    assert await api.error_code(BY_FIELD["peers"].document, {"w": w}, key=alice) == "FORBIDDEN"
+
+    # Its own messages only.
+    mine = await api.ok(MESSAGES, {"w": w, "f": {"peer": "alice"}}, key=alice)
+    assert {m["id"] for m in mine["messages"]["nodes"]} == {
+        a.messages[("alice", "s1")],
+        a.messages[("alice", "s2")],
+    }
+    for f in ({"peer": "bob"}, None, {"session": "s1"}):
+        assert await api.error_code(MESSAGES, {"w": w, "f": f}, key=alice) == "FORBIDDEN", f
+    found = await api.ok(SEARCH, {"w": w, "f": {"peer": "alice"}}, key=alice)
+    assert {h["message"]["peer"] for h in found["searchMessages"]} == {"alice"}
+    assert await api.error_code(SEARCH, {"w": w, "f": {"peer": "bob"}}, key=alice) == "FORBIDDEN"
+    own_message = {"w": w, "id": a.messages[("alice", "s2")]}
+    assert (await api.ok(MESSAGE, own_message, key=alice))["message"]["peer"] == "alice"
+    bobs = {"w": w, "id": a.messages[("bob", "s1")]}
+    assert await api.error_code(MESSAGE, bobs, key=alice) == "FORBIDDEN"
+
+    # Representations where it is the observer or the observed, no others.
+    as_observer = await api.ok(
+        OBSERVATIONS, {"w": w, "observer": "alice", "observed": "bob"}, key=alice
+    )
+    assert {o["id"] for o in as_observer["observations"]["nodes"]} == {
+        a.observations["alice->bob"],
+        a.observations["alice->bob:deduction"],
+    }
+    as_observed = await api.ok(
+        OBSERVATIONS, {"w": w, "observer": "bob", "observed": "alice"}, key=alice
+    )
+    assert [o["id"] for o in as_observed["observations"]["nodes"]] == [a.observations["bob->alice"]]
+    others = {"w": w, "observer": "bob", "observed": "bob"}
+    assert await api.error_code(OBSERVATIONS, others, key=alice) == "FORBIDDEN"
+    own_belief = {"w": w, "id": a.observations["bob->alice"]}
+    await api.ok(OBSERVATION, own_belief, key=alice)
+    bobs_belief = {"w": w, "id": a.observations["bob->bob"]}
+    assert await api.error_code(OBSERVATION, bobs_belief, key=alice) == "FORBIDDEN"
+
+    # It writes as alice, in any session, and never as bob (not even in a mixed batch).
+    said = {"peer": "alice", "content": "alice again"}
+    added = await api.ok(ADD_MESSAGES, {"w": w, "s": "s2", "msgs": [said]}, key=alice)
+    assert added["addMessages"]["created"] == 1
+    count = len(await all_messages(api, a))
+    for batch in (
+        [{"peer": "bob", "content": "I am bob"}],
+        [said, {"peer": "bob", "content": "me"}],
+    ):
+        code = await api.error_code(ADD_MESSAGES, {"w": w, "s": "s1", "msgs": batch}, key=alice)
+        assert code == "FORBIDDEN", batch
+    assert len(await all_messages(api, a)) == count
+
+    # It updates itself, not bob.
+    await api.ok(UPDATE_PEER, {"w": w, "n": "alice", "m": {"mood": "happy"}}, key=alice)
+    code = await api.error_code(UPDATE_PEER, {"w": w, "n": "bob", "m": {"hacked": True}}, key=alice)
+    assert code == "FORBIDDEN"
+    bob = await api.ok(PEER, {"w": w, "n": "bob"}, key=ADMIN_KEY)
+    assert bob["peer"]["metadata"] == {"home": w}
+
+
+async def test_a_session_key_acts_only_in_its_session(api: GraphQLClient, world: World) -> None:
+    a = world.a
+    s1 = a.key(Scope.SESSION)
+    w = a.name
+
+    # Adds messages to s1 (as any peer of it), not to s2.
+    said = [{"peer": "bob", "content": "bob in s1 via the session key"}]
+    added = await api.ok(ADD_MESSAGES, {"w": w, "s": "s1", "msgs": said}, key=s1)
+    assert added["addMessages"]["created"] == 1
+    assert (
+        await api.error_code(ADD_MESSAGES, {"w": w, "s": "s2", "msgs": said}, key=s1) == "FORBIDDEN"
+    )
+    assert [m["session"] for m in await all_messages(api, a)].count("s2") == 2
+
+    # Lists and searches s1 only.
+    listed = await api.ok(MESSAGES, {"w": w, "f": {"session": "s1"}}, key=s1)
+    assert {m["session"] for m in listed["messages"]["nodes"]} == {"s1"}
+    assert len(listed["messages"]["nodes"]) == 3
+    found = await api.ok(SEARCH, {"w": w, "f": {"session": "s1"}}, key=s1)
+    assert found["searchMessages"] and {
+        h["message"]["session"] for h in found["searchMessages"]
+    } == {"s1"}
+    for f in ({"session": "s2"}, None, {"peer": "alice"}):
+        assert await api.error_code(MESSAGES, {"w": w, "f": f}, key=s1) == "FORBIDDEN", f
+        assert await api.error_code(SEARCH, {"w": w, "f": f}, key=s1) == "FORBIDDEN", f
+    in_s2 = {"w": w, "id": a.messages[("alice", "s2")]}
+    assert await api.error_code(MESSAGE, in_s2, key=s1) == "FORBIDDEN"
+    in_s1 = {"w": w, "id": a.messages[("alice", "s1")]}
+    assert (await api.ok(MESSAGE, in_s1, key=s1))["message"]["id"] == in_s1["id"]
+
+    # The session itself, not the other one.
+    session = "query($w: String!, $n: String!) { session(workspace: $w, name: $n) { name } }"
+    assert (await api.ok(session, {"w": w, "n": "s1"}, key=s1))["session"]["name"] == "s1"
+    assert await api.error_code(session, {"w": w, "n": "s2"}, key=s1) == "FORBIDDEN"
+
+
+WORKSPACES = """
+query($after: String) {
+  workspaces(first: 100, after: $after) { nodes { name } pageInfo { endCursor hasNextPage } }
+}"""
+CREATE = "mutation($w: String!) { createWorkspace(name: $w) { name } }"
+DELETE = "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }"
+GET_WORKSPACE = "query($w: String!) { workspace(name: $w) { name } }"
+
+
+async def workspace_names(api: GraphQLClient) -> set[str]:
+    """Every workspace, page by page (other tests' workspaces are there too)."""
+    names: set[str] = set()
+    after = None
+    while True:
+        page = (await api.ok(WORKSPACES, {"after": after}, key=ADMIN_KEY))["workspaces"]
+        names |= {w["name"] for w in page["nodes"]}
+        if not page["pageInfo"]["hasNextPage"]:
+            return names
+        after = page["pageInfo"]["endCursor"]
+
+
+async def test_only_admin_lists_creates_and_deletes_workspaces(
+    api: GraphQLClient, world: World
+) -> None:
+    a = world.a
+    fresh = f"t-new-{uuid.uuid4().hex[:10]}"
+    for scope in (Scope.WORKSPACE, Scope.PEER, Scope.SESSION):
+        key = a.key(scope)
+        assert await api.error_code(WORKSPACES, key=key) == "FORBIDDEN", scope
+        assert await api.error_code(CREATE, {"w": fresh}, key=key) == "FORBIDDEN", scope
+        assert await api.error_code(DELETE, {"w": a.name}, key=key) == "FORBIDDEN", scope
+    assert await api.error_code(GET_WORKSPACE, {"w": fresh}, key=ADMIN_KEY) == "NOT_FOUND"
+    assert (await api.ok(GET_WORKSPACE, {"w": a.name}, key=ADMIN_KEY))["workspace"][
+        "name"
+    ] == a.name
+
+    await api.ok(CREATE, {"w": fresh}, key=ADMIN_KEY)
+    assert {fresh, a.name, world.b.name} <= await workspace_names(api)
+    deleted = await api.ok(DELETE, {"w": fresh}, key=ADMIN_KEY)
+    assert deleted["deleteWorkspace"]["deletedNodes"] == 1
+    assert await api.error_code(GET_WORKSPACE, {"w": fresh}, key=ADMIN_KEY) == "NOT_FOUND"
+
+
+CREATE_KEY = """
+mutation($scope: KeyScope!, $w: String, $p: String, $s: String) {
+  createKey(scope: $scope, workspace: $w, peer: $p, session: $s)
+}"""
+
+
+async def test_keys_are_issued_only_inside_the_issuers_workspace(
+    api: GraphQLClient, world: World
+) -> None:
+    a, b = world.a, world.b
+    workspace_key = a.key(Scope.WORKSPACE)
+    issued = await api.ok(CREATE_KEY, {"scope": "PEER", "w": a.name, "p": "bob"}, key=workspace_key)
+    bob = issued["createKey"]
+    assert (await api.ok(PEER, {"w": a.name, "n": "bob"}, key=bob))["peer"]["name"] == "bob"
+    assert await api.error_code(PEER, {"w": b.name, "n": "bob"}, key=bob) == "FORBIDDEN"
+    assert await api.error_code(PEER, {"w": a.name, "n": "alice"}, key=bob) == "FORBIDDEN"
+
+    refused = [
+        ({"scope": "PEER", "w": b.name, "p": "bob"}, workspace_key),
+        ({"scope": "SESSION", "w": b.name, "s": "s1"}, workspace_key),
+        ({"scope": "WORKSPACE", "w": a.name}, workspace_key),
+        ({"scope": "ADMIN"}, workspace_key),
+        ({"scope": "PEER", "w": a.name, "p": "bob"}, a.key(Scope.PEER)),
+        ({"scope": "SESSION", "w": a.name, "s": "s2"}, a.key(Scope.SESSION)),
+    ]
+    for variables, key in refused:
+        assert await api.error_code(CREATE_KEY, variables, key=key) == "FORBIDDEN", variables
