@@ -1,9 +1,9 @@
 MATCH (o:Observation {id: $id, workspace: $workspace})
-OPTIONAL MATCH (o)-[:DERIVED_FROM]->(premise:Observation)
+OPTIONAL MATCH (o)-[:DERIVED_FROM]->(premise:Observation {workspace: $workspace})
 WITH o, collect(premise {.*, embedding: null}) AS premises
-OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message)
+OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
 WITH o, premises, collect({message: m {.*, embedding: null}, span: d.span}) AS sources
-OPTIONAL MATCH (dependent:Observation)-[:DERIVED_FROM]->(o)
+OPTIONAL MATCH (dependent:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o)
 RETURN o {.*, embedding: null} AS observation, premises,
        [s IN sources WHERE s.message IS NOT NULL] AS sources,
        collect(dependent {.*, embedding: null}) AS dependents

@@ -188,7 +188,10 @@ class Job(StructuredNode):
     workspace = StringProperty(required=True)
     kind = StringProperty(required=True)
     work_unit = StringProperty(required=True)  # jobs of one unit run in order, one at a time
-    seq = IntegerProperty(required=True)
+    seq = IntegerProperty()  # order inside the unit, assigned from WorkUnit.next_seq
+    session = StringProperty()  # for queue status by session / peer
+    peer = StringProperty()
+    tokens = IntegerProperty(default=0)  # input size, for the deriver's token target
     payload = StringProperty(default="{}")
     status = StringProperty(required=True, choices=JOB_STATUSES)
     attempts = IntegerProperty(default=0)
@@ -201,6 +204,18 @@ class Job(StructuredNode):
     tokens_out = IntegerProperty(default=0)
     created_at = DateTimeNeo4jFormatProperty(required=True)
     updated_at = DateTimeNeo4jFormatProperty(required=True)
+    finished_at = DateTimeNeo4jFormatProperty()
+
+
+class WorkUnit(StructuredNode):
+    """The lock of one ordered stream of jobs: whoever holds its lease runs its jobs."""
+
+    __label__ = "WorkUnit"
+    key = StringProperty(required=True)
+    workspace = StringProperty(required=True)
+    next_seq = IntegerProperty(default=0)
+    lease_owner = StringProperty()
+    lease_until = DateTimeNeo4jFormatProperty()
 
 
 ALL_MODELS: tuple[type[StructuredNode], ...] = (
@@ -215,4 +230,5 @@ ALL_MODELS: tuple[type[StructuredNode], ...] = (
     Dream,
     DreamRun,
     Job,
+    WorkUnit,
 )

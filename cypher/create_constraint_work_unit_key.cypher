@@ -1,0 +1,2 @@
+CREATE CONSTRAINT work_unit_key IF NOT EXISTS
+FOR (u:WorkUnit) REQUIRE u.key IS UNIQUE

@@ -1,0 +1,17 @@
+// Units whose first unfinished job may run now and whose lease is free. A 'running' head
+// under an expired lease belongs to a worker that died: it is claimable again.
+MATCH (j:Job {status: 'pending'})
+WHERE j.run_after <= $now
+WITH DISTINCT j.work_unit AS key
+MATCH (u:WorkUnit {key: key})
+WHERE u.lease_until IS NULL OR u.lease_until < $now
+CALL (key) {
+  MATCH (h:Job {work_unit: key})
+  WHERE h.status IN ['pending', 'running']
+  RETURN h ORDER BY h.seq LIMIT 1
+}
+WITH u, h
+WHERE h.run_after <= $now OR h.status = 'running'
+RETURN u.key AS key
+ORDER BY h.run_after
+LIMIT $limit

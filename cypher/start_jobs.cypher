@@ -1,0 +1,6 @@
+UNWIND $ids AS id
+MATCH (j:Job {id: id})
+SET j.status = 'running', j.attempts = j.attempts + 1, j.lease_owner = $owner,
+    j.lease_until = $lease_until, j.updated_at = $now
+RETURN j {.*} AS job
+ORDER BY j.seq

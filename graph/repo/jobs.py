@@ -1,0 +1,310 @@
+"""The durable work queue, kept in Neo4j (Job and WorkUnit nodes).
+
+Jobs of one work unit run in order, by one worker at a time: a worker leases the unit, runs
+its ready jobs, and completes them in the same transaction as the work's own writes. A worker
+that dies loses its lease when it expires and the unit is claimed again; nothing it did
+without committing is visible, and nothing it committed is redone.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from graph import models
+from graph.db import Database, Tx
+from graph.errors import Conflict
+from graph.props import node_props
+from graph.records import load_json, required_datetime, to_datetime
+from graph.validation import now
+
+
+class LeaseLost(Conflict):
+    """The worker's lease on a unit expired and another worker took it over."""
+
+
+@dataclass(frozen=True)
+class NewJob:
+    workspace: str
+    kind: str
+    work_unit: str
+    payload: dict[str, Any]
+    run_after: datetime
+    session: str | None = None
+    peer: str | None = None
+    tokens: int = 0
+    max_attempts: int = 5
+
+    def props(self, stamp: datetime) -> dict[str, Any]:
+        return node_props(
+            models.Job,
+            {
+                "uid": str(uuid.uuid4()),
+                "workspace": self.workspace,
+                "kind": self.kind,
+                "work_unit": self.work_unit,
+                "session": self.session,
+                "peer": self.peer,
+                "tokens": self.tokens,
+                "payload": json.dumps(self.payload, sort_keys=True),
+                "status": "pending",
+                "attempts": 0,
+                "max_attempts": self.max_attempts,
+                "run_after": self.run_after,
+                "created_at": stamp,
+                "updated_at": stamp,
+            },
+        )
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    id: str
+    workspace: str
+    kind: str
+    work_unit: str
+    seq: int
+    status: str
+    attempts: int
+    max_attempts: int
+    payload: dict[str, Any]
+    session: str | None
+    peer: str | None
+    tokens: int
+    error: str | None
+    run_after: datetime
+    created_at: datetime
+    updated_at: datetime
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> JobRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            kind=row["kind"],
+            work_unit=row["work_unit"],
+            seq=int(row.get("seq") or 0),
+            status=row["status"],
+            attempts=int(row.get("attempts") or 0),
+            max_attempts=int(row.get("max_attempts") or 1),
+            payload=load_json(row.get("payload")),
+            session=row.get("session"),
+            peer=row.get("peer"),
+            tokens=int(row.get("tokens") or 0),
+            error=row.get("error"),
+            run_after=required_datetime(row["run_after"]),
+            created_at=required_datetime(row["created_at"]),
+            updated_at=to_datetime(row.get("updated_at")) or required_datetime(row["created_at"]),
+            tokens_in=int(row.get("tokens_in") or 0),
+            tokens_out=int(row.get("tokens_out") or 0),
+        )
+
+
+@dataclass(frozen=True)
+class ClaimedUnit:
+    key: str
+    owner: str
+    jobs: list[JobRecord]
+    lease_until: datetime
+
+
+@dataclass(frozen=True)
+class JobResult:
+    id: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    pending: int = 0
+    running: int = 0
+    done: int = 0
+    dead: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+
+
+async def enqueue(tx: Tx, jobs: list[NewJob], *, token_target: int | None = None) -> list[str]:
+    """Add jobs inside the caller's transaction (the messages' own, for durability)."""
+    if not jobs:
+        return []
+    stamp = now()
+    rows = await tx.rows("enqueue_jobs", jobs=[j.props(stamp) for j in jobs])
+    if token_target is not None:
+        await tx.rows(
+            "ready_units_at_token_target",
+            units=sorted({j.work_unit for j in jobs}),
+            token_target=token_target,
+            now=stamp,
+        )
+    return [r["id"] for r in rows]
+
+
+async def claim(
+    db: Database, owner: str, *, lease: timedelta, max_jobs: int, scan: int = 20
+) -> ClaimedUnit | None:
+    """Lease one ready unit and start its ready jobs, or return None when nothing is ready."""
+
+    async def work(tx: Tx) -> ClaimedUnit | None:
+        stamp = now()
+        keys = [r["key"] for r in await tx.rows("find_ready_units", now=stamp, limit=scan)]
+        if not keys:
+            keys = [r["key"] for r in await tx.rows("find_expired_units", now=stamp, limit=scan)]
+        for key in keys:
+            until = stamp + lease
+            await tx.rows("lock_work_unit", key=key, owner=owner)
+            leased = await tx.one(
+                "lease_work_unit", key=key, owner=owner, now=stamp, lease_until=until
+            )
+            if leased is None:
+                continue
+            heads = [
+                JobRecord.from_row(r["job"])
+                for r in await tx.rows("list_unit_head_jobs", key=key, limit=max_jobs)
+            ]
+            # A ready prefix: stop at a job waiting out a retry backoff, so order holds.
+            ready: list[JobRecord] = []
+            for job in heads:
+                if job.status == "pending" and job.attempts > 0 and job.run_after > stamp:
+                    break
+                ready.append(job)
+            if not ready:
+                await tx.rows("release_work_unit", key=key, owner=owner)
+                continue
+            started = await tx.rows(
+                "start_jobs",
+                ids=[j.id for j in ready],
+                owner=owner,
+                lease_until=until,
+                now=stamp,
+            )
+            return ClaimedUnit(key, owner, [JobRecord.from_row(r["job"]) for r in started], until)
+        return None
+
+    return await db.write_tx(work)
+
+
+async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> bool:
+    row = await db.write_one(
+        "extend_work_unit_lease", key=unit.key, owner=unit.owner, lease_until=now() + lease
+    )
+    return row is not None
+
+
+async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
+    """Mark the unit's jobs done and free it, in the caller's transaction (with the work)."""
+    row = await tx.one(
+        "complete_jobs",
+        key=unit.key,
+        owner=unit.owner,
+        now=now(),
+        results=[{"id": r.id, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out} for r in results],
+    )
+    if row is None or int(row["done"]) != len(results):
+        raise LeaseLost(f"lost the lease on {unit.key}: another worker took it over")
+    await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
+
+
+async def fail(
+    db: Database,
+    unit: ClaimedUnit,
+    error: str,
+    *,
+    backoff: timedelta,
+    max_backoff: timedelta,
+) -> dict[str, str]:
+    """Record the error; each job goes back to pending with a backoff, or to dead."""
+
+    async def work(tx: Tx) -> dict[str, str]:
+        rows = await tx.rows(
+            "fail_jobs",
+            key=unit.key,
+            owner=unit.owner,
+            ids=[j.id for j in unit.jobs],
+            error=error[:4000],
+            now=now(),
+            backoff_ms=int(backoff.total_seconds() * 1000),
+            max_backoff_ms=int(max_backoff.total_seconds() * 1000),
+        )
+        await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
+        return {r["id"]: r["status"] for r in rows}
+
+    return await db.write_tx(work)
+
+
+async def release(db: Database, unit: ClaimedUnit) -> None:
+    """Give the unit back untouched (graceful shutdown before the work committed)."""
+
+    async def work(tx: Tx) -> None:
+        await tx.rows(
+            "release_jobs", key=unit.key, owner=unit.owner, ids=[j.id for j in unit.jobs], now=now()
+        )
+        await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
+
+    await db.write_tx(work)
+
+
+async def flush(db: Database, workspace: str, session: str | None, peer: str | None) -> int:
+    row = await db.write_one(
+        "flush_jobs", workspace=workspace, session=session, peer=peer, now=now()
+    )
+    return int(row["flushed"]) if row else 0
+
+
+async def retry_dead(
+    db: Database,
+    workspace: str,
+    *,
+    ids: list[str] | None,
+    session: str | None,
+    peer: str | None,
+) -> int:
+    row = await db.write_one(
+        "retry_dead_jobs", workspace=workspace, ids=ids, session=session, peer=peer, now=now()
+    )
+    return int(row["retried"]) if row else 0
+
+
+async def status(db: Database, workspace: str, session: str | None, peer: str | None) -> QueueStatus:
+    rows = await db.read(
+        "count_jobs_by_status", workspace=workspace, session=session, peer=peer
+    )
+    counts = {r["status"]: int(r["jobs"]) for r in rows}
+    return QueueStatus(
+        pending=counts.get("pending", 0),
+        running=counts.get("running", 0),
+        done=counts.get("done", 0),
+        dead=counts.get("dead", 0),
+        tokens_in=sum(int(r["tokens_in"] or 0) for r in rows),
+        tokens_out=sum(int(r["tokens_out"] or 0) for r in rows),
+        by_status=counts,
+    )
+
+
+async def list_jobs(
+    db: Database,
+    workspace: str,
+    *,
+    session: str | None,
+    peer: str | None,
+    statuses: list[str] | None,
+    with_errors: bool,
+    limit: int,
+) -> list[JobRecord]:
+    rows = await db.read(
+        "list_jobs",
+        workspace=workspace,
+        session=session,
+        peer=peer,
+        statuses=statuses,
+        with_errors=with_errors,
+        limit=limit,
+    )
+    return [JobRecord.from_row(r["job"]) for r in rows]

@@ -1,0 +1,168 @@
+"""The job worker: leases ready work units and runs their jobs through per-kind handlers.
+
+A handler prepares its work outside any transaction (LLM calls, embeddings) and returns the
+writes to make; the worker commits those writes and the jobs' completion in one transaction,
+so a crash at any point either leaves the jobs to be retried or has finished them, never half.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Protocol
+
+from graph.db import Database, Tx
+from graph.repo import jobs
+from graph.repo.jobs import ClaimedUnit, JobResult, LeaseLost
+
+log = logging.getLogger("beliefgraph.worker")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a handler wants committed, with each job's token usage."""
+
+    results: list[JobResult]
+    write: Callable[[Tx], Awaitable[None]] | None = None
+
+
+class Handler(Protocol):
+    async def prepare(self, unit: ClaimedUnit) -> Prepared: ...
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    concurrency: int = 2
+    lease: timedelta = timedelta(seconds=120)
+    poll_interval: float = 0.5
+    max_jobs_per_claim: int = 20
+    backoff: timedelta = timedelta(seconds=5)
+    max_backoff: timedelta = timedelta(minutes=10)
+    shutdown_grace: float = 30.0
+
+
+def default_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class Worker:
+    db: Database
+    handlers: Mapping[str, Handler]
+    config: WorkerConfig = field(default_factory=WorkerConfig)
+    owner: str = field(default_factory=default_owner)
+    processed_units: int = 0
+    failed_units: int = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Run `concurrency` slots until `stop` is set, then finish or hand back their work."""
+        slots = [
+            asyncio.create_task(self._slot(stop, f"{self.owner}#{i}"))
+            for i in range(self.config.concurrency)
+        ]
+        try:
+            await asyncio.gather(*slots)
+        finally:
+            for slot in slots:
+                slot.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*slots, return_exceptions=True)
+
+    async def run_once(self, owner: str | None = None) -> bool:
+        """Claim and run one ready unit; False when nothing was ready."""
+        unit = await jobs.claim(
+            self.db,
+            owner or self.owner,
+            lease=self.config.lease,
+            max_jobs=self.config.max_jobs_per_claim,
+        )
+        if unit is None:
+            return False
+        await self._process(unit)
+        return True
+
+    async def drain(self, *, max_units: int = 100_000) -> int:
+        """Run units until none is ready (for tests, benchmarks and small scripts)."""
+        done = 0
+        while done < max_units and await self.run_once():
+            done += 1
+        return done
+
+    async def _slot(self, stop: asyncio.Event, owner: str) -> None:
+        while not stop.is_set():
+            try:
+                unit = await jobs.claim(
+                    self.db,
+                    owner,
+                    lease=self.config.lease,
+                    max_jobs=self.config.max_jobs_per_claim,
+                )
+            except Exception:
+                log.exception("claiming failed; retrying")
+                unit = None
+            if unit is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.config.poll_interval)
+                continue
+            task = asyncio.create_task(self._process(unit))
+            stop_wait = asyncio.create_task(stop.wait())
+            await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+            stop_wait.cancel()
+            if not task.done():
+                # Shutting down: give the unit its grace period, then hand it back.
+                done, _ = await asyncio.wait({task}, timeout=self.config.shutdown_grace)
+                if not done:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    await jobs.release(self.db, unit)
+                    log.info("released %s at shutdown", unit.key)
+
+    async def _process(self, unit: ClaimedUnit) -> None:
+        heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task()))
+        try:
+            handler = self.handlers.get(unit.jobs[0].kind)
+            if handler is None:
+                raise LookupError(f"no handler for job kind {unit.jobs[0].kind!r}")
+            prepared = await handler.prepare(unit)
+
+            async def commit(tx: Tx) -> None:
+                if prepared.write is not None:
+                    await prepared.write(tx)
+                await jobs.complete(tx, unit, prepared.results)
+
+            await self.db.write_tx(commit)
+            self.processed_units += 1
+        except asyncio.CancelledError:
+            raise
+        except LeaseLost:
+            log.warning("lease on %s lost; another worker redoes it", unit.key)
+        except Exception as exc:
+            self.failed_units += 1
+            log.warning("unit %s failed: %s", unit.key, exc)
+            await jobs.fail(
+                self.db,
+                unit,
+                f"{type(exc).__name__}: {exc}",
+                backoff=self.config.backoff,
+                max_backoff=self.config.max_backoff,
+            )
+        finally:
+            heartbeat.cancel()
+
+    async def _heartbeat(self, unit: ClaimedUnit, work: asyncio.Task[None] | None) -> None:
+        interval = self.config.lease.total_seconds() / 3
+        while True:
+            await asyncio.sleep(interval)
+            if not await jobs.extend_lease(self.db, unit, self.config.lease):
+                log.warning("lease on %s expired; abandoning the unit", unit.key)
+                if work is not None:
+                    work.cancel()
+                return

@@ -1,0 +1,168 @@
+"""The durable queue: ordering per unit, exclusive leases, retries, dead letters, reclaim."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import pytest
+
+from graph.db import Tx
+from graph.repo import jobs
+from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
+from graph.validation import now
+from reasoners.worker import Prepared, Worker, WorkerConfig
+from resolvers.services import Services
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class RecordingHandler:
+    """Records which owner prepared which job, in order; optionally fails some jobs."""
+
+    seen: list[tuple[str, str, int, str]] = field(default_factory=list)  # unit, job, seq, owner
+    fail_times: dict[str, int] = field(default_factory=dict)
+    delay: float = 0.0
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        for job in unit.jobs:
+            self.seen.append((unit.key, job.id, job.seq, unit.owner))
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        for job in unit.jobs:
+            if self.fail_times.get(job.id, 0) > 0:
+                self.fail_times[job.id] -= 1
+                raise ValueError(f"scripted failure of {job.id}")
+        return Prepared(results=[JobResult(j.id, tokens_in=3, tokens_out=1) for j in unit.jobs])
+
+
+async def enqueue(services: Services, workspace: str, units: int, per_unit: int) -> list[str]:
+    batch = [
+        NewJob(
+            workspace=workspace,
+            kind="test",
+            work_unit=f"test/{workspace}/{u}",
+            payload={"n": i},
+            run_after=now(),
+            session=f"s{u % 3}",
+            peer=f"p{u}",
+        )
+        for i in range(per_unit)
+        for u in range(units)
+    ]
+
+    async def work(tx: Tx) -> list[str]:
+        return await jobs.enqueue(tx, batch)
+
+    return await services.db.write_tx(work)
+
+
+async def test_two_workers_drain_1000_jobs_once_each_in_order(
+    services: Services, workspace: str
+) -> None:
+    ids = await enqueue(services, workspace, units=40, per_unit=25)
+    handler = RecordingHandler()
+    config = WorkerConfig(concurrency=4, poll_interval=0.05, max_jobs_per_claim=7)
+    workers = [Worker(services.db, {"test": handler}, config, owner=f"w{i}") for i in range(2)]
+    stop = asyncio.Event()
+    runs = [asyncio.create_task(w.run(stop)) for w in workers]
+    for _ in range(600):
+        status = await jobs.status(services.db, workspace, None, None)
+        if status.done == len(ids):
+            break
+        await asyncio.sleep(0.1)
+    stop.set()
+    await asyncio.gather(*runs)
+
+    assert (await jobs.status(services.db, workspace, None, None)).done == 1000
+    prepared = [job for _, job, _, _ in handler.seen]
+    assert sorted(prepared) == sorted(ids), "a job was processed twice or never"
+    by_unit: dict[str, list[int]] = defaultdict(list)
+    for unit, _, seq, _ in handler.seen:
+        by_unit[unit].append(seq)
+    assert all(seqs == sorted(seqs) for seqs in by_unit.values()), "unit order broken"
+    assert {owner.split("#")[0] for _, _, _, owner in handler.seen} == {"w0", "w1"}
+
+
+async def test_failures_back_off_then_dead_letter_with_the_error(
+    services: Services, workspace: str
+) -> None:
+    [job_id] = await enqueue(services, workspace, units=1, per_unit=1)
+    handler = RecordingHandler(fail_times={job_id: 99})
+    config = WorkerConfig(backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=5))
+    worker = Worker(services.db, {"test": handler}, config)
+    for _ in range(5):  # max_attempts
+        await asyncio.sleep(0.02)
+        assert await worker.run_once()
+    await asyncio.sleep(0.02)
+    assert not await worker.run_once(), "a dead job must not run again"
+    [dead] = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True, limit=5
+    )
+    assert dead.id == job_id and dead.attempts == 5
+    assert dead.error == f"ValueError: scripted failure of {job_id}"
+
+    assert await jobs.retry_dead(services.db, workspace, ids=[job_id], session=None, peer=None) == 1
+    handler.fail_times.clear()
+    assert await worker.run_once()
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.done, status.dead) == (1, 0)
+
+
+async def test_a_failed_head_blocks_its_unit_until_retried(
+    services: Services, workspace: str
+) -> None:
+    first, second = await enqueue(services, workspace, units=1, per_unit=2)
+    handler = RecordingHandler(fail_times={first: 1})
+    config = WorkerConfig(backoff=timedelta(seconds=30), max_jobs_per_claim=1)
+    worker = Worker(services.db, {"test": handler}, config)
+    assert await worker.run_once()  # first fails, waits 30 s
+    assert not await worker.run_once(), "the second job must not overtake the first"
+    assert [job for _, job, _, _ in handler.seen] == [first]
+
+
+async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str) -> None:
+    await enqueue(services, workspace, units=1, per_unit=3)
+    dead_worker_unit = await jobs.claim(
+        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10
+    )
+    assert dead_worker_unit is not None and len(dead_worker_unit.jobs) == 3
+    handler = RecordingHandler()
+    worker = Worker(services.db, {"test": handler}, WorkerConfig())
+    assert not await worker.run_once(), "a live lease must not be taken"
+    await asyncio.sleep(0.3)
+    assert await worker.run_once()
+    assert len(handler.seen) == 3
+    status = await jobs.status(services.db, workspace, None, None)
+    assert status.done == 3
+
+    # The crashed worker's late commit is refused: it no longer holds the lease.
+    async def late(tx: Tx) -> None:
+        await jobs.complete(tx, dead_worker_unit, [JobResult(j.id) for j in dead_worker_unit.jobs])
+
+    with pytest.raises(jobs.LeaseLost):
+        await services.db.write_tx(late)
+
+
+async def test_graceful_shutdown_hands_back_unfinished_work(
+    services: Services, workspace: str
+) -> None:
+    await enqueue(services, workspace, units=1, per_unit=2)
+    handler = RecordingHandler(delay=5.0)
+    config = WorkerConfig(concurrency=1, poll_interval=0.01, shutdown_grace=0.2)
+    worker = Worker(services.db, {"test": handler}, config)
+    stop = asyncio.Event()
+    run = asyncio.create_task(worker.run(stop))
+    while not handler.seen:
+        await asyncio.sleep(0.01)
+    stop.set()
+    await asyncio.wait_for(run, 5)
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.pending, status.running, status.done) == (2, 0, 0)
+    [job, _] = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
+    )
+    assert job.attempts == 0, "a handed-back attempt does not count"

@@ -1,0 +1,454 @@
+"""OpenAICompatibleLLM against a fake HTTP endpoint serving canned chat-completion JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from graph.errors import ErrorCode, InvalidInput
+from reasoners.llm import (
+    ROLES,
+    ChatMessage,
+    LLMOutputInvalid,
+    LLMUnavailable,
+    ToolSpec,
+    assistant_turn,
+    system,
+    tool_result,
+    user,
+)
+from reasoners.llm_openai import (
+    LLM_SETTINGS,
+    LLMConfig,
+    OpenAICompatibleLLM,
+    llm_config_from_env,
+    openai_client,
+    role_env,
+)
+
+try:  # openai >= 3 sends through httpx2 (the httpx successor), older releases through httpx
+    import httpx2 as http
+except ImportError:  # pragma: no cover
+    import httpx as http  # type: ignore[no-redef]
+
+pytestmark = pytest.mark.unit
+
+BASE_URL = "http://llm.test/v1"
+Answer = Callable[[dict[str, Any]], http.Response]
+
+
+class Pet(BaseModel):
+    name: str
+    legs: int = Field(ge=0)
+
+
+def completion(
+    content: str | None = None,
+    *,
+    tool_calls: list[dict[str, Any]] | None = None,
+    usage: tuple[int, int] = (10, 5),
+    finish: str = "stop",
+) -> Answer:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    body = {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "served-model",
+        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+        "usage": {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        },
+    }
+    return lambda request: http.Response(200, json=body)
+
+
+def status(code: int, message: str = "boom", **headers: str) -> Answer:
+    return lambda request: http.Response(
+        code, json={"error": {"message": message}}, headers=headers
+    )
+
+
+def refuse_connection(request: dict[str, Any]) -> http.Response:
+    raise http.ConnectError("connection refused")
+
+
+def sse(*deltas: str) -> Answer:
+    events = [
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "served-model",
+            "choices": [{"index": 0, "delta": {"content": delta}, "finish_reason": None}],
+        }
+        for delta in deltas
+    ]
+    payload = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    return lambda request: http.Response(
+        200, content=payload.encode(), headers={"content-type": "text/event-stream"}
+    )
+
+
+class Endpoint:
+    """Answers requests in order and keeps their JSON bodies."""
+
+    def __init__(self, *answers: Answer) -> None:
+        self.answers = list(answers)
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: http.Request) -> http.Response:
+        body = json.loads(request.content)
+        self.requests.append(body)
+        assert self.answers, f"unexpected extra request: {body}"
+        return self.answers.pop(0)(body)
+
+
+@pytest.fixture
+async def make() -> AsyncIterator[Callable[..., OpenAICompatibleLLM]]:
+    made: list[OpenAICompatibleLLM] = []
+
+    def factory(endpoint: Endpoint, **config: Any) -> OpenAICompatibleLLM:
+        settings = LLMConfig(**{"base_url": BASE_URL, "api_key": "k", "max_retries": 1, **config})
+        transport = http.MockTransport(endpoint)
+        client = openai_client(settings, http_client=http.AsyncClient(transport=transport))
+        llm = OpenAICompatibleLLM(settings, client=client)
+        made.append(llm)
+        return llm
+
+    yield factory
+    for llm in made:
+        await llm.aclose()
+
+
+MESSAGES: list[ChatMessage] = [system("You name pets."), user("Name a dog.")]
+
+
+# --- structured -------------------------------------------------------------------------------
+
+
+async def test_structured_answer_uses_role_model_schema_and_reports_usage(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(completion('{"name": "Rex", "legs": 4}', usage=(12, 7)))
+    llm = make(endpoint, models={"deriver": "small-model"}, max_tokens=300)
+
+    result = await llm.structured("deriver", MESSAGES, Pet)
+
+    assert result.value == Pet(name="Rex", legs=4)
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (12, 7)
+    assert result.model == "served-model"
+    assert llm.mode == "openai"
+    (request,) = endpoint.requests
+    assert request["model"] == "small-model"
+    assert request["max_tokens"] == 300
+    assert request["messages"][:2] == [dict(m) for m in MESSAGES]
+    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["schema"]["required"] == ["name", "legs"]
+
+
+async def test_roles_without_a_model_use_the_default(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(completion('{"name": "Rex", "legs": 4}'))
+    llm = make(endpoint, model="big-model", models={"deriver": "small-model"})
+    await llm.structured("summarizer", MESSAGES, Pet, max_tokens=50)
+    assert endpoint.requests[0]["model"] == "big-model"
+    assert endpoint.requests[0]["max_tokens"] == 50
+
+
+async def test_invalid_json_is_re_asked_with_the_error_and_usage_adds_up(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(
+        completion("Sure! Rex, four legs.", usage=(10, 5)),
+        completion('{"name": "Rex", "legs": 4}', usage=(30, 8)),
+    )
+    llm = make(endpoint, max_retries=1)
+
+    result = await llm.structured("deriver", MESSAGES, Pet)
+
+    assert result.value.name == "Rex"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (40, 13)
+    reask = endpoint.requests[1]["messages"]
+    assert reask[-2] == {"role": "assistant", "content": "Sure! Rex, four legs."}
+    assert reask[-1]["role"] == "user" and "Invalid JSON" in reask[-1]["content"]
+
+
+async def test_invalid_after_all_retries_raises_output_invalid_with_the_last_error(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(completion('{"name": "Rex"}'), completion('{"name": "Rex", "legs": -1}'))
+    llm = make(endpoint, max_retries=1)
+
+    with pytest.raises(LLMOutputInvalid) as caught:
+        await llm.structured("deriver", MESSAGES, Pet)
+
+    error = caught.value
+    assert error.code is ErrorCode.INTERNAL
+    assert error.attempts == 2
+    assert "legs" in error.last_error and "greater than or equal to 0" in error.last_error
+    assert error.usage.input_tokens == 20
+    assert len(endpoint.requests) == 2
+
+
+async def test_truncated_answer_says_to_raise_max_tokens(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    llm = make(Endpoint(completion('{"name": "Re', finish="length")))
+    with pytest.raises(LLMOutputInvalid, match="BELIEFGRAPH_LLM_MAX_TOKENS"):
+        await llm.structured("deriver", MESSAGES, Pet)
+
+
+@pytest.mark.parametrize(
+    ("answer", "retryable", "hint"),
+    [
+        (status(500), True, "answered 500"),
+        (status(429, "slow down"), True, "slow down"),
+        (refuse_connection, True, "cannot reach"),
+        (status(401, "bad key"), False, "BELIEFGRAPH_LLM_API_KEY"),
+        (status(404, "no such model"), False, "not found"),
+        (status(400, "response_format unsupported"), False, "BELIEFGRAPH_LLM_MODE"),
+    ],
+    ids=["500", "429", "connection", "401", "404", "400"],
+)
+async def test_transport_failures_raise_unavailable(
+    make: Callable[..., OpenAICompatibleLLM], answer: Answer, retryable: bool, hint: str
+) -> None:
+    llm = make(Endpoint(answer), max_retries=0)
+    with pytest.raises(LLMUnavailable) as caught:
+        await llm.structured("deriver", MESSAGES, Pet)
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert caught.value.retryable is retryable
+    assert hint in caught.value.message
+
+
+async def test_a_server_error_is_retried_by_the_client(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    # retry-after-ms keeps the client's backoff to a millisecond.
+    endpoint = Endpoint(
+        status(503, **{"retry-after-ms": "1"}), completion('{"name": "Rex", "legs": 4}')
+    )
+    llm = make(endpoint, max_retries=1)
+    assert (await llm.structured("deriver", MESSAGES, Pet)).value.legs == 4
+    assert len(endpoint.requests) == 2
+
+
+async def test_tools_mode_reads_the_answer_from_a_forced_function_call(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "Pet", "arguments": '{"name": "Tom", "legs": 4}'},
+    }
+    endpoint = Endpoint(completion(None, tool_calls=[call], finish="tool_calls"))
+    llm = make(endpoint, mode="tools")
+
+    result = await llm.structured("deriver", MESSAGES, Pet)
+
+    assert result.value == Pet(name="Tom", legs=4)
+    request = endpoint.requests[0]
+    assert request["tools"][0]["function"]["name"] == "Pet"
+    assert request["tool_choice"]["function"]["name"] == "Pet"
+    assert "response_format" not in request
+
+
+async def test_json_object_mode_and_max_completion_tokens(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(completion('{"name": "Rex", "legs": 4}'))
+    llm = make(endpoint, mode="json_object", max_tokens_param="max_completion_tokens")
+    await llm.structured("deriver", MESSAGES, Pet)
+    request = endpoint.requests[0]
+    assert request["response_format"] == {"type": "json_object"}
+    assert request["max_completion_tokens"] == 2048
+    assert "max_tokens" not in request
+
+
+async def test_md_json_mode_accepts_json_in_a_markdown_block(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    endpoint = Endpoint(completion('Here you go:\n```json\n{"name": "Rex", "legs": 4}\n```'))
+    llm = make(endpoint, mode="md_json")
+    assert (await llm.structured("deriver", MESSAGES, Pet)).value == Pet(name="Rex", legs=4)
+    assert "response_format" not in endpoint.requests[0]
+
+
+# --- chat and stream --------------------------------------------------------------------------
+
+
+SEARCH = ToolSpec(
+    "search",
+    "Search observations.",
+    {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+)
+
+
+async def test_chat_turn_with_tool_calls_round_trips_into_the_next_request(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    calls = [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "search", "arguments": '{"query": "dog"}'},
+        },
+        {"id": "c2", "type": "function", "function": {"name": "search", "arguments": "{oops"}},
+    ]
+    endpoint = Endpoint(
+        completion(None, tool_calls=calls, finish="tool_calls", usage=(20, 9)),
+        completion("Alice has a dog."),
+    )
+    llm = make(endpoint, models={"dialectic-low": "chat-model"})
+    history: list[ChatMessage] = [system("Answer with tools."), user("Does Alice have pets?")]
+
+    turn = await llm.chat("dialectic-low", history, tools=[SEARCH])
+
+    assert turn.content is None
+    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [
+        ("c1", "search", {"query": "dog"}),
+        ("c2", "search", {}),
+    ]
+    assert turn.tool_calls[0].arguments_error is None
+    assert turn.tool_calls[1].arguments_error is not None
+    assert (turn.usage.input_tokens, turn.usage.output_tokens) == (20, 9)
+    first = endpoint.requests[0]
+    assert first["model"] == "chat-model"
+    assert first["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "Search observations.",
+                "parameters": SEARCH.parameters,
+            },
+        }
+    ]
+
+    history += [assistant_turn(turn), tool_result("c1", "alice: I have a dog")]
+    final = await llm.chat("dialectic-low", history, tools=[SEARCH])
+
+    assert final.content == "Alice has a dog." and final.tool_calls == []
+    sent = endpoint.requests[1]["messages"]
+    assert sent[2]["tool_calls"][0] == {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "search", "arguments": '{"query": "dog"}'},
+    }
+    assert sent[3] == {"role": "tool", "tool_call_id": "c1", "content": "alice: I have a dog"}
+
+
+async def test_chat_without_tools_sends_none(make: Callable[..., OpenAICompatibleLLM]) -> None:
+    endpoint = Endpoint(completion("Hello."))
+    turn = await make(endpoint).chat("dialectic-low", [user("Hi")])
+    assert turn.content == "Hello."
+    assert "tools" not in endpoint.requests[0]
+
+
+async def test_stream_yields_text_deltas(make: Callable[..., OpenAICompatibleLLM]) -> None:
+    endpoint = Endpoint(sse("Alice ", "has ", "", "a dog."))
+    llm = make(endpoint)
+    deltas = [delta async for delta in llm.stream("dialectic-low", [user("Pets?")])]
+    assert deltas == ["Alice ", "has ", "a dog."]
+    assert endpoint.requests[0]["stream"] is True
+
+
+async def test_stream_failure_raises_unavailable(make: Callable[..., OpenAICompatibleLLM]) -> None:
+    llm = make(Endpoint(status(502)), max_retries=0)
+    with pytest.raises(LLMUnavailable, match="502"):
+        async for _ in llm.stream("dialectic-low", [user("Pets?")]):
+            pass
+
+
+# --- configuration ----------------------------------------------------------------------------
+
+
+def test_no_endpoint_and_no_key_means_extractive_mode() -> None:
+    assert llm_config_from_env({}) is None
+    assert (
+        llm_config_from_env({"BELIEFGRAPH_LLM_MODEL": "x", "BELIEFGRAPH_LLM_API_KEY": ""}) is None
+    )
+
+
+def test_config_from_env_reads_every_setting() -> None:
+    config = llm_config_from_env(
+        {
+            "BELIEFGRAPH_LLM_BASE_URL": "http://localhost:11434/v1",
+            "BELIEFGRAPH_LLM_MODEL": "llama3.1",
+            "BELIEFGRAPH_LLM_MODEL_DERIVER": "qwen2.5:7b",
+            "BELIEFGRAPH_LLM_MODEL_DIALECTIC_HIGH": "llama3.1:70b",
+            "BELIEFGRAPH_LLM_MODEL_SUMMARIZER": "",
+            "BELIEFGRAPH_LLM_TIMEOUT": "5.5",
+            "BELIEFGRAPH_LLM_MAX_RETRIES": "0",
+            "BELIEFGRAPH_LLM_MODE": "tools",
+            "BELIEFGRAPH_LLM_MAX_TOKENS": "512",
+            "BELIEFGRAPH_LLM_MAX_TOKENS_PARAM": "max_completion_tokens",
+        }
+    )
+    assert config == LLMConfig(
+        base_url="http://localhost:11434/v1",
+        api_key="",
+        model="llama3.1",
+        models={"deriver": "qwen2.5:7b", "dialectic-high": "llama3.1:70b"},
+        timeout_s=5.5,
+        max_retries=0,
+        mode="tools",
+        max_tokens=512,
+        max_tokens_param="max_completion_tokens",
+    )
+    assert config.model_for("deriver") == "qwen2.5:7b"
+    assert config.model_for("summarizer") == "llama3.1"
+
+
+def test_openai_api_key_is_the_fallback_and_defaults_apply() -> None:
+    config = llm_config_from_env({"OPENAI_API_KEY": "sk-test"})
+    assert config == LLMConfig(api_key="sk-test")
+    assert (config.timeout_s, config.max_retries, config.mode, config.max_tokens) == (
+        60.0,
+        2,
+        "json_schema",
+        2048,
+    )
+    assert "sk-test" not in repr(config)
+    with_own = llm_config_from_env({"OPENAI_API_KEY": "a", "BELIEFGRAPH_LLM_API_KEY": "b"})
+    assert with_own is not None and with_own.api_key == "b"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "complaint"),
+    [
+        ("BELIEFGRAPH_LLM_TIMEOUT", "soon", "not a valid float"),
+        ("BELIEFGRAPH_LLM_MAX_RETRIES", "-1", "max_retries"),
+        ("BELIEFGRAPH_LLM_MODE", "xml", "json_schema, tools, json_object, md_json"),
+        ("BELIEFGRAPH_LLM_MODEL_DERIVR", "m", "names no role"),
+    ],
+)
+def test_bad_settings_are_refused_with_a_hint(name: str, value: str, complaint: str) -> None:
+    with pytest.raises(InvalidInput, match=complaint):
+        llm_config_from_env({"OPENAI_API_KEY": "k", name: value})
+
+
+def test_every_setting_is_listed_once_with_a_description() -> None:
+    names = [name for name, _, _ in LLM_SETTINGS]
+    assert len(names) == len(set(names))
+    assert {role_env(role) for role in ROLES} <= set(names)
+    assert role_env("dialectic-low") == "BELIEFGRAPH_LLM_MODEL_DIALECTIC_LOW"
+    assert all(description for _, _, description in LLM_SETTINGS)
+    defaults = {name: default for name, default, _ in LLM_SETTINGS}
+    config = LLMConfig()
+    assert defaults["BELIEFGRAPH_LLM_MODEL"] == config.model
+    assert float(defaults["BELIEFGRAPH_LLM_TIMEOUT"]) == config.timeout_s
+    assert int(defaults["BELIEFGRAPH_LLM_MAX_RETRIES"]) == config.max_retries
+    assert defaults["BELIEFGRAPH_LLM_MODE"] == config.mode
+    assert int(defaults["BELIEFGRAPH_LLM_MAX_TOKENS"]) == config.max_tokens
+    assert defaults["BELIEFGRAPH_LLM_MAX_TOKENS_PARAM"] == config.max_tokens_param
