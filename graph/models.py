@@ -79,6 +79,9 @@ class Message(StructuredNode):
     metadata = StringProperty(default="{}")
     meta_kv = ArrayProperty(StringProperty(), default=list)
     created_at = DateTimeNeo4jFormatProperty(required=True)
+    # Server time of arrival: who was present is judged by it, so imported histories (with old
+    # created_at values) still reach the peers in the session.
+    received_at = DateTimeNeo4jFormatProperty(required=True)
     seq = IntegerProperty(required=True)
     token_count = IntegerProperty(required=True)
     embedding = ArrayProperty(FloatProperty())

@@ -129,6 +129,7 @@ class MessageRecord:
     seq: int
     token_count: int
     client_id: str | None = None
+    received_at: datetime | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MessageRecord:
@@ -144,6 +145,7 @@ class MessageRecord:
             seq=int(row["seq"]),
             token_count=int(row["token_count"]),
             client_id=row.get("client_id"),
+            received_at=to_datetime(row.get("received_at")),
         )
 
 
@@ -211,3 +213,28 @@ class Page(Generic[T]):
     items: list[T]
     end_cursor: str | None
     has_next_page: bool
+
+
+@dataclass(frozen=True)
+class SummaryRecord:
+    id: str
+    workspace: str
+    session: str
+    kind: str
+    content: str
+    up_to_message: int
+    token_count: int
+    created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> SummaryRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            session=row["session"],
+            kind=row["kind"],
+            content=row["content"],
+            up_to_message=int(row["up_to_message"]),
+            token_count=int(row["token_count"]),
+            created_at=required_datetime(row["created_at"]),
+        )

@@ -98,6 +98,57 @@ class Settings:
         "BELIEFGRAPH_MAX_REQUEST_BYTES", 4_000_000, "Largest HTTP request body, in bytes"
     )
 
+    # Write path
+    deriver_token_target: int = _setting(
+        "BELIEFGRAPH_DERIVER_TOKEN_TARGET",
+        1024,
+        "A (session, peer) unit is derived once this many new tokens wait",
+    )
+    deriver_max_age: float = _setting(
+        "BELIEFGRAPH_DERIVER_MAX_AGE",
+        300.0,
+        "...or once its oldest waiting message is this many seconds old (flush forces it)",
+    )
+    deriver_batch_tokens: int = _setting(
+        "BELIEFGRAPH_DERIVER_BATCH_TOKENS", 1024, "Most target-peer input tokens per deriver call"
+    )
+    dedup_threshold: float = _setting(
+        "BELIEFGRAPH_DEDUP_THRESHOLD",
+        0.95,
+        "Cosine at or above which a new observation counts as a repeat of one in its scope",
+    )
+    summary_short_every: int = _setting(
+        "BELIEFGRAPH_SUMMARY_SHORT_EVERY", 20, "Messages between short session summaries"
+    )
+    summary_long_every: int = _setting(
+        "BELIEFGRAPH_SUMMARY_LONG_EVERY", 60, "Messages between long session summaries"
+    )
+    summary_short_words: int = _setting(
+        "BELIEFGRAPH_SUMMARY_SHORT_WORDS", 120, "Word limit of a short summary"
+    )
+    summary_long_words: int = _setting(
+        "BELIEFGRAPH_SUMMARY_LONG_WORDS", 500, "Word limit of a long summary"
+    )
+    # Worker and queue
+    worker: str = _setting(
+        "BELIEFGRAPH_WORKER", "on", "on | off: whether `serve` also runs a worker in-process"
+    )
+    worker_concurrency: int = _setting(
+        "BELIEFGRAPH_WORKER_CONCURRENCY", 2, "Work units a worker process runs at once"
+    )
+    job_max_attempts: int = _setting(
+        "BELIEFGRAPH_JOB_MAX_ATTEMPTS", 5, "Attempts before a job is dead-lettered"
+    )
+    job_lease: float = _setting(
+        "BELIEFGRAPH_JOB_LEASE", 120.0, "Seconds a worker's lease lasts (renewed while it works)"
+    )
+    job_backoff: float = _setting(
+        "BELIEFGRAPH_JOB_BACKOFF", 5.0, "First retry delay in seconds; doubles per attempt"
+    )
+    job_max_backoff: float = _setting(
+        "BELIEFGRAPH_JOB_MAX_BACKOFF", 600.0, "Longest retry delay in seconds"
+    )
+
     @property
     def home_path(self) -> Path:
         return Path(self.home or _default_home())
@@ -149,7 +200,20 @@ class Settings:
             raise InvalidInput(
                 "auth is on: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
             )
-        for name in ("max_page_size", "max_batch", "max_message_chars", "embedding_dim"):
+        if self.worker not in {"on", "off"}:
+            raise InvalidInput(f"BELIEFGRAPH_WORKER must be on or off, not {self.worker!r}")
+        for name in (
+            "max_page_size",
+            "max_batch",
+            "max_message_chars",
+            "embedding_dim",
+            "deriver_token_target",
+            "deriver_batch_tokens",
+            "summary_short_every",
+            "summary_long_every",
+            "worker_concurrency",
+            "job_max_attempts",
+        ):
             if getattr(self, name) <= 0:
                 raise InvalidInput(f"{name} must be positive")
 

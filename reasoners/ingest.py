@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database
+from graph.db import Database, Tx
 from graph.errors import InvalidInput, LimitExceeded
 from graph.props import dump_json
 from graph.records import MessageRecord
-from graph.repo import messages
+from graph.repo import jobs, messages
 from graph.settings import Settings
-from graph.validation import check_name
+from graph.validation import check_name, now
 from reasoners.embeddings import Embedder, embed_async
+from reasoners.pipeline import jobs_for_messages
 from reasoners.tokens import TokenCounter
 
 MAX_CONTEXT_CHARS = 4000
@@ -98,8 +99,6 @@ async def add_messages(
     workspace: str,
     session: str,
     items: Sequence[MessageInput],
-    *,
-    after_create: messages.AfterCreate | None = None,
 ) -> AddResult:
     metadata_json = validate_batch(items, settings)
     # Embeddings are computed before the transaction opens, so it stays short; a message is
@@ -119,5 +118,13 @@ async def add_messages(
         )
         for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
     ]
-    stored, created = await messages.create(db, workspace, session, rows, after_create=after_create)
+    async def enqueue_work(tx: Tx, created: list[MessageRecord]) -> None:
+        # Same transaction as the messages: a stored message always has its jobs.
+        await jobs.enqueue(
+            tx,
+            jobs_for_messages(settings, created, now()),
+            token_target=settings.deriver_token_target,
+        )
+
+    stored, created = await messages.create(db, workspace, session, rows, after_create=enqueue_work)
     return AddResult(stored, created)

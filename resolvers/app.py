@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +19,7 @@ from resolvers.api.context import Context
 from resolvers.api.queries import version
 from resolvers.api.schema import build_schema
 from graph.settings import Settings
+from resolvers.runtime import build_worker
 from resolvers.services import Services
 
 
@@ -88,8 +90,13 @@ def create_app(
     *,
     open_services: Callable[[], Awaitable[Services]] | None = None,
     close_services: Callable[[Services], Awaitable[None]] | None = None,
+    run_worker: bool = False,
 ) -> ASGIApp:
-    """An app over given services, or one that opens them at start-up and closes them after."""
+    """An app over given services, or one that opens them at start-up and closes them after.
+
+    With `run_worker`, a background worker runs in the same process for the app's lifetime
+    and is stopped gracefully (finishing or handing back its jobs) at shutdown.
+    """
     state: dict[str, Services] = {}
     graphql = _LazyGraphQL()
     if services is not None:
@@ -102,9 +109,16 @@ def create_app(
             assert open_services is not None
             state["services"] = await open_services()
             graphql.app = BeliefgraphGraphQL(state["services"])
+        stop = asyncio.Event()
+        worker_task = None
+        if run_worker:
+            worker_task = asyncio.create_task(build_worker(state["services"]).run(stop))
         try:
             yield
         finally:
+            stop.set()
+            if worker_task is not None:
+                await worker_task
             if close_services is not None:
                 await close_services(state["services"])
 

@@ -91,6 +91,18 @@ def _run_serve(args: argparse.Namespace, settings: Settings) -> int:
     return serve(settings, manage_neo4j=settings.managed and not args.no_neo4j)
 
 
+def _configure_worker(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--concurrency", type=int, help="work units at once (default BELIEFGRAPH_WORKER_CONCURRENCY)"
+    )
+
+
+def _run_worker(args: argparse.Namespace, settings: Settings) -> int:
+    from resolvers.serve import run_worker
+
+    return run_worker(settings, concurrency=args.concurrency)
+
+
 def _configure_key(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scope", choices=[s.value for s in Scope], default="admin")
     parser.add_argument("--workspace")
@@ -131,6 +143,8 @@ BENCH_SUITES = {
 
 COMMANDS: dict[str, Command] = {
     "serve": Command("start Neo4j (managed), the API and the worker", _configure_serve, _run_serve),
+    "worker": Command("run a background worker (derive, summarize)", _configure_worker,
+                      _run_worker),
     "neo4j": Command("manage the local Neo4j server", _configure_neo4j, _run_neo4j),
     "key": Command("issue an API key (needs BELIEFGRAPH_AUTH_SECRET)", _configure_key, _run_key),
     "bench": Command("run a benchmark and write its report under docs/", _configure_bench,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 
 from graph.db import Database
@@ -11,7 +14,11 @@ from graph.errors import Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
 from reasoners.embeddings import Embedder, SentenceTransformerEmbedder
+from reasoners.llm import LLM
+from reasoners.llm_openai import OpenAICompatibleLLM, llm_config_from_env
 from reasoners.tokens import MiniLMTokenCounter, TokenCounter
+from reasoners.handlers import build_handlers
+from reasoners.worker import Worker, WorkerConfig
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph")
@@ -31,7 +38,14 @@ async def open_services(
     password: str | None = None,
     embedder: Embedder | None = None,
     tokens: TokenCounter | None = None,
+    llm: LLM | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Services:
+    """Open the database, load the embedder, install the schema, pick the LLM provider.
+
+    `llm` overrides the provider (tests pass a scripted one); otherwise an OpenAI-compatible
+    endpoint is used when configured in `env`, and the extractive provider when not.
+    """
     db = Database.connect(settings, password if password is not None else neo4j_password(settings))
     try:
         if not await db.ping():
@@ -57,8 +71,26 @@ async def open_services(
     counter = tokens or MiniLMTokenCounter(
         Path(settings.embedding_model) / "tokenizer.json" if settings.embedding_model else None
     )
-    return Services(settings=settings, db=db, embedder=embedder, tokens=counter)
+    if llm is None:
+        config = llm_config_from_env(os.environ if env is None else env)
+        llm = OpenAICompatibleLLM(config) if config is not None else None
+    log.info("provider: %s", "extractive (no LLM configured)" if llm is None else llm.mode)
+    return Services(settings=settings, db=db, embedder=embedder, tokens=counter, llm=llm)
 
 
 async def close_services(services: Services) -> None:
     await services.db.close()
+
+
+def build_worker(services: Services, *, concurrency: int | None = None) -> Worker:
+    settings = services.settings
+    config = WorkerConfig(
+        concurrency=concurrency or settings.worker_concurrency,
+        lease=timedelta(seconds=settings.job_lease),
+        backoff=timedelta(seconds=settings.job_backoff),
+        max_backoff=timedelta(seconds=settings.job_max_backoff),
+    )
+    handlers = build_handlers(
+        services.db, services.embedder, services.tokens, services.llm, settings
+    )
+    return Worker(services.db, handlers, config)

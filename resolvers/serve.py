@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import signal
 from types import FrameType
@@ -10,7 +11,7 @@ import uvicorn
 
 from graph.settings import Settings
 from resolvers.app import create_app
-from resolvers.runtime import close_services, neo4j_password, open_services
+from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
 
 log = logging.getLogger("beliefgraph")
 
@@ -36,6 +37,7 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
         settings,
         open_services=lambda: open_services(settings, password=password),
         close_services=close_services,
+        run_worker=settings.worker == "on",
     )
     # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; make that handler an exception so `finally` still runs.
@@ -46,4 +48,27 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
         if server is not None and started_here:
             log.info("stopping the Neo4j this process started")
             server.stop()
+    return 0
+
+
+def run_worker(settings: Settings, *, concurrency: int | None) -> int:
+    """`beliefgraph worker`: a worker process until SIGINT/SIGTERM, then a graceful stop."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    async def main() -> None:
+        services = await open_services(settings, password=neo4j_password(settings))
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        worker = build_worker(services, concurrency=concurrency)
+        log.info("worker %s running %d units at once", worker.owner, worker.config.concurrency)
+        try:
+            await worker.run(stop)
+        finally:
+            await close_services(services)
+        log.info("worker stopped: %d units done, %d failed", worker.processed_units,
+                 worker.failed_units)
+
+    asyncio.run(main())
     return 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from graph.db import Database
 from graph.settings import Settings
 from reasoners.embeddings import Embedder
+from reasoners.llm import LLM
 from reasoners.tokens import TokenCounter
 
 
@@ -16,3 +17,9 @@ class Services:
     db: Database
     embedder: Embedder
     tokens: TokenCounter
+    llm: LLM | None = None  # None: the extractive provider (no LLM configured)
+
+    @property
+    def mode(self) -> str:
+        """Which provider produces derived content: "extractive" or the LLM's mode."""
+        return "extractive" if self.llm is None else self.llm.mode

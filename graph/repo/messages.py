@@ -99,6 +99,7 @@ async def create(
                         "metadata": r.metadata_json,
                         "meta_kv": meta_kv(r.metadata),
                         "created_at": aware(r.created_at) or stamp,
+                        "received_at": stamp,
                         "seq": first + offset,
                         "token_count": r.token_count,
                         "embedding": r.embedding,
@@ -173,3 +174,22 @@ async def list_page(
     items = [MessageRecord.from_row(r["message"]) for r in rows[:limit]]
     cursor = encode(items[-1].created_at, items[-1].id) if items else None
     return Page(items, cursor, len(rows) > limit)
+
+
+async def by_ids(db: Database, workspace: str, ids: list[str]) -> list[MessageRecord]:
+    """Live messages among `ids`, in session order."""
+    rows = await db.read("get_messages_by_ids", workspace=workspace, ids=ids)
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def by_seq(
+    db: Database, workspace: str, session: str, from_seq: int, to_seq: int
+) -> list[MessageRecord]:
+    rows = await db.read(
+        "list_session_messages_by_seq",
+        workspace=workspace,
+        session=session,
+        from_seq=from_seq,
+        to_seq=to_seq,
+    )
+    return [MessageRecord.from_row(r["message"]) for r in rows]

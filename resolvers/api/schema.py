@@ -7,15 +7,27 @@ from strawberry.extensions import AddValidationRules
 
 from graph.settings import Settings
 from resolvers.api.errors import ErrorCodes
-from resolvers.api.mutations import Mutation
-from resolvers.api.queries import Query
+from resolvers.api.mutations import Mutation as CoreMutation
+from resolvers.api.queries import Query as CoreQuery
+from resolvers.api.queue import QueueMutation, QueueQuery, Subscription
 from resolvers.limits import TokenLimit, alias_rule, depth_rule
+
+
+@strawberry.type
+class Query(CoreQuery, QueueQuery):
+    pass
+
+
+@strawberry.type
+class Mutation(CoreMutation, QueueMutation):
+    pass
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=[
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
 
 from graph import records
+from graph.repo import summaries as summary_repo
 from reasoners.search import MessageHit as MessageHitRecord
 
 T = TypeVar("T")
@@ -92,6 +93,27 @@ class Session:
     context: str | None
     active: bool
     created_at: datetime
+
+    @strawberry.field(description="The session's summaries, newest first.")
+    async def summaries(
+        self, info: strawberry.Info[Any, None], kind: str | None = None, first: int = 10
+    ) -> list[Summary]:
+        services = info.context.services
+        rows = await summary_repo.list_for_session(
+            services.db, self.workspace, self.name, kind=kind,
+            limit=min(max(first, 1), services.settings.max_page_size),
+        )
+        return [
+            Summary(
+                id=strawberry.ID(r.id),
+                kind=r.kind,
+                content=r.content,
+                up_to_message=r.up_to_message,
+                token_count=r.token_count,
+                created_at=r.created_at,
+            )
+            for r in rows
+        ]
 
     @classmethod
     def of(cls, r: records.SessionRecord) -> Session:
@@ -278,3 +300,44 @@ class KeyScope(Enum):
     WORKSPACE = "workspace"
     PEER = "peer"
     SESSION = "session"
+
+
+@strawberry.type
+class Summary:
+    id: strawberry.ID
+    kind: str
+    content: str
+    up_to_message: int = strawberry.field(description="Seq of the last message it covers.")
+    token_count: int
+    created_at: datetime
+
+
+@strawberry.type
+class QueueStatus:
+    pending: int
+    running: int
+    done: int
+    dead: int
+    tokens_in: int
+    tokens_out: int
+
+    @strawberry.field(description="True when nothing is pending or running.")
+    def idle(self) -> bool:
+        return self.pending == 0 and self.running == 0
+
+
+@strawberry.type
+class Job:
+    id: strawberry.ID
+    kind: str
+    status: str
+    session: str | None
+    peer: str | None
+    attempts: int
+    max_attempts: int
+    error: str | None
+    run_after: datetime
+    created_at: datetime
+    updated_at: datetime
+    tokens_in: int
+    tokens_out: int

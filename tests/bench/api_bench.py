@@ -366,6 +366,7 @@ def message_props(
             "metadata": "{}",
             "meta_kv": [],
             "created_at": created_at,
+            "received_at": created_at,
             "seq": seq,
             "token_count": token_count,
             "embedding": embedding,
@@ -761,8 +762,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def ingest_table(summary: dict[str, Any]) -> str:
     labels = (
-        ("ours", "ours: `add_messages` (validate, embed, store)"),
-        ("ours_store_only", "ours, store only: `messages.create` with the same vectors"),
+        ("ours", "ours: `add_messages` (validate, embed, store + enqueue jobs)"),
+        ("ours_store_only", "ours, store only: `messages.create`, same vectors, no jobs"),
         ("raw_unwind", "baseline: raw `UNWIND` insert with the same vectors"),
         ("embedding_alone", "embedding alone (same batches)"),
     )
@@ -849,7 +850,8 @@ def render(report: dict[str, Any]) -> str:
         "(seeded; users alice/bob/carol alternating with an assistant; 4 sessions), after one "
         "uncounted warm-up batch. Each batch runs every path in turn (order rotated per batch), "
         "each into its own workspace. The baseline gets the batch's embeddings precomputed and "
-        "skips validation, sequence numbers and membership; it creates the same Message node "
+        "skips validation, sequence numbers, membership windows and job enqueueing; it creates the "
+        "same Message node "
         "with its IN and SENT_BY edges.",
         "",
         ingest_table(ingest),

@@ -1,0 +1,8 @@
+// A repeated fact: count it again and keep the new evidence beside the old.
+UNWIND $repeats AS item
+MATCH (o:Observation {id: item.id, workspace: $workspace})
+MATCH (m:Message {workspace: $workspace, id: item.message_id})
+SET o.times_derived = coalesce(o.times_derived, 1) + 1
+MERGE (o)-[d:DERIVED_FROM]->(m)
+ON CREATE SET d.span = item.span
+RETURN count(o) AS reinforced

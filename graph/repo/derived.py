@@ -1,0 +1,102 @@
+"""Observation writes of the deriver: new explicit facts, and repeats of known ones."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph import models
+from graph.db import Tx
+from graph.props import node_props
+from graph.validation import now
+
+
+@dataclass(frozen=True)
+class ExplicitFact:
+    """One fact for one (observer, observed) scope, with its source message and span."""
+
+    observer: str
+    observed: str
+    content: str
+    content_key: str
+    embedding: list[float]
+    message_id: str
+    span: str
+    valid_at: datetime
+    session: str
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    created: list[str]
+    reinforced: int
+
+
+async def write_explicit(
+    tx: Tx, workspace: str, facts: list[ExplicitFact], *, threshold: float
+) -> WriteOutcome:
+    """Create the facts that are new to their scope; count the others as derived again.
+
+    The duplicate check runs inside the write transaction, so it sees what concurrent
+    derivations of the same scope committed before it.
+    """
+    if not facts:
+        return WriteOutcome([], 0)
+    rows = await tx.rows(
+        "find_scope_duplicates",
+        workspace=workspace,
+        threshold=threshold,
+        candidates=[
+            {
+                "index": i,
+                "observer": f.observer,
+                "observed": f.observed,
+                "key": f.content_key,
+                "embedding": f.embedding,
+            }
+            for i, f in enumerate(facts)
+        ],
+    )
+    duplicate_of = {int(r["index"]): str(r["id"]) for r in rows if r["id"] is not None}
+    stamp = now()
+    fresh = [
+        {
+            "message_id": f.message_id,
+            "span": f.span,
+            "props": node_props(
+                models.Observation,
+                {
+                    "uid": str(uuid.uuid4()),
+                    "workspace": workspace,
+                    "observer": f.observer,
+                    "observed": f.observed,
+                    "level": "explicit",
+                    "content": f.content,
+                    "content_key": f.content_key,
+                    "embedding": f.embedding,
+                    "created_at": stamp,
+                    "valid_at": f.valid_at,
+                    "session": f.session,
+                    "times_derived": 1,
+                    "stale": False,
+                    "facets": [],
+                },
+            ),
+        }
+        for i, f in enumerate(facts)
+        if i not in duplicate_of
+    ]
+    created = (
+        [r["id"] for r in await tx.rows("create_explicit_observations", workspace=workspace, observations=fresh)]
+        if fresh
+        else []
+    )
+    repeats = [
+        {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
+        for i, f in enumerate(facts)
+        if i in duplicate_of
+    ]
+    if repeats:
+        await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
+    return WriteOutcome(created, len(repeats))

@@ -1,0 +1,54 @@
+"""Session summaries (short and long), written by the summarizer."""
+
+from __future__ import annotations
+
+import uuid
+
+from graph import models
+from graph.db import Database, Tx
+from graph.props import node_props
+from graph.records import SummaryRecord
+from graph.validation import now
+
+
+async def latest(db: Database, workspace: str, session: str, kind: str) -> SummaryRecord | None:
+    row = await db.read_one("get_latest_summary", workspace=workspace, session=session, kind=kind)
+    return SummaryRecord.from_row(row["summary"]) if row else None
+
+
+async def list_for_session(
+    db: Database, workspace: str, session: str, *, kind: str | None, limit: int
+) -> list[SummaryRecord]:
+    rows = await db.read(
+        "list_summaries", workspace=workspace, session=session, kind=kind, limit=limit
+    )
+    return [SummaryRecord.from_row(r["summary"]) for r in rows]
+
+
+async def create(
+    tx: Tx,
+    workspace: str,
+    session: str,
+    *,
+    kind: str,
+    content: str,
+    up_to_message: int,
+    token_count: int,
+) -> str:
+    props = node_props(
+        models.Summary,
+        {
+            "uid": str(uuid.uuid4()),
+            "workspace": workspace,
+            "session": session,
+            "kind": kind,
+            "content": content,
+            "up_to_message": up_to_message,
+            "token_count": token_count,
+            "created_at": now(),
+        },
+    )
+    row = await tx.one("create_summary", props=props)
+    if row is None:
+        raise LookupError(f"session {session!r} vanished before its summary was written")
+    return str(row["id"])

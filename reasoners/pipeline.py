@@ -1,0 +1,77 @@
+"""Which background jobs a batch of new messages creates (pure).
+
+- One `derive` job per sender, in the unit of (workspace, session, sender): the deriver reads
+  each peer's messages in order. It waits up to the max age, or less once the unit's waiting
+  tokens reach the token target (checked at enqueue), or until a flush.
+- A `summarize` job each time the session's message count crosses a multiple of the short or
+  long cadence, runnable at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from graph.records import MessageRecord
+from graph.repo.jobs import NewJob
+from graph.settings import Settings
+
+DERIVE = "derive"
+SUMMARIZE = "summarize"
+
+
+def derive_unit(workspace: str, session: str, peer: str) -> str:
+    # "/" cannot occur in names, so the key is unambiguous.
+    return f"{DERIVE}/{workspace}/{session}/{peer}"
+
+
+def summarize_unit(workspace: str, session: str) -> str:
+    return f"{SUMMARIZE}/{workspace}/{session}"
+
+
+def crossed_multiples(first_seq: int, last_seq: int, every: int) -> list[int]:
+    """Message counts that are multiples of `every` reached by seqs first..last (0-based)."""
+    before = first_seq  # messages stored before this batch
+    after = last_seq + 1
+    return [k * every for k in range(before // every + 1, after // every + 1)]
+
+
+def jobs_for_messages(
+    settings: Settings, created: Sequence[MessageRecord], stamp: datetime
+) -> list[NewJob]:
+    if not created:
+        return []
+    workspace, session = created[0].workspace, created[0].session
+    by_peer: dict[str, list[MessageRecord]] = {}
+    for message in created:
+        by_peer.setdefault(message.peer, []).append(message)
+    jobs = [
+        NewJob(
+            workspace=workspace,
+            kind=DERIVE,
+            work_unit=derive_unit(workspace, session, peer),
+            payload={"message_ids": [m.id for m in messages]},
+            run_after=stamp + timedelta(seconds=settings.deriver_max_age),
+            session=session,
+            peer=peer,
+            tokens=sum(m.token_count for m in messages),
+            max_attempts=settings.job_max_attempts,
+        )
+        for peer, messages in by_peer.items()
+    ]
+    first = min(m.seq for m in created)
+    last = max(m.seq for m in created)
+    for kind, every in (("short", settings.summary_short_every), ("long", settings.summary_long_every)):
+        for count in crossed_multiples(first, last, every):
+            jobs.append(
+                NewJob(
+                    workspace=workspace,
+                    kind=SUMMARIZE,
+                    work_unit=summarize_unit(workspace, session),
+                    payload={"kind": kind, "up_to_seq": count - 1},
+                    run_after=stamp,
+                    session=session,
+                    max_attempts=settings.job_max_attempts,
+                )
+            )
+    return jobs

@@ -1,0 +1,90 @@
+"""Shared setup for write-path tests: a workspace's conversation and a worker to process it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph.repo import jobs, observations, peers, sessions
+from graph.repo.observations import ObservationFilter
+from graph.repo.sessions import MemberSettings
+from reasoners.handlers import build_handlers
+from reasoners.ingest import MessageInput, add_messages
+from reasoners.llm import ChatMessage
+from reasoners.schemas import DeriverOutput
+from reasoners.worker import Worker, WorkerConfig
+from resolvers.services import Services
+
+_TARGET = re.compile(r"^\[(\d+)\] (\S+) \*TARGET\* at [^\n]*:\n((?:    .*\n?|\n)+)", re.MULTILINE)
+
+
+def target_messages(messages: list[ChatMessage]) -> list[tuple[int, str, str]]:
+    """(prompt index, speaker, text) of each *TARGET* message in a deriver prompt."""
+    prompt = str(messages[-1]["content"])
+    found = []
+    for match in _TARGET.finditer(prompt):
+        text = "\n".join(line[4:] for line in match.group(3).rstrip("\n").split("\n"))
+        found.append((int(match.group(1)), match.group(2), text.strip()))
+    return found
+
+
+def echo_deriver(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+    """A scripted deriver that states each target message as one fact, citing all of it."""
+    return DeriverOutput.model_validate(
+        {
+            "observations": [
+                {
+                    "content": f"{peer} said: {text[:200]}",
+                    "source_message_index": i,
+                    "source_span": text[:200],
+                }
+                for i, peer, text in target_messages(messages)
+            ]
+        }
+    )
+
+
+async def make_peers(services: Services, workspace: str, *names: str) -> None:
+    for name in names:
+        await peers.get_or_create(
+            services.db, workspace, name, metadata=None, configuration=None, json_limit=10_000
+        )
+
+
+async def make_session(
+    services: Services, workspace: str, name: str, members: list[MemberSettings]
+) -> None:
+    await sessions.get_or_create(
+        services.db, workspace, name, metadata=None, configuration=None, json_limit=10_000
+    )
+    if members:
+        await sessions.add_peers(services.db, workspace, name, members)
+
+
+async def post(services: Services, workspace: str, session: str, *turns: tuple[str, str]) -> None:
+    await add_messages(
+        services.db,
+        services.embedder,
+        services.tokens,
+        services.settings,
+        workspace,
+        session,
+        [MessageInput(peer=p, content=c) for p, c in turns],
+    )
+
+
+def worker_for(services: Services, llm: Any, **config: Any) -> Worker:
+    handlers = build_handlers(services.db, services.embedder, services.tokens, llm, services.settings)
+    return Worker(services.db, handlers, WorkerConfig(**config))
+
+
+async def flush_and_drain(services: Services, workspace: str, worker: Worker) -> int:
+    await jobs.flush(services.db, workspace, None, None)
+    return await worker.drain()
+
+
+async def beliefs(services: Services, workspace: str, observer: str, observed: str) -> list[str]:
+    page = await observations.list_page(
+        services.db, workspace, ObservationFilter(observer, observed), after=None, limit=100
+    )
+    return [o.content for o in page.items]

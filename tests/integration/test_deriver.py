@@ -1,0 +1,205 @@
+"""The deriver with the scripted LLM on the real graph: routing, grounding, dedup, failures."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from graph.repo import jobs, observations
+from graph.repo.observations import ObservationFilter
+from graph.repo.sessions import MemberSettings
+from reasoners.deriver import DeriverHandler
+from reasoners.llm import ChatMessage
+from reasoners.schemas import DeriverOutput
+from resolvers.services import Services
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import (
+    beliefs,
+    echo_deriver,
+    flush_and_drain,
+    make_peers,
+    make_session,
+    post,
+    target_messages,
+    worker_for,
+)
+
+pytestmark = pytest.mark.integration
+
+
+async def test_observations_reach_only_entitled_observers(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice", "bob", "carol", "dave")
+    await make_session(
+        services,
+        workspace,
+        "s1",
+        [
+            MemberSettings("alice"),
+            MemberSettings("bob"),
+            MemberSettings("dave", observe_others=False),
+        ],
+    )
+    await make_session(services, workspace, "s2", [MemberSettings("carol", observe_me=False)])
+    await post(services, workspace, "s1", ("alice", "I live in Lisbon."))
+    await post(services, workspace, "s2", ("carol", "I keep bees on my roof."))
+    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    assert await flush_and_drain(services, workspace, worker) == 2
+
+    fact = "alice said: I live in Lisbon."
+    assert await beliefs(services, workspace, "alice", "alice") == [fact]
+    assert await beliefs(services, workspace, "bob", "alice") == [fact]
+    assert await beliefs(services, workspace, "dave", "alice") == [], "observe_others is off"
+    assert await beliefs(services, workspace, "carol", "alice") == [], "carol was not there"
+    # carol's observe_me is off: no self-model, and nobody else was present in s2.
+    assert await beliefs(services, workspace, "carol", "carol") == []
+
+
+async def test_a_peer_that_left_stops_observing(services: Services, workspace: str) -> None:
+    from graph.repo import sessions
+
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I have a cat named Miso."))
+    await sessions.remove_peers(services.db, workspace, "s1", ["bob"])
+    await post(services, workspace, "s1", ("alice", "I started learning the violin."))
+    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    await flush_and_drain(services, workspace, worker)
+    assert await beliefs(services, workspace, "bob", "alice") == [
+        "alice said: I have a cat named Miso."
+    ]
+    assert len(await beliefs(services, workspace, "alice", "alice")) == 2
+
+
+def grounded_and_not(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+    [(index, _, text)] = target_messages(messages)
+    return DeriverOutput.model_validate(
+        {
+            "observations": [
+                {"content": "Alice works as a nurse.", "source_message_index": index,
+                 "source_span": "I work as a nurse"},
+                {"content": "Alice owns a yacht.", "source_message_index": index,
+                 "source_span": "I own a yacht"},
+                {"content": "Bob is tall.", "source_message_index": index + 5,
+                 "source_span": text},
+            ]
+        }
+    )
+
+
+async def test_ungrounded_outputs_are_rejected_and_counted(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I work as a nurse in a children's hospital."))
+    worker = worker_for(services, ScriptedLLM({"deriver": grounded_and_not}))
+    await flush_and_drain(services, workspace, worker)
+    assert await beliefs(services, workspace, "alice", "alice") == ["Alice works as a nurse."]
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler)
+    assert (deriver.stats.ungrounded, deriver.stats.bad_citations) == (1, 1)
+
+    page = await observations.list_page(
+        services.db, workspace, ObservationFilter("alice", "alice"), after=None, limit=5
+    )
+    detail = await observations.get_detail(services.db, workspace, page.items[0].id)
+    [source] = detail.sources
+    assert source.span == "I work as a nurse"
+    assert source.message.content.startswith("I work as a nurse")
+
+
+async def test_repeated_facts_are_counted_not_duplicated(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    same = ["I live in Lisbon.", "I live in Lisbon!", "i live in lisbon"]
+
+    def fact(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+        return DeriverOutput.model_validate(
+            {
+                "observations": [
+                    {"content": "Alice lives in Lisbon.", "source_message_index": i,
+                     "source_span": text}
+                    for i, _, text in target_messages(messages)
+                ]
+            }
+        )
+
+    worker = worker_for(services, ScriptedLLM({"deriver": fact}))
+    for text in same:  # one unit per post, so the scope check (not the batch) must catch repeats
+        await post(services, workspace, "s1", ("alice", text))
+        await flush_and_drain(services, workspace, worker)
+    page = await observations.list_page(
+        services.db, workspace, ObservationFilter("alice", "alice"), after=None, limit=5
+    )
+    [only] = page.items
+    assert only.times_derived == 3
+    detail = await observations.get_detail(services.db, workspace, only.id)
+    assert len(detail.sources) == 3, "each repeat keeps its evidence"
+
+
+async def test_near_duplicates_by_cosine_are_merged(services: Services, workspace: str) -> None:
+    first, second = "Alice's favourite colour is dark green.", "Alice's favorite color is dark green."
+    a, b = services.embedder.embed([first, second])
+    assert sum(x * y for x, y in zip(a, b, strict=True)) >= services.settings.dedup_threshold
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    contents = iter([first, second])
+
+    def fact(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+        [(i, _, text)] = target_messages(messages)
+        return DeriverOutput.model_validate(
+            {"observations": [{"content": next(contents), "source_message_index": i,
+                               "source_span": text}]}
+        )
+
+    worker = worker_for(services, ScriptedLLM({"deriver": fact}))
+    for text in ("My favourite colour is dark green.", "Dark green is my favorite color."):
+        await post(services, workspace, "s1", ("alice", text))
+        await flush_and_drain(services, workspace, worker)
+    assert await beliefs(services, workspace, "alice", "alice") == [first]
+
+
+async def test_invalid_output_is_retried_then_dead_lettered(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I grow tomatoes."))
+    llm = ScriptedLLM({"deriver": lambda messages, schema: "this is not JSON"}, max_retries=1)
+    worker = worker_for(
+        services, llm, backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=1)
+    )
+    await jobs.flush(services.db, workspace, None, None)
+    runs = 0
+    while await worker.run_once():
+        runs += 1
+        assert runs < 20
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.done, status.dead) == (0, 1), "never done with nothing written"
+    [dead] = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True,
+        limit=5,
+    )
+    assert dead.attempts == services.settings.job_max_attempts == runs
+    assert dead.error is not None and dead.error.startswith("LLMOutputInvalid")
+    assert len(llm.calls_for("deriver")) == runs * 2, "each attempt re-asks once"
+    assert await beliefs(services, workspace, "alice", "alice") == []
+
+
+async def test_units_wait_for_their_trigger(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I like jazz."))
+    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    assert await worker.drain() == 0, "below the token target and younger than the max age"
+    assert await jobs.flush(services.db, workspace, "s1", None) == 1
+    assert await worker.drain() == 1
+    long_text = "I really like jazz records from the fifties. " * 120  # > 1,024 tokens
+    await post(services, workspace, "s1", ("alice", long_text.strip()))
+    assert await worker.drain() == 1, "the token target makes a unit ready at once"
