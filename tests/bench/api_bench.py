@@ -850,9 +850,8 @@ def render(report: dict[str, Any]) -> str:
         "(seeded; users alice/bob/carol alternating with an assistant; 4 sessions), after one "
         "uncounted warm-up batch. Each batch runs every path in turn (order rotated per batch), "
         "each into its own workspace. The baseline gets the batch's embeddings precomputed and "
-        "skips validation, sequence numbers, membership windows and job enqueueing; it creates the "
-        "same Message node "
-        "with its IN and SENT_BY edges.",
+        "skips validation, sequence numbers, membership windows and job enqueueing; it creates "
+        "the same Message node with its IN and SENT_BY edges.",
         "",
         ingest_table(ingest),
         "",

@@ -1,8 +1,8 @@
 """Invariant 1, workspace isolation, for every GraphQL field and every key scope.
 
-Two workspaces, A and B, are filled with the same peer, session and clientId names. Every field
-of the schema has a row in `CASES` (a new field without one fails
-`test_every_schema_field_has_an_isolation_case`), and each row is asked:
+Two workspaces, A and B, are filled with the same peer, session and clientId names. Every root
+field of the schema (queries, mutations, subscriptions) has a row in `CASES` (a new field without
+one fails `test_every_schema_field_has_an_isolation_case`), and each row is asked:
 - as admin in A: the answer shows A's data and nothing of B's (B's name, ids, contents);
 - with an id from B while asking in A: NOT_FOUND;
 - with a workspace, peer or session key for A: FORBIDDEN in B, and allowed in A exactly for the
@@ -18,16 +18,19 @@ import dataclasses
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
+from graphql import GraphQLError
 
 from graph import models
+from graph.errors import BeliefgraphError
 from graph.props import node_props
 from graph.validation import now
+from resolvers.api.context import Context
 from resolvers.api.schema import build_schema
 from resolvers.app import create_app
 from resolvers.auth import Principal, Scope, issue_key
@@ -52,6 +55,7 @@ class Side:
     name: str
     messages: dict[tuple[str, str], str] = field(default_factory=dict)  # (peer, session) -> id
     observations: dict[str, str] = field(default_factory=dict)  # "observer->observed" -> id
+    jobs: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> session, peer, status
 
     @property
     def own_peer(self) -> str:
@@ -60,8 +64,11 @@ class Side:
 
     def secrets(self) -> list[str]:
         """Strings that appear only in this workspace's data: its name (in every content,
-        metadata and own-peer name), its message ids and its observation ids."""
-        return [self.name, *self.messages.values(), *self.observations.values()]
+        metadata and own-peer name), its message, observation and job ids."""
+        return [self.name, *self.messages.values(), *self.observations.values(), *self.jobs]
+
+    def dead_job(self) -> str:
+        return next(i for i, job in self.jobs.items() if job["status"] == "dead")
 
     def key(self, scope: Scope) -> str:
         """A key of `scope` for this workspace: peer keys are alice's, session keys s1's."""
@@ -111,6 +118,14 @@ MATCH (premise:Observation {id: $premise})
 CREATE (o:Observation) SET o = $props
 CREATE (o)-[:DERIVED_FROM]->(premise)
 RETURN o.id AS id"""
+# addMessages queues derive jobs that wait for more input; one of them is made dead-lettered, as
+# if it had failed for good, so that retryJobs has something to act on.
+KILL_JOB = """
+MATCH (j:Job {workspace: $w, session: 's2', peer: 'bob', status: 'pending'})
+SET j.status = 'dead', j.error = 'failed in a test'"""
+LIST_JOBS = """
+MATCH (j:Job {workspace: $w})
+RETURN j.id AS id, j.session AS session, j.peer AS peer, j.status AS status"""
 # Every node of a workspace with its edges (both directions), embeddings left out.
 SNAPSHOT = """
 MATCH (n)
@@ -176,9 +191,10 @@ async def add_observation(
     return identifier
 
 
-async def fill(api: GraphQLClient, services: Services, name: str) -> Side:
+async def fill(api: Api, services: Services, name: str) -> Side:
     """Peers alice, bob and one own peer; sessions s1 (all three) and s2; four messages with
-    fixed clientIds; observations alice->bob (explicit, plus a deduction), bob->alice, bob->bob."""
+    fixed clientIds; observations alice->bob (explicit, plus a deduction), bob->alice, bob->bob;
+    the jobs those messages queued, bob's in s2 dead-lettered."""
     side = Side(name)
     home = {"home": name}
     await api.ok(CREATE_WORKSPACE, {"w": name, "m": home}, key=ADMIN_KEY)
@@ -211,6 +227,8 @@ async def fill(api: GraphQLClient, services: Services, name: str) -> Side:
     )
     o["bob->alice"] = await add_observation(services, side, "bob", "alice", source=("alice", "s1"))
     o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
+    await cypher(services, KILL_JOB, w=name)
+    side.jobs = {r.pop("id"): r for r in await cypher(services, LIST_JOBS, w=name)}
     return side
 
 
@@ -221,16 +239,56 @@ def secured(services: Services) -> Services:
     return dataclasses.replace(services, settings=settings)
 
 
+class Api(GraphQLClient):
+    """Queries and mutations over HTTP; subscriptions through the schema, first event only
+    (apps use graphql-transport-ws, which the in-process transport cannot carry)."""
+
+    def __init__(self, http: httpx.AsyncClient, services: Services) -> None:
+        super().__init__(http)
+        self.services = services
+        self.schema = build_schema(services.settings)
+
+    async def raw(self, query: str, variables: Vars | None = None, key: str | None = None) -> Vars:
+        if not query.lstrip().startswith("subscription"):
+            return await super().raw(query, variables, key)
+        context = Context(self.services, f"Bearer {key}" if key else None)
+        stream = await self.schema.subscribe(
+            query, variable_values=variables, context_value=context
+        )
+        if not isinstance(stream, AsyncGenerator):
+            result = stream
+        else:
+            result = await anext(stream)
+            await stream.aclose()
+        body: Vars = {"data": result.data}
+        if result.errors:
+            body["errors"] = [
+                {"message": e.message, "extensions": {"code": subscription_error_code(e)}}
+                for e in result.errors
+            ]
+        return body
+
+
+def subscription_error_code(error: GraphQLError) -> str:
+    """The code of an error from a subscription. Subscription errors reach clients without
+    `extensions.code` (the error mapping only sees queries and mutations), so the code is
+    taken from the error raised when the mapping left none."""
+    code = (error.extensions or {}).get("code")
+    if code is None and isinstance(error.original_error, BeliefgraphError):
+        code = error.original_error.code.value
+    return str(code)
+
+
 @pytest.fixture
-async def api(secured: Services) -> AsyncIterator[GraphQLClient]:
+async def api(secured: Services) -> AsyncIterator[Api]:
     app = create_app(secured.settings, secured)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-        yield GraphQLClient(http)
+        yield Api(http, secured)
 
 
 @pytest.fixture
-async def world(api: GraphQLClient, services: Services) -> World:
+async def world(api: Api, services: Services) -> World:
     suffix = uuid.uuid4().hex[:10]
     return World(
         a=await fill(api, services, f"t-a-{suffix}"), b=await fill(api, services, f"t-b-{suffix}")
@@ -250,21 +308,43 @@ class Case:
     widest: Callable[[Side], Vars] | None = None
     # For fields that take an id: variables asking in the first side for an id of the second.
     foreign: Callable[[Side, Side], Vars] | None = None
+    # What asking with `foreign` gives: an error code, or the exact answer.
+    foreign_answer: str | Vars = "NOT_FOUND"
     # The answer shows its workspace's data (false for keys, counts and the admin-wide list).
     echoes: bool = True
+    # For answers that are counts: whether the widest answer counts exactly this side's data.
+    counts: Callable[[Side, Vars], bool] | None = None
     # Lists every workspace by design (admin keys only): exempt from the leak checks.
     admin_wide: bool = False
 
     @property
+    def kind(self) -> str:
+        """query, mutation or subscription."""
+        return self.document.split("(")[0].split("{")[0].strip()
+
+    @property
+    def key(self) -> str:
+        """How the schema test names it: "Query.peers", "Subscription.queueStatus"."""
+        return f"{self.kind.capitalize()}.{self.field}"
+
+    @property
     def is_mutation(self) -> bool:
-        return self.document.lstrip().startswith("mutation")
+        return self.kind == "mutation"
 
 
 def only(*scopes: Scope) -> frozenset[Scope]:
     return frozenset({Scope.ADMIN, *scopes})
 
 
+def counts_all_jobs(side: Side, data: Vars) -> bool:
+    status = data["queueStatus"]
+    return sum(status[s] for s in ("pending", "running", "done", "dead")) == len(side.jobs)
+
+
 ALICE_IN_S1 = {"peer": "alice", "session": "s1"}
+QUEUE_STATUS = """{kind}($w: String!, $p: String, $s: String) {{
+  queueStatus(workspace: $w, peer: $p, session: $s) {{ pending running done dead }}
+}}"""
 MESSAGE_FIELDS = "id workspace peer session content"
 OBSERVATION_FIELDS = "id workspace observer observed content"
 
@@ -374,6 +454,33 @@ CASES = [
         foreign=lambda asked, owner: {"w": asked.name, "id": owner.observations["alice->bob"]},
     ),
     Case(
+        "queueStatus",
+        QUEUE_STATUS.format(kind="query"),
+        lambda s: {"w": s.name, "p": "alice", "s": "s1"},
+        ALL_SCOPES,
+        widest=lambda s: {"w": s.name},
+        echoes=False,
+        counts=counts_all_jobs,
+    ),
+    Case(
+        "jobs",
+        """query($w: String!, $p: String, $s: String) {
+          jobs(workspace: $w, peer: $p, session: $s, first: 100) { id session peer status }
+        }""",
+        lambda s: {"w": s.name, "p": "alice", "s": "s1"},
+        ALL_SCOPES,
+        widest=lambda s: {"w": s.name},
+    ),
+    Case(
+        "queueStatus",
+        QUEUE_STATUS.format(kind="subscription"),
+        lambda s: {"w": s.name, "p": "alice", "s": "s1"},
+        ALL_SCOPES,
+        widest=lambda s: {"w": s.name},
+        echoes=False,
+        counts=counts_all_jobs,
+    ),
+    Case(
         "createWorkspace",
         "mutation($w: String!) { createWorkspace(name: $w) { name metadata } }",
         lambda s: {"w": s.name},
@@ -458,6 +565,24 @@ CASES = [
         ALL_SCOPES,
     ),
     Case(
+        "flushQueue",
+        """mutation($w: String!, $p: String, $s: String) {
+          flushQueue(workspace: $w, peer: $p, session: $s)
+        }""",
+        lambda s: {"w": s.name, "p": "alice", "s": "s1"},
+        ALL_SCOPES,
+        echoes=False,
+    ),
+    Case(
+        "retryJobs",
+        "mutation($w: String!, $ids: [ID!]) { retryJobs(workspace: $w, ids: $ids) }",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE),
+        foreign=lambda asked, owner: {"w": asked.name, "ids": [owner.dead_job()]},
+        foreign_answer={"retryJobs": 0},
+        echoes=False,
+    ),
+    Case(
         "createKey",
         'mutation($w: String!) { createKey(scope: PEER, workspace: $w, peer: "alice") }',
         lambda s: {"w": s.name},
@@ -472,9 +597,9 @@ CASES = [
         echoes=False,
     ),
 ]
-BY_FIELD = {case.field: case for case in CASES}
+CASE = {case.key: case for case in CASES}
 # Fields that read no workspace data and need no key.
-EXEMPT = {"health", "version"}
+EXEMPT = {"Query.health", "Query.version"}
 
 INTROSPECT = """
 query {
@@ -487,13 +612,15 @@ query {
 
 
 def schema_fields(services: Services) -> dict[str, set[str]]:
-    """Every root field of the schema (queries, mutations, subscriptions) with its arguments."""
+    """Every root field of the schema ("Query.peers", "Mutation.addMessages", ...) with the
+    names of its arguments."""
     result = build_schema(services.settings).execute_sync(INTROSPECT)
     assert result.errors is None and result.data is not None, result.errors
     fields: dict[str, set[str]] = {}
-    for root in result.data["__schema"].values():
-        for f in (root or {}).get("fields") or []:
-            fields[f["name"]] = {a["name"] for a in f["args"]}
+    for root, kind in result.data["__schema"].items():
+        name = root.removesuffix("Type").capitalize()
+        for f in (kind or {}).get("fields") or []:
+            fields[f"{name}.{f['name']}"] = {a["name"] for a in f["args"]}
     return fields
 
 
@@ -507,26 +634,31 @@ def leaks(data: Any, other: Side) -> list[str]:
     return [secret for secret in other.secrets() if secret in text]
 
 
+def shows(data: Any, side: Side) -> bool:
+    text = json.dumps(data)
+    return any(secret in text for secret in side.secrets())
+
+
 # --- the table covers the schema ---------------------------------------------------------------
 
 
 def test_every_schema_field_has_an_isolation_case(services: Services) -> None:
     fields = schema_fields(services)
-    assert "workspace" in fields and "addMessages" in fields  # the introspection worked
-    missing = sorted(set(fields) - set(BY_FIELD) - EXEMPT)
+    assert {"Query.workspace", "Mutation.addMessages"} <= set(fields)  # the introspection worked
+    missing = sorted(set(fields) - set(CASE) - EXEMPT)
     assert missing == [], f"add a row to CASES in {__name__} for {missing}"
-    stale = sorted(set(BY_FIELD) - set(fields))
+    stale = sorted(set(CASE) - set(fields))
     assert stale == [], f"CASES names fields the schema no longer has: {stale}"
-    by_id = sorted(name for name, args in fields.items() if "id" in args)
+    by_id = sorted(name for name, args in fields.items() if args & {"id", "ids"})
     assert by_id, "no field takes an id any more: is the introspection still right?"
-    unchecked = [name for name in by_id if BY_FIELD[name].foreign is None]
+    unchecked = [name for name in by_id if CASE[name].foreign is None]
     assert unchecked == [], f"give these id-taking fields a `foreign` case: {unchecked}"
 
 
 # --- admin reads and writes in A never reach B -------------------------------------------------
 
 
-async def test_no_query_shows_another_workspaces_data(api: GraphQLClient, world: World) -> None:
+async def test_no_query_shows_another_workspaces_data(api: Api, world: World) -> None:
     a, b = world.a, world.b
     problems = []
     for case in CASES:
@@ -534,27 +666,40 @@ async def test_no_query_shows_another_workspaces_data(api: GraphQLClient, world:
             continue
         variables = (case.widest or case.variables)(a)
         data = await api.ok(case.document, variables, key=ADMIN_KEY)
-        if a.name not in json.dumps(data):
-            problems.append(f"{case.field}: the answer in A shows nothing of A: {data}")
+        if case.echoes and not shows(data, a):
+            problems.append(f"{case.key}: the answer in A shows nothing of A: {data}")
+        if case.counts and not case.counts(a, data):
+            problems.append(f"{case.key}: the answer in A does not count A's data: {data}")
         if leaked := leaks(data, b):
-            problems.append(f"{case.field}: the answer in A shows B's {leaked}")
+            problems.append(f"{case.key}: the answer in A shows B's {leaked}")
     assert problems == []
 
 
-async def test_ids_from_another_workspace_are_not_found(api: GraphQLClient, world: World) -> None:
+async def test_ids_from_another_workspace_are_not_found(
+    api: Api, secured: Services, world: World
+) -> None:
+    a, b = world.a, world.b
     cases = [case for case in CASES if case.foreign is not None]
-    assert {case.field for case in cases} >= {"message", "observation"}
+    assert {case.key for case in cases} >= {"Query.message", "Query.observation"}
+    before = await snapshot(secured, b.name)
     for case in cases:
         assert case.foreign is not None
-        # The id exists and answers in its own workspace ...
-        await api.ok(case.document, case.foreign(world.b, world.b), key=ADMIN_KEY)
-        # ... and is unknown in the other one.
-        code = await api.error_code(case.document, case.foreign(world.a, world.b), key=ADMIN_KEY)
-        assert code == "NOT_FOUND", case.field
+        # Asked in A, B's id is unknown (or, for a list of ids, matches nothing) ...
+        body = await api.raw(case.document, case.foreign(a, b), key=ADMIN_KEY)
+        if isinstance(case.foreign_answer, str):
+            assert error_code(body) == case.foreign_answer, (case.key, body)
+        else:
+            assert body == {"data": case.foreign_answer}, (case.key, body)
+    assert await snapshot(secured, b.name) == before
+    for case in cases:
+        assert case.foreign is not None
+        # ... while in B the same id answers.
+        data = await api.ok(case.document, case.foreign(b, b), key=ADMIN_KEY)
+        assert data != case.foreign_answer, case.key
 
 
 async def test_mutations_in_one_workspace_leave_the_other_untouched(
-    api: GraphQLClient, secured: Services, world: World
+    api: Api, secured: Services, world: World
 ) -> None:
     a, b = world.a, world.b
     before = await snapshot(secured, b.name)
@@ -563,19 +708,19 @@ async def test_mutations_in_one_workspace_leave_the_other_untouched(
         if not case.is_mutation:
             continue
         data = await api.ok(case.document, case.variables(a), key=ADMIN_KEY)
-        if case.echoes and a.name not in json.dumps(data):
-            problems.append(f"{case.field}: the answer in A shows nothing of A: {data}")
+        if case.echoes and not shows(data, a):
+            problems.append(f"{case.key}: the answer in A shows nothing of A: {data}")
         if leaked := leaks(data, b):
-            problems.append(f"{case.field}: the answer in A shows B's {leaked}")
+            problems.append(f"{case.key}: the answer in A shows B's {leaked}")
     assert problems == []
     assert await snapshot(secured, b.name) == before
     # The last case deleted A: B still answers.
-    workspace = await api.ok(BY_FIELD["workspace"].document, {"w": b.name}, key=ADMIN_KEY)
+    workspace = await api.ok(CASE["Query.workspace"].document, {"w": b.name}, key=ADMIN_KEY)
     assert workspace["workspace"]["name"] == b.name
 
 
 async def test_observation_detail_ignores_edges_into_another_workspace(
-    api: GraphQLClient, secured: Services, world: World
+    api: Api, secured: Services, world: World
 ) -> None:
     """No statement may return B's data, even if a faulty write once linked A to B."""
     a, b = world.a, world.b
@@ -589,7 +734,7 @@ async def test_observation_detail_ignores_edges_into_another_workspace(
         b_obs=b.observations["bob->alice"],
         b_msg=b.messages[("alice", "s1")],
     )
-    case = BY_FIELD["observation"]
+    case = CASE["Query.observation"]
     data = await api.ok(case.document, case.variables(a), key=ADMIN_KEY)
     detail = data["observation"]
     assert leaks(detail, b) == []
@@ -604,7 +749,7 @@ async def test_observation_detail_ignores_edges_into_another_workspace(
 
 @pytest.mark.parametrize("scope", list(Scope), ids=lambda s: s.value)
 async def test_each_key_scope_reaches_only_what_it_may(
-    api: GraphQLClient, secured: Services, world: World, scope: Scope
+    api: Api, secured: Services, world: World, scope: Scope
 ) -> None:
     """A key of `scope` for A: FORBIDDEN on every field asked about B; in A, allowed exactly
     where the case says (FORBIDDEN elsewhere); and B is left as it was."""
@@ -616,15 +761,15 @@ async def test_each_key_scope_reaches_only_what_it_may(
         if scope is not Scope.ADMIN:
             body = await api.raw(case.document, case.variables(b), key=key)
             if error_code(body) != "FORBIDDEN":
-                problems.append(f"{case.field} in B: expected FORBIDDEN, got {body}")
+                problems.append(f"{case.key} in B: expected FORBIDDEN, got {body}")
         body = await api.raw(case.document, case.variables(a), key=key)
         if scope in case.allowed:
             if body.get("errors"):
-                problems.append(f"{case.field} in A: expected an answer, got {body['errors']}")
+                problems.append(f"{case.key} in A: expected an answer, got {body['errors']}")
             elif not case.admin_wide and (leaked := leaks(body["data"], b)):
-                problems.append(f"{case.field} in A: the answer shows B's {leaked}")
+                problems.append(f"{case.key} in A: the answer shows B's {leaked}")
         elif error_code(body) != "FORBIDDEN":
-            problems.append(f"{case.field} in A: expected FORBIDDEN, got {body}")
+            problems.append(f"{case.key} in A: expected FORBIDDEN, got {body}")
     assert problems == []
     assert await snapshot(secured, b.name) == before
 
@@ -639,7 +784,7 @@ def tampered(key: str, **changes: str) -> str:
 
 
 async def test_without_a_valid_key_only_health_and_version_answer(
-    api: GraphQLClient, secured: Services, world: World
+    api: Api, secured: Services, world: World
 ) -> None:
     a, b = world.a, world.b
     workspace_key = a.key(Scope.WORKSPACE)
@@ -661,13 +806,13 @@ async def test_without_a_valid_key_only_health_and_version_answer(
         for case in CASES:
             body = await api.raw(case.document, case.variables(a), key=key)
             if error_code(body) != "UNAUTHENTICATED":
-                problems.append(f"{label}: {case.field} gave {body}")
+                problems.append(f"{label}: {case.key} gave {body}")
         health = await api.ok("query { health { ok } version }", key=key)
         assert health["health"]["ok"] is True
     assert problems == []
     assert {side.name: await snapshot(secured, side.name) for side in (a, b)} == before
     # The untampered key still works, so the failures above come from the edits.
-    await api.ok(BY_FIELD["peers"].document, {"w": a.name}, key=workspace_key)
+    await api.ok(CASE["Query.peers"].document, {"w": a.name}, key=workspace_key)
 
 
 MESSAGES = """
@@ -695,13 +840,13 @@ mutation($w: String!, $n: String!, $m: JSON) {
 }"""
 
 
-async def all_messages(api: GraphQLClient, side: Side) -> list[dict[str, Any]]:
+async def all_messages(api: Api, side: Side) -> list[dict[str, Any]]:
     data = await api.ok(MESSAGES, {"w": side.name}, key=ADMIN_KEY)
     nodes: list[dict[str, Any]] = data["messages"]["nodes"]
     return nodes
 
 
-async def test_a_peer_key_acts_only_as_its_peer(api: GraphQLClient, world: World) -> None:
+async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     a = world.a
     alice = a.key(Scope.PEER)
     w = a.name
@@ -709,7 +854,7 @@ async def test_a_peer_key_acts_only_as_its_peer(api: GraphQLClient, world: World
     # Its own peer, not another one, nor the list of peers.
     assert (await api.ok(PEER, {"w": w, "n": "alice"}, key=alice))["peer"]["name"] == "alice"
     assert await api.error_code(PEER, {"w": w, "n": "bob"}, key=alice) == "FORBIDDEN"
-    assert await api.error_code(BY_FIELD["peers"].document, {"w": w}, key=alice) == "FORBIDDEN"
+    assert await api.error_code(CASE["Query.peers"].document, {"w": w}, key=alice) == "FORBIDDEN"
 
     # Its own messages only.
     mine = await api.ok(MESSAGES, {"w": w, "f": {"peer": "alice"}}, key=alice)
@@ -767,7 +912,7 @@ async def test_a_peer_key_acts_only_as_its_peer(api: GraphQLClient, world: World
     assert bob["peer"]["metadata"] == {"home": w}
 
 
-async def test_a_session_key_acts_only_in_its_session(api: GraphQLClient, world: World) -> None:
+async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) -> None:
     a = world.a
     s1 = a.key(Scope.SESSION)
     w = a.name
@@ -812,7 +957,7 @@ DELETE = "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }"
 GET_WORKSPACE = "query($w: String!) { workspace(name: $w) { name } }"
 
 
-async def workspace_names(api: GraphQLClient) -> set[str]:
+async def workspace_names(api: Api) -> set[str]:
     """Every workspace, page by page (other tests' workspaces are there too)."""
     names: set[str] = set()
     after = None
@@ -824,9 +969,7 @@ async def workspace_names(api: GraphQLClient) -> set[str]:
         after = page["pageInfo"]["endCursor"]
 
 
-async def test_only_admin_lists_creates_and_deletes_workspaces(
-    api: GraphQLClient, world: World
-) -> None:
+async def test_only_admin_lists_creates_and_deletes_workspaces(api: Api, world: World) -> None:
     a = world.a
     fresh = f"t-new-{uuid.uuid4().hex[:10]}"
     for scope in (Scope.WORKSPACE, Scope.PEER, Scope.SESSION):
@@ -852,9 +995,7 @@ mutation($scope: KeyScope!, $w: String, $p: String, $s: String) {
 }"""
 
 
-async def test_keys_are_issued_only_inside_the_issuers_workspace(
-    api: GraphQLClient, world: World
-) -> None:
+async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world: World) -> None:
     a, b = world.a, world.b
     workspace_key = a.key(Scope.WORKSPACE)
     issued = await api.ok(CREATE_KEY, {"scope": "PEER", "w": a.name, "p": "bob"}, key=workspace_key)

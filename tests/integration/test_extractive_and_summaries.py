@@ -1,0 +1,157 @@
+"""The no-LLM path end to end, and session summaries (extractive and scripted)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import pytest
+
+from graph.repo import observations, summaries
+from graph.repo.observations import ObservationFilter
+from graph.repo.sessions import MemberSettings
+from reasoners.grounding import is_grounded
+from reasoners.llm import ChatMessage
+from reasoners.schemas import SummaryOutput
+from resolvers.services import Services
+from tests.conftest import GraphQLClient
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import (
+    flush_and_drain,
+    make_peers,
+    make_session,
+    post,
+    worker_for,
+)
+
+pytestmark = pytest.mark.integration
+
+CONVERSATION = [
+    ("maya", "Hi! I just got back from a week of hiking in the Dolomites."),
+    ("assistant", "Welcome back! How was it?"),
+    ("maya", "Amazing. I'm training for a marathon in October, so the climbs helped."),
+    ("assistant", "Which marathon are you running?"),
+    ("maya", "The Amsterdam one. My sister lives there, so I can stay with her."),
+    ("assistant", "That sounds convenient."),
+    ("maya", "It is. I work as a pharmacist, so I had to book the time off early."),
+    ("assistant", "Do you run every day?"),
+    ("maya", "Five days a week. I usually run before my shift starts at eight."),
+    ("assistant", "Impressive discipline."),
+    ("maya", "Thanks! I've been vegetarian for three years and it helps my recovery."),
+    ("assistant", "What do you eat before long runs?"),
+    ("maya", "Oatmeal with bananas, always."),
+    ("assistant", "Classic choice."),
+    ("maya", "I also have a border collie named Pixel who joins my shorter runs."),
+    ("assistant", "Pixel must love that."),
+    ("maya", "He does. I adopted him from a shelter in Utrecht two years ago."),
+    ("assistant", "How old is he?"),
+    ("maya", "He's four. Can you suggest a taper plan for the last three weeks?"),
+    ("assistant", "Sure, let's reduce volume by about a quarter each week."),
+]
+
+
+async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(
+        services, workspace, "chat", [MemberSettings("maya"), MemberSettings("assistant")]
+    )
+    await post(services, workspace, "chat", *CONVERSATION)
+    worker = worker_for(services, None)  # no LLM: the extractive provider
+    await flush_and_drain(services, workspace, worker)
+    page = await observations.list_page(
+        services.db, workspace, ObservationFilter("maya", "maya"), after=None, limit=100
+    )
+    facts = page.items
+    assert len(facts) >= 8, [f.content for f in facts]
+    texts = [f.content for f in facts]
+    assert any("marathon in October" in t for t in texts)
+    assert any("pharmacist" in t for t in texts)
+    for fact in facts:
+        assert fact.content.startswith("Maya") or fact.content.startswith("maya"), fact.content
+        assert not re.search(r"\b(I|my|me|I'm)\b", fact.content), fact.content
+        detail = await observations.get_detail(services.db, workspace, fact.id)
+        [source] = detail.sources
+        assert is_grounded(source.span, source.message.content)
+        assert source.message.peer == "maya"
+    # The assistant watched maya: it holds the same facts about her; nobody models the questions.
+    others = await observations.list_page(
+        services.db, workspace, ObservationFilter("assistant", "maya"), after=None, limit=100
+    )
+    assert len(others.items) == len(facts)
+
+
+async def test_summaries_every_20_and_60_messages(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    for _ in range(3):
+        await post(services, workspace, "chat", *CONVERSATION)
+    worker = worker_for(services, None)
+    await flush_and_drain(services, workspace, worker)
+    short = await summaries.list_for_session(services.db, workspace, "chat", kind="short", limit=10)
+    long = await summaries.list_for_session(services.db, workspace, "chat", kind="long", limit=10)
+    assert [s.up_to_message for s in short] == [59, 39, 19]
+    assert [s.up_to_message for s in long] == [59]
+    limit = services.settings.summary_short_words
+    assert all(0 < len(s.content.split()) <= limit for s in short)
+    assert "Dolomites" in short[-1].content
+
+
+async def test_llm_summaries_fold_the_previous_one(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    seen: list[str] = []
+
+    def summarize(messages: list[ChatMessage], schema: Any) -> SummaryOutput:
+        prompt = str(messages[-1]["content"])
+        seen.append(prompt)
+        return SummaryOutput(summary=f"summary number {len(seen)}")
+
+    settings = dataclasses.replace(services.settings, summary_long_every=1000)
+    services = dataclasses.replace(services, settings=settings)
+    llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
+    await post(services, workspace, "chat", *CONVERSATION)
+    await post(services, workspace, "chat", *CONVERSATION)
+    await flush_and_drain(services, workspace, worker_for(services, llm))
+    assert "summary number 1" in seen[1], "the second run folds in the first summary"
+    short = await summaries.latest(services.db, workspace, "chat", "short")
+    assert short is not None and short.content == "summary number 2"
+
+
+async def test_graphql_exposes_summaries_queue_and_sources(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    await post(services, workspace, "chat", *CONVERSATION)
+    status = await gql.ok(
+        "query($w: String!) { queueStatus(workspace: $w) { pending running done idle } }",
+        {"w": workspace},
+    )
+    assert status["queueStatus"]["pending"] >= 2 and not status["queueStatus"]["idle"]
+    flushed = await gql.ok("mutation($w: String!) { flushQueue(workspace: $w) }", {"w": workspace})
+    assert flushed["flushQueue"] >= 2
+    await worker_for(services, None).drain()
+    data = await gql.ok(
+        """query($w: String!) {
+          queueStatus(workspace: $w) { pending done idle }
+          session(workspace: $w, name: "chat") { summaries { kind upToMessage content } }
+          observations(workspace: $w, observer: "maya", observed: "maya", first: 1) {
+            nodes { id content }
+          }
+        }""",
+        {"w": workspace},
+    )
+    assert data["queueStatus"]["idle"] is True
+    assert data["session"]["summaries"][0]["upToMessage"] == 19
+    [first] = data["observations"]["nodes"]
+    detail = await gql.ok(
+        """query($w: String!, $id: ID!) {
+          observation(workspace: $w, id: $id) { sources { span message { peer content } } }
+        }""",
+        {"w": workspace, "id": first["id"]},
+    )
+    [source] = detail["observation"]["sources"]
+    assert source["span"] in source["message"]["content"]

@@ -1,0 +1,40 @@
+"""A worker process for the crash test: its deriver's LLM call hangs until the test kills it.
+
+Run as `python -m tests.integration.worker_child` with BELIEFGRAPH_* settings in the
+environment and the Neo4j password on stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from datetime import timedelta
+from typing import Any
+
+from graph.settings import Settings
+from reasoners.handlers import build_handlers
+from reasoners.worker import Worker, WorkerConfig
+from resolvers.runtime import open_services
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import echo_deriver
+
+
+def hang(messages: Any, schema: Any) -> Any:
+    print("deriving", flush=True)
+    time.sleep(600)  # blocks the whole process, as a stuck model call would
+    return echo_deriver(messages, schema)
+
+
+async def main() -> None:
+    settings = Settings.from_env()
+    services = await open_services(settings, password=sys.stdin.readline().strip())
+    llm = ScriptedLLM({"deriver": hang})
+    handlers = build_handlers(services.db, services.embedder, services.tokens, llm, settings)
+    worker = Worker(services.db, handlers, WorkerConfig(lease=timedelta(seconds=3)), owner="child")
+    print("ready", flush=True)
+    await worker.run(asyncio.Event())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
