@@ -338,7 +338,7 @@ def only(*scopes: Scope) -> frozenset[Scope]:
 
 def counts_all_jobs(side: Side, data: Vars) -> bool:
     status = data["queueStatus"]
-    return sum(status[s] for s in ("pending", "running", "done", "dead")) == len(side.jobs)
+    return bool(sum(status[s] for s in ("pending", "running", "done", "dead")) == len(side.jobs))
 
 
 ALICE_IN_S1 = {"peer": "alice", "session": "s1"}

@@ -1,0 +1,141 @@
+"""The real `beliefgraph serve` over HTTP and WebSocket: the write path end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from graph.settings import Settings
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(test_settings: Settings, neo4j_password: str) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "NEO4J_URI": test_settings.bolt_uri,
+        "NEO4J_PASSWORD": neo4j_password,
+        "BELIEFGRAPH_PORT": str(port),
+        "BELIEFGRAPH_AUTH": "off",
+        "BELIEFGRAPH_WORKER": "on",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "resolvers.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert process.poll() is None, "serve exited during start-up"
+            assert time.monotonic() < deadline, "serve did not answer in 90 s"
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def gql(url: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = httpx.post(f"{url}/graphql", json={"query": query, "variables": variables or {}})
+    body: dict[str, Any] = response.json()
+    assert not body.get("errors"), body
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+async def test_messages_to_observations_with_a_status_subscription(server: str) -> None:
+    workspace = f"e2e-{int(time.time() * 1000)}"
+    gql(server, "mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
+    for peer in ("nina", "agent"):
+        gql(
+            server,
+            "mutation($w: String!, $p: String!) { createPeer(workspace: $w, name: $p) { name } }",
+            {"w": workspace, "p": peer},
+        )
+    gql(
+        server,
+        """mutation($w: String!) {
+          createSession(workspace: $w, name: "s", peers: [{peer: "nina"}, {peer: "agent"}]) { name }
+        }""",
+        {"w": workspace},
+    )
+    gql(
+        server,
+        """mutation($w: String!) {
+          addMessages(workspace: $w, session: "s", messages: [
+            {peer: "nina", content: "I teach chemistry at a high school in Leeds."},
+            {peer: "agent", content: "What do you enjoy most about it?"},
+            {peer: "nina", content: "I love running the lab experiments with my students."}
+          ]) { created }
+        }""",
+        {"w": workspace},
+    )
+    gql(server, "mutation($w: String!) { flushQueue(workspace: $w) }", {"w": workspace})
+
+    statuses: list[dict[str, Any]] = []
+    ws_url = server.replace("http://", "ws://") + "/graphql"
+    async with websockets.connect(ws_url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        await ws.send(
+            json.dumps(
+                {
+                    "id": "1",
+                    "type": "subscribe",
+                    "payload": {
+                        "query": """subscription($w: String!) {
+                          queueStatus(workspace: $w, untilIdle: true, intervalSeconds: 0.2) {
+                            pending running done idle
+                          }
+                        }""",
+                        "variables": {"w": workspace},
+                    },
+                }
+            )
+        )
+        while True:
+            message = json.loads(await ws.recv())
+            if message["type"] == "complete":
+                break
+            assert message["type"] == "next", message
+            statuses.append(message["payload"]["data"]["queueStatus"])
+    assert statuses[-1]["idle"] is True and statuses[-1]["done"] >= 2
+
+    data = gql(
+        server,
+        """query($w: String!) {
+          observations(workspace: $w, observer: "agent", observed: "nina") { nodes { content } }
+        }""",
+        {"w": workspace},
+    )
+    contents = [n["content"] for n in data["observations"]["nodes"]]
+    assert any("chemistry" in c for c in contents), contents
