@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-T = TypeVar("T")
-
 from neo4j.time import DateTime
+
+T = TypeVar("T")
 
 
 def to_datetime(value: Any) -> datetime | None:

@@ -32,7 +32,10 @@ class Settings:
     )
     neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user name")
     neo4j_password: str = _setting(
-        "NEO4J_PASSWORD", "", "Neo4j password (ignored by the managed server: it generates one into home/instances/default/neo4j.password)"
+        "NEO4J_PASSWORD",
+        "",
+        "Neo4j password (the managed server ignores it and generates one into "
+        "home/instances/default/neo4j.password)",
     )
     neo4j_database: str = _setting("NEO4J_DATABASE", "neo4j", "Neo4j database name")
     home: str = _setting(
@@ -179,7 +182,7 @@ class Settings:
             if name not in env:
                 continue
             raw = env[name]
-            kind = type(f.default)
+            kind: Any = type(f.default)
             try:
                 values[f.name] = kind(raw)
             except ValueError as exc:

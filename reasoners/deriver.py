@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
+from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
 from graph.repo.derived import ExplicitFact, write_explicit
 from graph.repo.jobs import ClaimedUnit, JobResult
@@ -28,7 +29,6 @@ from reasoners.llm import Usage
 from reasoners.prompts import InstructionHierarchy, message_instructions
 from reasoners.routing import observers_for
 from reasoners.worker import Prepared
-from graph.repo import messages as message_repo
 
 log = logging.getLogger("beliefgraph.deriver")
 
@@ -77,7 +77,9 @@ def dedupe_within(facts: Sequence[ExplicitFact], threshold: float) -> list[Expli
     return kept
 
 
-def _instructions(workspace_config: dict[str, object], peer: PeerRecord, context: str | None) -> InstructionHierarchy:
+def _instructions(
+    workspace_config: dict[str, object], peer: PeerRecord, context: str | None
+) -> InstructionHierarchy:
     text = workspace_config.get("extraction_context")
     return InstructionHierarchy(
         workspace=text if isinstance(text, str) else None,

@@ -70,7 +70,9 @@ def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[st
             )
         if item.context is not None and len(item.context) > MAX_CONTEXT_CHARS:
             raise _item_error(
-                index, "context", f"{len(item.context)} characters; the limit is {MAX_CONTEXT_CHARS}"
+                index,
+                "context",
+                f"{len(item.context)} characters; the limit is {MAX_CONTEXT_CHARS}",
             )
         if item.client_id is not None:
             if not item.client_id or len(item.client_id) > MAX_CLIENT_ID_CHARS:
@@ -118,6 +120,7 @@ async def add_messages(
         )
         for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
     ]
+
     async def enqueue_work(tx: Tx, created: list[MessageRecord]) -> None:
         # Same transaction as the messages: a stored message always has its jobs.
         await jobs.enqueue(

@@ -61,7 +61,10 @@ def jobs_for_messages(
     ]
     first = min(m.seq for m in created)
     last = max(m.seq for m in created)
-    for kind, every in (("short", settings.summary_short_every), ("long", settings.summary_long_every)):
+    for kind, every in (
+        ("short", settings.summary_short_every),
+        ("long", settings.summary_long_every),
+    ):
         for count in crossed_multiples(first, last, every):
             jobs.append(
                 NewJob(

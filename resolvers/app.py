@@ -15,10 +15,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from graph.settings import Settings
 from resolvers.api.context import Context
 from resolvers.api.queries import version
 from resolvers.api.schema import build_schema
-from graph.settings import Settings
 from resolvers.runtime import build_worker
 from resolvers.services import Services
 
@@ -29,9 +29,7 @@ class BeliefgraphGraphQL(GraphQL[Context, None]):
         self.services = services
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context(
-            services=self.services, authorization=request.headers.get("authorization")
-        )
+        return Context(services=self.services, authorization=request.headers.get("authorization"))
 
 
 class BodyLimit:

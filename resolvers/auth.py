@@ -64,7 +64,9 @@ class Principal:
             return
         self.require_workspace(workspace)
 
-    def require_peer_or_session(self, workspace: str, peer: str | None, session: str | None) -> None:
+    def require_peer_or_session(
+        self, workspace: str, peer: str | None, session: str | None
+    ) -> None:
         """A read scoped by a peer and/or a session: either key kind that matches suffices."""
         if self.scope is Scope.PEER and peer is not None and self.peer == peer:
             return self.in_workspace(workspace)

@@ -7,11 +7,10 @@ parsed arguments and the settings. Add `serve`, `worker` or `bench` by adding an
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import importlib
 from pathlib import Path
 
 from graph.errors import BeliefgraphError, InvalidInput
@@ -93,7 +92,9 @@ def _run_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def _configure_worker(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--concurrency", type=int, help="work units at once (default BELIEFGRAPH_WORKER_CONCURRENCY)"
+        "--concurrency",
+        type=int,
+        help="work units at once (default BELIEFGRAPH_WORKER_CONCURRENCY)",
     )
 
 
@@ -143,12 +144,14 @@ BENCH_SUITES = {
 
 COMMANDS: dict[str, Command] = {
     "serve": Command("start Neo4j (managed), the API and the worker", _configure_serve, _run_serve),
-    "worker": Command("run a background worker (derive, summarize)", _configure_worker,
-                      _run_worker),
+    "worker": Command(
+        "run a background worker (derive, summarize)", _configure_worker, _run_worker
+    ),
     "neo4j": Command("manage the local Neo4j server", _configure_neo4j, _run_neo4j),
     "key": Command("issue an API key (needs BELIEFGRAPH_AUTH_SECRET)", _configure_key, _run_key),
-    "bench": Command("run a benchmark and write its report under docs/", _configure_bench,
-                     _run_bench),
+    "bench": Command(
+        "run a benchmark and write its report under docs/", _configure_bench, _run_bench
+    ),
 }
 
 

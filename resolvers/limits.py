@@ -19,7 +19,6 @@ from graphql import (
     OperationDefinitionNode,
     SelectionSetNode,
     TokenKind,
-    ValidationContext,
 )
 from graphql.language import Lexer, Source
 from strawberry.extensions import SchemaExtension
@@ -28,7 +27,9 @@ from graph.errors import ErrorCode
 
 
 def limit_error(message: str, limit: str) -> GraphQLError:
-    return GraphQLError(message, extensions={"code": ErrorCode.LIMIT_EXCEEDED.value, "limit": limit})
+    return GraphQLError(
+        message, extensions={"code": ErrorCode.LIMIT_EXCEEDED.value, "limit": limit}
+    )
 
 
 def _depth(
@@ -48,16 +49,14 @@ def _depth(
             name = selection.name.value
             fragment = fragments.get(name)
             if fragment is not None and name not in visiting:
-                deepest = max(
-                    deepest, _depth(fragment.selection_set, fragments, visiting | {name})
-                )
+                deepest = max(deepest, _depth(fragment.selection_set, fragments, visiting | {name}))
     return deepest
 
 
 def depth_rule(max_depth: int) -> type[ASTValidationRule]:
     class DepthLimit(ASTValidationRule):
         def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
-            context: ValidationContext = self.context
+            context = self.context
             fragments = {
                 d.name.value: d
                 for d in context.document.definitions
@@ -66,9 +65,7 @@ def depth_rule(max_depth: int) -> type[ASTValidationRule]:
             depth = _depth(node.selection_set, fragments, frozenset())
             if depth > max_depth:
                 self.report_error(
-                    limit_error(
-                        f"query depth {depth} exceeds the limit of {max_depth}", "depth"
-                    )
+                    limit_error(f"query depth {depth} exceeds the limit of {max_depth}", "depth")
                 )
 
     return DepthLimit
@@ -83,9 +80,7 @@ def alias_rule(max_aliases: int) -> type[ASTValidationRule]:
                 self.count += 1
                 if self.count == max_aliases + 1:
                     self.report_error(
-                        limit_error(
-                            f"the document uses more than {max_aliases} aliases", "aliases"
-                        )
+                        limit_error(f"the document uses more than {max_aliases} aliases", "aliases")
                     )
 
     return AliasLimit

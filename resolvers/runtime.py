@@ -14,10 +14,10 @@ from graph.errors import Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
 from reasoners.embeddings import Embedder, SentenceTransformerEmbedder
+from reasoners.handlers import build_handlers
 from reasoners.llm import LLM
 from reasoners.llm_openai import OpenAICompatibleLLM, llm_config_from_env
 from reasoners.tokens import MiniLMTokenCounter, TokenCounter
-from reasoners.handlers import build_handlers
 from reasoners.worker import Worker, WorkerConfig
 from resolvers.services import Services
 

@@ -30,8 +30,11 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
         server = ManagedNeo4j(settings)
         started_here = server.pid() is None
         server.start()
-        log.info("Neo4j Browser: %s (user neo4j, password in %s)", server.browser_url,
-                 server.paths.password_file)
+        log.info(
+            "Neo4j Browser: %s (user neo4j, password in %s)",
+            server.browser_url,
+            server.paths.password_file,
+        )
     password = neo4j_password(settings)
     app = create_app(
         settings,
@@ -67,8 +70,9 @@ def run_worker(settings: Settings, *, concurrency: int | None) -> int:
             await worker.run(stop)
         finally:
             await close_services(services)
-        log.info("worker stopped: %d units done, %d failed", worker.processed_units,
-                 worker.failed_units)
+        log.info(
+            "worker stopped: %d units done, %d failed", worker.processed_units, worker.failed_units
+        )
 
     asyncio.run(main())
     return 0

@@ -88,7 +88,12 @@ async def write_explicit(
         if i not in duplicate_of
     ]
     created = (
-        [r["id"] for r in await tx.rows("create_explicit_observations", workspace=workspace, observations=fresh)]
+        [
+            r["id"]
+            for r in await tx.rows(
+                "create_explicit_observations", workspace=workspace, observations=fresh
+            )
+        ]
         if fresh
         else []
     )

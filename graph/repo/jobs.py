@@ -205,7 +205,9 @@ async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
         key=unit.key,
         owner=unit.owner,
         now=now(),
-        results=[{"id": r.id, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out} for r in results],
+        results=[
+            {"id": r.id, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out} for r in results
+        ],
     )
     if row is None or int(row["done"]) != len(results):
         raise LeaseLost(f"lost the lease on {unit.key}: another worker took it over")
@@ -272,10 +274,10 @@ async def retry_dead(
     return int(row["retried"]) if row else 0
 
 
-async def status(db: Database, workspace: str, session: str | None, peer: str | None) -> QueueStatus:
-    rows = await db.read(
-        "count_jobs_by_status", workspace=workspace, session=session, peer=peer
-    )
+async def status(
+    db: Database, workspace: str, session: str | None, peer: str | None
+) -> QueueStatus:
+    rows = await db.read("count_jobs_by_status", workspace=workspace, session=session, peer=peer)
     counts = {r["status"]: int(r["jobs"]) for r in rows}
     return QueueStatus(
         pending=counts.get("pending", 0),

@@ -52,7 +52,9 @@ async def create(
     await sessions.get(db, workspace, session)
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
-        found = await tx.rows("find_peers", workspace=workspace, names=sorted({r.peer for r in rows}))
+        found = await tx.rows(
+            "find_peers", workspace=workspace, names=sorted({r.peer for r in rows})
+        )
         missing = {r["name"] for r in found if not r["found"]}
         for index, row in enumerate(rows):
             if row.peer in missing:
@@ -123,9 +125,9 @@ async def create(
                 await after_create(tx, [created[i] for i in range(len(fresh))])
         result: list[MessageRecord] = []
         fresh_index = 0
-        for r in rows:
-            if r.client_id and r.client_id in existing:
-                result.append(existing[r.client_id])
+        for row in rows:
+            if row.client_id and row.client_id in existing:
+                result.append(existing[row.client_id])
             else:
                 result.append(created[fresh_index])
                 fresh_index += 1

@@ -83,7 +83,9 @@ async def update(
         "update_peer",
         workspace=workspace,
         name=name,
-        metadata=None if metadata is None else dump_json(metadata, limit=json_limit, what="metadata"),
+        metadata=None
+        if metadata is None
+        else dump_json(metadata, limit=json_limit, what="metadata"),
         meta_kv=None if metadata is None else meta_kv(metadata),
         configuration=None
         if configuration is None

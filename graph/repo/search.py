@@ -69,6 +69,10 @@ async def text_candidates(
     if not query:
         return []
     rows = await db.read(
-        "search_messages_fulltext", workspace=workspace, query=query, limit=limit, **filters.params()
+        "search_messages_fulltext",
+        workspace=workspace,
+        query=query,
+        limit=limit,
+        **filters.params(),
     )
     return _scored(rows)

@@ -60,7 +60,9 @@ async def update(
     row = await db.write_one(
         "update_workspace",
         workspace=name,
-        metadata=None if metadata is None else dump_json(metadata, limit=json_limit, what="metadata"),
+        metadata=None
+        if metadata is None
+        else dump_json(metadata, limit=json_limit, what="metadata"),
         configuration=None
         if configuration is None
         else dump_json(configuration, limit=json_limit, what="configuration"),

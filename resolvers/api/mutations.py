@@ -79,8 +79,9 @@ class Mutation:
         deleted = await workspaces.delete(info.context.services.db, name)
         return DeleteResult(deleted_nodes=deleted)
 
-    @strawberry.mutation(description="Get or create a peer: calling it again returns the "
-                         "existing peer unchanged.")
+    @strawberry.mutation(
+        description="Get or create a peer: calling it again returns the existing peer unchanged."
+    )
     async def create_peer(
         self,
         info: Info,
@@ -101,8 +102,10 @@ class Mutation:
         )
         return Peer.of(record)
 
-    @strawberry.mutation(description="Update a peer; omitted arguments stay as they are, "
-                         "extractionContext: null clears it.")
+    @strawberry.mutation(
+        description="Update a peer; omitted arguments stay as they are, "
+        "extractionContext: null clears it."
+    )
     async def update_peer(
         self,
         info: Info,
@@ -176,8 +179,10 @@ class Mutation:
         )
         return Session.of(record)
 
-    @strawberry.mutation(description="Add peers to a session (or change the observation "
-                         "settings of peers already in it).")
+    @strawberry.mutation(
+        description="Add peers to a session (or change the observation "
+        "settings of peers already in it)."
+    )
     async def add_session_peers(
         self, info: Info, workspace: str, session: str, peers: list[SessionPeerInput]
     ) -> list[SessionPeer]:
@@ -205,8 +210,10 @@ class Mutation:
         )
         return [SessionPeer.of(m) for m in members]
 
-    @strawberry.mutation(description="Store 1-100 messages in one transaction. A bad item "
-                         "writes nothing; items with a known clientId are not stored again.")
+    @strawberry.mutation(
+        description="Store 1-100 messages in one transaction. A bad item "
+        "writes nothing; items with a known clientId are not stored again."
+    )
     async def add_messages(
         self, info: Info, workspace: str, session: str, messages: list[MessageInput]
     ) -> AddMessagesResult:
@@ -240,8 +247,10 @@ class Mutation:
             messages=[Message.of(m) for m in result.messages], created=result.created
         )
 
-    @strawberry.mutation(description="Issue an API key. Admin keys may issue any key; "
-                         "workspace keys may issue peer and session keys of their workspace.")
+    @strawberry.mutation(
+        description="Issue an API key. Admin keys may issue any key; "
+        "workspace keys may issue peer and session keys of their workspace."
+    )
     async def create_key(
         self,
         info: Info,

@@ -29,7 +29,6 @@ from resolvers.api.types import (
 )
 
 
-
 def version() -> str:
     try:
         return package_metadata.version("beliefgraph")
@@ -71,8 +70,10 @@ class Query:
         info.context.principal.require_peer(workspace, name)
         return Peer.of(await peers.get(info.context.services.db, workspace, name))
 
-    @strawberry.field(description="Peers of a workspace; `metadata` keeps those whose "
-                      "top-level metadata keys equal the given values.")
+    @strawberry.field(
+        description="Peers of a workspace; `metadata` keeps those whose "
+        "top-level metadata keys equal the given values."
+    )
     async def peers(
         self,
         info: Info,
@@ -166,8 +167,10 @@ class Query:
             page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
         )
 
-    @strawberry.field(description="Hybrid search (vector + fulltext, fused by reciprocal "
-                      "rank) over messages of a workspace, a session or a peer.")
+    @strawberry.field(
+        description="Hybrid search (vector + fulltext, fused by reciprocal "
+        "rank) over messages of a workspace, a session or a peer."
+    )
     async def search_messages(
         self,
         info: Info,
@@ -225,8 +228,10 @@ class Query:
             page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
         )
 
-    @strawberry.field(description="One observation with its DERIVED_FROM neighbours: premises, "
-                      "source message spans, and the beliefs derived from it.")
+    @strawberry.field(
+        description="One observation with its DERIVED_FROM neighbours: premises, "
+        "source message spans, and the beliefs derived from it."
+    )
     async def observation(self, info: Info, workspace: str, id: strawberry.ID) -> ObservationDetail:
         principal = info.context.principal
         principal.in_workspace(workspace)

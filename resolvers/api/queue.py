@@ -55,8 +55,9 @@ class QueueQuery:
         info.context.principal.require_peer_or_session(workspace, peer, session)
         return _status(await jobs.status(info.context.services.db, workspace, session, peer))
 
-    @strawberry.field(description="Jobs, most recently updated first; dead-lettered ones keep "
-                      "their last error.")
+    @strawberry.field(
+        description="Jobs, most recently updated first; dead-lettered ones keep their last error."
+    )
     async def jobs(
         self,
         info: Info,
@@ -82,16 +83,19 @@ class QueueQuery:
 
 @strawberry.type
 class QueueMutation:
-    @strawberry.mutation(description="Make waiting work in scope run now instead of at its "
-                         "token target or max age. Returns how many jobs were released.")
+    @strawberry.mutation(
+        description="Make waiting work in scope run now instead of at its "
+        "token target or max age. Returns how many jobs were released."
+    )
     async def flush_queue(
         self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
     ) -> int:
         info.context.principal.require_peer_or_session(workspace, peer, session)
         return await jobs.flush(info.context.services.db, workspace, session, peer)
 
-    @strawberry.mutation(description="Put dead-lettered jobs back in the queue (all in scope, "
-                         "or those listed).")
+    @strawberry.mutation(
+        description="Put dead-lettered jobs back in the queue (all in scope, or those listed)."
+    )
     async def retry_jobs(
         self,
         info: Info,
@@ -112,8 +116,10 @@ class QueueMutation:
 
 @strawberry.type
 class Subscription:
-    @strawberry.subscription(description="Queue status, sent when it changes; with untilIdle "
-                             "the stream completes once nothing is pending or running.")
+    @strawberry.subscription(
+        description="Queue status, sent when it changes; with untilIdle "
+        "the stream completes once nothing is pending or running."
+    )
     async def queue_status(
         self,
         info: Info,

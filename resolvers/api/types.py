@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,6 +14,11 @@ from graph.repo import summaries as summary_repo
 from reasoners.search import MessageHit as MessageHitRecord
 
 T = TypeVar("T")
+
+
+def as_json(value: dict[str, Any]) -> JSON:
+    """A stored JSON object as the GraphQL JSON scalar."""
+    return cast(JSON, value)
 
 
 @strawberry.type
@@ -38,7 +43,10 @@ class Workspace:
     @classmethod
     def of(cls, r: records.WorkspaceRecord) -> Workspace:
         return cls(
-            name=r.name, metadata=r.metadata, configuration=r.configuration, created_at=r.created_at
+            name=r.name,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
+            created_at=r.created_at,
         )
 
 
@@ -56,8 +64,8 @@ class Peer:
         return cls(
             workspace=r.workspace,
             name=r.name,
-            metadata=r.metadata,
-            configuration=r.configuration,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
             extraction_context=r.extraction_context,
             created_at=r.created_at,
         )
@@ -100,7 +108,10 @@ class Session:
     ) -> list[Summary]:
         services = info.context.services
         rows = await summary_repo.list_for_session(
-            services.db, self.workspace, self.name, kind=kind,
+            services.db,
+            self.workspace,
+            self.name,
+            kind=kind,
             limit=min(max(first, 1), services.settings.max_page_size),
         )
         return [
@@ -120,8 +131,8 @@ class Session:
         return cls(
             workspace=r.workspace,
             name=r.name,
-            metadata=r.metadata,
-            configuration=r.configuration,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
             context=r.context,
             active=r.active,
             created_at=r.created_at,
@@ -151,7 +162,7 @@ class Message:
             peer=r.peer,
             content=r.content,
             context=r.context,
-            metadata=r.metadata,
+            metadata=as_json(r.metadata),
             created_at=r.created_at,
             seq=r.seq,
             token_count=r.token_count,

@@ -74,7 +74,9 @@ async def post(services: Services, workspace: str, session: str, *turns: tuple[s
 
 
 def worker_for(services: Services, llm: Any, **config: Any) -> Worker:
-    handlers = build_handlers(services.db, services.embedder, services.tokens, llm, services.settings)
+    handlers = build_handlers(
+        services.db, services.embedder, services.tokens, llm, services.settings
+    )
     return Worker(services.db, handlers, WorkerConfig(**config))
 
 

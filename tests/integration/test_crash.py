@@ -82,7 +82,12 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
     assert await beliefs(services, workspace, "alice", "alice") == ["alice said: I moved to Porto."]
     assert await beliefs(services, workspace, "bob", "alice") == ["alice said: I moved to Porto."]
     finished = await jobs.list_jobs(
-        services.db, workspace, session=None, peer="alice", statuses=["done"], with_errors=False,
+        services.db,
+        workspace,
+        session=None,
+        peer="alice",
+        statuses=["done"],
+        with_errors=False,
         limit=5,
     )
     assert [j.attempts for j in finished] == [2], "the killed attempt counted, then one more"

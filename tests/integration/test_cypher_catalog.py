@@ -51,7 +51,9 @@ def test_callers_pass_exactly_the_statement_parameters() -> None:
         if splat:
             assert names <= expected, f"{where}: {sorted(names - expected)} not in {name}"
         else:
-            assert names == expected, f"{where}: {name} wants {sorted(expected)}, got {sorted(names)}"
+            assert names == expected, (
+                f"{where}: {name} wants {sorted(expected)}, got {sorted(names)}"
+            )
 
 
 def test_every_statement_is_used() -> None:

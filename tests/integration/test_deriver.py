@@ -79,12 +79,17 @@ def grounded_and_not(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
     return DeriverOutput.model_validate(
         {
             "observations": [
-                {"content": "Alice works as a nurse.", "source_message_index": index,
-                 "source_span": "I work as a nurse"},
-                {"content": "Alice owns a yacht.", "source_message_index": index,
-                 "source_span": "I own a yacht"},
-                {"content": "Bob is tall.", "source_message_index": index + 5,
-                 "source_span": text},
+                {
+                    "content": "Alice works as a nurse.",
+                    "source_message_index": index,
+                    "source_span": "I work as a nurse",
+                },
+                {
+                    "content": "Alice owns a yacht.",
+                    "source_message_index": index,
+                    "source_span": "I own a yacht",
+                },
+                {"content": "Bob is tall.", "source_message_index": index + 5, "source_span": text},
             ]
         }
     )
@@ -123,8 +128,11 @@ async def test_repeated_facts_are_counted_not_duplicated(
         return DeriverOutput.model_validate(
             {
                 "observations": [
-                    {"content": "Alice lives in Lisbon.", "source_message_index": i,
-                     "source_span": text}
+                    {
+                        "content": "Alice lives in Lisbon.",
+                        "source_message_index": i,
+                        "source_span": text,
+                    }
                     for i, _, text in target_messages(messages)
                 ]
             }
@@ -144,7 +152,10 @@ async def test_repeated_facts_are_counted_not_duplicated(
 
 
 async def test_near_duplicates_by_cosine_are_merged(services: Services, workspace: str) -> None:
-    first, second = "Alice's favourite colour is dark green.", "Alice's favorite color is dark green."
+    first, second = (
+        "Alice's favourite colour is dark green.",
+        "Alice's favorite color is dark green.",
+    )
     a, b = services.embedder.embed([first, second])
     assert sum(x * y for x, y in zip(a, b, strict=True)) >= services.settings.dedup_threshold
     await make_peers(services, workspace, "alice")
@@ -154,8 +165,11 @@ async def test_near_duplicates_by_cosine_are_merged(services: Services, workspac
     def fact(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
         [(i, _, text)] = target_messages(messages)
         return DeriverOutput.model_validate(
-            {"observations": [{"content": next(contents), "source_message_index": i,
-                               "source_span": text}]}
+            {
+                "observations": [
+                    {"content": next(contents), "source_message_index": i, "source_span": text}
+                ]
+            }
         )
 
     worker = worker_for(services, ScriptedLLM({"deriver": fact}))
@@ -183,7 +197,12 @@ async def test_invalid_output_is_retried_then_dead_lettered(
     status = await jobs.status(services.db, workspace, None, None)
     assert (status.done, status.dead) == (0, 1), "never done with nothing written"
     [dead] = await jobs.list_jobs(
-        services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True,
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["dead"],
+        with_errors=True,
         limit=5,
     )
     assert dead.attempts == services.settings.job_max_attempts == runs

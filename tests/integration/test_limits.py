@@ -11,7 +11,13 @@ pytestmark = pytest.mark.integration
 
 async def test_too_deep_query_is_refused(gql: GraphQLClient, workspace: str) -> None:
     # Nested fragments on the introspection types reach any depth.
-    deep = "query { __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }"
+    deep = (
+        "query { __schema { types { fields { type "
+        + "{ ofType " * 6
+        + "{ name }"
+        + " }" * 10
+        + " }"
+    )
     body = await gql.raw(deep)
     assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "depth"}
 
@@ -34,7 +40,9 @@ async def test_too_many_tokens_are_refused(gql: GraphQLClient) -> None:
 
 async def test_oversized_body_is_refused(gql: GraphQLClient) -> None:
     response = await gql.http.post(
-        "/graphql", content=b"{" + b" " * 5_000_000 + b"}", headers={"content-type": "application/json"}
+        "/graphql",
+        content=b"{" + b" " * 5_000_000 + b"}",
+        headers={"content-type": "application/json"},
     )
     assert response.status_code == 413
     assert response.json()["errors"][0]["extensions"]["code"] == "LIMIT_EXCEEDED"

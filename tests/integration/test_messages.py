@@ -42,7 +42,11 @@ async def test_resending_a_batch_creates_nothing_new(gql: GraphQLClient, workspa
     # A partly new batch stores only the new item.
     mixed = await gql.ok(
         ADD,
-        {"w": workspace, "s": "s1", "msgs": [*batch, {"peer": "bob", "content": "third", "clientId": "c-3"}]},
+        {
+            "w": workspace,
+            "s": "s1",
+            "msgs": [*batch, {"peer": "bob", "content": "third", "clientId": "c-3"}],
+        },
     )
     assert mixed["addMessages"]["created"] == 1
     assert await count_messages(gql, workspace) == 3
@@ -66,14 +70,22 @@ async def test_concurrent_resends_store_one_copy(gql: GraphQLClient, workspace: 
         ({"peer": "alice", "content": "   "}, "content", "INVALID_INPUT"),
         ({"peer": "nobody", "content": "hello"}, "peer", "INVALID_INPUT"),
         ({"peer": "bad name!", "content": "hello"}, "peer", "INVALID_INPUT"),
-        ({"peer": "alice", "content": "hi", "metadata": {"k": "v" * 20_000}}, "metadata", "INVALID_INPUT"),
+        (
+            {"peer": "alice", "content": "hi", "metadata": {"k": "v" * 20_000}},
+            "metadata",
+            "INVALID_INPUT",
+        ),
     ],
 )
 async def test_one_bad_item_writes_nothing_and_names_it(
     gql: GraphQLClient, workspace: str, bad_item: dict[str, object], field: str, code: str
 ) -> None:
     await seed(gql, workspace)
-    batch = [{"peer": "alice", "content": "good one"}, {"peer": "bob", "content": "good two"}, bad_item]
+    batch = [
+        {"peer": "alice", "content": "good one"},
+        {"peer": "bob", "content": "good two"},
+        bad_item,
+    ]
     body = await gql.raw(ADD, {"w": workspace, "s": "s1", "msgs": batch})
     error = body["errors"][0]
     assert error["extensions"]["code"] == code
@@ -114,14 +126,22 @@ async def test_list_filters_and_pages(gql: GraphQLClient, workspace: str) -> Non
     assert seen == [f"message {i}" for i in range(9)]
 
     pets = await gql.ok(LIST, {"w": workspace, "f": {"metadata": {"topic": "pets"}}})
-    assert [n["content"] for n in pets["messages"]["nodes"]] == ["message 0", "message 3", "message 6"]
+    assert [n["content"] for n in pets["messages"]["nodes"]] == [
+        "message 0",
+        "message 3",
+        "message 6",
+    ]
     by_alice = await gql.ok(LIST, {"w": workspace, "f": {"peer": "alice"}})
     assert {n["peer"] for n in by_alice["messages"]["nodes"]} == {"alice"}
     window = await gql.ok(
         LIST,
         {"w": workspace, "f": {"since": "2024-01-02T00:00:00Z", "until": "2024-01-03T00:00:00Z"}},
     )
-    assert [n["content"] for n in window["messages"]["nodes"]] == ["message 3", "message 4", "message 5"]
+    assert [n["content"] for n in window["messages"]["nodes"]] == [
+        "message 3",
+        "message 4",
+        "message 5",
+    ]
     assert await gql.error_code(LIST, {"w": workspace, "first": 101}) == "INVALID_INPUT"
     assert await gql.error_code(LIST, {"w": workspace, "after": "garbage!"}) == "INVALID_INPUT"
 
@@ -130,7 +150,12 @@ async def test_concurrent_get_or_create_gives_one_peer(services: Services, works
     results = await asyncio.gather(
         *[
             peers.get_or_create(
-                services.db, workspace, "dora", metadata={"n": i}, configuration=None, json_limit=1000
+                services.db,
+                workspace,
+                "dora",
+                metadata={"n": i},
+                configuration=None,
+                json_limit=1000,
             )
             for i in range(8)
         ]

@@ -100,7 +100,13 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
     await asyncio.sleep(0.02)
     assert not await worker.run_once(), "a dead job must not run again"
     [dead] = await jobs.list_jobs(
-        services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True, limit=5
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["dead"],
+        with_errors=True,
+        limit=5,
     )
     assert dead.id == job_id and dead.attempts == 5
     assert dead.error == f"ValueError: scripted failure of {job_id}"
@@ -115,7 +121,7 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
 async def test_a_failed_head_blocks_its_unit_until_retried(
     services: Services, workspace: str
 ) -> None:
-    first, second = await enqueue(services, workspace, units=1, per_unit=2)
+    first, _second = await enqueue(services, workspace, units=1, per_unit=2)
     handler = RecordingHandler(fail_times={first: 1})
     config = WorkerConfig(backoff=timedelta(seconds=30), max_jobs_per_claim=1)
     worker = Worker(services.db, {"test": handler}, config)

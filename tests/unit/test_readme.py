@@ -23,5 +23,7 @@ def test_the_two_commands_come_first() -> None:
 
 
 def test_every_setting_is_documented() -> None:
-    missing = [env for env, _, _ in [*documented_settings(), *LLM_SETTINGS] if f"`{env}`" not in README]
+    missing = [
+        env for env, _, _ in [*documented_settings(), *LLM_SETTINGS] if f"`{env}`" not in README
+    ]
     assert missing == []
