@@ -1,7 +1,7 @@
 // Units whose first unfinished job may run now and whose lease is free. A 'running' head
 // under an expired lease belongs to a worker that died: it is claimable again.
 MATCH (j:Job {status: 'pending'})
-WHERE j.run_after <= $now
+WHERE j.run_after <= $now AND ($workspace IS NULL OR j.workspace = $workspace)
 WITH DISTINCT j.work_unit AS key
 MATCH (u:WorkUnit {key: key})
 WHERE u.lease_until IS NULL OR u.lease_until < $now

@@ -46,6 +46,7 @@ class WorkerConfig:
     backoff: timedelta = timedelta(seconds=5)
     max_backoff: timedelta = timedelta(minutes=10)
     shutdown_grace: float = 30.0
+    workspace: str | None = None  # only this workspace's jobs (None: all)
 
 
 def default_owner() -> str:
@@ -82,6 +83,7 @@ class Worker:
             owner or self.owner,
             lease=self.config.lease,
             max_jobs=self.config.max_jobs_per_claim,
+            workspace=self.config.workspace,
         )
         if unit is None:
             return False
@@ -103,6 +105,7 @@ class Worker:
                     owner,
                     lease=self.config.lease,
                     max_jobs=self.config.max_jobs_per_claim,
+                    workspace=self.config.workspace,
                 )
             except Exception:
                 log.exception("claiming failed; retrying")

@@ -148,15 +148,25 @@ async def enqueue(tx: Tx, jobs: list[NewJob], *, token_target: int | None = None
 
 
 async def claim(
-    db: Database, owner: str, *, lease: timedelta, max_jobs: int, scan: int = 20
+    db: Database,
+    owner: str,
+    *,
+    lease: timedelta,
+    max_jobs: int,
+    scan: int = 20,
+    workspace: str | None = None,
 ) -> ClaimedUnit | None:
-    """Lease one ready unit and start its ready jobs, or return None when nothing is ready."""
+    """Lease one ready unit and start its ready jobs, or return None when nothing is ready.
+
+    `workspace` limits the claim to one workspace (a dedicated worker, or a test's own jobs).
+    """
 
     async def work(tx: Tx) -> ClaimedUnit | None:
         stamp = now()
-        keys = [r["key"] for r in await tx.rows("find_ready_units", now=stamp, limit=scan)]
-        if not keys:
-            keys = [r["key"] for r in await tx.rows("find_expired_units", now=stamp, limit=scan)]
+        found = await tx.rows("find_ready_units", now=stamp, limit=scan, workspace=workspace)
+        if not found:
+            found = await tx.rows("find_expired_units", now=stamp, limit=scan, workspace=workspace)
+        keys = [r["key"] for r in found]
         for key in keys:
             until = stamp + lease
             await tx.rows("lock_work_unit", key=key, owner=owner)

@@ -195,3 +195,11 @@ async def by_seq(
         to_seq=to_seq,
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def recent(db: Database, workspace: str, session: str, limit: int) -> list[MessageRecord]:
+    """The session's newest messages, newest first."""
+    rows = await db.read(
+        "list_recent_session_messages", workspace=workspace, session=session, limit=limit
+    )
+    return [MessageRecord.from_row(r["message"]) for r in rows]

@@ -73,11 +73,12 @@ async def post(services: Services, workspace: str, session: str, *turns: tuple[s
     )
 
 
-def worker_for(services: Services, llm: Any, **config: Any) -> Worker:
+def worker_for(services: Services, workspace: str, llm: Any, **config: Any) -> Worker:
+    """A worker over `workspace` only: other tests' jobs in the shared Neo4j are not its own."""
     handlers = build_handlers(
         services.db, services.embedder, services.tokens, llm, services.settings
     )
-    return Worker(services.db, handlers, WorkerConfig(**config))
+    return Worker(services.db, handlers, WorkerConfig(workspace=workspace, **config))
 
 
 async def flush_and_drain(services: Services, workspace: str, worker: Worker) -> int:

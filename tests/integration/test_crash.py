@@ -44,7 +44,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
         "BELIEFGRAPH_AUTH": "off",
     }
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.worker_child"],
+        [sys.executable, "-m", "tests.integration.worker_child", workspace],
         cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,
@@ -73,7 +73,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
         if child.stdin is not None:
             child.stdin.close()
 
-    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     assert await worker.drain() <= 1, "the dead worker's unit is still leased"
     await asyncio.sleep(3.5)  # the child's lease runs out
     await worker.drain()

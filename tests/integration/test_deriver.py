@@ -46,7 +46,7 @@ async def test_observations_reach_only_entitled_observers(
     await make_session(services, workspace, "s2", [MemberSettings("carol", observe_me=False)])
     await post(services, workspace, "s1", ("alice", "I live in Lisbon."))
     await post(services, workspace, "s2", ("carol", "I keep bees on my roof."))
-    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     assert await flush_and_drain(services, workspace, worker) == 2
 
     fact = "alice said: I live in Lisbon."
@@ -66,7 +66,7 @@ async def test_a_peer_that_left_stops_observing(services: Services, workspace: s
     await post(services, workspace, "s1", ("alice", "I have a cat named Miso."))
     await sessions.remove_peers(services.db, workspace, "s1", ["bob"])
     await post(services, workspace, "s1", ("alice", "I started learning the violin."))
-    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     await flush_and_drain(services, workspace, worker)
     assert await beliefs(services, workspace, "bob", "alice") == [
         "alice said: I have a cat named Miso."
@@ -101,7 +101,7 @@ async def test_ungrounded_outputs_are_rejected_and_counted(
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     await post(services, workspace, "s1", ("alice", "I work as a nurse in a children's hospital."))
-    worker = worker_for(services, ScriptedLLM({"deriver": grounded_and_not}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": grounded_and_not}))
     await flush_and_drain(services, workspace, worker)
     assert await beliefs(services, workspace, "alice", "alice") == ["Alice works as a nurse."]
     deriver = worker.handlers["derive"]
@@ -138,7 +138,7 @@ async def test_repeated_facts_are_counted_not_duplicated(
             }
         )
 
-    worker = worker_for(services, ScriptedLLM({"deriver": fact}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": fact}))
     for text in same:  # one unit per post, so the scope check (not the batch) must catch repeats
         await post(services, workspace, "s1", ("alice", text))
         await flush_and_drain(services, workspace, worker)
@@ -172,7 +172,7 @@ async def test_near_duplicates_by_cosine_are_merged(services: Services, workspac
             }
         )
 
-    worker = worker_for(services, ScriptedLLM({"deriver": fact}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": fact}))
     for text in ("My favourite colour is dark green.", "Dark green is my favorite color."):
         await post(services, workspace, "s1", ("alice", text))
         await flush_and_drain(services, workspace, worker)
@@ -187,7 +187,7 @@ async def test_invalid_output_is_retried_then_dead_lettered(
     await post(services, workspace, "s1", ("alice", "I grow tomatoes."))
     llm = ScriptedLLM({"deriver": lambda messages, schema: "this is not JSON"}, max_retries=1)
     worker = worker_for(
-        services, llm, backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=1)
+        services, workspace, llm, backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=1)
     )
     await jobs.flush(services.db, workspace, None, None)
     runs = 0
@@ -215,7 +215,7 @@ async def test_units_wait_for_their_trigger(services: Services, workspace: str) 
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     await post(services, workspace, "s1", ("alice", "I like jazz."))
-    worker = worker_for(services, ScriptedLLM({"deriver": echo_deriver}))
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     assert await worker.drain() == 0, "below the token target and younger than the max age"
     assert await jobs.flush(services.db, workspace, "s1", None) == 1
     assert await worker.drain() == 1

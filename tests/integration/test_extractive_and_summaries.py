@@ -59,7 +59,7 @@ async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
         services, workspace, "chat", [MemberSettings("maya"), MemberSettings("assistant")]
     )
     await post(services, workspace, "chat", *CONVERSATION)
-    worker = worker_for(services, None)  # no LLM: the extractive provider
+    worker = worker_for(services, workspace, None)  # no LLM: the extractive provider
     await flush_and_drain(services, workspace, worker)
     page = await observations.list_page(
         services.db, workspace, ObservationFilter("maya", "maya"), after=None, limit=100
@@ -88,7 +88,7 @@ async def test_summaries_every_20_and_60_messages(services: Services, workspace:
     await make_session(services, workspace, "chat", [])
     for _ in range(3):
         await post(services, workspace, "chat", *CONVERSATION)
-    worker = worker_for(services, None)
+    worker = worker_for(services, workspace, None)
     await flush_and_drain(services, workspace, worker)
     short = await summaries.list_for_session(services.db, workspace, "chat", kind="short", limit=10)
     long = await summaries.list_for_session(services.db, workspace, "chat", kind="long", limit=10)
@@ -114,7 +114,7 @@ async def test_llm_summaries_fold_the_previous_one(services: Services, workspace
     llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
     await post(services, workspace, "chat", *CONVERSATION)
     await post(services, workspace, "chat", *CONVERSATION)
-    await flush_and_drain(services, workspace, worker_for(services, llm))
+    await flush_and_drain(services, workspace, worker_for(services, workspace, llm))
     assert "summary number 1" in seen[1], "the second run folds in the first summary"
     short = await summaries.latest(services.db, workspace, "chat", "short")
     assert short is not None and short.content == "summary number 2"
@@ -133,7 +133,7 @@ async def test_graphql_exposes_summaries_queue_and_sources(
     assert status["queueStatus"]["pending"] >= 2 and not status["queueStatus"]["idle"]
     flushed = await gql.ok("mutation($w: String!) { flushQueue(workspace: $w) }", {"w": workspace})
     assert flushed["flushQueue"] >= 2
-    await worker_for(services, None).drain()
+    await worker_for(services, workspace, None).drain()
     data = await gql.ok(
         """query($w: String!) {
           queueStatus(workspace: $w) { pending done idle }

@@ -229,6 +229,8 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
     await cypher(services, KILL_JOB, w=name)
     side.jobs = {r.pop("id"): r for r in await cypher(services, LIST_JOBS, w=name)}
+    statuses = sorted(job["status"] for job in side.jobs.values())
+    assert statuses == ["dead", "pending", "pending", "pending"], "update KILL_JOB and LIST_JOBS"
     return side
 
 

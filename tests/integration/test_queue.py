@@ -65,7 +65,9 @@ async def test_two_workers_drain_1000_jobs_once_each_in_order(
 ) -> None:
     ids = await enqueue(services, workspace, units=40, per_unit=25)
     handler = RecordingHandler()
-    config = WorkerConfig(concurrency=4, poll_interval=0.05, max_jobs_per_claim=7)
+    config = WorkerConfig(
+        concurrency=4, poll_interval=0.05, max_jobs_per_claim=7, workspace=workspace
+    )
     workers = [Worker(services.db, {"test": handler}, config, owner=f"w{i}") for i in range(2)]
     stop = asyncio.Event()
     runs = [asyncio.create_task(w.run(stop)) for w in workers]
@@ -92,7 +94,11 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
 ) -> None:
     [job_id] = await enqueue(services, workspace, units=1, per_unit=1)
     handler = RecordingHandler(fail_times={job_id: 99})
-    config = WorkerConfig(backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=5))
+    config = WorkerConfig(
+        backoff=timedelta(milliseconds=1),
+        max_backoff=timedelta(milliseconds=5),
+        workspace=workspace,
+    )
     worker = Worker(services.db, {"test": handler}, config)
     for _ in range(5):  # max_attempts
         await asyncio.sleep(0.02)
@@ -123,7 +129,7 @@ async def test_a_failed_head_blocks_its_unit_until_retried(
 ) -> None:
     first, _second = await enqueue(services, workspace, units=1, per_unit=2)
     handler = RecordingHandler(fail_times={first: 1})
-    config = WorkerConfig(backoff=timedelta(seconds=30), max_jobs_per_claim=1)
+    config = WorkerConfig(backoff=timedelta(seconds=30), max_jobs_per_claim=1, workspace=workspace)
     worker = Worker(services.db, {"test": handler}, config)
     assert await worker.run_once()  # first fails, waits 30 s
     assert not await worker.run_once(), "the second job must not overtake the first"
@@ -133,11 +139,11 @@ async def test_a_failed_head_blocks_its_unit_until_retried(
 async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str) -> None:
     await enqueue(services, workspace, units=1, per_unit=3)
     dead_worker_unit = await jobs.claim(
-        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10
+        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10, workspace=workspace
     )
     assert dead_worker_unit is not None and len(dead_worker_unit.jobs) == 3
     handler = RecordingHandler()
-    worker = Worker(services.db, {"test": handler}, WorkerConfig())
+    worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
     assert not await worker.run_once(), "a live lease must not be taken"
     await asyncio.sleep(0.3)
     assert await worker.run_once()
@@ -158,7 +164,9 @@ async def test_graceful_shutdown_hands_back_unfinished_work(
 ) -> None:
     await enqueue(services, workspace, units=1, per_unit=2)
     handler = RecordingHandler(delay=5.0)
-    config = WorkerConfig(concurrency=1, poll_interval=0.01, shutdown_grace=0.2)
+    config = WorkerConfig(
+        concurrency=1, poll_interval=0.01, shutdown_grace=0.2, workspace=workspace
+    )
     worker = Worker(services.db, {"test": handler}, config)
     stop = asyncio.Event()
     run = asyncio.create_task(worker.run(stop))

@@ -1,6 +1,6 @@
 """A worker process for the crash test: its deriver's LLM call hangs until the test kills it.
 
-Run as `python -m tests.integration.worker_child` with BELIEFGRAPH_* settings in the
+Run as `python -m tests.integration.worker_child WORKSPACE` with BELIEFGRAPH_* settings in the
 environment and the Neo4j password on stdin.
 """
 
@@ -31,7 +31,12 @@ async def main() -> None:
     services = await open_services(settings, password=sys.stdin.readline().strip())
     llm = ScriptedLLM({"deriver": hang})
     handlers = build_handlers(services.db, services.embedder, services.tokens, llm, settings)
-    worker = Worker(services.db, handlers, WorkerConfig(lease=timedelta(seconds=3)), owner="child")
+    worker = Worker(
+        services.db,
+        handlers,
+        WorkerConfig(lease=timedelta(seconds=3), workspace=sys.argv[1]),
+        owner="child",
+    )
     print("ready", flush=True)
     await worker.run(asyncio.Event())
 

@@ -1,0 +1,2 @@
+MATCH (o:Observation {workspace: $workspace, observer: $observer, observed: $observed})
+RETURN count(o) AS total

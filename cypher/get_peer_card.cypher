@@ -1,0 +1,2 @@
+MATCH (:Peer {workspace: $workspace, name: $observer})-[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
+RETURN r.card AS card, r.card_updated_at AS updated_at

@@ -1,0 +1,5 @@
+MATCH (a:Peer {workspace: $workspace, name: $observer})
+MATCH (b:Peer {workspace: $workspace, name: $observed})
+MERGE (a)-[r:OBSERVES]->(b)
+SET r.card = $card, r.card_updated_at = $now
+RETURN r.card AS card, r.card_updated_at AS updated_at
