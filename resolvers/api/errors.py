@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
@@ -60,3 +61,10 @@ class ErrorCodes(SchemaExtension):
         result = context.result
         if result is not None and result.errors:
             result.errors = [coded(e) for e in result.errors]
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        # Subscription events (and their errors) pass here rather than through on_operation.
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = [coded(e) for e in errors]
+        yield

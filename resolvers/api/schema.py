@@ -10,16 +10,17 @@ from resolvers.api.errors import ErrorCodes
 from resolvers.api.mutations import Mutation as CoreMutation
 from resolvers.api.queries import Query as CoreQuery
 from resolvers.api.queue import QueueMutation, QueueQuery, Subscription
+from resolvers.api.representation import RepresentationMutation, RepresentationQuery
 from resolvers.limits import TokenLimit, alias_rule, depth_rule
 
 
 @strawberry.type
-class Query(CoreQuery, QueueQuery):
+class Query(CoreQuery, QueueQuery, RepresentationQuery):
     pass
 
 
 @strawberry.type
-class Mutation(CoreMutation, QueueMutation):
+class Mutation(CoreMutation, QueueMutation, RepresentationMutation):
     pass
 
 

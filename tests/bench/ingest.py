@@ -1,0 +1,346 @@
+"""A benchmark conversation into its own workspace through the public GraphQL API.
+
+The harness talks to beliefgraph as an app would: over HTTP (in process, through
+``httpx.ASGITransport``), with get-or-create mutations and ``clientId``s, so ingesting the same
+conversation again stores nothing new and a crashed run can simply be started again.
+
+Mapping:
+
+- workspace: one per conversation (LongMemEval: one per question), named from the dataset,
+  the conversation id and a fingerprint of its content, so a changed file never reuses stale
+  data;
+- peers: the speakers (``user`` / ``assistant`` for LongMemEval and BEAM, the two names for
+  LoCoMo);
+- sessions: one per dataset session, with the speakers that talk in it as members;
+- messages: one per turn, ``createdAt`` = the turn's (session's) date, ``clientId`` and
+  ``metadata.turn_id`` = the dataset's turn id, which is how rankings map back to turns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from tests.bench.loaders import Conversation, SessionRecord, Turn
+
+NAME_LIMIT = 100  # graph.validation: names are 1-100 of letters, digits and _ . : @ -
+_NAME_BAD = re.compile(r"[^A-Za-z0-9_.:@-]+")
+
+
+class GraphQLError(RuntimeError):
+    """A GraphQL answer with errors; ``code`` is the first error's ``extensions.code``."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Api:
+    """GraphQL over HTTP, as an app would call it; raises :class:`GraphQLError` on errors."""
+
+    def __init__(self, http: httpx.AsyncClient, key: str | None = None) -> None:
+        self.http = http
+        self.key = key
+        self._roots: dict[str, dict[str, Any]] | None = None
+
+    async def call(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
+        response = await self.http.post(
+            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+        )
+        try:
+            body: dict[str, Any] = response.json()
+        except ValueError as exc:
+            raise GraphQLError(f"HTTP {response.status_code}: {response.text[:300]}") from exc
+        errors = body.get("errors")
+        if errors:
+            first = errors[0]
+            code = (first.get("extensions") or {}).get("code")
+            raise GraphQLError(f"{first.get('message')} [{code}]", code)
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def root_fields(self) -> dict[str, dict[str, Any]]:
+        """``{"query": {field: introspection}, "mutation": {...}}``, read once per client.
+
+        The readers use it to tell whether the dialectic and context fields exist yet and
+        what their arguments' types are.
+        """
+        if self._roots is None:
+            data = await self.call(INTROSPECT_ROOTS)
+            schema = data["__schema"]
+            self._roots = {}
+            for root, key in (("query", "queryType"), ("mutation", "mutationType")):
+                fields = (schema.get(key) or {}).get("fields") or []
+                self._roots[root] = {f["name"]: f for f in fields}
+        return self._roots
+
+    async def type_fields(self, name: str) -> list[dict[str, Any]]:
+        data = await self.call(INTROSPECT_TYPE, {"name": name})
+        kind = data.get("__type") or {}
+        fields: list[dict[str, Any]] = kind.get("fields") or []
+        return fields
+
+    async def enum_values(self, name: str) -> list[str]:
+        data = await self.call(INTROSPECT_TYPE, {"name": name})
+        kind = data.get("__type") or {}
+        return [v["name"] for v in kind.get("enumValues") or []]
+
+
+_TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name } } }"
+INTROSPECT_ROOTS = (
+    "query { __schema { "
+    f"queryType {{ fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} }} "
+    f"mutationType {{ fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} }}"
+    " } }"
+)
+INTROSPECT_TYPE = (
+    "query($name: String!) { __type(name: $name) { name kind enumValues { name } "
+    f"fields {{ name type {{ {_TYPE_REF} }} }} }} }}"
+)
+
+
+def type_signature(ref: dict[str, Any]) -> str:
+    """An introspected type reference as GraphQL spells it (``[String!]!``)."""
+    kind = ref["kind"]
+    if kind == "NON_NULL":
+        return type_signature(ref["ofType"]) + "!"
+    if kind == "LIST":
+        return "[" + type_signature(ref["ofType"]) + "]"
+    return str(ref["name"])
+
+
+def named_type(ref: dict[str, Any]) -> tuple[str, str]:
+    """(kind, name) of the innermost named type of a reference."""
+    while ref.get("ofType") is not None and ref["kind"] in ("NON_NULL", "LIST"):
+        ref = ref["ofType"]
+    return str(ref["kind"]), str(ref["name"])
+
+
+# -- names ---------------------------------------------------------------------------------
+
+
+def safe_name(raw: str, *, limit: int = NAME_LIMIT) -> str:
+    """A valid beliefgraph name for ``raw``: invalid runs become ``-``; a name that had to
+    change or be cut gets a short hash of the original, so two raw ids never collide."""
+    cleaned = _NAME_BAD.sub("-", raw).strip("-") or "x"
+    if cleaned == raw and len(raw) <= limit:
+        return raw
+    digest = hashlib.sha1(raw.encode("utf-8")).hexdigest()[:8]
+    return f"{cleaned[: limit - 9]}.{digest}"
+
+
+def conversation_fingerprint(conversation: Conversation) -> str:
+    """Hash of everything ingested, so a changed dataset file gets a fresh workspace."""
+    digest = hashlib.sha1()
+    for turn in conversation.turns():
+        for part in (turn.id, turn.session_id, turn.speaker, turn.created_at or "", turn.content):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\x00")
+    return digest.hexdigest()[:10]
+
+
+def workspace_name(dataset: str, conversation: Conversation) -> str:
+    prefix = f"bm-{dataset}-"
+    suffix = f"-{conversation_fingerprint(conversation)}"
+    body = safe_name(conversation.id, limit=NAME_LIMIT - len(prefix) - len(suffix))
+    return prefix + body + suffix
+
+
+def turn_client_id(turn: Turn) -> str:
+    # Turn ids are unique within a conversation, and clientIds are unique per workspace.
+    return "turn:" + turn.id
+
+
+def iso_date(value: str | None) -> str | None:
+    """The loader's ISO date, or None when the dataset's date did not parse (kept raw)."""
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return value
+
+
+# -- ingestion -----------------------------------------------------------------------------
+
+CREATE_WORKSPACE = """
+mutation($name: String!, $metadata: JSON) {
+  createWorkspace(name: $name, metadata: $metadata) { name }
+}"""
+CREATE_PEER = """
+mutation($w: String!, $name: String!) { createPeer(workspace: $w, name: $name) { name } }"""
+CREATE_SESSION = """
+mutation($w: String!, $name: String!, $metadata: JSON, $peers: [SessionPeerInput!]) {
+  createSession(workspace: $w, name: $name, metadata: $metadata, peers: $peers) { name }
+}"""
+ADD_MESSAGES = """
+mutation($w: String!, $s: String!, $messages: [MessageInput!]!) {
+  addMessages(workspace: $w, session: $s, messages: $messages) {
+    created messages { id clientId }
+  }
+}"""
+FLUSH = "mutation($w: String!) { flushQueue(workspace: $w) }"
+QUEUE_STATUS = """
+query($w: String!) { queueStatus(workspace: $w) { pending running done dead idle } }"""
+DELETE_WORKSPACE = "mutation($name: String!) { deleteWorkspace(name: $name) { deletedNodes } }"
+
+
+@dataclass
+class Ingested:
+    """A conversation as stored: where, and how messages map back to turns."""
+
+    workspace: str
+    peer_of: dict[str, str]  # speaker -> peer name
+    session_of: dict[str, str]  # dataset session id -> session name
+    message_to_turn: dict[str, str] = field(default_factory=dict)
+    created: int = 0  # messages new in this run (0 when a previous run stored them all)
+    skipped: list[str] = field(default_factory=list)  # turn ids not sent (empty content)
+    truncated: list[str] = field(default_factory=list)  # turn ids cut to the size limit
+
+    @property
+    def turn_to_message(self) -> dict[str, str]:
+        return {turn: message for message, turn in self.message_to_turn.items()}
+
+
+def message_inputs(
+    session: SessionRecord, peer_of: dict[str, str], max_chars: int
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """The addMessages items of one session, plus the turn ids skipped and truncated.
+
+    Empty turns are skipped (the API refuses them, and they cannot be evidence); overlong ones
+    are cut to the API's limit rather than failing the whole session.
+    """
+    items: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    truncated: list[str] = []
+    for turn in session.turns:
+        content = turn.content
+        if not content.strip():
+            skipped.append(turn.id)
+            continue
+        if len(content) > max_chars:
+            content = content[:max_chars]
+            truncated.append(turn.id)
+        items.append(
+            {
+                "peer": peer_of[turn.speaker],
+                "content": content,
+                "createdAt": iso_date(turn.created_at or session.date),
+                "clientId": turn_client_id(turn),
+                "metadata": {"turn_id": turn.id, "session_id": turn.session_id},
+            }
+        )
+    return items, skipped, truncated
+
+
+def batches(items: Sequence[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+async def ingest_conversation(
+    api: Api,
+    dataset: str,
+    conversation: Conversation,
+    *,
+    max_batch: int = 100,
+    max_chars: int = 25_000,
+) -> Ingested:
+    """Create the workspace, peers and sessions, and send every turn (idempotent)."""
+    workspace = workspace_name(dataset, conversation)
+    await api.call(
+        CREATE_WORKSPACE,
+        {
+            "name": workspace,
+            "metadata": {"bench": "memory", "dataset": dataset, "conversation": conversation.id},
+        },
+    )
+    speakers = list(conversation.speakers)
+    for turn in conversation.turns():
+        if turn.speaker not in speakers:
+            speakers.append(turn.speaker)
+    peer_of = _unique_names(speakers)
+    for peer in peer_of.values():
+        await api.call(CREATE_PEER, {"w": workspace, "name": peer})
+    session_of = _unique_names([s.id for s in conversation.sessions])
+    done = Ingested(workspace, peer_of, session_of)
+    for session in conversation.sessions:
+        present = list(dict.fromkeys(peer_of[t.speaker] for t in session.turns))
+        name = session_of[session.id]
+        await api.call(
+            CREATE_SESSION,
+            {
+                "w": workspace,
+                "name": name,
+                "metadata": {"session_id": session.id, "date": session.date},
+                # Every speaker observes the others, as in a chat app with memory for all.
+                "peers": [{"peer": p, "observeMe": True, "observeOthers": True} for p in present],
+            },
+        )
+        items, skipped, truncated = message_inputs(session, peer_of, max_chars)
+        done.skipped += skipped
+        done.truncated += truncated
+        for batch in batches(items, max_batch):
+            data = await api.call(ADD_MESSAGES, {"w": workspace, "s": name, "messages": batch})
+            result = data["addMessages"]
+            done.created += int(result["created"])
+            for message in result["messages"]:
+                done.message_to_turn[message["id"]] = message["clientId"].removeprefix("turn:")
+    return done
+
+
+def _unique_names(raws: Sequence[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for raw in raws:
+        name = safe_name(raw)
+        while name in taken:  # two raw ids that clean to the same name (after hashing: rare)
+            name = safe_name(name + "#")
+        taken.add(name)
+        names[raw] = name
+    return names
+
+
+@dataclass(frozen=True)
+class QueueOutcome:
+    done: int
+    dead: int
+    units: int
+    rounds: int
+
+
+async def settle_queue(
+    api: Api,
+    workspace: str,
+    drain: Callable[[], Awaitable[int]],
+    *,
+    wait: Callable[[float], Awaitable[None]],
+    max_rounds: int = 50,
+    poll_seconds: float = 1.0,
+) -> QueueOutcome:
+    """flushQueue, then run the worker until queueStatus says the workspace is idle.
+
+    A failed job waits for its backoff and stays pending, so one drain is not always enough:
+    poll until idle, and give up (raise) after ``max_rounds`` so a stuck job cannot hang a run.
+    """
+    await api.call(FLUSH, {"w": workspace})
+    units = 0
+    for rounds in range(1, max_rounds + 1):
+        units += await drain()
+        status = (await api.call(QUEUE_STATUS, {"w": workspace}))["queueStatus"]
+        if status["idle"]:
+            return QueueOutcome(int(status["done"]), int(status["dead"]), units, rounds)
+        await wait(poll_seconds)
+    raise RuntimeError(f"queue of {workspace} still busy after {max_rounds} rounds: {status}")
+
+
+async def delete_workspace(api: Api, workspace: str) -> int:
+    data = await api.call(DELETE_WORKSPACE, {"name": workspace})
+    return int(data["deleteWorkspace"]["deletedNodes"])

@@ -1,0 +1,261 @@
+"""Rankers of a conversation's turns for one question, and their retrieval metrics.
+
+Four rankings, each a list of turn ids, best first, at most ``depth`` long:
+
+- ``ours``: ``searchMessages`` (hybrid vector + fulltext, fused by reciprocal rank) over the
+  question's workspace, with no session or peer filter. That is the scope an agent answering a
+  user would use: LongMemEval's evidence turns can be the assistant's own (the
+  single-session-assistant type), LoCoMo's are either speaker's, so a peer filter would hide
+  evidence by construction.
+- ``observations``: the observations of the agent's representations (observer = the agent
+  peer, observed = every speaker), searched with ``reasoners.observation_search`` (no GraphQL
+  field for it yet) and mapped to the turns they were derived from through DERIVED_FROM (the
+  ``observation { sources }`` query). Several observations may come from one turn; the turn
+  takes the rank of its best observation.
+- ``bm25``: Okapi BM25 over the turns (``tests.bench.bm25``).
+- ``dense``: exact cosine between the question and every turn with the same embedder the
+  service uses (``all-MiniLM-L6-v2`` by default).
+
+Every ranking is cut at the same depth (the API's page cap, 100), so session-level metrics,
+which come from the turn ranking, compare like with like.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from graph.repo.observation_search import ObservationQuery
+from reasoners.embeddings import Embedder, embed_async
+from reasoners.observation_search import search_observations
+from resolvers.services import Services
+from tests.bench.bm25 import BM25
+from tests.bench.ingest import Api
+from tests.bench.metrics import DEFAULT_KS, retrieval_metrics, sessions_from_turns
+
+RANKERS: tuple[str, ...] = ("ours", "observations", "bm25", "dense")
+RANKER_LABELS: dict[str, str] = {
+    "ours": "beliefgraph searchMessages",
+    "observations": "beliefgraph observations → turns",
+    "bm25": "BM25 over turns",
+    "dense": "dense cosine over turns",
+}
+SESSION_PREFIX = "session/"
+MAX_QUERY_CHARS = 2000  # the API's limit on a search query
+SOURCES_PER_REQUEST = 10  # aliases per observation-sources request (the API allows 15)
+
+Matrix = npt.NDArray[np.float32]
+
+
+class MemoEmbedder:
+    """An :class:`Embedder` that remembers vectors by text.
+
+    The service embeds every message in ``addMessages``; the dense baseline needs the same
+    vectors. Wrapping the service's embedder lets both share one computation (and
+    :meth:`prime` embeds a whole conversation in one call, which pads far less than the
+    session-sized batches ``addMessages`` sends). Vectors are identical either way: the wrapped
+    model computes each text exactly once.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self._memo: dict[str, list[float]] = {}
+        self._lock = threading.Lock()  # embed runs in worker threads (embed_async)
+        self.computed = 0
+        self.seconds = 0.0
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            start = time.perf_counter()
+            vectors = self.inner.embed(missing)
+            with self._lock:
+                self.seconds += time.perf_counter() - start
+                self.computed += len(missing)
+                self._memo.update(zip(missing, vectors, strict=True))
+        with self._lock:
+            return [self._memo[t] for t in texts]
+
+    async def prime(self, texts: Sequence[str]) -> None:
+        await embed_async(self, texts)
+
+    def clear(self) -> None:
+        """Forget everything (between conversations, to bound memory)."""
+        with self._lock:
+            self._memo.clear()
+
+
+@dataclass(frozen=True)
+class TurnCorpus:
+    """The turns a conversation put in the workspace, in conversation order."""
+
+    turn_ids: list[str]
+    texts: list[str]
+    session_of: dict[str, str]
+
+    @classmethod
+    def of(cls, turns: Iterable[tuple[str, str, str]]) -> TurnCorpus:
+        """From (turn id, session id, text) triples."""
+        ids: list[str] = []
+        texts: list[str] = []
+        session_of: dict[str, str] = {}
+        for turn_id, session_id, text in turns:
+            ids.append(turn_id)
+            texts.append(text)
+            session_of[turn_id] = session_id
+        return cls(ids, texts, session_of)
+
+
+class Baselines:
+    """BM25 and exact dense cosine over one conversation's turns."""
+
+    def __init__(self, corpus: TurnCorpus, vectors: Sequence[Sequence[float]]) -> None:
+        self.corpus = corpus
+        self.bm25 = BM25(corpus.texts)
+        self.matrix: Matrix = np.asarray(vectors, dtype=np.float32).reshape(len(corpus.texts), -1)
+
+    def rank_bm25(self, query: str, depth: int) -> list[str]:
+        return [self.corpus.turn_ids[i] for i in self.bm25.rank(query, top_k=depth)]
+
+    def rank_dense(self, query_vector: Sequence[float], depth: int) -> list[str]:
+        return dense_ranking(self.matrix, query_vector, self.corpus.turn_ids, depth)
+
+
+def dense_ranking(
+    matrix: Matrix, query_vector: Sequence[float], ids: Sequence[str], depth: int
+) -> list[str]:
+    """Ids by cosine to the query, best first (vectors are unit length: cosine = dot).
+
+    Ties keep corpus order (a stable sort), so the ranking is deterministic.
+    """
+    if len(ids) == 0:
+        return []
+    scores = matrix @ np.asarray(query_vector, dtype=np.float32)
+    order = np.argsort(-scores, kind="stable")[:depth]
+    return [ids[int(i)] for i in order]
+
+
+SEARCH = """
+query($w: String!, $q: String!, $limit: Int) {
+  searchMessages(workspace: $w, query: $q, limit: $limit) { message { id } }
+}"""
+
+
+def query_text(question: str) -> str:
+    return question[:MAX_QUERY_CHARS]
+
+
+async def rank_ours(
+    api: Api, workspace: str, question: str, message_to_turn: Mapping[str, str], depth: int
+) -> list[str]:
+    data = await api.call(SEARCH, {"w": workspace, "q": query_text(question), "limit": depth})
+    return [
+        message_to_turn[hit["message"]["id"]]
+        for hit in data["searchMessages"]
+        if hit["message"]["id"] in message_to_turn
+    ]
+
+
+def sources_query(count: int) -> str:
+    """One request for the source messages of ``count`` observations (aliases o0, o1...)."""
+    variables = ", ".join(f"$i{i}: ID!" for i in range(count))
+    fields = " ".join(
+        f"o{i}: observation(workspace: $w, id: $i{i}) {{ sources {{ message {{ id }} }} }}"
+        for i in range(count)
+    )
+    return f"query($w: String!, {variables}) {{ {fields} }}"
+
+
+@dataclass(frozen=True)
+class ObservationRanking:
+    turns: list[str]
+    observations: int  # observations that matched (before mapping to turns)
+    unmapped: int  # matched observations with no source turn (derived from other beliefs)
+
+
+async def rank_observations(
+    api: Api,
+    services: Services,
+    workspace: str,
+    question: str,
+    observer: str,
+    observed: Sequence[str],
+    message_to_turn: Mapping[str, str],
+    depth: int,
+) -> ObservationRanking:
+    text = query_text(question)
+    [vector] = await embed_async(services.embedder, [text])
+    hits = []
+    for index, target in enumerate(observed):
+        found = await search_observations(
+            services.db,
+            services.embedder,
+            workspace,
+            text,
+            ObservationQuery(observer=observer, observed=target),
+            depth,
+            embedding=vector,
+        )
+        # Reciprocal-rank scores of two scopes are on the same scale (same k, same depths).
+        hits += [(hit.score, index, rank, hit.observation.id) for rank, hit in enumerate(found)]
+    hits.sort(key=lambda h: (-h[0], h[1], h[2]))
+    ordered = [observation_id for *_, observation_id in hits[:depth]]
+    sources = await observation_sources(api, workspace, ordered)
+    turns: list[str] = []
+    seen: set[str] = set()
+    unmapped = 0
+    for observation_id in ordered:
+        mapped = [message_to_turn[m] for m in sources.get(observation_id, []) if m in message_to_turn]
+        if not mapped:
+            unmapped += 1
+        for turn in mapped:
+            if turn not in seen:
+                seen.add(turn)
+                turns.append(turn)
+    return ObservationRanking(turns[:depth], len(ordered), unmapped)
+
+
+async def observation_sources(
+    api: Api, workspace: str, observation_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """Observation id -> ids of the messages it was derived from (DERIVED_FROM {span})."""
+    out: dict[str, list[str]] = {}
+    for start in range(0, len(observation_ids), SOURCES_PER_REQUEST):
+        chunk = list(observation_ids[start : start + SOURCES_PER_REQUEST])
+        variables: dict[str, str] = {"w": workspace}
+        variables.update({f"i{i}": oid for i, oid in enumerate(chunk)})
+        data = await api.call(sources_query(len(chunk)), variables)
+        for i, oid in enumerate(chunk):
+            out[oid] = [s["message"]["id"] for s in data[f"o{i}"]["sources"]]
+    return out
+
+
+def score_ranking(
+    ranked_turns: Sequence[str],
+    evidence_turns: Iterable[str],
+    evidence_sessions: Iterable[str],
+    session_of: Mapping[str, str],
+    ks: Iterable[int] = DEFAULT_KS,
+) -> dict[str, float]:
+    """Turn-level metrics, and session-level ones (keys prefixed ``session/``)."""
+    ks = tuple(ks)
+    metrics = retrieval_metrics(ranked_turns, set(evidence_turns), ks)
+    sessions = sessions_from_turns(ranked_turns, session_of)
+    metrics |= retrieval_metrics(sessions, set(evidence_sessions), ks, prefix=SESSION_PREFIX)
+    return metrics
+
+
+def evidence_ranks(ranked_turns: Sequence[str], evidence_turns: Iterable[str]) -> list[int]:
+    """1-based ranks of the evidence turns found in a ranking (for the per-question record)."""
+    wanted = set(evidence_turns)
+    return [rank for rank, turn in enumerate(ranked_turns, start=1) if turn in wanted]
