@@ -1,6 +1,6 @@
 // Deletes one batch of the workspace's nodes, label by label so that each lookup can use an
 // index; the caller repeats until a batch comes back short.
-CALL {
+CALL () {
   MATCH (n:Message {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Observation {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Job {workspace: $workspace}) RETURN n LIMIT $batch

@@ -62,6 +62,9 @@ class Database:
             settings.bolt_uri,
             auth=(settings.neo4j_user, password),
             max_connection_pool_size=50,
+            # Our statements legitimately read properties that may not exist yet (left_at,
+            # deleted_at...); the server's notifications about them are noise in the logs.
+            notifications_min_severity="OFF",
         )
         return cls(driver, settings.neo4j_database)
 

@@ -6,21 +6,28 @@ import strawberry
 from strawberry.extensions import AddValidationRules
 
 from graph.settings import Settings
+from resolvers.api.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.api.errors import ErrorCodes
 from resolvers.api.mutations import Mutation as CoreMutation
 from resolvers.api.queries import Query as CoreQuery
-from resolvers.api.queue import QueueMutation, QueueQuery, Subscription
+from resolvers.api.queue import QueueMutation, QueueQuery
+from resolvers.api.queue import Subscription as QueueSubscription
 from resolvers.api.representation import RepresentationMutation, RepresentationQuery
 from resolvers.limits import TokenLimit, alias_rule, depth_rule
 
 
 @strawberry.type
-class Query(CoreQuery, QueueQuery, RepresentationQuery):
+class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery):
     pass
 
 
 @strawberry.type
 class Mutation(CoreMutation, QueueMutation, RepresentationMutation):
+    pass
+
+
+@strawberry.type
+class Subscription(QueueSubscription, DialecticSubscription):
     pass
 
 
