@@ -132,7 +132,13 @@ class TopObservations:
 
 
 async def top(
-    db: Database, workspace: str, observer: str, observed: str, *, most_derived: int, most_recent: int
+    db: Database,
+    workspace: str,
+    observer: str,
+    observed: str,
+    *,
+    most_derived: int,
+    most_recent: int,
 ) -> TopObservations:
     row = await db.read_one(
         "list_top_observations",

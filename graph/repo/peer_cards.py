@@ -35,7 +35,9 @@ def check_entries(entries: list[str]) -> list[str]:
 
 
 async def get(db: Database, workspace: str, observer: str, observed: str) -> PeerCard:
-    row = await db.read_one("get_peer_card", workspace=workspace, observer=observer, observed=observed)
+    row = await db.read_one(
+        "get_peer_card", workspace=workspace, observer=observer, observed=observed
+    )
     if row is None or row["card"] is None:
         return PeerCard(observer, observed, [], None)
     return PeerCard(observer, observed, list(row["card"]), to_datetime(row["updated_at"]))

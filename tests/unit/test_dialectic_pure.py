@@ -1,0 +1,280 @@
+"""The dialectic's pure parts: levels, prompts, citation parsing, the ledger, argument checks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import pytest
+
+from graph.db import Database
+from graph.errors import InvalidInput
+from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from reasoners.dialectic import (
+    DEFAULT_LEVELS,
+    DIALECTIC_SYSTEM_PROMPT,
+    ReasoningLevels,
+    check_query,
+    cite_all,
+    dialectic_messages,
+    extractive_text,
+    parse_citations,
+    resolve_citations,
+)
+from reasoners.dialectic_tools import (
+    SPAN_LEAD,
+    SPAN_MATCH,
+    SPAN_SOURCE,
+    TOOL_SPECS,
+    Evidence,
+    ObservationItem,
+    Scope,
+    Toolbox,
+    matched_span,
+)
+from reasoners.embeddings import Embedder
+from reasoners.llm import DIALECTIC_LEVELS, ToolCall
+
+pytestmark = pytest.mark.unit
+
+T0 = datetime(2024, 5, 3, 14, 3, tzinfo=UTC)
+SCOPE = Scope("w", "bob", "alice")
+
+
+def message(mid: str, content: str, peer: str = "alice") -> MessageRecord:
+    return MessageRecord(mid, "w", "s1", peer, content, None, {}, T0, 3, 10)
+
+
+def observation(oid: str, content: str, level: str = "explicit", **extra: Any) -> ObservationRecord:
+    fields: dict[str, Any] = {
+        "id": oid,
+        "workspace": "w",
+        "observer": "bob",
+        "observed": "alice",
+        "level": level,
+        "content": content,
+        "created_at": T0,
+        "valid_at": T0,
+        "session": "s1",
+        "confidence": None,
+        "pattern_type": None,
+        "times_derived": 1,
+        "stale": False,
+        "stale_reason": None,
+        "facets": [],
+        "superseded_at": None,
+        "deleted_at": None,
+    }
+    return ObservationRecord(**(fields | extra))
+
+
+LISBON = message("m-1", "Big news: I moved to Lisbon for a robotics job.")
+LIVES = ObservationItem(
+    observation("o-1", "alice lives in Lisbon."), [], [SourceSpan(LISBON, "I moved to Lisbon")]
+)
+
+
+# --- levels --------------------------------------------------------------------------------------
+
+
+def test_default_levels_budgets_and_roles() -> None:
+    budgets = {name: DEFAULT_LEVELS.get(name).max_tool_iterations for name in DIALECTIC_LEVELS}
+    assert budgets == {"minimal": 0, "low": 2, "medium": 4, "high": 6, "max": 10}
+    # Each level is served by its own LLM role, so each can have its own model setting.
+    assert DEFAULT_LEVELS.get("high").role == "dialectic-high"
+
+
+def test_levels_can_be_configured_and_are_checked() -> None:
+    levels = ReasoningLevels.parse("low=3, max=12")
+    assert levels.get("low").max_tool_iterations == 3
+    assert levels.get("max").max_tool_iterations == 12
+    assert levels.get("medium").max_tool_iterations == 4  # untouched levels keep the default
+    with pytest.raises(InvalidInput, match="unknown reasoning level"):
+        ReasoningLevels.parse("turbo=3")
+    with pytest.raises(InvalidInput, match="<level>=<iterations>"):
+        ReasoningLevels.parse("low=lots")
+    with pytest.raises(InvalidInput, match="not in 0..50"):
+        ReasoningLevels({"low": 99})
+    with pytest.raises(InvalidInput, match="not one of"):
+        ReasoningLevels({"low": 1}).get("high")
+
+
+def test_query_is_checked() -> None:
+    assert check_query("  where does alice live?  ") == "where does alice live?"
+    with pytest.raises(InvalidInput, match="empty"):
+        check_query("   ")
+    with pytest.raises(InvalidInput, match="2001 characters; the limit is 2000"):
+        check_query("x" * 2001)
+
+
+# --- prompts -------------------------------------------------------------------------------------
+
+
+def test_system_prompt_states_the_retrieval_policy() -> None:
+    policy = DIALECTIC_SYSTEM_PROMPT.lower()
+    for phrase in (
+        "provenance",  # follow derived beliefs to their premises
+        "cite that concrete evidence",
+        "most recent supported value",
+        "do not choose a side",  # conflicts are presented
+        "abstain",
+        "[obs:<id>]",
+        "[msg:<id>]",
+    ):
+        assert phrase in policy, phrase
+
+
+def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
+    messages = dialectic_messages(
+        Scope("w", "bob", "alice", "s1"),
+        "Where does alice live?",
+        today=T0,
+        card=["alice is a nurse"],
+        prefetched=[LIVES],
+        tools=True,
+    )
+    assert messages[0] == {"role": "system", "content": DIALECTIC_SYSTEM_PROMPT}
+    text = messages[1]["content"]
+    assert text is not None
+    for expected in (
+        "Today is 2024-05-03.",
+        "bob's view of alice",
+        "session s1",
+        "Question: Where does alice live?",
+        "- alice is a nurse",
+        "[obs:o-1]",
+        "[msg:m-1]",
+        '"I moved to Lisbon"',
+    ):
+        assert expected in text, expected
+    assert "No tools" not in text
+    # The system prompt is the same for every question (providers can cache it).
+    other = dialectic_messages(SCOPE, "Pets?", today=T0, card=[], prefetched=[], tools=False)
+    assert other[0] == messages[0]
+    assert "No tools are available" in str(other[1]["content"])
+    assert "No observations in this memory" in str(other[1]["content"])
+
+
+def test_self_model_is_named_as_such() -> None:
+    messages = dialectic_messages(
+        Scope("w", "alice", "alice"), "Who am I?", today=T0, card=[], prefetched=[], tools=True
+    )
+    assert "alice's own self-model" in str(messages[1]["content"])
+
+
+def test_extractive_text_says_no_model_answered() -> None:
+    text = extractive_text(SCOPE, [LIVES])
+    assert text.startswith("No language model is configured; here is the evidence")
+    assert "no model answered" in text
+    assert "[obs:o-1]" in text and "[msg:m-1]" in text
+    empty = extractive_text(SCOPE, [])
+    assert "no model answered" in empty and "holds no observations" in empty
+
+
+def test_rendering_flags_superseded_and_stale_beliefs() -> None:
+    old = ObservationItem(
+        observation("o-2", "alice lives in Porto.", superseded_at=T0, stale=True),
+        premise_ids=["o-0"],
+    )
+    text = old.render()
+    assert "SUPERSEDED on 2024-05-03" in text and "STALE" in text and "premises: [obs:o-0]" in text
+
+
+# --- citations -----------------------------------------------------------------------------------
+
+
+def test_citation_markers_are_parsed_in_order_without_repeats() -> None:
+    text = (
+        "alice lives in Lisbon [obs:o-1][msg:m-1]. She moved (obs:o-2) "
+        "[obs:o-1, msg:m-9]. Not a marker: jobs:o-3, msg:"
+    )
+    assert parse_citations(text) == [
+        ("obs", "o-1"),
+        ("msg", "m-1"),
+        ("obs", "o-2"),
+        ("msg", "m-9"),
+    ]
+
+
+def test_only_citations_in_the_ledger_count() -> None:
+    evidence = Evidence()
+    evidence.add_item(LIVES)
+    cited = resolve_citations(
+        [("obs", "o-1"), ("obs", "o-404"), ("msg", "m-1"), ("msg", "m-404")], evidence
+    )
+    assert [o.id for o in cited.observations] == ["o-1"]
+    assert [(m.id, m.span) for m in cited.messages] == [("m-1", "I moved to Lisbon")]
+
+
+def test_the_ledger_keeps_the_most_precise_span() -> None:
+    evidence = Evidence()
+    evidence.add_message(LISBON, "lisbon", SPAN_MATCH)  # not verbatim: falls back to the lead
+    assert evidence.messages["m-1"].span == LISBON.content[:200]
+    assert evidence.messages["m-1"].strength == SPAN_LEAD
+    evidence.add_message(LISBON, "Lisbon", SPAN_MATCH)
+    assert evidence.messages["m-1"].span == "Lisbon"
+    evidence.add_message(LISBON, "I moved to Lisbon", SPAN_SOURCE)
+    evidence.add_message(LISBON, "robotics", SPAN_MATCH)  # weaker than the source span
+    assert evidence.messages["m-1"].span == "I moved to Lisbon"
+
+
+def test_cite_all_cites_each_item_and_its_sources() -> None:
+    evidence = Evidence()
+    evidence.add_item(LIVES)
+    cited = cite_all([LIVES], evidence)
+    assert [o.id for o in cited.observations] == ["o-1"]
+    assert [m.id for m in cited.messages] == ["m-1"]
+
+
+def test_matched_span_is_the_original_text() -> None:
+    assert matched_span("I moved to LISBON.", "lisbon") == "LISBON"
+    # "İ" lowercases to two characters, so positions shift; the match is still verbatim.
+    assert matched_span("İstanbul then Lisbon", "lisbon") == "Lisbon"
+
+
+# --- tool specs and argument checks (no database is reached) ---------------------------------------
+
+
+def test_tool_specs_are_json_schema_objects() -> None:
+    names = [spec.name for spec in TOOL_SPECS]
+    assert names == [
+        "search_observations",
+        "grep_messages",
+        "messages_by_date",
+        "message_context",
+        "provenance",
+        "peer_card",
+    ]
+    for spec in TOOL_SPECS:
+        assert spec.parameters["type"] == "object"
+        assert spec.parameters.get("additionalProperties") is False
+    search = TOOL_SPECS[0].parameters
+    assert search["required"] == ["query"]
+    assert search["properties"]["limit"]["maximum"] == 20
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (ToolCall("1", "drop_database", {}), "there is no tool 'drop_database'"),
+        (ToolCall("2", "grep_messages", {}, "arguments are not valid JSON"), "not valid JSON"),
+        (ToolCall("3", "grep_messages", {"text": "a"}), "text: String should have at least 2"),
+        (ToolCall("4", "grep_messages", {"text": "cello", "limt": 3}), "limt: Extra inputs"),
+        (ToolCall("5", "search_observations", {"query": "x", "limit": 500}), "limit"),
+        (
+            ToolCall("6", "search_observations", {"query": "x", "levels": ["rumour"]}),
+            "levels.0",
+        ),
+        (
+            ToolCall("7", "messages_by_date", {"since": "2024-06-01", "until": "2024-05-01"}),
+            "since must be before until",
+        ),
+        (ToolCall("8", "provenance", {"observation_id": "o-1", "depth": 0}), "depth"),
+    ],
+)
+async def test_bad_arguments_become_an_error_for_the_model(call: ToolCall, expected: str) -> None:
+    # No database and no embedder: a refused call must not reach either.
+    tools = Toolbox(cast(Database, None), cast(Embedder, None), SCOPE)
+    text = await tools.dispatch(call)
+    assert text.startswith("Error:"), text
+    assert expected in text, text
