@@ -43,6 +43,7 @@ from graph.repo import peer_cards
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
 from reasoners.embeddings import Embedder
+from reasoners.grounding import locate
 from reasoners.llm import ToolCall, ToolSpec
 from reasoners.observation_search import search_observations
 
@@ -105,7 +106,8 @@ class Evidence:
 
     def add_message(self, message: MessageRecord, span: str, strength: int) -> None:
         # Keep the most precise span seen for a message; a source span beats a grep match.
-        if not span or span not in message.content:
+        span = verbatim(span, message.content)
+        if not span:
             span, strength = lead(message.content), SPAN_LEAD
         known = self.messages.get(message.id)
         if known is None or strength > known.strength:
@@ -119,6 +121,15 @@ class Evidence:
 
 def lead(text: str) -> str:
     return text[:LEAD_CHARS]
+
+
+def verbatim(span: str, content: str) -> str:
+    """`span` as it stands in `content`, so that a cited span is always a substring of its
+    message: the grounding check accepts spans that differ in case, quotes or whitespace."""
+    if not span or span in content:
+        return span
+    where = locate(span, content)
+    return content[where[0] : where[1]] if where else ""
 
 
 # --- results ----------------------------------------------------------------------------------

@@ -140,6 +140,7 @@ def _run_bench(args: argparse.Namespace, settings: Settings) -> int:
 
 BENCH_SUITES = {
     "api": "tests.bench.api_bench",
+    "search": "tests.bench.search_bench",
     "pipeline": "tests.bench.pipeline_bench",
 }
 

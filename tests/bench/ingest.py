@@ -18,6 +18,7 @@ Mapping:
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -94,11 +95,9 @@ class Api:
 
 
 _TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name } } }"
+_ROOT_FIELDS = f"fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }}"
 INTROSPECT_ROOTS = (
-    "query { __schema { "
-    f"queryType {{ fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} }} "
-    f"mutationType {{ fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} }}"
-    " } }"
+    f"query {{ __schema {{ queryType {{ {_ROOT_FIELDS} }} mutationType {{ {_ROOT_FIELDS} }} }} }}"
 )
 INTROSPECT_TYPE = (
     "query($name: String!) { __type(name: $name) { name kind enumValues { name } "
@@ -222,12 +221,11 @@ def message_inputs(
     skipped: list[str] = []
     truncated: list[str] = []
     for turn in session.turns:
-        content = turn.content
-        if not content.strip():
+        content = stored_text(turn, max_chars)
+        if content is None:
             skipped.append(turn.id)
             continue
-        if len(content) > max_chars:
-            content = content[:max_chars]
+        if content != turn.content:
             truncated.append(turn.id)
         items.append(
             {
@@ -241,6 +239,13 @@ def message_inputs(
     return items, skipped, truncated
 
 
+def stored_text(turn: Turn, max_chars: int) -> str | None:
+    """The content the service stores for a turn: None when empty, cut at the size limit."""
+    if not turn.content.strip():
+        return None
+    return turn.content[:max_chars]
+
+
 def batches(items: Sequence[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
@@ -252,6 +257,7 @@ async def ingest_conversation(
     *,
     max_batch: int = 100,
     max_chars: int = 25_000,
+    concurrency: int = 4,
 ) -> Ingested:
     """Create the workspace, peers and sessions, and send every turn (idempotent)."""
     workspace = workspace_name(dataset, conversation)
@@ -262,38 +268,52 @@ async def ingest_conversation(
             "metadata": {"bench": "memory", "dataset": dataset, "conversation": conversation.id},
         },
     )
-    speakers = list(conversation.speakers)
-    for turn in conversation.turns():
-        if turn.speaker not in speakers:
-            speakers.append(turn.speaker)
-    peer_of = _unique_names(speakers)
+    peer_of = peer_names(conversation)
     for peer in peer_of.values():
         await api.call(CREATE_PEER, {"w": workspace, "name": peer})
     session_of = _unique_names([s.id for s in conversation.sessions])
     done = Ingested(workspace, peer_of, session_of)
-    for session in conversation.sessions:
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def send(session: SessionRecord) -> None:
         present = list(dict.fromkeys(peer_of[t.speaker] for t in session.turns))
         name = session_of[session.id]
-        await api.call(
-            CREATE_SESSION,
-            {
-                "w": workspace,
-                "name": name,
-                "metadata": {"session_id": session.id, "date": session.date},
-                # Every speaker observes the others, as in a chat app with memory for all.
-                "peers": [{"peer": p, "observeMe": True, "observeOthers": True} for p in present],
-            },
-        )
         items, skipped, truncated = message_inputs(session, peer_of, max_chars)
+        async with gate:
+            await api.call(
+                CREATE_SESSION,
+                {
+                    "w": workspace,
+                    "name": name,
+                    "metadata": {"session_id": session.id, "date": session.date},
+                    # Every speaker observes the others, as in a chat app with memory for all.
+                    "peers": [
+                        {"peer": p, "observeMe": True, "observeOthers": True} for p in present
+                    ],
+                },
+            )
+            for batch in batches(items, max_batch):
+                data = await api.call(ADD_MESSAGES, {"w": workspace, "s": name, "messages": batch})
+                result = data["addMessages"]
+                done.created += int(result["created"])
+                for message in result["messages"]:
+                    done.message_to_turn[message["id"]] = message["clientId"].removeprefix("turn:")
         done.skipped += skipped
         done.truncated += truncated
-        for batch in batches(items, max_batch):
-            data = await api.call(ADD_MESSAGES, {"w": workspace, "s": name, "messages": batch})
-            result = data["addMessages"]
-            done.created += int(result["created"])
-            for message in result["messages"]:
-                done.message_to_turn[message["id"]] = message["clientId"].removeprefix("turn:")
+
+    # Sessions are independent (each has its own message order), so several go at once: the
+    # round trips and commits of one overlap with the others'.
+    await asyncio.gather(*(send(session) for session in conversation.sessions))
     return done
+
+
+def peer_names(conversation: Conversation) -> dict[str, str]:
+    """Speaker -> peer name: the declared speakers first, then anyone else who talks."""
+    speakers = list(conversation.speakers)
+    for turn in conversation.turns():
+        if turn.speaker not in speakers:
+            speakers.append(turn.speaker)
+    return _unique_names(speakers)
 
 
 def _unique_names(raws: Sequence[str]) -> dict[str, str]:

@@ -8,10 +8,10 @@ Four rankings, each a list of turn ids, best first, at most ``depth`` long:
   single-session-assistant type), LoCoMo's are either speaker's, so a peer filter would hide
   evidence by construction.
 - ``observations``: the observations of the agent's representations (observer = the agent
-  peer, observed = every speaker), searched with ``reasoners.observation_search`` (no GraphQL
-  field for it yet) and mapped to the turns they were derived from through DERIVED_FROM (the
-  ``observation { sources }`` query). Several observations may come from one turn; the turn
-  takes the rank of its best observation.
+  peer, observed = every speaker), searched with ``searchObservations`` (hybrid, like
+  messages; the scopes' hits merged by fused score) and mapped to the turns they were
+  derived from through DERIVED_FROM (the ``observation { sources }`` query). Several
+  observations may come from one turn; the turn takes the rank of its best observation.
 - ``bm25``: Okapi BM25 over the turns (``tests.bench.bm25``).
 - ``dense``: exact cosine between the question and every turn with the same embedder the
   service uses (``all-MiniLM-L6-v2`` by default).
@@ -22,6 +22,7 @@ which come from the turn ranking, compare like with like.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,10 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from graph.repo.observation_search import ObservationQuery
-from reasoners.embeddings import Embedder, embed_async
-from reasoners.observation_search import search_observations
-from resolvers.services import Services
+from reasoners.embeddings import Embedder
 from tests.bench.bm25 import BM25
 from tests.bench.ingest import Api
 from tests.bench.metrics import DEFAULT_KS, retrieval_metrics, sessions_from_turns
@@ -50,21 +48,24 @@ MAX_QUERY_CHARS = 2000  # the API's limit on a search query
 SOURCES_PER_REQUEST = 10  # aliases per observation-sources request (the API allows 15)
 
 Matrix = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.float32]
 
 
 class MemoEmbedder:
     """An :class:`Embedder` that remembers vectors by text.
 
-    The service embeds every message in ``addMessages``; the dense baseline needs the same
-    vectors. Wrapping the service's embedder lets both share one computation (and
-    :meth:`prime` embeds a whole conversation in one call, which pads far less than the
-    session-sized batches ``addMessages`` sends). Vectors are identical either way: the wrapped
-    model computes each text exactly once.
+    The service embeds every message in ``addMessages`` and every new observation in the
+    deriver; the dense baseline needs the same message vectors. Wrapping the service's
+    embedder lets both share one computation, and :meth:`prime` lets the bench embed a whole
+    conversation ahead of time in length-sorted chunks, which pads far less than the
+    session-sized batches the service sends (and can run while the previous conversation is
+    being evaluated). Vectors are the wrapped model's own: each text is computed once.
     """
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, chunk: int = 256) -> None:
         self.inner = inner
-        self._memo: dict[str, list[float]] = {}
+        self.chunk = chunk
+        self._memo: dict[str, Vector] = {}
         self._lock = threading.Lock()  # embed runs in worker threads (embed_async)
         self.computed = 0
         self.seconds = 0.0
@@ -73,26 +74,52 @@ class MemoEmbedder:
     def dimension(self) -> int:
         return self.inner.dimension
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def _compute(self, texts: Sequence[str]) -> None:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
-        if missing:
-            start = time.perf_counter()
-            vectors = self.inner.embed(missing)
-            with self._lock:
-                self.seconds += time.perf_counter() - start
-                self.computed += len(missing)
-                self._memo.update(zip(missing, vectors, strict=True))
+        if not missing:
+            return
+        start = time.perf_counter()
+        vectors = self.inner.embed(missing)
+        elapsed = time.perf_counter() - start
         with self._lock:
-            return [self._memo[t] for t in texts]
+            self.seconds += elapsed
+            self.computed += len(missing)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._memo[text] = np.asarray(vector, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self._compute(texts)
+        with self._lock:
+            return [self._memo[t].tolist() for t in texts]
+
+    def matrix(self, texts: Sequence[str]) -> Matrix:
+        """The vectors of ``texts`` as rows (computing the missing ones)."""
+        self._compute(texts)
+        with self._lock:
+            rows = [self._memo[t] for t in texts]
+        if not rows:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack(rows)
+
+    def prime_sync(self, texts: Sequence[str]) -> None:
+        # Longest first, in chunks: each chunk pads little, and a service call that misses
+        # the memo waits for one chunk at most, not for the whole conversation.
+        ordered = sorted(set(texts), key=len, reverse=True)
+        for start in range(0, len(ordered), self.chunk):
+            self._compute(ordered[start : start + self.chunk])
 
     async def prime(self, texts: Sequence[str]) -> None:
-        await embed_async(self, texts)
+        await asyncio.to_thread(self.prime_sync, texts)
 
-    def clear(self) -> None:
-        """Forget everything (between conversations, to bound memory)."""
+    def forget(self, texts: Iterable[str]) -> None:
+        """Drop vectors no longer needed, to bound memory over a long run."""
         with self._lock:
-            self._memo.clear()
+            for text in texts:
+                self._memo.pop(text, None)
+
+    def __len__(self) -> int:
+        return len(self._memo)
 
 
 @dataclass(frozen=True)
@@ -119,10 +146,12 @@ class TurnCorpus:
 class Baselines:
     """BM25 and exact dense cosine over one conversation's turns."""
 
-    def __init__(self, corpus: TurnCorpus, vectors: Sequence[Sequence[float]]) -> None:
+    def __init__(self, corpus: TurnCorpus, matrix: Matrix) -> None:
+        if matrix.shape[0] != len(corpus.turn_ids):
+            raise ValueError(f"{matrix.shape[0]} vectors for {len(corpus.turn_ids)} turns")
         self.corpus = corpus
         self.bm25 = BM25(corpus.texts)
-        self.matrix: Matrix = np.asarray(vectors, dtype=np.float32).reshape(len(corpus.texts), -1)
+        self.matrix = matrix
 
     def rank_bm25(self, query: str, depth: int) -> list[str]:
         return [self.corpus.turn_ids[i] for i in self.bm25.rank(query, top_k=depth)]
@@ -183,9 +212,15 @@ class ObservationRanking:
     unmapped: int  # matched observations with no source turn (derived from other beliefs)
 
 
+SEARCH_OBSERVATIONS = """
+query($w: String!, $observer: String!, $observed: String!, $q: String!, $limit: Int) {
+  searchObservations(workspace: $w, observer: $observer, observed: $observed, query: $q,
+                     limit: $limit) { score observation { id } }
+}"""
+
+
 async def rank_observations(
     api: Api,
-    services: Services,
     workspace: str,
     question: str,
     observer: str,
@@ -193,29 +228,34 @@ async def rank_observations(
     message_to_turn: Mapping[str, str],
     depth: int,
 ) -> ObservationRanking:
-    text = query_text(question)
-    [vector] = await embed_async(services.embedder, [text])
-    hits = []
+    """The agent's beliefs about every speaker, best first, as the turns they came from."""
+    hits: list[tuple[float, int, int, str]] = []
     for index, target in enumerate(observed):
-        found = await search_observations(
-            services.db,
-            services.embedder,
-            workspace,
-            text,
-            ObservationQuery(observer=observer, observed=target),
-            depth,
-            embedding=vector,
+        data = await api.call(
+            SEARCH_OBSERVATIONS,
+            {
+                "w": workspace,
+                "observer": observer,
+                "observed": target,
+                "q": query_text(question),
+                "limit": depth,
+            },
         )
-        # Reciprocal-rank scores of two scopes are on the same scale (same k, same depths).
-        hits += [(hit.score, index, rank, hit.observation.id) for rank, hit in enumerate(found)]
+        # Reciprocal-rank scores of two scopes are on one scale (same k, same pool depth).
+        hits += [
+            (float(hit["score"]), index, rank, hit["observation"]["id"])
+            for rank, hit in enumerate(data["searchObservations"])
+        ]
     hits.sort(key=lambda h: (-h[0], h[1], h[2]))
-    ordered = [observation_id for *_, observation_id in hits[:depth]]
+    ordered = list(dict.fromkeys(observation_id for *_, observation_id in hits))[:depth]
     sources = await observation_sources(api, workspace, ordered)
     turns: list[str] = []
     seen: set[str] = set()
     unmapped = 0
     for observation_id in ordered:
-        mapped = [message_to_turn[m] for m in sources.get(observation_id, []) if m in message_to_turn]
+        mapped = [
+            message_to_turn[m] for m in sources.get(observation_id, []) if m in message_to_turn
+        ]
         if not mapped:
             unmapped += 1
         for turn in mapped:

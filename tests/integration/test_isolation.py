@@ -483,6 +483,72 @@ CASES = [
         counts=counts_all_jobs,
     ),
     Case(
+        "searchObservations",
+        f"""query($w: String!) {{
+          searchObservations(workspace: $w, observer: "alice", observed: "bob",
+                             query: "bob alice believes") {{
+            observation {{ {OBSERVATION_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+        echoes=False,  # hits depend on the words; the leak check still runs
+    ),
+    Case(
+        "peerCard",
+        """query($w: String!) {
+          peerCard(workspace: $w, observer: "alice", observed: "bob") { observer entries }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+        echoes=False,
+    ),
+    Case(
+        "context",
+        f"""query($w: String!) {{
+          context(workspace: $w, tokens: 2000, peerTarget: "bob", peerPerspective: "alice",
+                  searchQuery: "bob") {{
+            text peerCard representation {{ {OBSERVATION_FIELDS} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+    ),
+    Case(
+        "chat",
+        f"""query($w: String!) {{
+          chat(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe") {{
+            answer mode citations {{ observations {{ {OBSERVATION_FIELDS} }}
+              messages {{ id span message {{ {MESSAGE_FIELDS} }} }} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+        echoes=False,  # that world's observations have no embeddings: nothing is prefetched
+    ),
+    Case(
+        "chatStream",
+        f"""subscription($w: String!) {{
+          chatStream(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe") {{
+            delta done citations {{ observations {{ {OBSERVATION_FIELDS} }}
+              messages {{ id span message {{ {MESSAGE_FIELDS} }} }} }}
+          }}
+        }}""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+        echoes=False,
+    ),
+    Case(
+        "setPeerCard",
+        """mutation($w: String!) {
+          setPeerCard(workspace: $w, observer: "alice", observed: "bob",
+                      entries: ["Bob of this workspace"]) { observer observed entries }
+        }""",
+        lambda s: {"w": s.name},
+        only(Scope.WORKSPACE, Scope.PEER),
+        echoes=False,
+    ),
+    Case(
         "createWorkspace",
         "mutation($w: String!) { createWorkspace(name: $w) { name metadata } }",
         lambda s: {"w": s.name},

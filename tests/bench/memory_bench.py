@@ -1,0 +1,692 @@
+"""Memory benchmark: LongMemEval, LoCoMo and BEAM through beliefgraph's public API.
+
+For each conversation: a workspace of its own, every turn sent with ``addMessages`` (peers =
+speakers, one session per dataset session, the dataset's dates as ``createdAt``), then
+``flushQueue`` and a worker until ``queueStatus`` is idle. Then, per question:
+
+- retrieval, always (no LLM needed): the conversation's turns ranked by our message search,
+  by our observations (mapped to their source turns through DERIVED_FROM), by BM25 and by
+  exact dense cosine; recall_any@k, recall_all@k and NDCG@k at turn and session level
+  (``tests/bench/metrics.py``, LongMemEval's definitions);
+- question answering, when an LLM is configured: the reader (``--reader dialectic``: GraphQL
+  ``chat``; ``--reader context``: GraphQL ``context`` + the LLM) and the full-context
+  baseline, each graded by the benchmark's judge (``tests/bench/qa.py``).
+
+Finished questions go to a JSONL log, so an interrupted run resumes where it stopped
+(``--fresh`` starts over). The report is a section of ``docs/BENCHMARKS.md`` and a JSON file.
+
+Run: ``python -m tests.bench.memory_bench --dataset longmemeval --path FILE [--limit N]``
+(or ``beliefgraph bench memory ...``). Neo4j: ``NEO4J_URI`` if set, else the managed
+instance "bench" (shared with the other benches; started if needed, never stopped here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import datetime as dt
+import logging
+import os
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from graph.repo.observation_search import scope_size
+from graph.settings import Settings
+from reasoners.extractive import extract
+from reasoners.llm import LLM
+from reasoners.llm_openai import OpenAICompatibleLLM, llm_config_from_env
+from resolvers.app import create_app
+from resolvers.auth import Principal, Scope, issue_key
+from resolvers.runtime import build_worker, close_services, open_services
+from resolvers.services import Services
+from tests.bench import report as reporting
+from tests.bench.common import machine, write_section
+from tests.bench.ingest import (
+    Api,
+    Ingested,
+    delete_workspace,
+    ingest_conversation,
+    iso_date,
+    peer_names,
+    settle_queue,
+    stored_text,
+)
+from tests.bench.loaders import (
+    Conversation,
+    Dataset,
+    Question,
+    load_beam,
+    load_locomo,
+    load_longmemeval,
+)
+from tests.bench.metrics import DEFAULT_KS
+from tests.bench.qa import (
+    ContextReader,
+    DialecticReader,
+    FullContextReader,
+    QAItem,
+    Reader,
+    ReaderUnavailable,
+    answer_and_grade,
+    beam_rubrics,
+    check_reader_field,
+    perspective,
+    question_text,
+)
+from tests.bench.retrieval import (
+    RANKER_LABELS,
+    RANKERS,
+    Baselines,
+    MemoEmbedder,
+    TurnCorpus,
+    evidence_ranks,
+    rank_observations,
+    rank_ours,
+    score_ranking,
+)
+
+DATASETS: tuple[str, ...] = ("longmemeval", "locomo", "beam")
+BENCH_BOLT_PORT = 37687
+BENCH_HTTP_PORT = 37474
+DEFAULT_DEPTH = 100  # turns per ranking: the API's largest page
+
+
+# -- arguments -------------------------------------------------------------------------------
+
+
+def _ks(text: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--ks wants integers like 5,10,20,50, not {text!r}"
+        ) from None
+    if not ks or ks[0] < 1:
+        raise argparse.ArgumentTypeError("--ks wants positive integers")
+    return ks
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="beliefgraph bench memory", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--dataset", required=True, choices=DATASETS)
+    parser.add_argument("--path", required=True, type=Path, help="dataset file (BEAM: directory)")
+    parser.add_argument("--limit", type=int, help="first N questions of the file (default: all)")
+    parser.add_argument("--reader", choices=("dialectic", "context"), default="dialectic")
+    parser.add_argument("--reasoning-level", default="low", help="dialectic level (chat reader)")
+    parser.add_argument("--context-tokens", type=int, default=4000, help="context reader budget")
+    parser.add_argument(
+        "--no-full-context", action="store_true", help="skip the full-context QA baseline"
+    )
+    parser.add_argument("--ks", type=_ks, default=DEFAULT_KS, help="cutoffs (default 5,10,20,50)")
+    parser.add_argument(
+        "--depth", type=int, default=DEFAULT_DEPTH, help="turns per ranking (at most 100)"
+    )
+    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
+    parser.add_argument("--json", type=Path, help="default docs/bench-memory-<dataset>.json")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="resumable per-question log (default ~/.cache/beliefgraph/bench/"
+        "memory-<dataset>-<file>.jsonl)",
+    )
+    parser.add_argument("--fresh", action="store_true", help="ignore the log: start over")
+    parser.add_argument("--keep", action="store_true", help="keep the workspaces afterwards")
+    parser.add_argument("--beam-id", help="BEAM conversation id (default: its directory name)")
+    parser.add_argument("--ingest-concurrency", type=int, default=4, help="sessions at once")
+    parser.add_argument("--drain-workers", type=int, default=2, help="workers draining the queue")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="embedding threads (default 1: the other core serves Neo4j while the next "
+        "conversation is embedded; 0 = torch's default)",
+    )
+    args = parser.parse_args(list(argv))
+    if args.limit is not None and args.limit < 1:
+        parser.error("--limit must be >= 1")
+    if not 1 <= args.depth <= 100:
+        parser.error("--depth must be between 1 and 100 (the API's page cap)")
+    if args.depth < max(args.ks):
+        parser.error("--depth must be at least the largest k")
+    if args.json is None:
+        args.json = Path(f"docs/bench-memory-{args.dataset}.json")
+    return args
+
+
+def default_results_path(settings: Settings, args: argparse.Namespace) -> Path:
+    return settings.home_path / "bench" / f"memory-{args.dataset}-{args.path.stem}.jsonl"
+
+
+# -- data --------------------------------------------------------------------------------------
+
+
+def load(args: argparse.Namespace) -> Dataset:
+    if args.dataset == "longmemeval":
+        return load_longmemeval(args.path)
+    if args.dataset == "locomo":
+        return load_locomo(args.path)
+    return load_beam(args.path, args.beam_id)
+
+
+def select(dataset: Dataset, limit: int | None) -> tuple[list[Question], list[Conversation]]:
+    """The first ``limit`` questions in file order, and the conversations they need."""
+    questions = dataset.questions[:limit] if limit else list(dataset.questions)
+    wanted = {q.conversation_id for q in questions}
+    return questions, [c for c in dataset.conversations if c.id in wanted]
+
+
+@dataclass(frozen=True)
+class _Dated:
+    content: str
+    created_at: dt.datetime
+
+
+def stored_moment(turn_date: str | None) -> dt.datetime:
+    """The ``createdAt`` the service stores for a turn: its date, else the time of sending."""
+    iso = iso_date(turn_date)
+    if iso is None:
+        return dt.datetime.now(dt.UTC)
+    moment = dt.datetime.fromisoformat(iso)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def predicted_facts(conversation: Conversation, max_chars: int) -> list[str]:
+    """The texts the extractive deriver will embed for this conversation.
+
+    The extractive provider is deterministic and works sentence by sentence on each message of
+    the unit's peer, so its facts are known before the worker runs. Embedding them ahead, in
+    large batches, saves most of the deriver's embedding time; a wrong prediction only costs
+    the deriver an embedding of its own, never a different result.
+    """
+    peer_of = peer_names(conversation)
+    facts: list[str] = []
+    for session in conversation.sessions:
+        for turn in session.turns:
+            text = stored_text(turn, max_chars)
+            if text is None:
+                continue
+            message = _Dated(text, stored_moment(turn.created_at or session.date))
+            facts += [f.content for f in extract([message], peer_of[turn.speaker])]
+    return facts
+
+
+def provider_name(llm: LLM | None) -> str:
+    if llm is None:
+        return "extractive provider (no LLM configured)"
+    config = getattr(llm, "config", None)
+    model = getattr(config, "model", None) or getattr(llm, "model", None)
+    return f"{llm.mode} LLM" + (f" ({model})" if model else "")
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Totals:
+    ingest_s: float = 0.0
+    drain_s: float = 0.0
+    retrieval_s: float = 0.0
+    qa_s: float = 0.0
+    embed_wait_s: float = 0.0
+    loads: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Bench:
+    services: Services
+    memo: MemoEmbedder
+    api: Api
+    args: argparse.Namespace
+    store: reporting.ResultsStore
+    reader: Reader | None
+    baseline: Reader | None
+    judge_llm: LLM | None
+    rubrics: dict[str, list[str]]
+    totals: Totals = field(default_factory=Totals)
+
+    @property
+    def max_chars(self) -> int:
+        return self.services.settings.max_message_chars
+
+    def texts(self, conversation: Conversation, questions: Sequence[Question]) -> set[str]:
+        """Everything the service and the baselines will embed for a conversation."""
+        texts = {
+            text
+            for turn in conversation.turns()
+            if (text := stored_text(turn, self.max_chars)) is not None
+        }
+        texts |= {question_text(q) for q in questions}
+        if self.services.llm is None:
+            texts |= set(predicted_facts(conversation, self.max_chars))
+        return texts
+
+    async def drain(self) -> int:
+        workers = [build_worker(self.services) for _ in range(max(1, self.args.drain_workers))]
+        # Units of different (session, peer) pairs are independent; each worker leases its own.
+        done = await asyncio.gather(*(w.drain() for w in workers))
+        return sum(done)
+
+    async def observation_count(self, ingested: Ingested) -> int:
+        peers = list(ingested.peer_of.values())
+        total = 0
+        for observer in peers:
+            for observed in peers:
+                total += await scope_size(self.services.db, ingested.workspace, observer, observed)
+        return total
+
+    async def conversation(
+        self,
+        conversation: Conversation,
+        questions: Sequence[Question],
+        progress: reporting.Progress,
+    ) -> None:
+        args = self.args
+        progress.show(f"{conversation.id}: ingesting")
+        start = time.perf_counter()
+        ingested = await ingest_conversation(
+            self.api,
+            args.dataset,
+            conversation,
+            max_batch=self.services.settings.max_batch,
+            max_chars=self.max_chars,
+            concurrency=args.ingest_concurrency,
+        )
+        ingest_s = time.perf_counter() - start
+        progress.show(f"{conversation.id}: deriving")
+        start = time.perf_counter()
+        queue = await settle_queue(self.api, ingested.workspace, self.drain, wait=asyncio.sleep)
+        drain_s = time.perf_counter() - start
+        self.totals.ingest_s += ingest_s
+        self.totals.drain_s += drain_s
+        stats = {
+            "workspace": ingested.workspace,
+            "messages": len(ingested.message_to_turn),
+            "skipped_turns": len(ingested.skipped),
+            "truncated_turns": len(ingested.truncated),
+            "observations": await self.observation_count(ingested),
+            "jobs_done": queue.done,
+            "dead_jobs": queue.dead,
+            "ingest_s": round(ingest_s, 3),
+            "drain_s": round(drain_s, 3),
+        }
+        turn_to_message = ingested.turn_to_message
+        corpus = TurnCorpus.of(
+            (turn.id, turn.session_id, text)
+            for turn in conversation.turns()
+            if turn.id in turn_to_message
+            and (text := stored_text(turn, self.max_chars)) is not None
+        )
+        matrix = await asyncio.to_thread(self.memo.matrix, corpus.texts)
+        baselines = Baselines(corpus, matrix)
+        session_of = conversation.session_of()
+        for question in questions:
+            progress.show(f"{question.id}: evaluating")
+            record = await self.question(question, conversation, ingested, baselines, session_of)
+            record["conversation_stats"] = stats
+            self.store.add(record)
+            progress.advance(question.id)
+        if not args.keep:
+            await delete_workspace(self.api, ingested.workspace)
+        self.totals.loads.append(os.getloadavg()[0])
+
+    async def question(
+        self,
+        question: Question,
+        conversation: Conversation,
+        ingested: Ingested,
+        baselines: Baselines,
+        session_of: dict[str, str],
+    ) -> dict[str, Any]:
+        args = self.args
+        depth = args.depth
+        view = perspective(args.dataset, conversation, question)
+        to_turn = ingested.message_to_turn
+        start = time.perf_counter()
+        text = question_text(question)
+        observed = list(ingested.peer_of.values())
+        rankings: dict[str, list[str]] = {
+            "ours": await rank_ours(self.api, ingested.workspace, text, to_turn, depth)
+        }
+        by_observation = await rank_observations(
+            self.api,
+            ingested.workspace,
+            text,
+            ingested.peer_of[view.agent],
+            observed,
+            to_turn,
+            depth,
+        )
+        rankings["observations"] = by_observation.turns
+        rankings["bm25"] = baselines.rank_bm25(text, depth)
+        [vector] = await asyncio.to_thread(self.memo.matrix, [text])
+        rankings["dense"] = baselines.rank_dense(vector, depth)
+        retrieval_s = time.perf_counter() - start
+        self.totals.retrieval_s += retrieval_s
+        record: dict[str, Any] = {
+            "question_id": question.id,
+            "conversation_id": question.conversation_id,
+            "category": question.category,
+            "abstention": question.abstention,
+            "question": question.question,
+            "answer": question.answer,
+            "evidence_turns": sorted(question.evidence_turn_ids),
+            "evidence_sessions": sorted(question.evidence_session_ids),
+            "retrieval": {
+                name: score_ranking(
+                    ranked,
+                    question.evidence_turn_ids,
+                    question.evidence_session_ids,
+                    session_of,
+                    args.ks,
+                )
+                for name, ranked in rankings.items()
+            },
+            "evidence_ranks": {
+                name: evidence_ranks(ranked, question.evidence_turn_ids)
+                for name, ranked in rankings.items()
+            },
+            "ranked_lengths": {name: len(ranked) for name, ranked in rankings.items()},
+            "observation_hits": by_observation.observations,
+            "observation_hits_unmapped": by_observation.unmapped,
+            "retrieval_s": round(retrieval_s, 3),
+        }
+        if self.judge_llm is not None and (self.reader is not None or self.baseline is not None):
+            start = time.perf_counter()
+            item = QAItem(args.dataset, question, conversation, ingested, view)
+            rubric = self.rubrics.get(question.id)
+            qa: dict[str, Any] = {}
+            for reader in (self.reader, self.baseline):
+                if reader is None:
+                    continue
+                try:
+                    qa[reader.name] = await answer_and_grade(reader, self.judge_llm, item, rubric)
+                except ReaderUnavailable as exc:
+                    # The field vanished or changed shape mid-run: stop asking it.
+                    print(f"\nQA reader skipped from now on: {exc}", file=sys.stderr)
+                    self.reader = None
+            record["qa"] = qa
+            qa_s = time.perf_counter() - start
+            record["qa_s"] = round(qa_s, 3)
+            self.totals.qa_s += qa_s
+        return record
+
+
+async def setup_qa(
+    api: Api, args: argparse.Namespace, judge_llm: LLM | None, notes: list[str]
+) -> tuple[Reader | None, Reader | None]:
+    """The reader and the full-context baseline, or None each with a note saying why not."""
+    if judge_llm is None:
+        notes.append(
+            "No LLM is configured (BELIEFGRAPH_LLM_BASE_URL / BELIEFGRAPH_LLM_API_KEY unset), "
+            "so no answers were generated or judged: this run measures retrieval only."
+        )
+        return None, None
+    reader: Reader | None = None
+    try:
+        if args.reader == "dialectic":
+            await check_reader_field(api, "chat")
+            reader = DialecticReader(api, args.reasoning_level)
+        else:
+            await check_reader_field(api, "context")
+            reader = ContextReader(api, judge_llm, args.context_tokens)
+    except ReaderUnavailable as exc:
+        print(f"QA reader unavailable: {exc}", file=sys.stderr)
+        notes.append(f"Reader `{args.reader}` not run: {exc}.")
+    baseline = None if args.no_full_context else FullContextReader(judge_llm)
+    return reader, baseline
+
+
+def store_config(
+    args: argparse.Namespace,
+    services: Services,
+    judge_llm: LLM | None,
+    reader: Reader | None,
+    baseline: Reader | None,
+) -> dict[str, Any]:
+    """What a logged result depends on; a log line with another config is not reused."""
+    return {
+        "dataset": args.dataset,
+        "file": args.path.name,
+        "ks": list(args.ks),
+        "depth": args.depth,
+        "observations_by": provider_name(services.llm),
+        "judge": provider_name(judge_llm) if judge_llm is not None else None,
+        "reader": reader.name if reader is not None else None,
+        "reasoning_level": args.reasoning_level if args.reader == "dialectic" else None,
+        "context_tokens": args.context_tokens if args.reader == "context" else None,
+        "baseline": baseline.name if baseline is not None else None,
+    }
+
+
+METHOD = (
+    "Method: each conversation (LongMemEval: each question's haystack) is sent through the "
+    "GraphQL API into its own workspace: peers = speakers, one session per haystack session, "
+    "the session date as `createdAt`, one `clientId` per turn; then `flushQueue` and workers "
+    "until `queueStatus` is idle. Rankings, each cut at {depth} turns: **ours** = "
+    "`searchMessages` at workspace scope (all speakers: evidence can be an assistant turn); "
+    "**observations** = `searchObservations` over the agent's beliefs about every speaker "
+    "(LongMemEval: observer `assistant`), mapped to their source turns through DERIVED_FROM; "
+    "**BM25** over the turns; **dense** = exact cosine over the turns with the service's own "
+    "embedding model. Session rankings come from the turn rankings (each session at the rank "
+    "of its best turn). Metrics are LongMemEval's (`tests/bench/metrics.py`: NDCG counts rank "
+    "1 and 2 alike) and skip abstention questions. Turn and session embeddings are computed "
+    "once, ahead, through a memo shared by the service and the dense baseline (with the "
+    "extractive provider, its facts too), so the stored vectors are the model's own."
+)
+
+
+def summarize(
+    bench: Bench,
+    questions: Sequence[Question],
+    conversations: Sequence[Conversation],
+    *,
+    argv: Sequence[str],
+    neo4j: str,
+    wall_s: float,
+    resumed: int,
+    notes: list[str],
+) -> dict[str, Any]:
+    args = bench.args
+    records = bench.store.ordered([q.id for q in questions])
+    stats = {r["conversation_id"]: r["conversation_stats"] for r in records}
+    info = machine()
+    loads = bench.totals.loads or [os.getloadavg()[0]]
+    qa = reporting.qa_summary(records)
+    return {
+        "dataset": args.dataset,
+        "dataset_label": f"{args.dataset}, `{args.path.name}`",
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command_line(argv),
+        "environment": {
+            "machine": info,
+            "machine_line": (
+                f"{info.get('cpu', 'unknown CPU')}, {info.get('cores')} cores, "
+                f"{info.get('ram_gib', '?')} GiB RAM, Python {info.get('python')}"
+            ),
+            "neo4j": neo4j,
+            "torch_threads": args.torch_threads,
+            "load": (
+                f"min {min(loads):.1f}, median {statistics.median(loads):.1f}, max {max(loads):.1f}"
+            ),
+        },
+        "provider": {
+            "observations": provider_name(bench.services.llm),
+            "judge": provider_name(bench.judge_llm) if bench.judge_llm is not None else None,
+        },
+        "counts": {
+            "questions": len(records),
+            "abstentions": sum(1 for r in records if r["abstention"]),
+            "conversations": len(stats),
+            "messages": sum(s["messages"] for s in stats.values()),
+            "observations": sum(s["observations"] for s in stats.values()),
+            "dead_jobs": sum(s["dead_jobs"] for s in stats.values()),
+            "selected_questions": len(questions),
+            "selected_conversations": len(conversations),
+        },
+        "timings": {
+            "wall_s": wall_s,
+            "resumed": resumed,
+            "embed_s": bench.memo.seconds,
+            "embedded": bench.memo.computed,
+            "embed_wait_s": bench.totals.embed_wait_s,
+            "ingest_s": bench.totals.ingest_s,
+            "drain_s": bench.totals.drain_s,
+            "retrieval_s": bench.totals.retrieval_s,
+            "qa_s": bench.totals.qa_s,
+        },
+        "ks": list(args.ks),
+        "depth": args.depth,
+        "rankers": list(RANKERS),
+        "ranker_labels": dict(RANKER_LABELS),
+        "method": METHOD.format(depth=args.depth),
+        "retrieval": reporting.retrieval_summary(records, RANKERS, args.ks),
+        "qa": qa,
+        "qa_notes": notes,
+        "per_question": [{k: v for k, v in r.items() if k != "config"} for r in records],
+    }
+
+
+def command_line(argv: Sequence[str]) -> str:
+    if Path(sys.argv[0]).name == "beliefgraph":
+        return shlex.join(["beliefgraph", "bench", "memory", *argv])
+    return shlex.join(["python", "-m", "tests.bench.memory_bench", *argv])
+
+
+async def run_bench(
+    services: Services,
+    args: argparse.Namespace,
+    *,
+    judge_llm: LLM | None,
+    argv: Sequence[str],
+    neo4j: str,
+) -> dict[str, Any]:
+    """The whole bench over open services; returns the report (also written to disk)."""
+    began = time.perf_counter()
+    dataset = load(args)
+    questions, conversations = select(dataset, args.limit)
+    memo = MemoEmbedder(services.embedder)
+    # The app, the worker and the baselines all embed through the memo.
+    services = dataclasses.replace(services, embedder=memo)
+    settings = services.settings
+    key = None
+    if settings.auth_enabled:
+        key = issue_key(settings.auth_secret, Principal(Scope.ADMIN), ttl_seconds=24 * 3600)
+    app = create_app(settings, services)
+    notes: list[str] = []
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://bench", timeout=None
+    ) as http:
+        api = Api(http, key)
+        reader, baseline = await setup_qa(api, args, judge_llm, notes)
+        path = args.results or default_results_path(settings, args)
+        if args.fresh and path.exists():
+            path.unlink()
+        store = reporting.ResultsStore(
+            path, store_config(args, services, judge_llm, reader, baseline)
+        )
+        rubrics = beam_rubrics(args.path, args.beam_id) if args.dataset == "beam" else {}
+        bench = Bench(services, memo, api, args, store, reader, baseline, judge_llm, rubrics)
+        by_conversation: dict[str, list[Question]] = {}
+        for q in questions:
+            by_conversation.setdefault(q.conversation_id, []).append(q)
+        resumed = sum(1 for q in questions if store.has(q.id))
+        todo = [
+            (c, [q for q in by_conversation[c.id] if not store.has(q.id)]) for c in conversations
+        ]
+        todo = [(c, qs) for c, qs in todo if qs]
+        print(
+            f"{len(questions)} questions in {len(conversations)} conversations; "
+            f"{resumed} already in {path}; observations by {provider_name(services.llm)}",
+            file=sys.stderr,
+        )
+        progress = reporting.Progress(len(questions))
+        progress.done = resumed
+        texts = [bench.texts(c, qs) for c, qs in todo]
+        priming = asyncio.create_task(memo.prime(sorted(texts[0]))) if todo else None
+        try:
+            for index, (conversation, pending) in enumerate(todo):
+                assert priming is not None
+                progress.show(f"{conversation.id}: embedding")
+                start = time.perf_counter()
+                await priming
+                bench.totals.embed_wait_s += time.perf_counter() - start
+                if index + 1 < len(todo):
+                    # Embed the next conversation while this one is ingested and evaluated.
+                    priming = asyncio.create_task(memo.prime(sorted(texts[index + 1])))
+                await bench.conversation(conversation, pending, progress)
+                later = texts[index + 1] if index + 1 < len(todo) else set()
+                memo.forget(texts[index] - later)
+        finally:
+            if priming is not None and not priming.done():
+                priming.cancel()
+            progress.close()
+        report = summarize(
+            bench,
+            questions,
+            conversations,
+            argv=argv,
+            neo4j=neo4j,
+            wall_s=time.perf_counter() - began,
+            resumed=resumed,
+            notes=notes,
+        )
+    write_section(args.report, reporting.SECTION, reporting.render(report))
+    reporting.write_json(args.json, report)
+    return report
+
+
+async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
+    if os.environ.get("NEO4J_URI"):
+        settings = Settings.from_env(os.environ)
+        password = settings.neo4j_password
+        where = f"NEO4J_URI {settings.bolt_uri}"
+    else:
+        from graph.server import ManagedNeo4j
+
+        settings = Settings.from_env(
+            os.environ, neo4j_bolt_port=BENCH_BOLT_PORT, neo4j_http_port=BENCH_HTTP_PORT
+        )
+        server = ManagedNeo4j(settings, instance="bench")
+        # Shared with the other benches: start it if needed, and leave it running.
+        server.start()
+        password = server.password()
+        where = f"managed instance 'bench' (heap {settings.neo4j_heap})"
+    config = llm_config_from_env(os.environ)
+    llm: LLM | None = OpenAICompatibleLLM(config) if config is not None else None
+    services = await open_services(settings, password=password, llm=llm)
+    try:
+        row = await services.db.read_one("bench_neo4j_version")
+        if row:
+            where = f"{row['version']} {row['edition']}, {where}"
+        return await run_bench(services, args, judge_llm=llm, argv=argv, neo4j=where)
+    finally:
+        await close_services(services)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse(argv)
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    if args.torch_threads > 0:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
+    report = asyncio.run(main_async(args, argv))
+    print(reporting.render(report))
+    print(f"wrote {args.report} and {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,309 @@
+"""Results of the memory bench: the resumable per-question log, aggregates, and the report.
+
+- :class:`ResultsStore`: one JSON line per finished question, keyed by question id. A rerun
+  with the same settings skips what the log already holds; a line written under other settings
+  (another depth, reader or k) is ignored, so results never mix.
+- :func:`summarize`: means per ranker / QA system, overall and per category.
+- :func:`render`: the markdown section of ``docs/BENCHMARKS.md`` (written between the
+  ``bench:memory`` markers by ``common.write_section``).
+- :class:`Progress`: one self-overwriting line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from tests.bench.common import table
+from tests.bench.metrics import COUNT_KEY, OVERALL, QuestionScore, aggregate
+
+SECTION = "memory"  # docs/BENCHMARKS.md markers: <!-- bench:memory:start --> ... end -->
+LEVELS: tuple[tuple[str, str], ...] = (("turn", ""), ("session", "session/"))
+METRICS: tuple[tuple[str, str], ...] = (
+    ("recall_any", "recall_any"),
+    ("recall_all", "recall_all"),
+    ("ndcg_any", "NDCG"),
+)
+
+
+class ResultsStore:
+    """Append-only JSONL of finished questions; the resume point of a run."""
+
+    def __init__(self, path: Path, config: Mapping[str, Any]) -> None:
+        self.path = path
+        self.config = dict(config)
+        self.records: dict[str, dict[str, Any]] = {}
+        self.ignored = 0  # lines from other settings, or unreadable
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    self.ignored += 1  # a line cut short by a crash
+                    continue
+                if isinstance(record, dict) and record.get("config") == self.config:
+                    self.records[str(record["question_id"])] = record
+                else:
+                    self.ignored += 1
+
+    def has(self, question_id: str) -> bool:
+        return question_id in self.records
+
+    def add(self, record: dict[str, Any]) -> None:
+        record = {**record, "config": self.config}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, sort_keys=True) + "\n")
+            handle.flush()
+        self.records[str(record["question_id"])] = record
+
+    def ordered(self, question_ids: Sequence[str]) -> list[dict[str, Any]]:
+        return [self.records[q] for q in question_ids if q in self.records]
+
+
+class Progress:
+    """``[####......] 12/60 q_abc  4m10s elapsed, ~16m left`` on one stderr line."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30) -> None:
+        self.total = max(total, 1)
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.start = time.monotonic()
+        self.done = 0
+        self.counted = 0  # done in this process (for the rate; resumed ones are free)
+
+    def line(self, label: str, now: float | None = None) -> str:
+        elapsed = (now if now is not None else time.monotonic()) - self.start
+        filled = int(self.width * self.done / self.total)
+        text = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {label}"
+        text += f"  {_clock(elapsed)} elapsed"
+        if self.counted:
+            left = elapsed / self.counted * (self.total - self.done)
+            text += f", ~{_clock(left)} left"
+        return text
+
+    def advance(self, label: str, *, computed: bool = True) -> None:
+        self.done += 1
+        self.counted += 1 if computed else 0
+        self.show(label)
+
+    def show(self, label: str) -> None:
+        self.stream.write("\r\x1b[K" + self.line(label))
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+# -- aggregates ----------------------------------------------------------------------------
+
+
+def retrieval_summary(
+    records: Iterable[Mapping[str, Any]], rankers: Sequence[str], ks: Sequence[int]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """ranker -> group ("overall" or a category) -> metric -> mean (abstentions skipped)."""
+    records = list(records)
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for ranker in rankers:
+        scores = [
+            QuestionScore(
+                r["question_id"], r["category"], r["retrieval"][ranker], bool(r["abstention"])
+            )
+            for r in records
+            if ranker in r.get("retrieval", {})
+        ]
+        if scores:
+            out[ranker] = aggregate(scores, ks)
+    return out
+
+
+def qa_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """system -> group -> {"score": mean, "n": graded, "errors": failed}.
+
+    Unlike retrieval, abstention questions count: answering "I don't know" to them is the
+    skill being measured.
+    """
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    graded: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    errors: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for record in records:
+        for system, result in (record.get("qa") or {}).items():
+            groups = (OVERALL, record["category"])
+            for group in groups:
+                if "score" in result:
+                    sums[system][group] += float(result["score"])
+                    graded[system][group] += 1
+                else:
+                    errors[system][group] += 1
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for system in sorted(set(graded) | set(errors)):
+        out[system] = {}
+        for group in sorted(set(graded[system]) | set(errors[system])):
+            n = graded[system][group]
+            out[system][group] = {
+                "score": sums[system][group] / n if n else 0.0,
+                COUNT_KEY: float(n),
+                "errors": float(errors[system][group]),
+            }
+    return out
+
+
+# -- markdown ------------------------------------------------------------------------------
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def level_table(
+    summary: Mapping[str, Mapping[str, Mapping[str, float]]],
+    rankers: Sequence[str],
+    labels: Mapping[str, str],
+    ks: Sequence[int],
+    prefix: str,
+    group: str = OVERALL,
+) -> str:
+    """Rows: metric x ranker; columns: k. The best value of each (metric, k) is bold."""
+    rows: list[list[str]] = []
+    for metric, metric_label in METRICS:
+        values = {
+            ranker: [
+                summary.get(ranker, {}).get(group, {}).get(f"{prefix}{metric}@{k}") for k in ks
+            ]
+            for ranker in rankers
+        }
+        best = [
+            max((x for v in values.values() if (x := v[i]) is not None), default=None)
+            for i in range(len(ks))
+        ]
+        for ranker in rankers:
+            cells = [
+                f"**{_num(v)}**" if v is not None and v == best[i] and len(rankers) > 1 else _num(v)
+                for i, v in enumerate(values[ranker])
+            ]
+            rows.append([metric_label, labels.get(ranker, ranker), *cells])
+    return table(["metric", "ranker", *(f"@{k}" for k in ks)], rows)
+
+
+def category_table(
+    summary: Mapping[str, Mapping[str, Mapping[str, float]]],
+    rankers: Sequence[str],
+    labels: Mapping[str, str],
+    k: int,
+    prefix: str,
+) -> str:
+    """Rows: category; cells: recall_all@k / NDCG@k of each ranker."""
+    categories = {g for ranker in rankers for g in summary.get(ranker, {}) if g != OVERALL}
+    groups = [*sorted(categories), OVERALL]
+    rows: list[list[str]] = []
+    for group in groups:
+        n = next(
+            (summary[r][group][COUNT_KEY] for r in rankers if group in summary.get(r, {})), 0.0
+        )
+        cells = []
+        for ranker in rankers:
+            means = summary.get(ranker, {}).get(group, {})
+            cells.append(
+                f"{_num(means.get(f'{prefix}recall_all@{k}'))} / "
+                f"{_num(means.get(f'{prefix}ndcg_any@{k}'))}"
+            )
+        rows.append([group, str(int(n)), *cells])
+    return table(["category", "n", *(labels.get(r, r) for r in rankers)], rows)
+
+
+def qa_table(qa: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
+    systems = list(qa)
+    groups = [*sorted({g for s in systems for g in qa[s] if g != OVERALL}), OVERALL]
+    rows: list[list[str]] = []
+    for group in groups:
+        cells = []
+        for system in systems:
+            means = qa[system].get(group)
+            if means is None:
+                cells.append("-")
+                continue
+            cell = f"{means['score']:.3f} ({int(means[COUNT_KEY])})"
+            if means.get("errors"):
+                cell += f", {int(means['errors'])} failed"
+            cells.append(cell)
+        rows.append([group, *cells])
+    return table(["category", *systems], rows)
+
+
+def render(report: Mapping[str, Any]) -> str:
+    """The markdown body of this bench's section."""
+    ks: list[int] = report["ks"]
+    rankers: list[str] = report["rankers"]
+    labels: dict[str, str] = report["ranker_labels"]
+    retrieval = report["retrieval"]
+    env = report["environment"]
+    timings = report["timings"]
+    counts = report["counts"]
+    lines = [
+        f"## Memory: {report['dataset_label']}",
+        "",
+        f"Run {report['date']} on {env['machine_line']}; Neo4j {env['neo4j']}. "
+        f"Command: `{report['command']}`.",
+        "",
+        f"- Questions: {counts['questions']} ({counts['abstentions']} abstention questions, "
+        "skipped by the retrieval metrics as LongMemEval does), "
+        f"{counts['conversations']} conversations, {counts['messages']:,} messages.",
+        f"- Observations built by: **{report['provider']['observations']}** "
+        f"({counts['observations']:,} observations after the queue drained; "
+        f"{counts['dead_jobs']} dead jobs).",
+        f"- Wall time: {_clock(timings['wall_s'])} for this invocation"
+        + (f" ({timings['resumed']} questions resumed from the log)" if timings["resumed"] else "")
+        + f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts), "
+        f"ingestion {timings['ingest_s']:.0f} s, queue drain {timings['drain_s']:.0f} s, "
+        f"retrieval {timings['retrieval_s']:.0f} s, QA {timings['qa_s']:.0f} s. "
+        f"Load average (1 min) during the run: {env['load']}.",
+        "",
+        report["method"],
+        "",
+    ]
+    for level, prefix in LEVELS:
+        lines += [
+            f"### {level.capitalize()} level",
+            "",
+            level_table(retrieval, rankers, labels, ks, prefix),
+            "",
+        ]
+    k_cat = 10 if 10 in ks else ks[0]
+    for level, prefix in LEVELS:
+        lines += [
+            f"{level.capitalize()} level by category (recall_all@{k_cat} / NDCG@{k_cat}):",
+            "",
+            category_table(retrieval, rankers, labels, k_cat, prefix),
+            "",
+        ]
+    lines += ["### Question answering", ""]
+    if report.get("qa"):
+        lines += [
+            "Mean judge score per category (graded questions in brackets; abstention "
+            "questions included).",
+            "",
+            qa_table(report["qa"]),
+            "",
+        ]
+    lines += [f"{note}" for note in report.get("qa_notes", [])]
+    return "\n".join(lines).strip() + "\n"
+
+
+def write_json(path: Path, report: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
