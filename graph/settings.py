@@ -132,6 +132,12 @@ class Settings:
     summary_long_words: int = _setting(
         "BELIEFGRAPH_SUMMARY_LONG_WORDS", 500, "Word limit of a long summary"
     )
+    dialectic_levels: str = _setting(
+        "BELIEFGRAPH_DIALECTIC_LEVELS",
+        "",
+        "Tool-iteration budget per reasoning level, e.g. low=3,max=12; levels not named keep "
+        "minimal=0, low=2, medium=4, high=6, max=10",
+    )
     # Worker and queue
     worker: str = _setting(
         "BELIEFGRAPH_WORKER", "on", "on | off: whether `serve` also runs a worker in-process"

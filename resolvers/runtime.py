@@ -13,6 +13,7 @@ from graph.db import Database
 from graph.errors import Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
+from reasoners.dialectic import ReasoningLevels
 from reasoners.embeddings import Embedder, SentenceTransformerEmbedder
 from reasoners.handlers import build_handlers
 from reasoners.llm import LLM
@@ -46,6 +47,7 @@ async def open_services(
     `llm` overrides the provider (tests pass a scripted one); otherwise an OpenAI-compatible
     endpoint is used when configured in `env`, and the extractive provider when not.
     """
+    ReasoningLevels.parse(settings.dialectic_levels)  # a bad table fails at start, not per call
     db = Database.connect(settings, password if password is not None else neo4j_password(settings))
     try:
         if not await db.ping():

@@ -13,6 +13,7 @@ from enum import Enum
 import strawberry
 
 from reasoners import dialectic
+from reasoners.dialectic import ReasoningLevels
 from reasoners.dialectic_tools import Scope
 from resolvers.api.context import Info
 from resolvers.api.types import Message, Observation
@@ -119,6 +120,7 @@ class DialecticQuery:
             scope,
             query,
             level=reasoning_level.value,
+            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
         )
         return ChatAnswer.of(answer)
 
@@ -148,6 +150,7 @@ class DialecticSubscription:
             scope,
             query,
             level=reasoning_level.value,
+            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
         )
         async for event in events:
             if event.answer is None:
