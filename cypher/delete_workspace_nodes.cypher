@@ -4,6 +4,7 @@ CALL () {
   MATCH (n:Message {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Observation {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Job {workspace: $workspace}) RETURN n LIMIT $batch
+  UNION MATCH (n:WorkUnit {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Summary {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:FileChunk {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:File {workspace: $workspace}) RETURN n LIMIT $batch

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from resolvers.services import Services
 from tests.conftest import GraphQLClient
 
 pytestmark = pytest.mark.integration
@@ -82,3 +83,21 @@ async def test_get_or_create_returns_the_existing_peer(gql: GraphQLClient, works
 async def test_unknown_workspace_is_not_found(gql: GraphQLClient) -> None:
     code = await gql.error_code(CREATE_PEER, {"w": "no-such-workspace-xyz", "n": "x"})
     assert code == "NOT_FOUND"
+
+
+async def test_deleting_a_workspace_leaves_nothing_of_it(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    await seed(gql, workspace)
+    await gql.ok(
+        ADD,
+        {"w": workspace, "s": "s1", "msgs": [{"peer": "alice", "content": "I like tea."}]},
+    )
+    before = await services.db.read_one("count_workspace_nodes", workspace=workspace)
+    assert before is not None and before["total"] > 5  # peers, session, message, jobs, units
+    data = await gql.ok(
+        "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }", {"w": workspace}
+    )
+    assert data["deleteWorkspace"]["deletedNodes"] == before["total"] + 1  # + the Workspace
+    after = await services.db.read_one("count_workspace_nodes", workspace=workspace)
+    assert after is not None and after["total"] == 0
