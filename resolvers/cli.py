@@ -142,6 +142,7 @@ BENCH_SUITES = {
     "api": "tests.bench.api_bench",
     "search": "tests.bench.search_bench",
     "pipeline": "tests.bench.pipeline_bench",
+    "memory": "tests.bench.memory_bench",
 }
 
 COMMANDS: dict[str, Command] = {

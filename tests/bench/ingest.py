@@ -11,7 +11,9 @@ Mapping:
   data;
 - peers: the speakers (``user`` / ``assistant`` for LongMemEval and BEAM, the two names for
   LoCoMo);
-- sessions: one per dataset session, with the speakers that talk in it as members;
+- sessions: one per dataset session, with the speakers that talk in it as members, whose
+  observation settings keep exactly the representations the benchmark's app reads
+  (:func:`app_views`);
 - messages: one per turn, ``createdAt`` = the turn's (session's) date, ``clientId`` and
   ``metadata.turn_id`` = the dataset's turn id, which is how rankings map back to turns.
 """
@@ -145,11 +147,41 @@ def conversation_fingerprint(conversation: Conversation) -> str:
     return digest.hexdigest()[:10]
 
 
-def workspace_name(dataset: str, conversation: Conversation) -> str:
-    prefix = f"bm-{dataset}-"
+def workspace_name(dataset: str, conversation: Conversation, prefix: str = "bm") -> str:
+    prefix = f"{prefix}-{dataset}-"
     suffix = f"-{conversation_fingerprint(conversation)}"
     body = safe_name(conversation.id, limit=NAME_LIMIT - len(prefix) - len(suffix))
     return prefix + body + suffix
+
+
+View = tuple[str, str]  # (observer, observed), as dataset speaker names
+
+
+def app_views(dataset: str, conversation: Conversation) -> list[View]:
+    """The representations an app built on the service would read for this benchmark.
+
+    LongMemEval and BEAM are assistant-and-user chats: the assistant is the agent, so it keeps
+    a model of the user and of itself (what it said), and the user keeps none. LoCoMo is two
+    people talking, and questions may be about either: each keeps its own self-model. Deriving
+    only these (rather than every observer-observed pair) halves the deriver's writes without
+    hiding any fact from the views that are read.
+    """
+    speakers = list(peer_names(conversation))
+    if dataset in ("longmemeval", "beam") and {"user", "assistant"} <= set(speakers):
+        return [("assistant", "user"), ("assistant", "assistant")]
+    return [(speaker, speaker) for speaker in speakers]
+
+
+def membership(views: Sequence[View], speaker: str) -> dict[str, bool]:
+    """Session-peer settings that make the deriver's routing produce exactly ``views``.
+
+    Routing sends a peer's facts to (sender, sender) when its observeMe is on, and to
+    (other, sender) for each present peer whose observeOthers is on.
+    """
+    return {
+        "observeMe": (speaker, speaker) in views,
+        "observeOthers": any(o == speaker and o != d for o, d in views),
+    }
 
 
 def turn_client_id(turn: Turn) -> str:
@@ -258,9 +290,15 @@ async def ingest_conversation(
     max_batch: int = 100,
     max_chars: int = 25_000,
     concurrency: int = 4,
+    views: Sequence[View] | None = None,
+    prefix: str = "bm",
 ) -> Ingested:
-    """Create the workspace, peers and sessions, and send every turn (idempotent)."""
-    workspace = workspace_name(dataset, conversation)
+    """Create the workspace, peers and sessions, and send every turn (idempotent).
+
+    ``views`` sets who observes whom (see :func:`membership`); None: everyone observes
+    everyone, the API's default.
+    """
+    workspace = workspace_name(dataset, conversation, prefix)
     await api.call(
         CREATE_WORKSPACE,
         {
@@ -273,10 +311,16 @@ async def ingest_conversation(
         await api.call(CREATE_PEER, {"w": workspace, "name": peer})
     session_of = _unique_names([s.id for s in conversation.sessions])
     done = Ingested(workspace, peer_of, session_of)
+
+    def settings(speaker: str) -> dict[str, bool]:
+        if views is None:
+            return {"observeMe": True, "observeOthers": True}
+        return membership(views, speaker)
+
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def send(session: SessionRecord) -> None:
-        present = list(dict.fromkeys(peer_of[t.speaker] for t in session.turns))
+        present = list(dict.fromkeys(t.speaker for t in session.turns))
         name = session_of[session.id]
         items, skipped, truncated = message_inputs(session, peer_of, max_chars)
         async with gate:
@@ -286,9 +330,8 @@ async def ingest_conversation(
                     "w": workspace,
                     "name": name,
                     "metadata": {"session_id": session.id, "date": session.date},
-                    # Every speaker observes the others, as in a chat app with memory for all.
                     "peers": [
-                        {"peer": p, "observeMe": True, "observeOthers": True} for p in present
+                        {"peer": peer_of[speaker], **settings(speaker)} for speaker in present
                     ],
                 },
             )

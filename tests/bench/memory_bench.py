@@ -26,8 +26,10 @@ import argparse
 import asyncio
 import dataclasses
 import datetime as dt
+import functools
 import logging
 import os
+import re
 import shlex
 import statistics
 import sys
@@ -53,6 +55,7 @@ from tests.bench.common import machine, write_section
 from tests.bench.ingest import (
     Api,
     Ingested,
+    app_views,
     delete_workspace,
     ingest_conversation,
     iso_date,
@@ -142,6 +145,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--fresh", action="store_true", help="ignore the log: start over")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces afterwards")
+    parser.add_argument(
+        "--prefix", default="bm", help="workspace name prefix (tests use their own)"
+    )
     parser.add_argument("--beam-id", help="BEAM conversation id (default: its directory name)")
     parser.add_argument("--ingest-concurrency", type=int, default=4, help="sessions at once")
     parser.add_argument("--drain-workers", type=int, default=2, help="workers draining the queue")
@@ -159,6 +165,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("--depth must be between 1 and 100 (the API's page cap)")
     if args.depth < max(args.ks):
         parser.error("--depth must be at least the largest k")
+    if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,20}", args.prefix):
+        parser.error("--prefix: 1-20 letters, digits or _ . : @ -")
     if args.json is None:
         args.json = Path(f"docs/bench-memory-{args.dataset}.json")
     return args
@@ -201,20 +209,23 @@ def stored_moment(turn_date: str | None) -> dt.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-def predicted_facts(conversation: Conversation, max_chars: int) -> list[str]:
+def predicted_facts(
+    conversation: Conversation, max_chars: int, derived: set[str] | None = None
+) -> list[str]:
     """The texts the extractive deriver will embed for this conversation.
 
     The extractive provider is deterministic and works sentence by sentence on each message of
     the unit's peer, so its facts are known before the worker runs. Embedding them ahead, in
     large batches, saves most of the deriver's embedding time; a wrong prediction only costs
-    the deriver an embedding of its own, never a different result.
+    the deriver an embedding of its own, never a different result. ``derived``: the speakers
+    whose facts some view keeps (None: all).
     """
     peer_of = peer_names(conversation)
     facts: list[str] = []
     for session in conversation.sessions:
         for turn in session.turns:
             text = stored_text(turn, max_chars)
-            if text is None:
+            if text is None or (derived is not None and turn.speaker not in derived):
                 continue
             message = _Dated(text, stored_moment(turn.created_at or session.date))
             facts += [f.content for f in extract([message], peer_of[turn.speaker])]
@@ -268,11 +279,15 @@ class Bench:
         }
         texts |= {question_text(q) for q in questions}
         if self.services.llm is None:
-            texts |= set(predicted_facts(conversation, self.max_chars))
+            observed = {d for _, d in app_views(self.args.dataset, conversation)}
+            texts |= set(predicted_facts(conversation, self.max_chars, observed))
         return texts
 
-    async def drain(self) -> int:
+    async def drain(self, workspace: str) -> int:
         workers = [build_worker(self.services) for _ in range(max(1, self.args.drain_workers))]
+        for worker in workers:
+            # Only this conversation's jobs: the Neo4j may be shared with other benches.
+            worker.config = dataclasses.replace(worker.config, workspace=workspace)
         # Units of different (session, peer) pairs are independent; each worker leases its own.
         done = await asyncio.gather(*(w.drain() for w in workers))
         return sum(done)
@@ -301,11 +316,18 @@ class Bench:
             max_batch=self.services.settings.max_batch,
             max_chars=self.max_chars,
             concurrency=args.ingest_concurrency,
+            views=app_views(args.dataset, conversation),
+            prefix=args.prefix,
         )
         ingest_s = time.perf_counter() - start
         progress.show(f"{conversation.id}: deriving")
         start = time.perf_counter()
-        queue = await settle_queue(self.api, ingested.workspace, self.drain, wait=asyncio.sleep)
+        queue = await settle_queue(
+            self.api,
+            ingested.workspace,
+            functools.partial(self.drain, ingested.workspace),
+            wait=asyncio.sleep,
+        )
         drain_s = time.perf_counter() - start
         self.totals.ingest_s += ingest_s
         self.totals.drain_s += drain_s
@@ -354,7 +376,8 @@ class Bench:
         to_turn = ingested.message_to_turn
         start = time.perf_counter()
         text = question_text(question)
-        observed = list(ingested.peer_of.values())
+        peer = ingested.peer_of
+        scopes = [(peer[o], peer[d]) for o, d in app_views(args.dataset, conversation)]
         rankings: dict[str, list[str]] = {
             "ours": await rank_ours(self.api, ingested.workspace, text, to_turn, depth)
         }
@@ -362,8 +385,7 @@ class Bench:
             self.api,
             ingested.workspace,
             text,
-            ingested.peer_of[view.agent],
-            observed,
+            scopes,
             to_turn,
             depth,
         )
@@ -438,8 +460,13 @@ async def setup_qa(
             await check_reader_field(api, "chat")
             reader = DialecticReader(api, args.reasoning_level)
         else:
-            await check_reader_field(api, "context")
-            reader = ContextReader(api, judge_llm, args.context_tokens)
+            arguments = await check_reader_field(api, "context")
+            reader = ContextReader(
+                api,
+                judge_llm,
+                args.context_tokens,
+                with_perspective="peerPerspective" in arguments,
+            )
     except ReaderUnavailable as exc:
         print(f"QA reader unavailable: {exc}", file=sys.stderr)
         notes.append(f"Reader `{args.reader}` not run: {exc}.")
@@ -475,8 +502,10 @@ METHOD = (
     "the session date as `createdAt`, one `clientId` per turn; then `flushQueue` and workers "
     "until `queueStatus` is idle. Rankings, each cut at {depth} turns: **ours** = "
     "`searchMessages` at workspace scope (all speakers: evidence can be an assistant turn); "
-    "**observations** = `searchObservations` over the agent's beliefs about every speaker "
-    "(LongMemEval: observer `assistant`), mapped to their source turns through DERIVED_FROM; "
+    "**observations** = `searchObservations` over the representations the app keeps "
+    "(LongMemEval: the assistant's models of the user and of itself; sessions are joined "
+    "with observeMe / observeOthers set so that only those are derived), mapped to their "
+    "source turns through DERIVED_FROM; "
     "**BM25** over the turns; **dense** = exact cosine over the turns with the service's own "
     "embedding model. Session rankings come from the turn rankings (each session at the rank "
     "of its best turn). Metrics are LongMemEval's (`tests/bench/metrics.py`: NDCG counts rank "

@@ -334,15 +334,22 @@ query($w: String!, $tokens: Int!, $session: String, $target: String, $q: String)
   context(workspace: $w, tokens: $tokens, session: $session, peerTarget: $target,
           searchQuery: $q) { text tokensUsed }
 }"""
+# The same, read from the agent's view of the target (not the target's self-model).
+CONTEXT_FROM = """
+query($w: String!, $tokens: Int!, $session: String, $target: String, $from: String,
+      $q: String) {
+  context(workspace: $w, tokens: $tokens, session: $session, peerTarget: $target,
+          peerPerspective: $from, searchQuery: $q) { text tokensUsed }
+}"""
 _REQUIRED_ARGS: dict[str, set[str]] = {
     "chat": {"workspace", "peer", "query", "target", "reasoningLevel"},
     "context": {"workspace", "tokens", "session", "peerTarget", "searchQuery"},
 }
 
 
-async def check_reader_field(api: Api, name: str) -> None:
-    """Raise :class:`ReaderUnavailable` unless the schema has ``Query.<name>`` with the
-    arguments the reader sends."""
+async def check_reader_field(api: Api, name: str) -> set[str]:
+    """The argument names of ``Query.<name>``; raises :class:`ReaderUnavailable` unless the
+    field exists with the arguments the reader needs."""
     roots = await api.root_fields()
     found = roots.get("query", {}).get(name)
     if found is None:
@@ -357,6 +364,7 @@ async def check_reader_field(api: Api, name: str) -> None:
             f"`{name}` takes no {', '.join(sorted(missing))} argument(s) (it has "
             f"{', '.join(sorted(have))}): QA is skipped (retrieval metrics still run)"
         )
+    return have
 
 
 READER_FIELD_OWNER = {"chat": "dialectic", "context": "context"}
@@ -395,26 +403,34 @@ class DialecticReader:
 class ContextReader:
     name = "context"
 
-    def __init__(self, api: Api, llm: LLM, tokens: int) -> None:
+    def __init__(self, api: Api, llm: LLM, tokens: int, *, with_perspective: bool) -> None:
         self.api = api
         self.llm = llm
         self.tokens = tokens
+        self.with_perspective = with_perspective
 
     async def read(self, item: QAItem) -> Reading:
         peers = item.ingested.peer_of
-        target = item.perspective.target or item.perspective.agent
+        view = item.perspective
         last = item.conversation.sessions[-1].id if item.conversation.sessions else None
-        data = await self.api.call(
-            CONTEXT,
-            {
-                "w": item.ingested.workspace,
-                "tokens": self.tokens,
-                # The most recent session: where the app would be talking when asked.
-                "session": item.ingested.session_of[last] if last is not None else None,
-                "target": peers[target],
-                "q": question_text(item.question),
-            },
-        )
+        variables: dict[str, Any] = {
+            "w": item.ingested.workspace,
+            "tokens": self.tokens,
+            # The most recent session: where the app would be talking when asked.
+            "session": item.ingested.session_of[last] if last is not None else None,
+            "target": peers[view.target or view.agent],
+            "q": question_text(item.question),
+        }
+        document = CONTEXT
+        if view.target is not None and view.target != view.agent:
+            if not self.with_perspective:
+                raise ReaderUnavailable(
+                    "`context` has no peerPerspective argument, so it cannot read the "
+                    f"{view.agent}'s view of the {view.target}"
+                )
+            document = CONTEXT_FROM
+            variables["from"] = peers[view.agent]
+        data = await self.api.call(document, variables)
         blob = data["context"]
         turn = await self.llm.chat(
             READER_ROLE, reader_messages(item.question, blob["text"], "memory context")
@@ -460,10 +476,14 @@ async def answer_and_grade(
     except a missing reader field, which stops QA for the whole run)."""
     try:
         reading = await reader.read(item)
+    except ReaderUnavailable:
+        raise
     except GraphQLError as exc:
-        if exc.code in (None, "GRAPHQL_VALIDATION_FAILED") and "Cannot query field" in str(exc):
+        if "Cannot query field" in str(exc) or "Unknown argument" in str(exc):
             raise ReaderUnavailable(f"{reader.name}: {exc}") from exc
         return {"error": f"reader: {exc}"}
+    except Exception as exc:  # one failed answer (an LLM timeout...) loses one question
+        return {"error": f"reader: {type(exc).__name__}: {exc}"}
     evidence = item.question.evidence_turn_ids
     record: dict[str, Any] = {"answer": reading.answer, **reading.detail}
     if reading.cited_turns:

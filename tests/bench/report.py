@@ -268,7 +268,8 @@ def render(report: Mapping[str, Any]) -> str:
         f"{counts['dead_jobs']} dead jobs).",
         f"- Wall time: {_clock(timings['wall_s'])} for this invocation"
         + (f" ({timings['resumed']} questions resumed from the log)" if timings["resumed"] else "")
-        + f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts), "
+        + f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts, in a thread "
+        f"beside the rest; the run waited {timings.get('embed_wait_s', 0.0):.0f} s for it), "
         f"ingestion {timings['ingest_s']:.0f} s, queue drain {timings['drain_s']:.0f} s, "
         f"retrieval {timings['retrieval_s']:.0f} s, QA {timings['qa_s']:.0f} s. "
         f"Load average (1 min) during the run: {env['load']}.",

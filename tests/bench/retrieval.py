@@ -7,8 +7,9 @@ Four rankings, each a list of turn ids, best first, at most ``depth`` long:
   user would use: LongMemEval's evidence turns can be the assistant's own (the
   single-session-assistant type), LoCoMo's are either speaker's, so a peer filter would hide
   evidence by construction.
-- ``observations``: the observations of the agent's representations (observer = the agent
-  peer, observed = every speaker), searched with ``searchObservations`` (hybrid, like
+- ``observations``: the observations of the representations the app keeps
+  (``ingest.app_views``: LongMemEval, the assistant's models of the user and of itself),
+  searched with ``searchObservations`` (hybrid, like
   messages; the scopes' hits merged by fused score) and mapped to the turns they were
   derived from through DERIVED_FROM (the ``observation { sources }`` query). Several
   observations may come from one turn; the turn takes the rank of its best observation.
@@ -223,20 +224,20 @@ async def rank_observations(
     api: Api,
     workspace: str,
     question: str,
-    observer: str,
-    observed: Sequence[str],
+    scopes: Sequence[tuple[str, str]],
     message_to_turn: Mapping[str, str],
     depth: int,
 ) -> ObservationRanking:
-    """The agent's beliefs about every speaker, best first, as the turns they came from."""
+    """The beliefs of the given (observer, observed) peer scopes, best first, as the turns
+    they came from."""
     hits: list[tuple[float, int, int, str]] = []
-    for index, target in enumerate(observed):
+    for index, (observer, observed) in enumerate(scopes):
         data = await api.call(
             SEARCH_OBSERVATIONS,
             {
                 "w": workspace,
                 "observer": observer,
-                "observed": target,
+                "observed": observed,
                 "q": query_text(question),
                 "limit": depth,
             },
