@@ -187,7 +187,11 @@ async def test_invalid_output_is_retried_then_dead_lettered(
     await post(services, workspace, "s1", ("alice", "I grow tomatoes."))
     llm = ScriptedLLM({"deriver": lambda messages, schema: "this is not JSON"}, max_retries=1)
     worker = worker_for(
-        services, workspace, llm, backoff=timedelta(milliseconds=1), max_backoff=timedelta(milliseconds=1)
+        services,
+        workspace,
+        llm,
+        backoff=timedelta(milliseconds=1),
+        max_backoff=timedelta(milliseconds=1),
     )
     await jobs.flush(services.db, workspace, None, None)
     runs = 0
