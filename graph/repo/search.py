@@ -19,10 +19,47 @@ def _scored(rows: list[dict[str, object]]) -> Scored:
 
 
 async def scope_size(db: Database, workspace: str, filters: MessageFilter) -> int:
-    row = await db.read_one(
-        "count_messages_in_scope", workspace=workspace, session=filters.session, peer=filters.peer
-    )
+    if filters.session is not None:
+        row = await db.read_one(
+            "count_messages_in_session",
+            workspace=workspace,
+            session=filters.session,
+            peer=filters.peer,
+        )
+    elif filters.peer is not None:
+        row = await db.read_one("count_messages_by_peer", workspace=workspace, peer=filters.peer)
+    else:
+        row = await db.read_one("count_messages_in_scope", workspace=workspace)
     return int(row["total"]) if row else 0
+
+
+async def exact_scan(
+    db: Database, workspace: str, embedding: list[float], filters: MessageFilter, limit: int
+) -> list[dict[str, object]]:
+    """Cosine over every message in scope, through the index that fits the scope."""
+    params = filters.params()
+    if filters.session is not None:
+        return await db.read(
+            "search_messages_exact_in_session",
+            workspace=workspace,
+            embedding=embedding,
+            limit=limit,
+            **params,
+        )
+    del params["session"]
+    if filters.peer is not None:
+        del params["peer"]
+        return await db.read(
+            "search_messages_exact_by_peer",
+            workspace=workspace,
+            peer=filters.peer,
+            embedding=embedding,
+            limit=limit,
+            **params,
+        )
+    return await db.read(
+        "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
+    )
 
 
 async def vector_candidates(
@@ -36,10 +73,7 @@ async def vector_candidates(
 ) -> Scored:
     params = filters.params()
     if await scope_size(db, workspace, filters) <= exact_scan_limit:
-        rows = await db.read(
-            "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
-        )
-        return _scored(rows)
+        return _scored(await exact_scan(db, workspace, embedding, filters, limit))
     candidates = max(limit * 10, 100)
     while True:
         rows = await db.read(
@@ -56,9 +90,7 @@ async def vector_candidates(
     if len(rows) < limit:
         # The scope is large but this filter is narrow: the exact scan is the only way to be
         # sure nothing in scope was missed.
-        rows = await db.read(
-            "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
-        )
+        rows = await exact_scan(db, workspace, embedding, filters, limit)
     return _scored(rows)
 
 

@@ -1,0 +1,2 @@
+MATCH (m:Message {workspace: $workspace, peer: $peer})
+RETURN count(m) AS total

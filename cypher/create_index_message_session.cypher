@@ -1,0 +1,2 @@
+CREATE INDEX message_session IF NOT EXISTS
+FOR (m:Message) ON (m.workspace, m.session)
