@@ -319,8 +319,13 @@ async def ingest_conversation(
 
     gate = asyncio.Semaphore(max(1, concurrency))
 
+    # The peers that keep a view of others sit in every session, as an agent is present in
+    # every chat of its app, even one where it never speaks; without it there, that session's
+    # facts would reach no view.
+    watchers = [o for o, d in views or () if o != d]
+
     async def send(session: SessionRecord) -> None:
-        present = list(dict.fromkeys(t.speaker for t in session.turns))
+        present = list(dict.fromkeys([*(t.speaker for t in session.turns), *watchers]))
         name = session_of[session.id]
         items, skipped, truncated = message_inputs(session, peer_of, max_chars)
         async with gate:

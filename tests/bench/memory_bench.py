@@ -101,6 +101,7 @@ DATASETS: tuple[str, ...] = ("longmemeval", "locomo", "beam")
 BENCH_BOLT_PORT = 37687
 BENCH_HTTP_PORT = 37474
 DEFAULT_DEPTH = 100  # turns per ranking: the API's largest page
+MEMO_LIMIT = 200_000  # vectors kept across conversations (~300 MB at 384 float32 dimensions)
 
 
 # -- arguments -------------------------------------------------------------------------------
@@ -659,8 +660,11 @@ async def run_bench(
                     # Embed the next conversation while this one is ingested and evaluated.
                     priming = asyncio.create_task(memo.prime(sorted(texts[index + 1])))
                 await bench.conversation(conversation, pending, progress)
-                later = texts[index + 1] if index + 1 < len(todo) else set()
-                memo.forget(texts[index] - later)
+                if len(memo) > MEMO_LIMIT:
+                    # Haystacks share sessions, so vectors are kept for later conversations;
+                    # past this size, keep only what the next conversation needs.
+                    later = texts[index + 1] if index + 1 < len(todo) else set()
+                    memo.forget(texts[index] - later)
         finally:
             if priming is not None and not priming.done():
                 priming.cancel()

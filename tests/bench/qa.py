@@ -4,8 +4,9 @@ Readers (one per run, ``--reader``):
 
 - ``dialectic``: GraphQL ``chat(workspace, peer, query, target, reasoningLevel)``; the answer
   is the service's own.
-- ``context``: GraphQL ``context(workspace, tokens, session, peerTarget, searchQuery)``; the
-  bench's LLM answers from that blob alone.
+- ``context``: GraphQL ``context(workspace, tokens, session, peerTarget, searchQuery)`` (with
+  ``peerPerspective`` = the agent when it reads another peer); the bench's LLM answers from
+  that blob alone.
 
 The full-context baseline gives the same LLM the whole conversation in one prompt.
 
@@ -41,9 +42,7 @@ from tests.bench.loaders import BEAM_ANSWER_KEYS, LOCOMO_CATEGORIES, Conversatio
 
 READER_ROLE = "bench-reader"
 JUDGE_ROLE = "bench-judge"
-READERS: tuple[str, ...] = ("dialectic", "context")
 FULL_CONTEXT = "full-context"
-NOT_AVAILABLE = "I don't know: the information is not available."
 
 
 # -- who asks ------------------------------------------------------------------------------
@@ -51,7 +50,7 @@ NOT_AVAILABLE = "I don't know: the information is not available."
 
 @dataclass(frozen=True)
 class Perspective:
-    """Which peer asks (the agent) and about whom, for the reader and the observation ranker."""
+    """Which peer asks (the agent) and about whom, for the readers."""
 
     agent: str  # dataset speaker name
     target: str | None  # dataset speaker name; None: the agent's own self-model
@@ -59,6 +58,9 @@ class Perspective:
 
 def perspective(dataset: str, conversation: Conversation, question: Question) -> Perspective:
     """LongMemEval and BEAM: the assistant asks about its user (the app's point of view).
+    That view holds what the user said; what the assistant itself said (the evidence of
+    LongMemEval's single-session-assistant questions) is in the assistant's self-model, which
+    the dialectic does not read when asked about the user.
 
     LoCoMo has no assistant: two people talk, and questions name one of them. The named speaker
     answers from its self-model (the facts it stated), which is where an app built on the

@@ -9,10 +9,10 @@ Four rankings, each a list of turn ids, best first, at most ``depth`` long:
   evidence by construction.
 - ``observations``: the observations of the representations the app keeps
   (``ingest.app_views``: LongMemEval, the assistant's models of the user and of itself),
-  searched with ``searchObservations`` (hybrid, like
-  messages; the scopes' hits merged by fused score) and mapped to the turns they were
-  derived from through DERIVED_FROM (the ``observation { sources }`` query). Several
-  observations may come from one turn; the turn takes the rank of its best observation.
+  searched with ``searchObservations`` (hybrid, like messages; the scopes' hits merged by
+  fused score) and mapped to the turns they were derived from through DERIVED_FROM (the
+  ``observation { sources }`` query). Several observations may come from one turn; the turn
+  takes the rank of its best observation.
 - ``bm25``: Okapi BM25 over the turns (``tests.bench.bm25``).
 - ``dense``: exact cosine between the question and every turn with the same embedder the
   service uses (``all-MiniLM-L6-v2`` by default).

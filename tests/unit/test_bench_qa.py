@@ -12,6 +12,7 @@ from reasoners.llm import ChatMessage
 from tests.bench.ingest import (
     Ingested,
     app_views,
+    ingest_conversation,
     iso_date,
     membership,
     message_inputs,
@@ -306,3 +307,44 @@ def test_arguments_are_checked() -> None:
         parse(["--dataset", "longmemeval", "--path", "x.json", "--depth", "20", "--ks", "50"])
     with pytest.raises(SystemExit):
         parse(["--dataset", "longmemeval", "--path", "x.json", "--prefix", "a/b"])
+
+
+class _RecordingApi:
+    """Answers the ingestion mutations and records what was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def call(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        variables = variables or {}
+        self.sent.append((query, variables))
+        if "addMessages" in query:
+            messages = [
+                {"id": f"m-{m['clientId']}", "clientId": m["clientId"]}
+                for m in variables["messages"]
+            ]
+            return {"addMessages": {"created": len(messages), "messages": messages}}
+        return {}
+
+
+async def test_ingestion_seats_the_agent_in_sessions_it_never_speaks_in() -> None:
+    turns = [Turn("s2:0", "s2", "user", "I moved to Lisbon.", "2023-05-20T02:21:00", True)]
+    conversation = Conversation(
+        "c1",
+        [*_conversation().sessions, SessionRecord("s2", "2023-05-21T00:00:00", turns)],
+        ["user", "assistant"],
+    )
+    api = _RecordingApi()
+    views = app_views("longmemeval", conversation)
+    ingested = await ingest_conversation(api, "longmemeval", conversation, views=views)  # type: ignore[arg-type]
+    sessions = {v["name"]: v["peers"] for q, v in api.sent if "createSession" in q}
+    assert sessions["s2"] == [
+        {"peer": "user", "observeMe": False, "observeOthers": False},
+        {"peer": "assistant", "observeMe": True, "observeOthers": True},
+    ]
+    assert ingested.message_to_turn == {
+        "m-turn:s1:0": "s1:0",
+        "m-turn:s1:1": "s1:1",
+        "m-turn:s2:0": "s2:0",
+    }
+    assert ingested.created == 3
