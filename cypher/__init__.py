@@ -1,9 +1,10 @@
 """Every Cypher statement of beliefgraph, one per `.cypher` file, behind one cached loader.
 
 Statements take values only through `$parameters`; labels and relationship types are never
-interpolated. `statement(name)` returns the text typed as `LiteralString` so the driver's typing
-accepts it, and `parameters(name)` lists the `$params` it expects, which the runner checks
-against what each caller passes.
+interpolated (the per-scope labels of graph/repo/scope_index.py go through Cypher's own dynamic
+label parameter, `SET o:$($label)`). `statement(name)` returns the text typed as
+`LiteralString` so the driver's typing accepts it, and `parameters(name)` lists the `$params`
+it expects, which the runner checks against what each caller passes.
 """
 
 from __future__ import annotations

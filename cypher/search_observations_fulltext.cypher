@@ -1,4 +1,4 @@
-CALL db.index.fulltext.queryNodes('observation_content', $query)
+CALL db.index.fulltext.queryNodes('observation_text', $query)
 YIELD node AS o, score
 WHERE o.workspace = $workspace AND o.observer = $observer AND o.observed = $observed
   AND o.deleted_at IS NULL

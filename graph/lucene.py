@@ -16,3 +16,16 @@ def terms_query(text: str) -> str:
     """
     words = _WORD.findall(text)[:MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words)
+
+
+def scoped_terms_query(text: str, *, field: str, scope_field: str, scope: str) -> str:
+    """``terms_query`` on `field`, required to match `scope` in `scope_field` ("" if no words).
+
+    `scope` must be a single token (letters and digits), as scope keys are.
+    """
+    if not scope.isalnum():
+        raise ValueError(f"scope term {scope!r} is not alphanumeric")
+    terms = terms_query(text)
+    if not terms:
+        return ""
+    return f"+{scope_field}:{scope} +{field}:({terms})"

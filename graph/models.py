@@ -97,6 +97,9 @@ class Observation(StructuredNode):
     level = StringProperty(required=True, choices=OBSERVATION_LEVELS)
     content = StringProperty(required=True)
     content_key = StringProperty()  # normalized content for exact dedup
+    # Hash of (workspace, observer, observed): one Lucene term, so fulltext search can be
+    # restricted to a scope inside the index (graph/repo/scope_index.py).
+    scope_key = StringProperty()
     embedding = ArrayProperty(FloatProperty())
     created_at = DateTimeNeo4jFormatProperty(required=True)
     valid_at = DateTimeNeo4jFormatProperty()

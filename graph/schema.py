@@ -1,7 +1,8 @@
 """Installs constraints and indexes idempotently at start-up.
 
-The schema statements are the catalog's `create_constraint_*`, `create_index_*`,
-`create_vector_index_*` and `create_fulltext_index_*` files, so adding an index is adding a file.
+The schema statements are the catalog's `drop_legacy_*`, `create_constraint_*`,
+`create_index_*`, `create_vector_index_*` and `create_fulltext_index_*` files, so adding an
+index is adding a file. Beliefs written before `scope_key` existed get theirs afterwards.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import cypher
 from graph.db import Database
 from graph.errors import Conflict
+from graph.repo import scope_index
 
 _SCHEMA_PREFIXES = (
+    "drop_legacy_",
     "create_constraint_",
     "create_index_",
     "create_vector_index_",
@@ -19,7 +22,8 @@ _SCHEMA_PREFIXES = (
 
 
 def schema_statements() -> list[str]:
-    """Schema statement names, constraints first (they create their own backing indexes)."""
+    """Schema statement names: legacy indexes dropped first, then constraints (they create
+    their own backing indexes), then indexes."""
     by_prefix = [
         sorted(name for name in cypher.names() if name.startswith(prefix))
         for prefix in _SCHEMA_PREFIXES
@@ -47,3 +51,4 @@ async def install_schema(db: Database, dimensions: int, *, timeout_seconds: int 
         params = {"dimensions": dimensions} if "dimensions" in cypher.parameters(name) else {}
         await db.write(name, **params)
     await db.write("await_indexes", timeout_seconds=timeout_seconds)
+    await scope_index.backfill_scope_keys(db)

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from graph.db import Database, Tx
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
-from graph.repo import peers, sessions, workspaces
+from graph.repo import peers, scope_index, sessions, workspaces
 from graph.repo.derived import ExplicitFact, write_explicit
 from graph.repo.jobs import ClaimedUnit, JobResult
+from graph.repo.scope_index import Scope
 from graph.settings import Settings
 from reasoners.batching import SessionMessage, batch_messages
 from reasoners.dedup import exact_key, find_duplicate
@@ -95,6 +96,18 @@ class DeriverHandler:
     extractor: Extractor
     settings: Settings
     stats: DeriverStats = field(default_factory=DeriverStats)
+    _indexing: set[str] = field(default_factory=set, repr=False)  # scope keys being built
+
+    async def _index_scope(self, scope: Scope) -> None:
+        """Give a scope that outgrew the exact scan its own vector index, once per process at a
+        time (other processes may build it concurrently; the steps are idempotent)."""
+        if scope.key in self._indexing:
+            return
+        self._indexing.add(scope.key)
+        try:
+            await scope_index.ensure(self.db, scope, dimensions=self.settings.embedding_dim)
+        finally:
+            self._indexing.discard(scope.key)
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         head = unit.jobs[0]
@@ -148,14 +161,25 @@ class DeriverHandler:
             len(planned),
         )
 
+        to_index: list[tuple[str, str]] = []
+
         async def write(tx: Tx) -> None:
             outcome = await write_explicit(
                 tx, workspace, planned, threshold=self.settings.dedup_threshold
             )
             self.stats.written += len(outcome.created)
             self.stats.repeats += outcome.reinforced
+            to_index[:] = outcome.to_index  # a retried transaction replaces, never adds
 
-        return Prepared(results=share_usage(unit, usage), write=write if planned else None)
+        async def after() -> None:
+            for observer, observed in to_index:
+                await self._index_scope(Scope(workspace, observer, observed))
+
+        return Prepared(
+            results=share_usage(unit, usage),
+            write=write if planned else None,
+            after=after if planned else None,
+        )
 
     async def _route(
         self,

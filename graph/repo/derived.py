@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from graph import models
 from graph.db import Tx
 from graph.props import node_props
+from graph.repo.scope_index import SCOPE_INDEX_MIN, scope_key
 from graph.validation import now
 
 
@@ -31,10 +32,18 @@ class ExplicitFact:
 class WriteOutcome:
     created: list[str]
     reinforced: int
+    # (observer, observed) scopes now above SCOPE_INDEX_MIN beliefs without an index of their
+    # own: the caller builds one after the commit (graph/repo/scope_index.py).
+    to_index: list[tuple[str, str]] = field(default_factory=list)
 
 
 async def write_explicit(
-    tx: Tx, workspace: str, facts: list[ExplicitFact], *, threshold: float
+    tx: Tx,
+    workspace: str,
+    facts: list[ExplicitFact],
+    *,
+    threshold: float,
+    index_min: int = SCOPE_INDEX_MIN,
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again.
 
@@ -74,6 +83,7 @@ async def write_explicit(
                     "level": "explicit",
                     "content": f.content,
                     "content_key": f.content_key,
+                    "scope_key": scope_key(workspace, f.observer, f.observed),
                     "embedding": f.embedding,
                     "created_at": stamp,
                     "valid_at": f.valid_at,
@@ -87,16 +97,17 @@ async def write_explicit(
         for i, f in enumerate(facts)
         if i not in duplicate_of
     ]
-    created = (
-        [
-            r["id"]
-            for r in await tx.rows(
-                "create_explicit_observations", workspace=workspace, observations=fresh
-            )
-        ]
+    rows = (
+        await tx.rows("create_explicit_observations", workspace=workspace, observations=fresh)
         if fresh
         else []
     )
+    created = [str(r["id"]) for r in rows]
+    to_index = {
+        (str(r["observer"]), str(r["observed"]))
+        for r in rows
+        if not r["indexed"] and int(r["observations"]) > index_min
+    }
     repeats = [
         {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
         for i, f in enumerate(facts)
@@ -104,4 +115,4 @@ async def write_explicit(
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
-    return WriteOutcome(created, len(repeats))
+    return WriteOutcome(created, len(repeats), sorted(to_index))

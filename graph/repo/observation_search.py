@@ -1,25 +1,38 @@
 """Observation retrieval within one (observer, observed) scope.
 
 A global vector index answers with the global top-k, so a filter on one small scope afterwards
-can leave few or no hits. Scopes up to EXACT_SCAN_LIMIT beliefs are therefore scanned exactly
-(cosine over every belief of the scope, through the scope index); larger scopes ask the index
-for a growing number of candidates, and fall back to the exact scan when the filters are so
-narrow that even MAX_CANDIDATES global candidates do not fill the page.
+can leave few or no hits. The vector half therefore takes one of three paths:
+
+- a scope with its own vector index (graph/repo/scope_index.py: every scope above
+  SCOPE_INDEX_MIN beliefs gets one) asks that index for a growing number of candidates,
+  rescored exactly;
+- a scope of up to EXACT_SCAN_LIMIT beliefs is scanned exactly (cosine over each of its beliefs,
+  through the (workspace, observer, observed) index);
+- a large scope whose index is not built yet asks the global index for a growing number of
+  candidates.
+
+Both index paths fall back to the exact scan when the filters are so narrow that MAX_CANDIDATES
+candidates do not fill the page. The fulltext half asks Lucene for the scope's term
+(``scope_key``) and the words together, so its hits are all in scope.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph.db import Database
-from graph.lucene import terms_query
+from graph.lucene import scoped_terms_query
 from graph.records import ObservationRecord
+from graph.repo.scope_index import SCOPE_INDEX_MIN, Scope
 from graph.validation import aware
 
-EXACT_SCAN_LIMIT = 5_000
-FIRST_OVERFETCH = 20
+EXACT_SCAN_LIMIT = SCOPE_INDEX_MIN
+FIRST_OVERFETCH = 20  # global index: candidates per wanted hit in the first round
+SCOPED_OVERFETCH = 10  # scope index: candidates per wanted hit (rescoring needs a margin)
+MIN_SCOPED_CANDIDATES = 100
 MAX_CANDIDATES = 20_000
 Scored = list[tuple[ObservationRecord, float]]
 
@@ -87,32 +100,61 @@ async def vector_candidates(
     *,
     exact_scan_limit: int = EXACT_SCAN_LIMIT,
 ) -> Scored:
-    size = await scope_size(db, workspace, query.observer, query.observed)
-    if size <= exact_scan_limit:
-        return await exact(db, workspace, embedding, query, limit)
-    # Start from what the scope's share of the index suggests, then grow.
-    candidates = min(MAX_CANDIDATES, max(limit * FIRST_OVERFETCH, 100))
-    while True:
-        rows = await db.read(
-            "search_observations_vector",
-            workspace=workspace,
-            embedding=embedding,
-            candidates=candidates,
-            limit=limit,
-            **query.params(),
-        )
-        if len(rows) >= limit or candidates >= MAX_CANDIDATES:
-            break
-        candidates = min(candidates * 4, MAX_CANDIDATES)
+    state = await db.read_one(
+        "scope_search_state", workspace=workspace, observer=query.observer, observed=query.observed
+    )
+    index = state["index"] if state else None
+    if index is not None:
+
+        async def scoped(candidates: int) -> list[dict[str, Any]]:
+            return await db.read(
+                "search_observations_scope_index",
+                index=index,
+                workspace=workspace,
+                embedding=embedding,
+                candidates=candidates,
+                limit=limit,
+                **query.params(),
+            )
+
+        rows = await _growing(scoped, max(limit * SCOPED_OVERFETCH, MIN_SCOPED_CANDIDATES), limit)
+    else:
+        if (int(state["total"]) if state else 0) <= exact_scan_limit:
+            return await exact(db, workspace, embedding, query, limit)
+
+        async def global_(candidates: int) -> list[dict[str, Any]]:
+            return await db.read(
+                "search_observations_vector",
+                workspace=workspace,
+                embedding=embedding,
+                candidates=candidates,
+                limit=limit,
+                **query.params(),
+            )
+
+        rows = await _growing(global_, max(limit * FIRST_OVERFETCH, 100), limit)
     if len(rows) < limit:
         return await exact(db, workspace, embedding, query, limit)
     return _scored(rows)
 
 
+async def _growing(
+    fetch: Callable[[int], Awaitable[list[dict[str, Any]]]], first: int, limit: int
+) -> list[dict[str, Any]]:
+    """Index rounds of `first`, then 4x more candidates, until the page fills or the cap."""
+    candidates = min(MAX_CANDIDATES, first)
+    while True:
+        rows = await fetch(candidates)
+        if len(rows) >= limit or candidates >= MAX_CANDIDATES:
+            return rows
+        candidates = min(candidates * 4, MAX_CANDIDATES)
+
+
 async def text_candidates(
     db: Database, workspace: str, text: str, query: ObservationQuery, limit: int
 ) -> Scored:
-    lucene = terms_query(text)
+    key = Scope(workspace, query.observer, query.observed).key
+    lucene = scoped_terms_query(text, field="content", scope_field="scope_key", scope=key)
     if not lucene:
         return []
     rows = await db.read(

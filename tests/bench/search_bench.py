@@ -59,7 +59,7 @@ from graph import models
 from graph.db import Database
 from graph.props import node_props
 from graph.repo import observation_search as search_repo
-from graph.repo import peers, workspaces
+from graph.repo import peers, scope_index, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.settings import Settings
 from reasoners.context import ContextRequest, get_context
@@ -82,6 +82,7 @@ DIM = 384
 LIMIT = 10
 JSON_LIMIT = 16384
 WARMUP_QUERIES = 10
+PATHS = ("exact", "scope index", "global index", "fallback")
 HUGE_DATA_DIR = 1 << 30  # delete the instance's data dir at the end when it is bigger
 
 # Corpus geometry (see the module docstring).
@@ -307,13 +308,14 @@ class RecordingDatabase(Database):
     def path(self) -> tuple[str, int, int]:
         """(path, index rounds, largest candidate count) of the last recorded call."""
         names = [name for name, _ in self.calls]
-        rounds = names.count("search_observations_vector")
+        scoped = names.count("search_observations_scope_index")
+        rounds = scoped + names.count("search_observations_vector")
         biggest = max((c or 0 for name, c in self.calls if c is not None), default=0)
         if rounds == 0:
             return "exact", 0, 0
         if names[-1] == "search_observations_exact":
             return "fallback", rounds, biggest
-        return "index", rounds, biggest
+        return ("scope index" if scoped else "global index"), rounds, biggest
 
 
 # -- corpus ----------------------------------------------------------------------------------
@@ -328,9 +330,13 @@ class Fill:
     await_s: float
     indexed: int
     in_workspace: int
+    scope_indexes_built: int = 0
+    scope_index_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         return {
+            "scope_indexes_built": self.scope_indexes_built,
+            "scope_index_s": self.scope_index_s,
             "size": self.size,
             "added": self.added,
             "build_s": self.build_s,
@@ -410,6 +416,7 @@ class Corpus:
             "level": "explicit",
             "content": content,
             "content_key": content,  # lower-case ASCII words: exact_key(content) == content
+            "scope_key": scope_index.scope_key(self.workspace, scope.observer, scope.observed),
             "embedding": self.vectors[row].tolist(),
             "created_at": created,
             "valid_at": created,
@@ -456,9 +463,12 @@ async def fill(db: Database, corpus: Corpus, total: int, batch: int, existing: i
     started = time.perf_counter()
     rows = corpus.extend(total)
     build_s = time.perf_counter() - started
-    if existing >= total:
+    if existing > total:  # a reused workspace beyond this size: not measured
+        return Fill(total, 0, build_s, 0.0, 0.0, 0, 0)
+    if existing == total:
         indexed, in_workspace = await stored(db, corpus.workspace)
-        return Fill(total, 0, build_s, 0.0, 0.0, indexed, in_workspace)
+        built, index_s = await scope_indexes(db, corpus.workspace)
+        return Fill(total, 0, build_s, 0.0, 0.0, indexed, in_workspace, built, index_s)
     insert_s = 0.0
     for first in range(0, len(rows), batch):
         chunk = rows[first : first + batch]
@@ -483,7 +493,18 @@ async def fill(db: Database, corpus: Corpus, total: int, batch: int, existing: i
     await db.write("await_indexes", timeout_seconds=7200)
     await_s = time.perf_counter() - start
     indexed, in_workspace = await stored(db, corpus.workspace)
-    return Fill(total, len(rows), build_s, insert_s, await_s, indexed, in_workspace)
+    built, index_s = await scope_indexes(db, corpus.workspace)
+    return Fill(total, len(rows), build_s, insert_s, await_s, indexed, in_workspace, built, index_s)
+
+
+async def scope_indexes(db: Database, workspace: str) -> tuple[int, float]:
+    """Give the scopes that outgrew the exact scan their own index: (built, seconds)."""
+    start = time.perf_counter()
+    built = await scope_index.ensure_large(db, workspace, dimensions=DIM)
+    seconds = time.perf_counter() - start
+    if built:
+        print(f"  {len(built)} scope indexes built in {seconds:.0f} s", file=sys.stderr)
+    return len(built), seconds
 
 
 # -- measurement -----------------------------------------------------------------------------
@@ -533,7 +554,7 @@ class Samples:
             "exact_agrees_with_numpy": float(np.mean(self.exact_agrees))
             if self.exact_agrees
             else 0.0,
-            "path": {p: self.paths.count(p) for p in ("exact", "index", "fallback")},
+            "path": {p: self.paths.count(p) for p in PATHS},
             "index_rounds_mean": float(np.mean(index_rounds)) if index_rounds else 0.0,
             "candidates_max": max(self.candidates, default=0),
             **{
@@ -782,6 +803,7 @@ def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
         "insert s",
         "await indexes s",
         "observations/s",
+        "scope indexes built (s)",
         "scopes per bucket (" + " / ".join(b for b, _, _ in BUCKETS) + ")",
         "largest scope",
     ]
@@ -796,6 +818,7 @@ def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
                 f"{f['insert_s']:.0f}",
                 f"{f['await_indexes_s']:.0f}",
                 f"{f['insert_per_s']:,.0f}",
+                f"{f.get('scope_indexes_built', 0)} ({f.get('scope_index_s', 0.0):.0f})",
                 counts,
                 f"{m['largest_scope']:,}",
             ]
@@ -804,7 +827,7 @@ def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
 
 
 def path_text(path: dict[str, int]) -> str:
-    return "/".join(str(path[p]) for p in ("exact", "index", "fallback"))
+    return "/".join(str(path.get(p, 0)) for p in PATHS)
 
 
 def search_table(measures: Sequence[dict[str, Any]], key: str) -> str:
@@ -812,7 +835,7 @@ def search_table(measures: Sequence[dict[str, Any]], key: str) -> str:
         "corpus",
         "bucket",
         "queries (scopes)",
-        "path exact/index/fallback",
+        "path " + "/".join(PATHS),
         "recall@10 ours",
         "recall@10 naive",
         "ours p50",
@@ -919,6 +942,40 @@ def verdict(measures: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def merged_lines(report: dict[str, Any]) -> list[str]:
+    earlier = report.get("merged")
+    if not earlier:
+        return []
+    sizes = ", ".join(f"{s:,}" for s in earlier["sizes"])
+    loads = ", ".join(f"{x['load']:.1f} {x['when']}" for x in earlier["load_1min"])
+    return [
+        f"- Sizes {sizes} come from an earlier run of the same code, seed and scopes on "
+        f"{earlier['date']}: `{earlier['command']}` (run time {earlier['run_s'] / 60:.0f} min; "
+        f"Neo4j {earlier['where']}; 1-minute load average: {loads}). The larger sizes reuse "
+        "a workspace kept from before (`--workspace`, `--keep`), so they are measured here "
+        "without inserting again."
+    ]
+
+
+def merge(report: dict[str, Any], path: Path) -> None:
+    """Put the sizes measured by an earlier run (its JSON) in front of this run's."""
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    if (earlier["scopes"], earlier["strategy"]) != (report["scopes"], report["strategy"]):
+        raise SystemExit(f"{path}: another strategy or scope count; not merged")
+    mine = {m["size"] for m in report["measures"]}
+    kept = [m for m in earlier["measures"] if m["size"] not in mine]
+    report["merged"] = {
+        "date": earlier["date"],
+        "command": earlier["command"],
+        "run_s": earlier["run_s"],
+        "where": earlier["environment"]["neo4j"]["where"],
+        "load_1min": earlier["environment"]["load_1min"],
+        "sizes": [m["size"] for m in kept],
+    }
+    report["measures"] = sorted(kept + report["measures"], key=lambda m: m["size"])
+    report["sizes"] = [m["size"] for m in report["measures"]]
+
+
 def render(report: dict[str, Any]) -> str:
     env = report["environment"]
     m = env["machine"]
@@ -939,10 +996,10 @@ def render(report: dict[str, Any]) -> str:
         "- 1-minute load average: "
         + ", ".join(f"{x['load']:.1f} {x['when']}" for x in env["load_1min"]),
         f"- Command: `{report['command']}` (run time {report['run_s'] / 60:.0f} min)",
-        f"- Search strategy measured: `graph/repo/observation_search.py` with "
-        f"EXACT_SCAN_LIMIT={report['strategy']['EXACT_SCAN_LIMIT']:,}, "
-        f"FIRST_OVERFETCH={report['strategy']['FIRST_OVERFETCH']}, "
-        f"MAX_CANDIDATES={report['strategy']['MAX_CANDIDATES']:,}",
+        "- Search strategy measured: `graph/repo/observation_search.py` and "
+        "`graph/repo/scope_index.py` with "
+        + ", ".join(f"{k}={v:,}" for k, v in report["strategy"].items()),
+        *merged_lines(report),
         "",
         "### Corpus",
         "",
@@ -957,7 +1014,10 @@ def render(report: dict[str, Any]) -> str:
         "around their facet (cos ~0.86). Content: pseudo-words (peer, verb, topic and facet "
         "keywords). Inserted with `cypher/bench_insert_observations.cypher` "
         f"(raw `UNWIND`, {report['batch']:,} per transaction, no source messages), then "
-        "`db.awaitIndexes`. Observations/s counts insert plus index catch-up.",
+        "`db.awaitIndexes`. Observations/s counts insert plus index catch-up. Then every "
+        "scope above SCOPE_INDEX_MIN without an index of its own gets one "
+        "(`scope_index.ensure_large`, what the deriver does after its writes): label, "
+        "create, wait until online.",
         "",
         corpus_table(measures),
         "",
@@ -967,7 +1027,8 @@ def render(report: dict[str, Any]) -> str:
         "evenly over the non-empty scope-size buckets, a random scope of the bucket each. Query "
         "vector: a random belief of the scope, perturbed (cos ~0.89). Every query runs all "
         "paths back to back, order rotated: **ours** = `vector_candidates(..., limit 10)` "
-        "(scope count, then exact scan or growing vector-index candidates); **exact** = "
+        "(the scope's own index if it has one, else its count, then the exact scan, or "
+        "growing global-index candidates); **exact** = "
         "`exact(...)`, the exact cosine scan of the scope: the ground truth and the baseline; "
         "**naive** = global `db.index.vector.queryNodes(..., 10, ...)` then the scope filter "
         "(`cypher/bench_naive_vector.cypher`); **hybrid** = `search_observations` (vector pool "
@@ -975,7 +1036,7 @@ def render(report: dict[str, Any]) -> str:
         "(no model time). recall@10 = share of the exact top 10 found (a hit scoring at least "
         "the exact 10th counts, so ties are not misses; a scope with fewer than 10 beliefs "
         "needs all of them). path = how many queries ours answered by the exact scan, by the "
-        "index, or by the index then the exact fallback.",
+        "scope's own index, by the global index, or by an index then the exact fallback.",
         "",
         search_table(measures, "search"),
         "",
@@ -991,7 +1052,7 @@ def render(report: dict[str, Any]) -> str:
         f"{report['offtopic_queries']} queries per size on scopes above EXACT_SCAN_LIMIT whose "
         "vector is a perturbed belief of *another* scope (a question about something this peer "
         "never said): the scope's share of the global neighbours is then only its share of the "
-        "corpus, the worst case for the growing-candidates strategy.",
+        "corpus, the worst case for a global index filtered afterwards.",
         "",
         search_table(measures, "offtopic")
         if any(m["offtopic"] for m in measures)
@@ -1062,6 +1123,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--keep", action="store_true", help="keep the workspace and leave the managed Neo4j running"
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        help="JSON report of an earlier run (same seed, scopes and strategy) whose sizes join "
+        "this report: measure small sizes in a fresh workspace, then reuse a kept big one",
     )
     args = parser.parse_args(list(argv))
     try:
@@ -1183,7 +1250,10 @@ async def run(
             "load_1min": [{"when": when, "load": load} for when, load in bench.loads],
         },
         "strategy": {
+            "SCOPE_INDEX_MIN": scope_index.SCOPE_INDEX_MIN,
             "EXACT_SCAN_LIMIT": search_repo.EXACT_SCAN_LIMIT,
+            "SCOPED_OVERFETCH": search_repo.SCOPED_OVERFETCH,
+            "MIN_SCOPED_CANDIDATES": search_repo.MIN_SCOPED_CANDIDATES,
             "FIRST_OVERFETCH": search_repo.FIRST_OVERFETCH,
             "MAX_CANDIDATES": search_repo.MAX_CANDIDATES,
         },
@@ -1240,6 +1310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if started_here and data.exists() and dir_size(data) > HUGE_DATA_DIR:
                 print(f"deleting {data} ({dir_size(data) / 2**30:.1f} GiB)", file=sys.stderr)
                 shutil.rmtree(data)
+    if args.merge:
+        merge(report, args.merge)
     section = render(report)
     print(section)
     write_section(args.report, section)

@@ -22,7 +22,7 @@ EXPECTED_INDEXES = {
     "observation_embedding": "VECTOR",
     "file_chunk_embedding": "VECTOR",
     "message_content": "FULLTEXT",
-    "observation_content": "FULLTEXT",
+    "observation_text": "FULLTEXT",
     "job_queue": "RANGE",
 }
 
@@ -36,10 +36,13 @@ async def test_install_is_idempotent_and_indexes_are_online(services: Services) 
         assert by_name[name]["type"] == kind
         assert by_name[name]["state"] == "ONLINE"
     assert len(schema_statements()) >= len(EXPECTED_INDEXES)
+    assert "observation_content" not in by_name  # replaced by observation_text
 
 
 async def test_vector_indexes_have_the_model_dimension(services: Services) -> None:
     rows = await services.db.read("list_vector_indexes")
+    # Scope indexes (graph/repo/scope_index.py) of other tests' workspaces may exist meanwhile.
+    rows = [r for r in rows if not r["name"].startswith("observation_scope_")]
     assert {r["name"]: r["dimensions"] for r in rows} == {
         "message_embedding": 384,
         "observation_embedding": 384,

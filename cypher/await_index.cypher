@@ -1,0 +1,1 @@
+CALL db.awaitIndex($name, $timeout_seconds)

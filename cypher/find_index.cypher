@@ -1,0 +1,4 @@
+SHOW INDEXES
+YIELD name, state
+WHERE name = $name
+RETURN name, state
