@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from graph import models
 from graph.db import Tx
@@ -28,6 +29,53 @@ class ExplicitFact:
     session: str
 
 
+DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked in a scope's own vector index
+
+
+async def _duplicates(
+    tx: Tx, workspace: str, facts: list[ExplicitFact], threshold: float
+) -> dict[int, str]:
+    """fact position -> the existing belief it repeats. Small scopes are compared with every
+    belief; scopes with an index of their own through it (a cosine over 100k beliefs per fact
+    would make the write path grow with the scope)."""
+    scopes = sorted({(f.observer, f.observed) for f in facts})
+    rows = await tx.rows(
+        "scope_indexes_of",
+        workspace=workspace,
+        scopes=[{"observer": o, "observed": d} for o, d in scopes],
+    )
+    index_of = {(r["observer"], r["observed"]): r["index"] for r in rows}
+    plain: list[dict[str, Any]] = []
+    indexed: list[dict[str, Any]] = []
+    for i, f in enumerate(facts):
+        candidate = {
+            "index": i,
+            "observer": f.observer,
+            "observed": f.observed,
+            "key": f.content_key,
+            "embedding": f.embedding,
+        }
+        vector_index = index_of.get((f.observer, f.observed))
+        if vector_index is None:
+            plain.append(candidate)
+        else:
+            indexed.append({**candidate, "vector_index": vector_index})
+    found: list[dict[str, Any]] = []
+    if plain:
+        found += await tx.rows(
+            "find_scope_duplicates", workspace=workspace, threshold=threshold, candidates=plain
+        )
+    if indexed:
+        found += await tx.rows(
+            "find_scope_duplicates_indexed",
+            workspace=workspace,
+            threshold=threshold,
+            neighbours=DUPLICATE_NEIGHBOURS,
+            candidates=indexed,
+        )
+    return {int(r["index"]): str(r["id"]) for r in found if r["id"] is not None}
+
+
 @dataclass(frozen=True)
 class WriteOutcome:
     created: list[str]
@@ -48,26 +96,13 @@ async def write_explicit(
     """Create the facts that are new to their scope; count the others as derived again.
 
     The duplicate check runs inside the write transaction, so it sees what concurrent
-    derivations of the same scope committed before it.
+    derivations of the same scope committed before it (through a scope's own vector index,
+    what they committed before the index caught up: a near-duplicate can slip through there,
+    never an exact repeat).
     """
     if not facts:
         return WriteOutcome([], 0)
-    rows = await tx.rows(
-        "find_scope_duplicates",
-        workspace=workspace,
-        threshold=threshold,
-        candidates=[
-            {
-                "index": i,
-                "observer": f.observer,
-                "observed": f.observed,
-                "key": f.content_key,
-                "embedding": f.embedding,
-            }
-            for i, f in enumerate(facts)
-        ],
-    )
-    duplicate_of = {int(r["index"]): str(r["id"]) for r in rows if r["id"] is not None}
+    duplicate_of = await _duplicates(tx, workspace, facts, threshold)
     stamp = now()
     fresh = [
         {

@@ -187,3 +187,85 @@ async def test_follow_up_work_runs_after_the_commit_and_never_fails_the_unit(
         done = await worker.drain()  # waits for the follow-ups too
         assert done >= 1 and worker.failed_units == 0
         assert handler.after_ran == ([] if fail else [f"test/{workspace}/0"] * done)
+
+
+async def test_duplicates_in_an_indexed_scope_are_found_through_its_index(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    await scope_index.ensure(services.db, Scope(workspace, "bob", "alice"), dimensions=384)
+    [message] = await by_seq(services.db, workspace, "s1", 0, 0)
+    known = "Alice plays the bassoon in an amateur orchestra."
+    [known_vector, new_vector] = services.embedder.embed([known, "Alice keeps three tortoises."])
+    facts = [
+        # the same text: found through the (scope, content_key) index
+        ExplicitFact(
+            "bob",
+            "alice",
+            known,
+            exact_key(known),
+            known_vector,
+            message.id,
+            message.content,
+            now(),
+            "s1",
+        ),
+        # other words, the same vector: found through the scope's vector index
+        ExplicitFact(
+            "bob",
+            "alice",
+            "Alice is a bassoonist.",
+            exact_key("Alice is a bassoonist."),
+            known_vector,
+            message.id,
+            message.content,
+            now(),
+            "s1",
+        ),
+        # new to bob's view, and carol's (unindexed) view has nothing like it either
+        ExplicitFact(
+            "bob",
+            "alice",
+            "Alice keeps three tortoises.",
+            exact_key("Alice keeps three tortoises."),
+            new_vector,
+            message.id,
+            message.content,
+            now(),
+            "s1",
+        ),
+        ExplicitFact(
+            "carol",
+            "alice",
+            known,
+            exact_key(known),
+            known_vector,
+            message.id,
+            message.content,
+            now(),
+            "s1",
+        ),
+    ]
+    recording = RecordingTx()
+
+    async def work(tx: Tx) -> tuple[int, int]:
+        recording.inner = tx
+        outcome = await write_explicit(recording, workspace, facts, threshold=0.95)  # type: ignore[arg-type]
+        return len(outcome.created), outcome.reinforced
+
+    assert await services.db.write_tx(work) == (2, 2)
+    assert "find_scope_duplicates_indexed" in recording.statements
+    assert "find_scope_duplicates" in recording.statements  # carol's view: the plain scan
+    await workspaces.delete(services.db, workspace)
+
+
+@dataclass
+class RecordingTx:
+    """A transaction that notes which statements ran through it."""
+
+    inner: Any = None
+    statements: list[str] = field(default_factory=list)
+
+    async def rows(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
+        self.statements.append(statement)
+        return list(await self.inner.rows(statement, **params))
