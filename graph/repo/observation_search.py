@@ -100,27 +100,38 @@ async def vector_candidates(
     *,
     exact_scan_limit: int = EXACT_SCAN_LIMIT,
 ) -> Scored:
-    state = await db.read_one(
-        "scope_search_state", workspace=workspace, observer=query.observer, observed=query.observed
+    first_scoped = min(MAX_CANDIDATES, max(limit * SCOPED_OVERFETCH, MIN_SCOPED_CANDIDATES))
+    rows = await db.read(
+        "search_observations_scoped",
+        workspace=workspace,
+        embedding=embedding,
+        candidates=first_scoped,
+        limit=limit,
+        exact_scan_limit=exact_scan_limit,
+        **query.params(),
     )
-    index = state["index"] if state else None
+    head = rows[0] if rows else {"index": None, "total": 0}
+    hits = [r for r in rows if r["observation"] is not None]
+    index = head["index"]
     if index is not None:
+        # The first round ran in the same statement; more only if filters left the page short.
+        if len(hits) < limit and first_scoped < MAX_CANDIDATES:
 
-        async def scoped(candidates: int) -> list[dict[str, Any]]:
-            return await db.read(
-                "search_observations_scope_index",
-                index=index,
-                workspace=workspace,
-                embedding=embedding,
-                candidates=candidates,
-                limit=limit,
-                **query.params(),
-            )
+            async def scoped(candidates: int) -> list[dict[str, Any]]:
+                return await db.read(
+                    "search_observations_scope_index",
+                    index=index,
+                    workspace=workspace,
+                    embedding=embedding,
+                    candidates=candidates,
+                    limit=limit,
+                    **query.params(),
+                )
 
-        rows = await _growing(scoped, max(limit * SCOPED_OVERFETCH, MIN_SCOPED_CANDIDATES), limit)
+            hits = await _growing(scoped, first_scoped * 4, limit)
+    elif int(head["total"] or 0) <= exact_scan_limit:
+        return _scored(hits)  # the exact scan ran in the same statement
     else:
-        if (int(state["total"]) if state else 0) <= exact_scan_limit:
-            return await exact(db, workspace, embedding, query, limit)
 
         async def global_(candidates: int) -> list[dict[str, Any]]:
             return await db.read(
@@ -132,10 +143,10 @@ async def vector_candidates(
                 **query.params(),
             )
 
-        rows = await _growing(global_, max(limit * FIRST_OVERFETCH, 100), limit)
-    if len(rows) < limit:
+        hits = await _growing(global_, max(limit * FIRST_OVERFETCH, 100), limit)
+    if len(hits) < limit:
         return await exact(db, workspace, embedding, query, limit)
-    return _scored(rows)
+    return _scored(hits)
 
 
 async def _growing(

@@ -302,8 +302,15 @@ class RecordingDatabase(Database):
         self.calls: list[tuple[str, int | None]] = []
 
     async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
-        self.calls.append((statement, params.get("candidates")))
-        return await super().read(statement, **params)
+        rows = await super().read(statement, **params)
+        if statement == "search_observations_scoped":
+            # One statement, two paths: its first row says whether the scope's index answered.
+            used_index = bool(rows and rows[0]["index"] is not None)
+            name = "search_observations_scope_index" if used_index else "scoped exact scan"
+            self.calls.append((name, params["candidates"] if used_index else None))
+        else:
+            self.calls.append((statement, params.get("candidates")))
+        return rows
 
     def path(self) -> tuple[str, int, int]:
         """(path, index rounds, largest candidate count) of the last recorded call."""
@@ -1027,8 +1034,9 @@ def render(report: dict[str, Any]) -> str:
         "evenly over the non-empty scope-size buckets, a random scope of the bucket each. Query "
         "vector: a random belief of the scope, perturbed (cos ~0.89). Every query runs all "
         "paths back to back, order rotated: **ours** = `vector_candidates(..., limit 10)` "
-        "(the scope's own index if it has one, else its count, then the exact scan, or "
-        "growing global-index candidates); **exact** = "
+        "(one statement: the scope's own index if it has one, else its count and, up to "
+        "EXACT_SCAN_LIMIT, the exact scan; growing global-index candidates otherwise); "
+        "**exact** = "
         "`exact(...)`, the exact cosine scan of the scope: the ground truth and the baseline; "
         "**naive** = global `db.index.vector.queryNodes(..., 10, ...)` then the scope filter "
         "(`cypher/bench_naive_vector.cypher`); **hybrid** = `search_observations` (vector pool "

@@ -18,6 +18,7 @@ EXPECTED_INDEXES = {
     "message_client_id": "RANGE",
     "observation_id": "RANGE",
     "observation_scope": "RANGE",
+    "observation_content_key": "RANGE",
     "message_embedding": "VECTOR",
     "observation_embedding": "VECTOR",
     "file_chunk_embedding": "VECTOR",

@@ -81,11 +81,17 @@ async def test_a_scope_index_is_built_used_kept_current_and_dropped(
     [vector] = services.embedder.embed(["pet reptiles"])
     query = ObservationQuery("bob", "alice")
     hits = await observation_search.vector_candidates(recording, workspace, vector, query, 3)
-    assert recording.reads == ["scope_search_state", "search_observations_scope_index"]
+    assert recording.reads == ["search_observations_scoped"]  # one round trip
     assert hits[0][0].id == new_id
     exact = await observation_search.exact(services.db, workspace, vector, query, 3)
     assert [o.id for o, _ in hits] == [o.id for o, _ in exact]
     assert [round(s, 5) for _, s in hits] == [round(s, 5) for _, s in exact]
+
+    # A small scope without an index: the exact scan, in the same single round trip.
+    recording.reads.clear()
+    carol = ObservationQuery("carol", "alice")
+    small = await observation_search.vector_candidates(recording, workspace, vector, carol, 3)
+    assert recording.reads == ["search_observations_scoped"] and len(small) == 1
 
     # Filters narrower than the page: the index rounds grow, then the exact scan answers.
     recording.reads.clear()
