@@ -27,7 +27,8 @@ from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord
 from graph.repo import peer_cards, peers, sessions
 from graph.validation import now as utc_now
-from reasoners.dialectic_tools import Evidence, ObservationItem, Scope, Toolbox, day
+from reasoners.dialectic_evidence import Evidence, ObservationItem, Scope, day
+from reasoners.dialectic_tools import Toolbox
 from reasoners.embeddings import Embedder, embed_async
 from reasoners.llm import (
     DIALECTIC_LEVELS,

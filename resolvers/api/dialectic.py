@@ -14,7 +14,7 @@ import strawberry
 
 from reasoners import dialectic
 from reasoners.dialectic import ReasoningLevels
-from reasoners.dialectic_tools import Scope
+from reasoners.dialectic_evidence import Scope
 from resolvers.api.context import Info
 from resolvers.api.types import Message, Observation
 

@@ -73,8 +73,10 @@ def _require_view(info: Info, workspace: str, observer: str, observed: str) -> N
 
 @strawberry.type
 class RepresentationQuery:
-    @strawberry.field(description="Search one observer's beliefs about one peer (vector + "
-                      "fulltext, fused by reciprocal rank).")
+    @strawberry.field(
+        description="Search one observer's beliefs about one peer (vector + "
+        "fulltext, fused by reciprocal rank)."
+    )
     async def search_observations(
         self,
         info: Info,
@@ -131,9 +133,11 @@ class RepresentationQuery:
             updated_at=card.updated_at,
         )
 
-    @strawberry.field(description="getContext: a token-budgeted context blob (seed 000 §7): "
-                      "representation slice and peer card first, then the session summary "
-                      "(at most 40% of the rest), then recent messages, newest first.")
+    @strawberry.field(
+        description="getContext: a token-budgeted context blob (seed 000 §7): "
+        "representation slice and peer card first, then the session summary "
+        "(at most 40% of the rest), then recent messages, newest first."
+    )
     async def context(
         self,
         info: Info,
@@ -199,8 +203,10 @@ class RepresentationQuery:
 
 @strawberry.type
 class RepresentationMutation:
-    @strawberry.mutation(description="Replace the observer's peer card of the observed peer "
-                         "(stable identity markers; at most 40 entries of 300 characters).")
+    @strawberry.mutation(
+        description="Replace the observer's peer card of the observed peer "
+        "(stable identity markers; at most 40 entries of 300 characters)."
+    )
     async def set_peer_card(
         self,
         info: Info,

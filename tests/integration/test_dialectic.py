@@ -27,7 +27,8 @@ from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.dialectic import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, chat
-from reasoners.dialectic_tools import Scope, Toolbox
+from reasoners.dialectic_evidence import Scope
+from reasoners.dialectic_tools import Toolbox
 from reasoners.embeddings import embed_async
 from reasoners.ingest import MessageInput, add_messages
 from reasoners.llm import ChatMessage, ToolCall

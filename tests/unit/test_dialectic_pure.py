@@ -21,17 +21,16 @@ from reasoners.dialectic import (
     parse_citations,
     resolve_citations,
 )
-from reasoners.dialectic_tools import (
+from reasoners.dialectic_evidence import (
     SPAN_LEAD,
     SPAN_MATCH,
     SPAN_SOURCE,
-    TOOL_SPECS,
     Evidence,
     ObservationItem,
     Scope,
-    Toolbox,
-    matched_span,
 )
+from reasoners.dialectic_tool_specs import TOOL_SPECS
+from reasoners.dialectic_tools import Toolbox, matched_span
 from reasoners.embeddings import Embedder
 from reasoners.llm import DIALECTIC_LEVELS, ToolCall
 
