@@ -20,9 +20,7 @@ import asyncio
 import json
 import logging
 import os
-import platform
 import random
-import re
 import shlex
 import sys
 import time
@@ -51,12 +49,11 @@ from reasoners.search import search_messages
 from reasoners.tokens import TokenCounter
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
+from tests.bench.common import machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
 Indices = npt.NDArray[np.intp]
 
-SECTION_START = "<!-- bench:api:start -->"
-SECTION_END = "<!-- bench:api:end -->"
 BENCH_BOLT_PORT = 37687
 BENCH_HTTP_PORT = 37474
 JSON_LIMIT = 16384
@@ -268,10 +265,6 @@ class Conversation:
 
 
 # -- measurement helpers ---------------------------------------------------------------------
-
-
-def pct(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
 async def timed(work: Awaitable[Any]) -> tuple[float, Any]:
@@ -738,28 +731,6 @@ async def bench_search(bench: Bench, corpus: Corpus, queries: list[str]) -> list
 # -- part c: report ----------------------------------------------------------------------------
 
 
-def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version()}
-    try:
-        meminfo = Path("/proc/meminfo").read_text(encoding="utf-8")
-        match = re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.MULTILINE)
-        if match:
-            info["ram_gib"] = round(int(match.group(1)) / 1024 / 1024, 1)
-        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-        model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
-        if model:
-            info["cpu"] = model.group(1).strip()
-    except OSError:
-        pass
-    return info
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def ingest_table(summary: dict[str, Any]) -> str:
     labels = (
         ("ours", "ours: `add_messages` (validate, embed, store + enqueue jobs)"),
@@ -831,7 +802,6 @@ def render(report: dict[str, Any]) -> str:
     m = env["machine"]
     server = env["neo4j"]
     lines = [
-        SECTION_START,
         "## API: addMessages throughput and message search",
         "",
         f"- Date: {report['date']}",
@@ -891,26 +861,8 @@ def render(report: dict[str, Any]) -> str:
         "",
         breakdown_table(report["search"]),
         "",
-        SECTION_END,
     ]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        start, end = text.find(SECTION_START), text.find(SECTION_END)
-        if start != -1 and end > start:
-            text = text[:start] + section + text[end + len(SECTION_END) :]
-        else:
-            text = text.rstrip("\n") + "\n\n" + section + "\n"
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = (
-            "# Benchmarks\n\nEach section is written by its bench command and compares against a "
-            "baseline measured in the same run.\n\n" + section + "\n"
-        )
-    path.write_text(text, encoding="utf-8")
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -1070,7 +1022,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             server.stop()
     section = render(report)
     print(section)
-    write_section(args.report, section)
+    write_section(args.report, "api", section)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.report} and {args.json}", file=sys.stderr)

@@ -39,8 +39,6 @@ import asyncio
 import json
 import logging
 import os
-import platform
-import re
 import shlex
 import shutil
 import sys
@@ -67,12 +65,11 @@ from reasoners.dedup import exact_key
 from reasoners.observation_search import search_observations
 from reasoners.tokens import MiniLMTokenCounter
 from resolvers.runtime import close_services, open_services
+from tests.bench.common import machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
 
-SECTION_START = "<!-- bench:search:start -->"
-SECTION_END = "<!-- bench:search:end -->"
 INSTANCE = "search-bench"
 BOLT_PORT = 47687
 HTTP_PORT = 47474
@@ -114,10 +111,6 @@ def unit(rows: npt.NDArray[np.floating[Any]]) -> Matrix:
 def noise(rng: np.random.Generator, shape: tuple[int, ...]) -> Matrix:
     """Isotropic unit directions."""
     return unit(rng.standard_normal(shape, dtype=np.float32))
-
-
-def pct(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
 def bucket_of(size: int) -> str:
@@ -781,28 +774,6 @@ class Bench:
 # -- report ----------------------------------------------------------------------------------
 
 
-def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version()}
-    try:
-        meminfo = Path("/proc/meminfo").read_text(encoding="utf-8")
-        match = re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.MULTILINE)
-        if match:
-            info["ram_gib"] = round(int(match.group(1)) / 1024 / 1024, 1)
-        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-        model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
-        if model:
-            info["cpu"] = model.group(1).strip()
-    except OSError:
-        pass
-    return info
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
     header = [
         "corpus",
@@ -990,7 +961,6 @@ def render(report: dict[str, Any]) -> str:
     measures = report["measures"]
     index = server.get("vector_index", {})
     lines = [
-        SECTION_START,
         "## Scoped observation search and get_context",
         "",
         f"- Date: {report['date']}",
@@ -1081,26 +1051,8 @@ def render(report: dict[str, Any]) -> str:
         "",
         *verdict(measures),
         "",
-        SECTION_END,
     ]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        start, end = text.find(SECTION_START), text.find(SECTION_END)
-        if start != -1 and end > start:
-            text = text[:start] + section + text[end + len(SECTION_END) :]
-        else:
-            text = text.rstrip("\n") + "\n\n" + section + "\n"
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = (
-            "# Benchmarks\n\nEach section is written by its bench command and compares against a "
-            "baseline measured in the same run.\n\n" + section + "\n"
-        )
-    path.write_text(text, encoding="utf-8")
 
 
 # -- driver ----------------------------------------------------------------------------------
@@ -1322,7 +1274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         merge(report, args.merge)
     section = render(report)
     print(section)
-    write_section(args.report, section)
+    write_section(args.report, "search", section)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.report} and {args.json}", file=sys.stderr)
