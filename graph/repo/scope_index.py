@@ -29,7 +29,9 @@ from graph.db import Database
 
 log = logging.getLogger(__name__)
 
-SCOPE_INDEX_MIN = 1_000  # beliefs; at most this many are scanned exactly per search
+# Beliefs; at most this many are scanned exactly per search. Measured here (docs/BENCHMARKS.md,
+# bench:search): the exact scan costs ~45 us per belief, a scope index query ~15-20 ms in all.
+SCOPE_INDEX_MIN = 500
 LABEL_BATCH = 10_000
 BACKFILL_BATCH = 10_000
 AWAIT_SECONDS = 3_600

@@ -123,7 +123,7 @@ async def test_scopes_are_flagged_for_an_index_once_they_outgrow_the_exact_scan(
     # The counter on the OBSERVES edge saw 4 + 2 beliefs written by the deriver.
     assert await services.db.write_tx(work) == [("bob", "alice")]
     built = await scope_index.ensure_large(services.db, workspace, dimensions=384)
-    assert built == []  # ensure_large uses SCOPE_INDEX_MIN (1,000): nothing that large here
+    assert built == []  # ensure_large uses SCOPE_INDEX_MIN (500): nothing that large here
 
 
 async def test_scope_keys_are_backfilled_and_restrict_fulltext(
