@@ -1,15 +1,26 @@
-CALL db.index.fulltext.queryNodes('observation_text', $query)
-YIELD node AS o, score
-WHERE o.workspace = $workspace AND o.observer = $observer AND o.observed = $observed
-  AND o.deleted_at IS NULL
-  AND ($include_stale OR NOT coalesce(o.stale, false))
-  AND ($include_superseded OR o.superseded_at IS NULL)
-  AND ($levels IS NULL OR o.level IN $levels)
-  AND ($session_ids IS NULL OR o.session IN $session_ids)
-  AND ($exclude_session_ids IS NULL OR o.session IS NULL OR NOT o.session IN $exclude_session_ids)
-  AND (NOT $exclude_derived OR o.session IS NOT NULL)
-  AND ($since IS NULL OR coalesce(o.valid_at, o.created_at) >= $since)
-  AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
-RETURN o {.*, embedding: null} AS observation, score
-ORDER BY score DESC
-LIMIT $limit
+// Fulltext hits of one scope: $query requires the scope's term (scope_key), so Lucene returns
+// only the scope's beliefs, best first; at most $candidates of them, then the filters. `raw`
+// tells the caller whether Lucene had more (raw = $candidates) when the filters left too few.
+CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
+YIELD node, score
+WITH collect({o: node, score: score}) AS hits
+WITH size(hits) AS raw,
+     [h IN hits
+        WHERE h.o.workspace = $workspace AND h.o.observer = $observer AND h.o.observed = $observed
+          AND h.o.deleted_at IS NULL
+          AND ($include_stale OR NOT coalesce(h.o.stale, false))
+          AND ($include_superseded OR h.o.superseded_at IS NULL)
+          AND ($levels IS NULL OR h.o.level IN $levels)
+          AND ($session_ids IS NULL OR h.o.session IN $session_ids)
+          AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
+               OR NOT h.o.session IN $exclude_session_ids)
+          AND (NOT $exclude_derived OR h.o.session IS NOT NULL)
+          AND ($since IS NULL OR coalesce(h.o.valid_at, h.o.created_at) >= $since)
+          AND ($until IS NULL OR coalesce(h.o.valid_at, h.o.created_at) < $until)
+     ][0..$limit] AS kept
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k.o AS o, k.score AS score
+  RETURN collect({observation: o {.*, embedding: null}, score: score}) AS found
+}
+RETURN raw, found

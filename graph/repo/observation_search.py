@@ -34,6 +34,8 @@ FIRST_OVERFETCH = 20  # global index: candidates per wanted hit in the first rou
 SCOPED_OVERFETCH = 10  # scope index: candidates per wanted hit (rescoring needs a margin)
 MIN_SCOPED_CANDIDATES = 100
 MAX_CANDIDATES = 20_000
+TEXT_OVERFETCH = 4  # fulltext: hits asked per wanted one (filters may drop some)
+MAX_TEXT_CANDIDATES = 20_000
 Scored = list[tuple[ObservationRecord, float]]
 
 
@@ -168,14 +170,23 @@ async def text_candidates(
     lucene = scoped_terms_query(text, field="content", scope_field="scope_key", scope=key)
     if not lucene:
         return []
-    rows = await db.read(
-        "search_observations_fulltext",
-        workspace=workspace,
-        query=lucene,
-        limit=limit,
-        **query.params(),
-    )
-    return _scored(rows)
+    # Lucene ranks within the scope already; more hits are asked for only when the filters
+    # (stale, sessions, levels, dates) left the page short and Lucene had more to give.
+    candidates = min(MAX_TEXT_CANDIDATES, max(limit * TEXT_OVERFETCH, 50))
+    while True:
+        row = await db.read_one(
+            "search_observations_fulltext",
+            workspace=workspace,
+            query=lucene,
+            candidates=candidates,
+            limit=limit,
+            **query.params(),
+        )
+        found = list(row["found"]) if row else []
+        raw = int(row["raw"]) if row else 0
+        if len(found) >= limit or raw < candidates or candidates >= MAX_TEXT_CANDIDATES:
+            return _scored(found)
+        candidates = min(candidates * 4, MAX_TEXT_CANDIDATES)
 
 
 @dataclass(frozen=True)

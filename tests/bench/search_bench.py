@@ -1216,6 +1216,7 @@ async def run(
             "MIN_SCOPED_CANDIDATES": search_repo.MIN_SCOPED_CANDIDATES,
             "FIRST_OVERFETCH": search_repo.FIRST_OVERFETCH,
             "MAX_CANDIDATES": search_repo.MAX_CANDIDATES,
+            "TEXT_OVERFETCH": search_repo.TEXT_OVERFETCH,
         },
         "sizes": args.size_list,
         "scopes": args.scopes,

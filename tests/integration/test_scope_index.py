@@ -275,3 +275,35 @@ class RecordingTx:
     async def rows(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
         self.statements.append(statement)
         return list(await self.inner.rows(statement, **params))
+
+
+async def test_fulltext_asks_lucene_for_more_when_filters_empty_the_page(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [m1] = await by_seq(services.db, workspace, "s1", 0, 0)
+    [m2] = await by_seq(services.db, workspace, "s2", 0, 0)
+    # 56 short kayak beliefs from s1 outrank (shorter text) the 3 long ones from s2.
+    short = [f"Alice kayak {n}." for n in range(56)]
+    long = [
+        f"Alice said a friend of hers number {n} owns an old kayak far up north." for n in range(3)
+    ]
+    vectors = services.embedder.embed(short + long)
+    facts = [
+        ExplicitFact("bob", "alice", c, exact_key(c), v, m.id, m.content, now(), m.session)
+        for c, v, m in zip(short + long, vectors, [m1] * 56 + [m2] * 3, strict=True)
+    ]
+
+    async def work(tx: Tx) -> None:
+        await write_explicit(tx, workspace, facts, threshold=1.01)  # keep every one
+
+    await services.db.write_tx(work)
+    recording = RecordingDatabase(services.db)
+    query = ObservationQuery("bob", "alice", exclude_session_ids=["s1"])
+    hits = await observation_search.text_candidates(recording, workspace, "kayak", query, 3)
+    assert sorted(o.content for o, _ in hits) == sorted(long)
+    assert recording.reads == ["search_observations_fulltext"] * 2  # 50 hits, then 200
+    everything = ObservationQuery("bob", "alice")
+    recording.reads.clear()
+    top = await observation_search.text_candidates(recording, workspace, "kayak", everything, 3)
+    assert len(top) == 3 and recording.reads == ["search_observations_fulltext"]
