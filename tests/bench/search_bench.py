@@ -965,9 +965,9 @@ def render(report: dict[str, Any]) -> str:
         "",
         f"- Date: {report['date']}",
         f"- Machine: {m.get('cores')} cores ({m.get('cpu', 'unknown CPU')}), "
-        f"{m.get('ram_gib', '?')} GiB RAM, Python {m.get('python')}; no GPU. Other engineers' "
-        "tests and benchmarks ran on the same cores at the same time, so absolute times are "
-        "noisy; compare ours with the exact baseline of the same run.",
+        f"{m.get('ram_gib', '?')} GiB RAM, Python {m.get('python')}; no GPU. Whatever else runs "
+        "on these cores shows in the load averages below; absolute times are noisy, so "
+        "compare ours with the exact baseline of the same run.",
         f"- Neo4j: {server['version']} {server['edition']} ({server['where']}); observation "
         f"vector index: {index.get('config', '?')}",
         "- 1-minute load average: "
