@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from graph.db import Database, Tx
+from graph.records import MessageRecord
 from graph.repo import jobs, observation_search, scope_index, workspaces
 from graph.repo.derived import ExplicitFact, write_explicit
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
@@ -36,11 +37,10 @@ class RecordingDatabase(Database):
         return await super().read(statement, **params)
 
 
-async def add_fact(services: Services, workspace: str, content: str, session: str) -> list[str]:
-    [message] = await by_seq(services.db, workspace, session, 0, 0)
-    [vector] = services.embedder.embed([content])
-    fact = ExplicitFact(
-        "bob",
+def fact(observer: str, content: str, vector: list[float], message: MessageRecord) -> ExplicitFact:
+    """A fact about alice from `message`, as the deriver would route it to `observer`."""
+    return ExplicitFact(
+        observer,
         "alice",
         content,
         exact_key(content),
@@ -51,8 +51,14 @@ async def add_fact(services: Services, workspace: str, content: str, session: st
         message.session,
     )
 
+
+async def add_fact(services: Services, workspace: str, content: str, session: str) -> list[str]:
+    [message] = await by_seq(services.db, workspace, session, 0, 0)
+    [vector] = services.embedder.embed([content])
+    new = fact("bob", content, vector, message)
+
     async def work(tx: Tx) -> list[str]:
-        return (await write_explicit(tx, workspace, [fact], threshold=0.99)).created
+        return (await write_explicit(tx, workspace, [new], threshold=0.99)).created
 
     return await services.db.write_tx(work)
 
@@ -111,10 +117,7 @@ async def test_scopes_are_flagged_for_an_index_once_they_outgrow_the_exact_scan(
     [message] = await by_seq(services.db, workspace, "s1", 0, 0)
     contents = ["Alice collects stamps.", "Alice sails on weekends."]
     vectors = services.embedder.embed(contents)
-    facts = [
-        ExplicitFact("bob", "alice", c, exact_key(c), v, message.id, message.content, now(), "s1")
-        for c, v in zip(contents, vectors, strict=True)
-    ]
+    facts = [fact("bob", c, v, message) for c, v in zip(contents, vectors, strict=True)]
 
     async def work(tx: Tx) -> list[tuple[str, str]]:
         outcome = await write_explicit(tx, workspace, facts, threshold=0.99, index_min=5)
@@ -204,53 +207,10 @@ async def test_duplicates_in_an_indexed_scope_are_found_through_its_index(
     known = "Alice plays the bassoon in an amateur orchestra."
     [known_vector, new_vector] = services.embedder.embed([known, "Alice keeps three tortoises."])
     facts = [
-        # the same text: found through the (scope, content_key) index
-        ExplicitFact(
-            "bob",
-            "alice",
-            known,
-            exact_key(known),
-            known_vector,
-            message.id,
-            message.content,
-            now(),
-            "s1",
-        ),
-        # other words, the same vector: found through the scope's vector index
-        ExplicitFact(
-            "bob",
-            "alice",
-            "Alice is a bassoonist.",
-            exact_key("Alice is a bassoonist."),
-            known_vector,
-            message.id,
-            message.content,
-            now(),
-            "s1",
-        ),
-        # new to bob's view, and carol's (unindexed) view has nothing like it either
-        ExplicitFact(
-            "bob",
-            "alice",
-            "Alice keeps three tortoises.",
-            exact_key("Alice keeps three tortoises."),
-            new_vector,
-            message.id,
-            message.content,
-            now(),
-            "s1",
-        ),
-        ExplicitFact(
-            "carol",
-            "alice",
-            known,
-            exact_key(known),
-            known_vector,
-            message.id,
-            message.content,
-            now(),
-            "s1",
-        ),
+        fact("bob", known, known_vector, message),  # same text: the (scope, content_key) index
+        fact("bob", "Alice is a bassoonist.", known_vector, message),  # same vector: scope index
+        fact("bob", "Alice keeps three tortoises.", new_vector, message),  # new to bob's view
+        fact("carol", known, known_vector, message),  # carol's unindexed view: the plain scan
     ]
     recording = RecordingTx()
 
@@ -290,7 +250,7 @@ async def test_fulltext_asks_lucene_for_more_when_filters_empty_the_page(
     ]
     vectors = services.embedder.embed(short + long)
     facts = [
-        ExplicitFact("bob", "alice", c, exact_key(c), v, m.id, m.content, now(), m.session)
+        fact("bob", c, v, m)
         for c, v, m in zip(short + long, vectors, [m1] * 56 + [m2] * 3, strict=True)
     ]
 
