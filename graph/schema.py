@@ -1,8 +1,11 @@
 """Installs constraints and indexes idempotently at start-up.
 
-The schema statements are the catalog's `drop_legacy_*`, `create_constraint_*`,
-`create_index_*`, `create_vector_index_*` and `create_fulltext_index_*` files, so adding an
-index is adding a file. Beliefs written before `scope_key` existed get theirs afterwards.
+The schema statements are the catalog's `create_constraint_*`, `create_index_*`,
+`create_vector_index_*` and `create_fulltext_index_*` files, so adding an index is adding a file.
+
+One migration: a graph from before `scope_key` still has the `observation_content` fulltext
+index. Its beliefs get their keys first and the old index goes last, so the index marks an
+unfinished migration (resumed at the next start) and an up-to-date graph pays nothing for it.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from graph.db import Database
 from graph.errors import Conflict
 from graph.repo import scope_index
 
+LEGACY_TEXT_INDEX = "observation_content"  # replaced by observation_text (content, scope_key)
+
 _SCHEMA_PREFIXES = (
-    "drop_legacy_",
     "create_constraint_",
     "create_index_",
     "create_vector_index_",
@@ -22,8 +26,7 @@ _SCHEMA_PREFIXES = (
 
 
 def schema_statements() -> list[str]:
-    """Schema statement names: legacy indexes dropped first, then constraints (they create
-    their own backing indexes), then indexes."""
+    """Schema statement names, constraints first (they create their own backing indexes)."""
     by_prefix = [
         sorted(name for name in cypher.names() if name.startswith(prefix))
         for prefix in _SCHEMA_PREFIXES
@@ -47,8 +50,11 @@ async def check_vector_dimensions(db: Database, dimensions: int) -> None:
 
 async def install_schema(db: Database, dimensions: int, *, timeout_seconds: int = 300) -> None:
     await check_vector_dimensions(db, dimensions)
+    unkeyed = await db.read_one("find_index", name=LEGACY_TEXT_INDEX) is not None
     for name in schema_statements():
         params = {"dimensions": dimensions} if "dimensions" in cypher.parameters(name) else {}
         await db.write(name, **params)
     await db.write("await_indexes", timeout_seconds=timeout_seconds)
-    await scope_index.backfill_scope_keys(db)
+    if unkeyed:
+        await scope_index.backfill_scope_keys(db)
+        await db.write("drop_index", name=LEGACY_TEXT_INDEX)

@@ -49,7 +49,7 @@ from reasoners.search import search_messages
 from reasoners.tokens import TokenCounter
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
-from tests.bench.common import machine, pct, table, write_section
+from tests.bench.common import bench_neo4j, machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
 Indices = npt.NDArray[np.intp]
@@ -995,31 +995,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     # The shared statements draw planner notices (e.g. a property no message has yet).
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    server = None
-    started_here = False
-    if os.environ.get("NEO4J_URI"):
-        settings = Settings.from_env(os.environ)
-        password = settings.neo4j_password
-        where = f"NEO4J_URI {settings.bolt_uri}"
-    else:
-        from graph.server import ManagedNeo4j
-
-        settings = Settings.from_env(
-            os.environ, neo4j_bolt_port=BENCH_BOLT_PORT, neo4j_http_port=BENCH_HTTP_PORT
-        )
-        server = ManagedNeo4j(settings, instance="bench")
-        started_here = server.pid() is None
-        server.start()
-        password = server.password()
-        where = (
-            f"managed instance 'bench', heap {settings.neo4j_heap}, "
-            f"page cache {settings.neo4j_pagecache}"
-        )
+    neo4j = bench_neo4j("bench", bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT)
     try:
-        report = asyncio.run(run_with_services(settings, password, args, where, argv))
+        report = asyncio.run(
+            run_with_services(neo4j.settings, neo4j.password, args, neo4j.where, argv)
+        )
     finally:
-        if server is not None and started_here:
-            server.stop()
+        if neo4j.server is not None and neo4j.started_here:
+            neo4j.server.stop()
     section = render(report)
     print(section)
     write_section(args.report, "api", section)

@@ -6,10 +6,16 @@ import os
 import platform
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from graph.settings import Settings
+
+if TYPE_CHECKING:
+    from graph.server import ManagedNeo4j
 
 REPORT_HEADER = (
     "# Benchmarks\n\nEach section is written by its bench command and compares against a "
@@ -62,3 +68,35 @@ def write_section(path: Path, name: str, body: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = REPORT_HEADER + section + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class BenchNeo4j:
+    """The Neo4j a bench runs against: `NEO4J_URI` when set, else a managed instance."""
+
+    settings: Settings
+    password: str
+    where: str  # for the report
+    server: ManagedNeo4j | None = None
+    started_here: bool = False  # the managed instance was not running before
+
+
+def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: Any) -> BenchNeo4j:
+    """Connect to `NEO4J_URI`, or start (if needed) the managed `instance` on its own ports
+    (`overrides`: other settings, e.g. heap and page cache)."""
+    if os.environ.get("NEO4J_URI"):
+        settings = Settings.from_env(os.environ)
+        return BenchNeo4j(settings, settings.neo4j_password, f"NEO4J_URI {settings.bolt_uri}")
+    from graph.server import ManagedNeo4j
+
+    settings = Settings.from_env(
+        os.environ, neo4j_bolt_port=bolt_port, neo4j_http_port=http_port, **overrides
+    )
+    server = ManagedNeo4j(settings, instance=instance)
+    started_here = server.pid() is None
+    server.start()
+    where = (
+        f"managed instance '{instance}', heap {settings.neo4j_heap}, "
+        f"page cache {settings.neo4j_pagecache}"
+    )
+    return BenchNeo4j(settings, server.password(), where, server, started_here)

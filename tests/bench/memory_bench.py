@@ -51,7 +51,7 @@ from resolvers.auth import Principal, Scope, issue_key
 from resolvers.runtime import build_worker, close_services, open_services
 from resolvers.services import Services
 from tests.bench import report as reporting
-from tests.bench.common import machine, write_section
+from tests.bench.common import bench_neo4j, machine, write_section
 from tests.bench.ingest import (
     Api,
     Ingested,
@@ -685,24 +685,12 @@ async def run_bench(
 
 
 async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
-    if os.environ.get("NEO4J_URI"):
-        settings = Settings.from_env(os.environ)
-        password = settings.neo4j_password
-        where = f"NEO4J_URI {settings.bolt_uri}"
-    else:
-        from graph.server import ManagedNeo4j
-
-        settings = Settings.from_env(
-            os.environ, neo4j_bolt_port=BENCH_BOLT_PORT, neo4j_http_port=BENCH_HTTP_PORT
-        )
-        server = ManagedNeo4j(settings, instance="bench")
-        # Shared with the other benches: start it if needed, and leave it running.
-        server.start()
-        password = server.password()
-        where = f"managed instance 'bench' (heap {settings.neo4j_heap})"
+    # Shared with the other benches: started if needed, and left running.
+    neo4j = bench_neo4j("bench", bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT)
+    where = neo4j.where
     config = llm_config_from_env(os.environ)
     llm: LLM | None = OpenAICompatibleLLM(config) if config is not None else None
-    services = await open_services(settings, password=password, llm=llm)
+    services = await open_services(neo4j.settings, password=neo4j.password, llm=llm)
     try:
         row = await services.db.read_one("bench_neo4j_version")
         if row:

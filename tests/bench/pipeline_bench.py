@@ -31,7 +31,6 @@ from typing import Any
 
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
-from graph.settings import Settings
 from reasoners.deriver import DeriverHandler
 from reasoners.embeddings import Embedder
 from reasoners.handlers import build_handlers
@@ -42,7 +41,7 @@ from reasoners.worker import Worker, WorkerConfig
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
-from tests.bench.common import machine, table, write_section
+from tests.bench.common import bench_neo4j, machine, table, write_section
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 
@@ -254,24 +253,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    import os
-
-    settings = Settings.from_env(os.environ, neo4j_bolt_port=BOLT_PORT, neo4j_http_port=HTTP_PORT)
-    server = None
-    password = settings.neo4j_password
-    if settings.managed:
-        from graph.server import ManagedNeo4j
-
-        server = ManagedNeo4j(settings, instance="pipeline-bench")
-        server.start()
-        password = server.password()
-    services = await open_services(settings, password=password, llm=None)
+    neo4j = bench_neo4j("pipeline-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT)
+    services = await open_services(neo4j.settings, password=neo4j.password, llm=None)
     try:
         return await run(services, args)
     finally:
         await close_services(services)
-        if server is not None and not args.keep:
-            server.stop()
+        if neo4j.server is not None and not args.keep:
+            neo4j.server.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -44,7 +44,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -65,7 +65,7 @@ from reasoners.dedup import exact_key
 from reasoners.observation_search import search_observations
 from reasoners.tokens import MiniLMTokenCounter
 from resolvers.runtime import close_services, open_services
-from tests.bench.common import machine, pct, table, write_section
+from tests.bench.common import bench_neo4j, machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
@@ -808,6 +808,16 @@ def path_text(path: dict[str, int]) -> str:
     return "/".join(str(path.get(p, 0)) for p in PATHS)
 
 
+def measured_buckets(
+    measures: Sequence[dict[str, Any]], key: str
+) -> Iterator[tuple[dict[str, Any], str, dict[str, Any]]]:
+    """(measure, bucket, summary) for each bucket of `key` that got queries."""
+    for m in measures:
+        for bucket, summary in m[key].items():
+            if summary["queries"]:
+                yield m, bucket, summary
+
+
 def search_table(measures: Sequence[dict[str, Any]], key: str) -> str:
     header = [
         "corpus",
@@ -823,27 +833,22 @@ def search_table(measures: Sequence[dict[str, Any]], key: str) -> str:
         "hybrid p50",
         "hybrid p95",
     ]
-    rows = []
-    for m in measures:
-        for bucket, s in m[key].items():
-            if not s["queries"]:
-                continue
-            rows.append(
-                [
-                    f"{m['size']:,}",
-                    f"**{bucket}**" if bucket == "all" else bucket,
-                    f"{s['queries']} ({s['scopes_queried']})",
-                    path_text(s["path"]),
-                    f"{s['recall_at_10']:.3f}",
-                    f"{s['naive_recall_at_10']:.3f}",
-                    f"{s['ours_p50_ms']:.1f}",
-                    f"{s['ours_p95_ms']:.1f}",
-                    f"{s['exact_p50_ms']:.1f}",
-                    f"{s['exact_p95_ms']:.1f}",
-                    f"{s['hybrid_p50_ms']:.1f}",
-                    f"{s['hybrid_p95_ms']:.1f}",
-                ]
-            )
+    rows = [
+        [
+            f"{m['size']:,}",
+            f"**{bucket}**" if bucket == "all" else bucket,
+            f"{s['queries']} ({s['scopes_queried']})",
+            path_text(s["path"]),
+            f"{s['recall_at_10']:.3f}",
+            f"{s['naive_recall_at_10']:.3f}",
+            *(
+                f"{s[f'{path}_p{q}_ms']:.1f}"
+                for path in ("ours", "exact", "hybrid")
+                for q in (50, 95)
+            ),
+        ]
+        for m, bucket, s in measured_buckets(measures, key)
+    ]
     return table(header, rows)
 
 
@@ -859,24 +864,20 @@ def detail_table(measures: Sequence[dict[str, Any]], key: str) -> str:
         "fulltext p95",
         "exact = numpy",
     ]
-    rows = []
-    for m in measures:
-        for bucket, s in m[key].items():
-            if not s["queries"]:
-                continue
-            rows.append(
-                [
-                    f"{m['size']:,}",
-                    bucket,
-                    f"{s['recall_at_10_min']:.2f}",
-                    f"{s['index_rounds_mean']:.1f}",
-                    f"{s['candidates_max']:,}",
-                    f"{s['naive_p50_ms']:.1f}",
-                    f"{s['fulltext_p50_ms']:.1f}",
-                    f"{s['fulltext_p95_ms']:.1f}",
-                    f"{s['exact_agrees_with_numpy']:.3f}",
-                ]
-            )
+    rows = [
+        [
+            f"{m['size']:,}",
+            bucket,
+            f"{s['recall_at_10_min']:.2f}",
+            f"{s['index_rounds_mean']:.1f}",
+            f"{s['candidates_max']:,}",
+            f"{s['naive_p50_ms']:.1f}",
+            f"{s['fulltext_p50_ms']:.1f}",
+            f"{s['fulltext_p95_ms']:.1f}",
+            f"{s['exact_agrees_with_numpy']:.3f}",
+        ]
+        for m, bucket, s in measured_buckets(measures, key)
+    ]
     return table(header, rows)
 
 
@@ -1237,38 +1238,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse(argv)
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    server = None
-    started_here = False
-    if os.environ.get("NEO4J_URI"):
-        settings = Settings.from_env(os.environ)
-        password = settings.neo4j_password
-        where = f"NEO4J_URI {settings.bolt_uri}"
-    else:
-        from graph.server import ManagedNeo4j
-
-        settings = Settings.from_env(
-            os.environ,
-            neo4j_bolt_port=BOLT_PORT,
-            neo4j_http_port=HTTP_PORT,
-            neo4j_heap=HEAP,
-            neo4j_pagecache=PAGECACHE,
-        )
-        server = ManagedNeo4j(settings, instance=INSTANCE)
-        started_here = server.pid() is None
-        server.start()
-        password = server.password()
-        where = (
-            f"managed instance '{INSTANCE}', heap {settings.neo4j_heap}, "
-            f"page cache {settings.neo4j_pagecache}"
-        )
+    neo4j = bench_neo4j(
+        INSTANCE,
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+        neo4j_heap=HEAP,
+        neo4j_pagecache=PAGECACHE,
+    )
     try:
-        report = asyncio.run(run(settings, password, args, where, argv))
+        report = asyncio.run(run(neo4j.settings, neo4j.password, args, neo4j.where, argv))
     finally:
-        if server is not None and not args.keep:
-            if started_here:
-                server.stop()
+        server = neo4j.server
+        if server is not None and not args.keep and neo4j.started_here:
+            server.stop()
             data = server.paths.data
-            if started_here and data.exists() and dir_size(data) > HUGE_DATA_DIR:
+            if data.exists() and dir_size(data) > HUGE_DATA_DIR:
                 print(f"deleting {data} ({dir_size(data) / 2**30:.1f} GiB)", file=sys.stderr)
                 shutil.rmtree(data)
     if args.merge:

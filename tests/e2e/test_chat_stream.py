@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,13 +16,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-import websockets
 
 from graph.repo import messages
 from graph.repo.sessions import MemberSettings
 from reasoners.llm import ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.services import Services
+from tests.e2e.graphql_ws import subscribe
 from tests.e2e.test_served_app import free_port
 from tests.fakes.llm import ScriptedLLM, word_deltas
 from tests.integration.derive_helpers import (
@@ -69,28 +68,6 @@ async def served(services: Services) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await task
-
-
-async def subscribe(url: str, variables: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every protocol message after the subscribe, up to and including `complete`."""
-    received: list[dict[str, Any]] = []
-    async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
-        await ws.send(json.dumps({"type": "connection_init"}))
-        assert json.loads(await ws.recv())["type"] == "connection_ack"
-        await ws.send(
-            json.dumps(
-                {
-                    "id": "1",
-                    "type": "subscribe",
-                    "payload": {"query": CHAT_STREAM, "variables": variables},
-                }
-            )
-        )
-        while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            received.append(message)
-            if message["type"] in ("complete", "error"):
-                return received
 
 
 @pytest.fixture
@@ -140,7 +117,7 @@ async def test_chat_stream_sends_deltas_then_citations_then_completes(
         }
     )
     async with served(dataclasses.replace(services, llm=llm)) as url:
-        received = await subscribe(url, {"w": world, "q": "What is alice rehearsing?"})
+        received = await subscribe(url, CHAT_STREAM, {"w": world, "q": "What is alice rehearsing?"})
     stream = events(received)
 
     *deltas, last = stream
@@ -161,7 +138,7 @@ async def test_chat_stream_without_a_model_streams_the_evidence(
     services: Services, world: str
 ) -> None:
     async with served(services) as url:
-        received = await subscribe(url, {"w": world, "q": "Does alice play music?"})
+        received = await subscribe(url, CHAT_STREAM, {"w": world, "q": "Does alice play music?"})
     [delta, last] = events(received)
     assert delta["delta"].startswith("No language model is configured; here is the evidence")
     assert last["done"] is True and last["mode"] == "extractive"
@@ -171,8 +148,8 @@ async def test_chat_stream_without_a_model_streams_the_evidence(
 
 async def test_chat_stream_reports_errors_with_their_code(services: Services, world: str) -> None:
     async with served(services) as url:
-        too_long = await subscribe(url, {"w": world, "q": "x" * 2001})
-        unknown = await subscribe(url, {"w": f"{world}-gone", "q": "Anything?"})
+        too_long = await subscribe(url, CHAT_STREAM, {"w": world, "q": "x" * 2001})
+        unknown = await subscribe(url, CHAT_STREAM, {"w": f"{world}-gone", "q": "Anything?"})
     for received, code, text in (
         (too_long, "INVALID_INPUT", "2001 characters; the limit is 2000"),
         (unknown, "NOT_FOUND", "does not exist"),

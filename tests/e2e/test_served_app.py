@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -14,9 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
 
 from graph.settings import Settings
+from tests.e2e.graphql_ws import subscribe
 
 pytestmark = pytest.mark.e2e
 
@@ -103,31 +102,19 @@ async def test_messages_to_observations_with_a_status_subscription(server: str) 
 
     statuses: list[dict[str, Any]] = []
     ws_url = server.replace("http://", "ws://") + "/graphql"
-    async with websockets.connect(ws_url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
-        await ws.send(json.dumps({"type": "connection_init"}))
-        assert json.loads(await ws.recv())["type"] == "connection_ack"
-        await ws.send(
-            json.dumps(
-                {
-                    "id": "1",
-                    "type": "subscribe",
-                    "payload": {
-                        "query": """subscription($w: String!) {
-                          queueStatus(workspace: $w, untilIdle: true, intervalSeconds: 0.2) {
-                            pending running done idle
-                          }
-                        }""",
-                        "variables": {"w": workspace},
-                    },
-                }
-            )
-        )
-        while True:
-            message = json.loads(await ws.recv())
-            if message["type"] == "complete":
-                break
-            assert message["type"] == "next", message
-            statuses.append(message["payload"]["data"]["queueStatus"])
+    received = await subscribe(
+        ws_url,
+        """subscription($w: String!) {
+          queueStatus(workspace: $w, untilIdle: true, intervalSeconds: 0.2) {
+            pending running done idle
+          }
+        }""",
+        {"w": workspace},
+    )
+    assert received[-1]["type"] == "complete", received[-1]
+    for message in received[:-1]:
+        assert message["type"] == "next", message
+        statuses.append(message["payload"]["data"]["queueStatus"])
     assert statuses[-1]["idle"] is True and statuses[-1]["done"] >= 2
 
     data = gql(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from graph.repo import jobs, observations, peers, sessions
@@ -61,7 +62,13 @@ async def make_session(
         await sessions.add_peers(services.db, workspace, name, members)
 
 
-async def post(services: Services, workspace: str, session: str, *turns: tuple[str, str]) -> None:
+async def post(
+    services: Services,
+    workspace: str,
+    session: str,
+    *turns: tuple[str, str] | tuple[str, str, datetime],
+) -> None:
+    """Send (peer, content[, created_at]) turns through add_messages."""
     await add_messages(
         services.db,
         services.embedder,
@@ -69,7 +76,10 @@ async def post(services: Services, workspace: str, session: str, *turns: tuple[s
         services.settings,
         workspace,
         session,
-        [MessageInput(peer=p, content=c) for p, c in turns],
+        [
+            MessageInput(peer=t[0], content=t[1], created_at=t[2] if len(t) == 3 else None)
+            for t in turns
+        ],
     )
 
 

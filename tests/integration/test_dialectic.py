@@ -26,12 +26,11 @@ from graph.repo import messages, observations, peer_cards
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
-from reasoners.dialectic import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, chat
+from reasoners.dialectic import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
 from reasoners.dialectic_evidence import Scope
 from reasoners.dialectic_tools import Toolbox
 from reasoners.embeddings import embed_async
-from reasoners.ingest import MessageInput, add_messages
-from reasoners.llm import ChatMessage, ToolCall
+from reasoners.llm import LLM, ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.auth import Principal, issue_key
 from resolvers.auth import Scope as KeyScope
@@ -43,6 +42,7 @@ from tests.integration.derive_helpers import (
     flush_and_drain,
     make_peers,
     make_session,
+    post,
     worker_for,
 )
 
@@ -61,20 +61,6 @@ def at(month: int, day: int, minute: int = 0) -> datetime:
     return datetime(2024, month, day, 9, minute, tzinfo=UTC)
 
 
-async def say(
-    services: Services, workspace: str, session: str, *turns: tuple[str, str, datetime]
-) -> None:
-    await add_messages(
-        services.db,
-        services.embedder,
-        services.tokens,
-        services.settings,
-        workspace,
-        session,
-        [MessageInput(peer=p, content=c, created_at=t) for p, c, t in turns],
-    )
-
-
 @pytest.fixture
 async def world(services: Services, workspace: str) -> str:
     await make_peers(services, workspace, "alice", "bob", "carol")
@@ -82,7 +68,7 @@ async def world(services: Services, workspace: str) -> str:
     await make_session(
         services, workspace, "s2", [MemberSettings("alice"), MemberSettings("carol")]
     )
-    await say(
+    await post(
         services,
         workspace,
         "s1",
@@ -91,7 +77,7 @@ async def world(services: Services, workspace: str) -> str:
         ("alice", CELLO, at(1, 10, 2)),
         ("alice", LISBON, at(6, 2)),
     )
-    await say(services, workspace, "s2", ("alice", LOCKER, at(3, 1)), ("carol", SAFE, at(3, 1, 1)))
+    await post(services, workspace, "s2", ("alice", LOCKER, at(3, 1)), ("carol", SAFE, at(3, 1, 1)))
     worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     await flush_and_drain(services, workspace, worker)
     return workspace
@@ -139,6 +125,21 @@ async def assert_citations_resolve(services: Services, workspace: str, answer: A
 
 
 # --- the tools on the real graph --------------------------------------------------------------
+
+
+async def ask_bob(
+    services: Services,
+    world: str,
+    llm: LLM | None,
+    question: str,
+    *,
+    about: str = "alice",
+    level: str = "low",
+) -> ChatAnswer:
+    """`question` answered from bob's view of `about`."""
+    return await chat(
+        services.db, services.embedder, llm, Scope(world, "bob", about), question, level=level
+    )
 
 
 async def test_tools_return_real_data_of_the_scope(services: Services, world: str) -> None:
@@ -263,13 +264,7 @@ async def test_a_chat_cannot_see_or_cite_another_view(services: Services, world:
             ]
         }
     )
-    answer = await chat(
-        services.db,
-        services.embedder,
-        llm,
-        Scope(world, "bob", "alice"),
-        "What is alice's locker code?",
-    )
+    answer = await ask_bob(services, world, llm, "What is alice's locker code?")
     assert answer.tool_calls == 3
     assert answer.citations.observations == [] and answer.citations.messages == []
     # Nothing of s2 reached the model, in any call.
@@ -300,13 +295,7 @@ async def test_chat_runs_tool_calls_on_the_graph_and_cites_real_nodes(
     llm = ScriptedLLM(
         {"dialectic-low": [[ToolCall("g", "grep_messages", {"text": "cello"})], answer]}
     )
-    result = await chat(
-        services.db,
-        services.embedder,
-        llm,
-        Scope(world, "bob", "alice"),
-        "Does alice play an instrument?",
-    )
+    result = await ask_bob(services, world, llm, "Does alice play an instrument?")
     assert result.mode == "scripted" and result.level == "low"
     assert (result.iterations, result.tool_calls) == (1, 1)
     assert result.usage.input_tokens > 0
@@ -342,14 +331,7 @@ async def test_a_derived_belief_is_cited_through_its_premises(
             ]
         }
     )
-    result = await chat(
-        services.db,
-        services.embedder,
-        llm,
-        Scope(world, "bob", "alice"),
-        "Where does alice live?",
-        level="medium",
-    )
+    result = await ask_bob(services, world, llm, "Where does alice live?", level="medium")
     spans = {m.message.content: m.span for m in result.citations.messages}
     assert set(spans) == {PORTO, LISBON}
     for premise in (porto, lisbon):
@@ -368,14 +350,7 @@ async def test_the_iteration_budget_holds_and_the_answer_is_forced(
         return [ToolCall(f"c{len(messages)}", "search_observations", {"query": "home city"})]
 
     llm = ScriptedLLM({"dialectic-medium": always_tools})
-    result = await chat(
-        services.db,
-        services.embedder,
-        llm,
-        Scope(world, "bob", "alice"),
-        "Where does alice live?",
-        level="medium",
-    )
+    result = await ask_bob(services, world, llm, "Where does alice live?", level="medium")
     calls = llm.calls_for("dialectic-medium")
     assert len(calls) == 5
     assert all(c.tools for c in calls[:4]) and calls[4].tools is None
@@ -384,9 +359,7 @@ async def test_the_iteration_budget_holds_and_the_answer_is_forced(
 
     # A model that still asks for tools when none are offered gets no more: it is answered.
     stubborn = ScriptedLLM({"dialectic-low": lambda m, s: [ToolCall("z", "peer_card", {})]})
-    result = await chat(
-        services.db, services.embedder, stubborn, Scope(world, "bob", "alice"), "Pets?"
-    )
+    result = await ask_bob(services, world, stubborn, "Pets?")
     assert len(stubborn.calls) == 3 and result.iterations == 2
     assert result.answer == NO_ANSWER
 
@@ -395,14 +368,7 @@ async def test_minimal_level_answers_in_one_call_without_tools(
     services: Services, world: str
 ) -> None:
     llm = ScriptedLLM({"dialectic-minimal": ["She lives in Lisbon."]})
-    result = await chat(
-        services.db,
-        services.embedder,
-        llm,
-        Scope(world, "bob", "alice"),
-        "Where does alice live?",
-        level="minimal",
-    )
+    result = await ask_bob(services, world, llm, "Where does alice live?", level="minimal")
     [call] = llm.calls
     assert call.tools is None and "No tools are available" in str(call.messages[1]["content"])
     assert "Lisbon" in str(call.messages[1]["content"])  # the prefetched evidence
@@ -412,9 +378,7 @@ async def test_minimal_level_answers_in_one_call_without_tools(
 async def test_too_many_calls_in_one_turn_are_refused(services: Services, world: str) -> None:
     many = [ToolCall(f"c{i}", "peer_card", {}) for i in range(MAX_CALLS_PER_TURN + 2)]
     llm = ScriptedLLM({"dialectic-low": [many, "done"]})
-    result = await chat(
-        services.db, services.embedder, llm, Scope(world, "bob", "alice"), "Anything?"
-    )
+    result = await ask_bob(services, world, llm, "Anything?")
     assert result.tool_calls == MAX_CALLS_PER_TURN
     results = [m for m in llm.calls[1].messages if m["role"] == "tool"]
     assert len(results) == len(many)  # every call answered, as the chat format requires
@@ -425,9 +389,7 @@ async def test_too_many_calls_in_one_turn_are_refused(services: Services, world:
 
 
 async def test_extractive_mode_answers_with_cited_evidence(services: Services, world: str) -> None:
-    result = await chat(
-        services.db, services.embedder, None, Scope(world, "bob", "alice"), "Where does alice live?"
-    )
+    result = await ask_bob(services, world, None, "Where does alice live?")
     assert result.mode == "extractive"
     assert result.answer.startswith("No language model is configured; here is the evidence")
     assert "no model answered" in result.answer
@@ -440,9 +402,7 @@ async def test_extractive_mode_answers_with_cited_evidence(services: Services, w
         assert f"[msg:{m.id}]" in result.answer
     await assert_citations_resolve(services, world, result)
 
-    nothing = await chat(
-        services.db, services.embedder, None, Scope(world, "bob", "carol"), "Anything?"
-    )
+    nothing = await ask_bob(services, world, None, "Anything?", about="carol")
     assert "no model answered" in nothing.answer and "holds no observations" in nothing.answer
     assert nothing.citations.observations == []
 

@@ -1,2 +1,0 @@
-// Replaced by observation_text (content plus scope_key).
-DROP INDEX observation_content IF EXISTS
