@@ -15,6 +15,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired
 
 import cypher
+from cypher.statements import Statement
 from graph.errors import Conflict, Unavailable
 from graph.settings import Settings
 
@@ -41,12 +42,12 @@ class Tx:
     def __init__(self, tx: AsyncManagedTransaction) -> None:
         self._tx = tx
 
-    async def rows(self, statement: str, /, **params: Any) -> list[Row]:
+    async def rows(self, statement: Statement, /, **params: Any) -> list[Row]:
         check_params(statement, params)
         result = await self._tx.run(cypher.statement(statement), params)
         return [record.data() for record in await result.fetch(1_000_000)]
 
-    async def one(self, statement: str, /, **params: Any) -> Row | None:
+    async def one(self, statement: Statement, /, **params: Any) -> Row | None:
         rows = await self.rows(statement, **params)
         return rows[0] if rows else None
 
@@ -71,17 +72,17 @@ class Database:
     async def close(self) -> None:
         await self.driver.close()
 
-    async def read(self, statement: str, /, **params: Any) -> list[Row]:
+    async def read(self, statement: Statement, /, **params: Any) -> list[Row]:
         return await self.read_tx(lambda tx: tx.rows(statement, **params))
 
-    async def read_one(self, statement: str, /, **params: Any) -> Row | None:
+    async def read_one(self, statement: Statement, /, **params: Any) -> Row | None:
         rows = await self.read(statement, **params)
         return rows[0] if rows else None
 
-    async def write(self, statement: str, /, **params: Any) -> list[Row]:
+    async def write(self, statement: Statement, /, **params: Any) -> list[Row]:
         return await self.write_tx(lambda tx: tx.rows(statement, **params))
 
-    async def write_one(self, statement: str, /, **params: Any) -> Row | None:
+    async def write_one(self, statement: Statement, /, **params: Any) -> Row | None:
         rows = await self.write(statement, **params)
         return rows[0] if rows else None
 

@@ -10,7 +10,10 @@ unfinished migration (resumed at the next start) and an up-to-date graph pays no
 
 from __future__ import annotations
 
+from typing import cast, get_args
+
 import cypher
+from cypher.statements import Statement
 from graph.db import Database
 from graph.errors import Conflict
 from graph.repo import scope_index
@@ -25,13 +28,22 @@ _SCHEMA_PREFIXES = (
 )
 
 
-def schema_statements() -> list[str]:
-    """Schema statement names, constraints first (they create their own backing indexes)."""
+def schema_statements() -> list[Statement]:
+    """The `create_*` statements of cypher/schema/, constraints first (they create their own
+    backing indexes)."""
+    catalog = cypher.catalog()
+    known = set(get_args(Statement))
+    in_folder = [name for name in catalog.names() if catalog.folder(name) == "schema"]
     by_prefix = [
-        sorted(name for name in cypher.names() if name.startswith(prefix))
-        for prefix in _SCHEMA_PREFIXES
+        sorted(name for name in in_folder if name.startswith(prefix)) for prefix in _SCHEMA_PREFIXES
     ]
-    return [name for group in by_prefix for name in group]
+    ordered = [name for group in by_prefix for name in group]
+    stale = [name for name in ordered if name not in known]
+    if stale:
+        raise RuntimeError(
+            f"cypher/statements.py is out of date ({stale}): run scripts/cypher_names.py"
+        )
+    return [cast(Statement, name) for name in ordered]
 
 
 async def check_vector_dimensions(db: Database, dimensions: int) -> None:

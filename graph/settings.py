@@ -45,7 +45,9 @@ class Settings:
         "(default ~/.cache/beliefgraph)",
     )
     neo4j_version: str = _setting(
-        "BELIEFGRAPH_NEO4J_VERSION", "5.26.30", "Managed Neo4j release (must match graph/pom.xml)"
+        "BELIEFGRAPH_NEO4J_VERSION",
+        "5.26.30",
+        "Managed Neo4j release (must match graph/server/pom.xml)",
     )
     neo4j_bolt_port: int = _setting("BELIEFGRAPH_NEO4J_BOLT_PORT", 7687, "Managed Neo4j Bolt port")
     neo4j_http_port: int = _setting(

@@ -16,9 +16,9 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
 from graph.settings import Settings
-from resolvers.api.context import Context
-from resolvers.api.queries import version
-from resolvers.api.schema import build_schema
+from resolvers.graphql.context import Context
+from resolvers.graphql.queries import version
+from resolvers.graphql.schema import build_schema
 from resolvers.runtime import build_worker
 from resolvers.services import Services
 

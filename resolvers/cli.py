@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.errors import BeliefgraphError, InvalidInput
-from graph.server import ManagedNeo4j, ping
+from graph.server.process import ManagedNeo4j, ping
 from graph.settings import Settings
 from resolvers.auth import Principal, Scope, issue_key
 

@@ -13,13 +13,13 @@ from graph.db import Database
 from graph.errors import Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
-from reasoners.dialectic import ReasoningLevels
-from reasoners.embeddings import Embedder, SentenceTransformerEmbedder
-from reasoners.handlers import build_handlers
-from reasoners.llm import LLM
-from reasoners.llm_openai import OpenAICompatibleLLM, llm_config_from_env
-from reasoners.tokens import MiniLMTokenCounter, TokenCounter
-from reasoners.worker import Worker, WorkerConfig
+from reasoners.dialectic.chat import ReasoningLevels
+from reasoners.embeddings.model import Embedder, SentenceTransformerEmbedder
+from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter
+from reasoners.llm.interface import LLM
+from reasoners.llm.openai_compatible import OpenAICompatibleLLM, llm_config_from_env
+from reasoners.queue.handlers import build_handlers
+from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph")
@@ -28,7 +28,7 @@ log = logging.getLogger("beliefgraph")
 def neo4j_password(settings: Settings) -> str:
     if settings.neo4j_password or not settings.managed:
         return settings.neo4j_password
-    from graph.server import ManagedNeo4j
+    from graph.server.process import ManagedNeo4j
 
     return ManagedNeo4j(settings).password()
 

@@ -25,7 +25,7 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     server = None
     started_here = False
     if manage_neo4j:
-        from graph.server import ManagedNeo4j
+        from graph.server.process import ManagedNeo4j
 
         server = ManagedNeo4j(settings)
         started_here = server.pid() is None

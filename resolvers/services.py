@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from graph.db import Database
 from graph.settings import Settings
-from reasoners.embeddings import Embedder
-from reasoners.llm import LLM
-from reasoners.tokens import TokenCounter
+from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.llm.interface import LLM
 
 
 @dataclass

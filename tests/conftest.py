@@ -38,7 +38,7 @@ def neo4j_password(test_settings: Settings) -> Iterator[str]:
     if not test_settings.managed:
         yield test_settings.neo4j_password
         return
-    from graph.server import ManagedNeo4j
+    from graph.server.process import ManagedNeo4j
 
     server = ManagedNeo4j(test_settings, instance="test")
     started_here = server.pid() is None

@@ -34,21 +34,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import cypher
 from graph import models
-from graph.db import Database, check_params
+from graph.db import Database
 from graph.props import node_props
+from graph.repo import message_search as search_repo
 from graph.repo import messages as messages_repo
 from graph.repo import peers, sessions, workspaces
-from graph.repo import search as search_repo
 from graph.repo.messages import MessageFilter
 from graph.settings import Settings
-from reasoners.embeddings import Embedder, embed_async
-from reasoners.ingest import MessageInput, add_messages
-from reasoners.search import search_messages
-from reasoners.tokens import TokenCounter
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.search.messages import search_messages
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
+from tests import statements
 from tests.bench.common import bench_neo4j, machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
@@ -330,9 +330,10 @@ class Bench:
         """The addMessages baseline: one statement straight on the driver, nothing around it.
         (The corpus fill runs the same statement through `db.write`.)"""
         params = {"workspace": workspace, "messages": props}
-        check_params("bench_insert_messages", params)
         await self.db.driver.execute_query(
-            cypher.statement("bench_insert_messages"), params, database_=self.db.database
+            statements.checked("bench_insert_messages", params),
+            params,
+            database_=self.db.database,
         )
 
 
@@ -575,7 +576,9 @@ async def grow(
                 for i in range(lo, hi)
             ]
             seconds, _ = await timed(
-                bench.db.write("bench_insert_messages", workspace=corpus.workspace, messages=props)
+                statements.write(
+                    bench.db, "bench_insert_messages", workspace=corpus.workspace, messages=props
+                )
             )
             corpus.insert_s += seconds
         print(f"  fill {last}/{target} messages", file=sys.stderr, flush=True)
@@ -906,7 +909,7 @@ def command_line(argv: Sequence[str]) -> str:
 
 async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, Any]:
     args = bench.args
-    component = await bench.db.read_one("bench_neo4j_version")
+    component = await statements.read_one(bench.db, "bench_neo4j_version")
     bench.sample_load("start")
     print("addMessages throughput ...", file=sys.stderr, flush=True)
     ingest = await bench_ingest(bench)

@@ -15,7 +15,7 @@ import numpy as np
 from graph.settings import Settings
 
 if TYPE_CHECKING:
-    from graph.server import ManagedNeo4j
+    from graph.server.process import ManagedNeo4j
 
 REPORT_HEADER = (
     "# Benchmarks\n\nEach section is written by its bench command and compares against a "
@@ -87,7 +87,7 @@ def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: A
     if os.environ.get("NEO4J_URI"):
         settings = Settings.from_env(os.environ)
         return BenchNeo4j(settings, settings.neo4j_password, f"NEO4J_URI {settings.bolt_uri}")
-    from graph.server import ManagedNeo4j
+    from graph.server.process import ManagedNeo4j
 
     settings = Settings.from_env(
         os.environ, neo4j_bolt_port=bolt_port, neo4j_http_port=http_port, **overrides

@@ -43,13 +43,14 @@ import httpx
 
 from graph.repo.observation_search import scope_size
 from graph.settings import Settings
-from reasoners.extractive import extract
-from reasoners.llm import LLM
-from reasoners.llm_openai import OpenAICompatibleLLM, llm_config_from_env
+from reasoners.deriver.first_person import extract
+from reasoners.llm.interface import LLM
+from reasoners.llm.openai_compatible import OpenAICompatibleLLM, llm_config_from_env
 from resolvers.app import create_app
 from resolvers.auth import Principal, Scope, issue_key
 from resolvers.runtime import build_worker, close_services, open_services
 from resolvers.services import Services
+from tests import statements
 from tests.bench import report as reporting
 from tests.bench.common import bench_neo4j, machine, write_section
 from tests.bench.ingest import (
@@ -692,7 +693,7 @@ async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str,
     llm: LLM | None = OpenAICompatibleLLM(config) if config is not None else None
     services = await open_services(neo4j.settings, password=neo4j.password, llm=llm)
     try:
-        row = await services.db.read_one("bench_neo4j_version")
+        row = await statements.read_one(services.db, "bench_neo4j_version")
         if row:
             where = f"{row['version']} {row['edition']}, {where}"
         return await run_bench(services, args, judge_llm=llm, argv=argv, neo4j=where)

@@ -31,13 +31,13 @@ from typing import Any
 
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver import DeriverHandler
-from reasoners.embeddings import Embedder
-from reasoners.handlers import build_handlers
-from reasoners.ingest import MessageInput, add_messages
-from reasoners.llm import ChatMessage
-from reasoners.schemas import DeriverOutput
-from reasoners.worker import Worker, WorkerConfig
+from reasoners.deriver.handler import DeriverHandler
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.embeddings.model import Embedder
+from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.llm.interface import ChatMessage
+from reasoners.queue.handlers import build_handlers
+from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
-from reasoners.llm import LLM, ChatMessage, system, user
+from reasoners.llm.interface import LLM, ChatMessage, system, user
 from tests.bench.ingest import Api, GraphQLError, Ingested
 from tests.bench.loaders import BEAM_ANSWER_KEYS, LOCOMO_CATEGORIES, Conversation, Question
 

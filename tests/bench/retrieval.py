@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from reasoners.embeddings import Embedder
+from reasoners.embeddings.model import Embedder
 from tests.bench.bm25 import BM25
 from tests.bench.ingest import Api
 from tests.bench.metrics import DEFAULT_KS, retrieval_metrics, sessions_from_turns

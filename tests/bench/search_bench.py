@@ -60,11 +60,12 @@ from graph.repo import observation_search as search_repo
 from graph.repo import peers, scope_index, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.settings import Settings
-from reasoners.context import ContextRequest, get_context
-from reasoners.dedup import exact_key
-from reasoners.observation_search import search_observations
-from reasoners.tokens import MiniLMTokenCounter
+from reasoners.context.assemble import ContextRequest, get_context
+from reasoners.deriver.dedup import exact_key
+from reasoners.embeddings.tokens import MiniLMTokenCounter
+from reasoners.search.observations import search_observations
 from resolvers.runtime import close_services, open_services
+from tests import statements
 from tests.bench.common import bench_neo4j, machine, pct, table, write_section
 
 Matrix = npt.NDArray[np.float32]
@@ -453,7 +454,7 @@ BASE_TIME = datetime(2024, 1, 1, tzinfo=UTC)
 
 async def stored(db: Database, workspace: str) -> tuple[int, int]:
     """(observations in the vector index, all workspaces; observations of `workspace`)."""
-    row = await db.read_one("bench_count_indexed_observations", workspace=workspace)
+    row = await statements.read_one(db, "bench_count_indexed_observations", workspace=workspace)
     return (int(row["indexed"]), int(row["in_workspace"])) if row else (0, 0)
 
 
@@ -479,7 +480,9 @@ async def fill(db: Database, corpus: Corpus, total: int, batch: int, existing: i
             for k, r in enumerate(chunk)
         ]
         start = time.perf_counter()
-        await db.write("bench_insert_observations", workspace=corpus.workspace, observations=props)
+        await statements.write(
+            db, "bench_insert_observations", workspace=corpus.workspace, observations=props
+        )
         insert_s += time.perf_counter() - start
         done = first + len(chunk)
         if done % (batch * 10) == 0 or done == len(rows):
@@ -656,7 +659,8 @@ class Bench:
             results["exact"] = await search_repo.exact(db, ws, vec, scope.query, LIMIT)
 
         async def naive() -> None:
-            results["naive"] = await db.read(
+            results["naive"] = await statements.read(
+                db,
                 "bench_naive_vector",
                 workspace=ws,
                 embedding=vec,
@@ -1010,12 +1014,13 @@ def render(report: dict[str, Any]) -> str:
         "**exact** = "
         "`exact(...)`, the exact cosine scan of the scope: the ground truth and the baseline; "
         "**naive** = global `db.index.vector.queryNodes(..., 10, ...)` then the scope filter "
-        "(`cypher/bench_naive_vector.cypher`); **hybrid** = `search_observations` (vector pool "
-        "30 + fulltext pool 30 + RRF) with a fake embedder returning the precomputed vector "
-        "(no model time). recall@10 = share of the exact top 10 found (a hit scoring at least "
-        "the exact 10th counts, so ties are not misses; a scope with fewer than 10 beliefs "
-        "needs all of them). path = how many queries ours answered by the exact scan, by the "
-        "scope's own index, by the global index, or by an index then the exact fallback.",
+        "(`tests/cypher/bench_naive_vector.cypher`); **hybrid** = `search_observations` "
+        "(vector pool 30 + fulltext pool 30 + RRF) with a fake embedder returning the "
+        "precomputed vector (no model time). recall@10 = share of the exact top 10 found "
+        "(a hit scoring at least the exact 10th counts, so ties are not misses; a scope "
+        "with fewer than 10 beliefs needs all of them). path = how many queries ours "
+        "answered by the exact scan, by the scope's own index, by the global index, or by "
+        "an index then the exact fallback.",
         "",
         search_table(measures, "search"),
         "",
@@ -1131,7 +1136,7 @@ async def setup(db: Database, corpus: Corpus, args: argparse.Namespace) -> int:
             db, ws, name, metadata=None, configuration=None, json_limit=JSON_LIMIT
         )
     scopes = [{"observer": s.observer, "observed": s.observed} for s in corpus.scopes]
-    await db.write("bench_create_scopes", workspace=ws, scopes=scopes)
+    await statements.write(db, "bench_create_scopes", workspace=ws, scopes=scopes)
     return existing
 
 
@@ -1147,8 +1152,10 @@ async def run(
     measures: list[dict[str, Any]] = []
     existing = 0
     try:
-        component = await db.read_one("bench_neo4j_version")
-        config = await db.read_one("bench_vector_index_config", name="observation_embedding")
+        component = await statements.read_one(db, "bench_neo4j_version")
+        config = await statements.read_one(
+            db, "bench_vector_index_config", name="observation_embedding"
+        )
         existing = await setup(db, corpus, args)
         indexed, _ = await stored(db, corpus.workspace)
         if indexed > existing:

@@ -19,7 +19,7 @@ import uvicorn
 
 from graph.repo import messages
 from graph.repo.sessions import MemberSettings
-from reasoners.llm import ChatMessage, ToolCall
+from reasoners.llm.interface import ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.services import Services
 from tests.e2e.graphql_ws import subscribe

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from reasoners.llm import (
+from reasoners.llm.interface import (
     ChatMessage,
     ChatTurn,
     LLMOutputInvalid,

@@ -9,11 +9,11 @@ from typing import Any
 from graph.repo import jobs, observations, peers, sessions
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
-from reasoners.handlers import build_handlers
-from reasoners.ingest import MessageInput, add_messages
-from reasoners.llm import ChatMessage
-from reasoners.schemas import DeriverOutput
-from reasoners.worker import Worker, WorkerConfig
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.llm.interface import ChatMessage
+from reasoners.queue.handlers import build_handlers
+from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.services import Services
 
 _TARGET = re.compile(r"^\[(\d+)\] (\S+) \*TARGET\* at [^\n]*:\n((?:    .*\n?|\n)+)", re.MULTILINE)

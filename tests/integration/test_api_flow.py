@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from resolvers.services import Services
+from tests import statements
 from tests.conftest import GraphQLClient
 
 pytestmark = pytest.mark.integration
@@ -93,11 +94,11 @@ async def test_deleting_a_workspace_leaves_nothing_of_it(
         ADD,
         {"w": workspace, "s": "s1", "msgs": [{"peer": "alice", "content": "I like tea."}]},
     )
-    before = await services.db.read_one("count_workspace_nodes", workspace=workspace)
+    before = await statements.read_one(services.db, "count_workspace_nodes", workspace=workspace)
     assert before is not None and before["total"] > 5  # peers, session, message, jobs, units
     data = await gql.ok(
         "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }", {"w": workspace}
     )
     assert data["deleteWorkspace"]["deletedNodes"] == before["total"] + 1  # + the Workspace
-    after = await services.db.read_one("count_workspace_nodes", workspace=workspace)
+    after = await statements.read_one(services.db, "count_workspace_nodes", workspace=workspace)
     assert after is not None and after["total"] == 0

@@ -10,9 +10,9 @@ import pytest
 from graph.repo import jobs, observations
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver import DeriverHandler
-from reasoners.llm import ChatMessage
-from reasoners.schemas import DeriverOutput
+from reasoners.deriver.handler import DeriverHandler
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.llm.interface import ChatMessage
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import (

@@ -26,11 +26,11 @@ from graph.repo import messages, observations, peer_cards
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
-from reasoners.dialectic import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
-from reasoners.dialectic_evidence import Scope
-from reasoners.dialectic_tools import Toolbox
-from reasoners.embeddings import embed_async
-from reasoners.llm import LLM, ChatMessage, ToolCall
+from reasoners.dialectic.chat import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
+from reasoners.dialectic.evidence import Scope
+from reasoners.dialectic.tools import Toolbox
+from reasoners.embeddings.model import embed_async
+from reasoners.llm.interface import LLM, ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.auth import Principal, issue_key
 from resolvers.auth import Scope as KeyScope

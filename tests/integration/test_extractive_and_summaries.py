@@ -11,9 +11,9 @@ import pytest
 from graph.repo import observations, summaries
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
-from reasoners.grounding import is_grounded
-from reasoners.llm import ChatMessage
-from reasoners.schemas import SummaryOutput
+from reasoners.deriver.schema import SummaryOutput
+from reasoners.llm.interface import ChatMessage
+from reasoners.text.spans import is_grounded
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM

@@ -30,10 +30,10 @@ from graph import models
 from graph.errors import BeliefgraphError
 from graph.props import node_props
 from graph.validation import now
-from resolvers.api.context import Context
-from resolvers.api.schema import build_schema
 from resolvers.app import create_app
 from resolvers.auth import Principal, Scope, issue_key
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 

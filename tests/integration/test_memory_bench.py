@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from reasoners.llm import ChatMessage
+from reasoners.llm.interface import ChatMessage
 from resolvers.services import Services
 from tests.bench.memory_bench import parse, run_bench
 from tests.fakes.llm import ScriptedLLM

@@ -13,7 +13,7 @@ from graph.db import Tx
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.validation import now
-from reasoners.worker import Prepared, Worker, WorkerConfig
+from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
 
 pytestmark = pytest.mark.integration

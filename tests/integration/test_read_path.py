@@ -6,12 +6,12 @@ import pytest
 
 from graph.db import Tx
 from graph.repo import observation_search
-from graph.repo.derived import ExplicitFact, write_explicit
 from graph.repo.messages import by_seq
 from graph.repo.observation_search import ObservationQuery
+from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
-from reasoners.dedup import exact_key
+from reasoners.deriver.dedup import exact_key
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.integration.derive_helpers import make_peers, make_session, post

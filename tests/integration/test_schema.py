@@ -7,6 +7,7 @@ import pytest
 from graph.errors import Conflict
 from graph.schema import check_vector_dimensions, install_schema, schema_statements
 from resolvers.services import Services
+from tests import statements
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +31,7 @@ EXPECTED_INDEXES = {
 
 async def test_install_is_idempotent_and_indexes_are_online(services: Services) -> None:
     await install_schema(services.db, services.settings.embedding_dim)  # a second run is a no-op
-    rows = await services.db.read("list_indexes")
+    rows = await statements.read(services.db, "list_indexes")
     by_name = {r["name"]: r for r in rows}
     for name, kind in EXPECTED_INDEXES.items():
         assert name in by_name, f"missing index {name}"

@@ -11,15 +11,16 @@ import pytest
 from graph.db import Database, Tx
 from graph.records import MessageRecord
 from graph.repo import jobs, observation_search, scope_index, workspaces
-from graph.repo.derived import ExplicitFact, write_explicit
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.repo.messages import by_seq
 from graph.repo.observation_search import ObservationQuery
+from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.scope_index import Scope
 from graph.validation import now
-from reasoners.dedup import exact_key
-from reasoners.worker import Prepared, Worker, WorkerConfig
+from reasoners.deriver.dedup import exact_key
+from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
+from tests import statements
 from tests.integration.test_read_path import seed_beliefs
 
 pytestmark = pytest.mark.integration
@@ -146,7 +147,9 @@ async def test_scope_keys_are_backfilled_and_restrict_fulltext(
         "stale": False,
         "facets": [],
     }
-    await services.db.write("bench_insert_observations", workspace=workspace, observations=[legacy])
+    await statements.write(
+        services.db, "bench_insert_observations", workspace=workspace, observations=[legacy]
+    )
     query = ObservationQuery("bob", "alice")
     before = await observation_search.text_candidates(services.db, workspace, "kayak", query, 5)
     assert before == []  # no scope_key: outside every scope's text search

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from resolvers.api.context import Context
-from resolvers.api.schema import build_schema
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 
 pytestmark = pytest.mark.integration

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reasoners.batching import DeriverBatch, SessionMessage, batch_messages
+from reasoners.deriver.batching import DeriverBatch, SessionMessage, batch_messages
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reasoners.llm import ChatMessage
+from reasoners.llm.interface import ChatMessage
 from tests.bench.ingest import (
     Ingested,
     app_views,

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from reasoners.dedup import cosine, exact_key, find_duplicate
+from reasoners.deriver.dedup import cosine, exact_key, find_duplicate
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ import pytest
 from graph.db import Database
 from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord, SourceSpan
-from reasoners.dialectic import (
+from reasoners.dialectic.chat import (
     DEFAULT_LEVELS,
     DIALECTIC_SYSTEM_PROMPT,
     ReasoningLevels,
@@ -21,7 +21,7 @@ from reasoners.dialectic import (
     parse_citations,
     resolve_citations,
 )
-from reasoners.dialectic_evidence import (
+from reasoners.dialectic.evidence import (
     SPAN_LEAD,
     SPAN_MATCH,
     SPAN_SOURCE,
@@ -29,10 +29,10 @@ from reasoners.dialectic_evidence import (
     ObservationItem,
     Scope,
 )
-from reasoners.dialectic_tool_specs import TOOL_SPECS
-from reasoners.dialectic_tools import Toolbox, matched_span
-from reasoners.embeddings import Embedder
-from reasoners.llm import DIALECTIC_LEVELS, ToolCall
+from reasoners.dialectic.tool_specs import TOOL_SPECS
+from reasoners.dialectic.tools import Toolbox, matched_span
+from reasoners.embeddings.model import Embedder
+from reasoners.llm.interface import DIALECTIC_LEVELS, ToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -3,14 +3,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from reasoners.extractive import (
+from reasoners.deriver.first_person import (
     ExtractedFact,
     extract,
     is_self_statement,
     split_sentences,
     to_third_person,
 )
-from reasoners.grounding import is_grounded
+from reasoners.text.spans import is_grounded
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,6 @@
 import pytest
 
-from reasoners.fusion import rrf
+from reasoners.search.fusion import rrf
 
 pytestmark = pytest.mark.unit
 

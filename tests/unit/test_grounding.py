@@ -1,6 +1,6 @@
 import pytest
 
-from reasoners.grounding import is_grounded, locate, normalize
+from reasoners.text.spans import is_grounded, locate, normalize
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from graph.errors import ErrorCode, Unavailable
-from reasoners.llm import (
+from reasoners.llm.interface import (
     ROLES,
     ChatTurn,
     LLMOutputInvalid,

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from graph.errors import ErrorCode, InvalidInput
-from reasoners.llm import (
+from reasoners.llm.interface import (
     ROLES,
     ChatMessage,
     LLMOutputInvalid,
@@ -21,7 +21,7 @@ from reasoners.llm import (
     tool_result,
     user,
 )
-from reasoners.llm_openai import (
+from reasoners.llm.openai_compatible import (
     LLM_SETTINGS,
     LLMConfig,
     OpenAICompatibleLLM,

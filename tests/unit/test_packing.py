@@ -2,7 +2,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reasoners.packing import PackedContext, Piece, RecentMessage, choose_summary, pack, render
+from reasoners.context.packing import (
+    PackedContext,
+    Piece,
+    RecentMessage,
+    choose_summary,
+    pack,
+    render,
+)
 
 pytestmark = pytest.mark.unit
 

@@ -6,9 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from pydantic import ValidationError
 
-from reasoners.batching import DeriverBatch, SessionMessage, batch_messages
-from reasoners.grounding import is_grounded
-from reasoners.prompts import (
+from reasoners.deriver.batching import DeriverBatch, SessionMessage, batch_messages
+from reasoners.deriver.prompt import (
     DERIVER_SYSTEM_PROMPT,
     SUMMARY_SYSTEM_PROMPT,
     InstructionHierarchy,
@@ -19,7 +18,8 @@ from reasoners.prompts import (
     render_timestamp,
     summary_messages,
 )
-from reasoners.schemas import DeriverOutput
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.text.spans import is_grounded
 
 pytestmark = pytest.mark.unit
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from reasoners.llm import (
+from reasoners.llm.interface import (
     LLM,
     ChatMessage,
     ChatTurn,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graph.errors import InvalidInput, Unavailable
-from graph.server import (
+from graph.server.process import (
     ENTRY_POINT,
     ManagedNeo4j,
     ServerStatus,
@@ -120,7 +120,7 @@ def test_password_never_appears_on_a_command_line(tmp_path: Path) -> None:
 
 
 def test_maven_gathers_runtime_jars_of_the_configured_version(tmp_path: Path) -> None:
-    command = maven_command(Path("graph/pom.xml"), tmp_path, "5.26.31")
+    command = maven_command(Path("graph/server/pom.xml"), tmp_path, "5.26.31")
     assert command[:3] == ["mvn", "-q", "-B"]
     assert "dependency:copy-dependencies" in command
     assert f"-DoutputDirectory={tmp_path}" in command

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from reasoners.batching import SessionMessage
-from reasoners.summarize_extractive import MAX_SENTENCE_WORDS, extractive_summary
+from reasoners.deriver.batching import SessionMessage
+from reasoners.summarizer.extractive import MAX_SENTENCE_WORDS, extractive_summary
 
 pytestmark = pytest.mark.unit
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from reasoners.tokens import MiniLMTokenCounter, TokenCounter, default_tokenizer_path
+from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter, default_tokenizer_path
 
 pytestmark = pytest.mark.unit
 

@@ -1,0 +1,1 @@
+"""The managed local Neo4j: where its files live, how it is configured, started, stopped."""

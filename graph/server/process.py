@@ -1,0 +1,478 @@
+"""The managed local Neo4j: jars gathered by Maven once, one folder per instance, one JVM.
+
+Used when `NEO4J_URI` is not set. The jars live in `<home>/neo4j-<version>/lib` and are shared;
+each instance keeps its conf, data, logs, run and plugins folders and its password file under
+`<home>/instances/<name>/`. Nothing here runs at import; the pure builders (`config_text`,
+`java_command`, ...) are unit-tested without a server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from pathlib import Path
+
+import neo4j
+from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
+
+import cypher
+from graph.errors import Unavailable
+from graph.server.layout import (
+    ADMIN_TOOL,
+    ADMIN_USER,
+    ENTRY_POINT,
+    JVM_FLAGS,
+    MIN_JAVA,
+    PASSWORD_PATTERN,
+    SERVER_LOGS_XML,
+    USER_LOGS_XML,
+    InstancePaths,
+    ServerStatus,
+    admin_env,
+    config_text,
+    env_name,
+    has_jars,
+    instance_paths,
+    java_command,
+    java_major,
+    maven_command,
+    set_password_command,
+)
+from graph.settings import Settings
+
+__all__ = [  # the layout names are re-exported: callers import the server from one place
+    "ADMIN_TOOL",
+    "ADMIN_USER",
+    "ENTRY_POINT",
+    "JVM_FLAGS",
+    "InstancePaths",
+    "ManagedNeo4j",
+    "ServerStatus",
+    "admin_env",
+    "browser_answers",
+    "config_text",
+    "find_java",
+    "has_jars",
+    "instance_paths",
+    "java_command",
+    "maven_command",
+    "ping",
+    "port_free",
+    "set_password_command",
+]
+
+
+def tail(path: Path, lines: int = 25) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 16_384))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def ping(uri: str, user: str, password: str, database: str, timeout: float = 5.0) -> None:
+    """Run the ping statement once, without retries; raise Unavailable saying why it failed."""
+    try:
+        with neo4j.GraphDatabase.driver(
+            uri, auth=(user, password), connection_timeout=timeout, max_connection_pool_size=1
+        ) as driver:
+            _ping(driver, database)
+    except AuthError as exc:
+        raise Unavailable(f"Neo4j at {uri} refused user {user!r}: {exc.message}") from exc
+    except (Neo4jError, DriverError, OSError, ValueError) as exc:
+        raise Unavailable(f"Neo4j at {uri} does not answer: {exc}") from exc
+
+
+def _ping(driver: neo4j.Driver, database: str) -> None:
+    # session.run, not execute_query: no retry loop, so a down server fails fast.
+    with driver.session(database=database) as session:
+        session.run(cypher.statement("ping")).consume()
+
+
+def browser_answers(url: str, timeout: float = 2.0) -> bool:
+    # No proxy: an http_proxy in the environment must not intercept a loopback request.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=timeout) as response:
+            return int(response.status) == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # Like Neo4j's own bind: a port still in TIME_WAIT counts as free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def find_java(env: Mapping[str, str]) -> str | None:
+    java_home = env.get("JAVA_HOME")
+    if java_home:
+        candidate = Path(java_home) / "bin" / "java"
+        if candidate.is_file():
+            return str(candidate)
+    return shutil.which("java")
+
+
+def _signal(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile
+        os.kill(pid, signum)
+
+
+def _pom() -> Path:
+    pom = resources.files("graph.server").joinpath("pom.xml")
+    if isinstance(pom, Path) and pom.is_file():
+        return pom
+    return Path(__file__).parent / "pom.xml"
+
+
+class ManagedNeo4j:
+    """One local Neo4j server, identified by its instance name."""
+
+    def __init__(self, settings: Settings, instance: str = "default") -> None:
+        self.settings = settings
+        self.instance = instance
+        self.paths = instance_paths(settings, instance)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bolt_uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.settings.neo4j_bolt_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.neo4j_http_port}/browser/"
+
+    @property
+    def user(self) -> str:
+        return ADMIN_USER
+
+    # -- files ------------------------------------------------------------------------------
+
+    def ensure_jars(self) -> Path:
+        """The shared lib folder, filled by Maven the first time."""
+        lib = self.paths.lib
+        if has_jars(lib):
+            return lib
+        self._java()
+        if shutil.which("mvn") is None:
+            raise Unavailable(
+                f"Maven is needed once to download the Neo4j {self.settings.neo4j_version} jars "
+                f"into {lib}: install it (e.g. `apt-get install maven` or `brew install maven`), "
+                "or set NEO4J_URI to use a Neo4j you run yourself"
+            )
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        # Download beside the target and rename, so an interrupted download is never used.
+        staging = Path(tempfile.mkdtemp(prefix=".lib-", dir=lib.parent))
+        try:
+            command = maven_command(_pom(), staging, self.settings.neo4j_version)
+            try:
+                result = subprocess.run(
+                    command, capture_output=True, text=True, timeout=1800, check=False
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise Unavailable("Maven did not finish downloading Neo4j in 30 minutes") from exc
+            if result.returncode != 0 or not has_jars(staging):
+                output = "\n".join((result.stdout + result.stderr).splitlines()[-25:])
+                raise Unavailable(
+                    f"Maven could not download the Neo4j {self.settings.neo4j_version} jars "
+                    f"(exit {result.returncode}); check network access to Maven Central. "
+                    f"`{' '.join(command)}` said:\n{output}"
+                )
+            if lib.exists() and not has_jars(lib):
+                shutil.rmtree(lib)
+            try:
+                staging.rename(lib)
+            except OSError:
+                # Another process finished the same download first; use theirs.
+                if not has_jars(lib):
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return lib
+
+    def password(self) -> str:
+        """The admin password, generated into a 0600 file the first time."""
+        path = self.paths.password_file
+        if not path.exists():
+            if self.paths.system_database.exists():
+                raise Unavailable(
+                    f"{path} is missing but {self.paths.data} already holds a database whose "
+                    f"password is set: restore the file, or delete {self.paths.data} to start "
+                    "over with an empty database"
+                )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass  # another process wrote it first
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(secrets.token_urlsafe(24) + "\n")
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        password = path.read_text(encoding="utf-8").strip()
+        if not PASSWORD_PATTERN.fullmatch(password):
+            raise Unavailable(
+                f"{path} must hold one password of 8+ characters from A-Z a-z 0-9 _.~+=!%^*,:-"
+            )
+        return password
+
+    def write_config(self) -> None:
+        for folder in (self.paths.root, self.paths.conf, self.paths.data, self.paths.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.paths.root.chmod(0o700)  # data and password inside
+        self.paths.run.mkdir(exist_ok=True)
+        self.paths.plugins.mkdir(exist_ok=True)
+        (self.paths.conf / "neo4j.conf").write_text(
+            config_text(self.settings, self.paths), encoding="utf-8"
+        )
+        (self.paths.conf / "server-logs.xml").write_text(SERVER_LOGS_XML, encoding="utf-8")
+        (self.paths.conf / "user-logs.xml").write_text(USER_LOGS_XML, encoding="utf-8")
+
+    # -- process ----------------------------------------------------------------------------
+
+    def start(self, wait: bool = True) -> None:
+        """Start the server unless it already runs; with `wait`, return once it answers."""
+        # Two starters at once (parallel test workers, two terminals) must not race: the second
+        # waits here, then finds the first one's server running.
+        with self._locked():
+            self._start(wait)
+
+    def _start(self, wait: bool) -> None:
+        pid = self.pid()
+        if pid is not None:
+            if wait:
+                self._wait_until_answering(pid, started_here=False)
+            return
+        self.paths.pid_file.unlink(missing_ok=True)
+        self._check_ports()
+        java = self._java()
+        self.ensure_jars()
+        self.write_config()
+        password = self.password()
+        if not self.paths.system_database.exists():
+            self._set_initial_password(java, password)
+        self._rotate_console_log()
+        with self.paths.console_log.open("wb") as console:
+            process = subprocess.Popen(
+                java_command(self.settings, self.paths, java),
+                stdin=subprocess.DEVNULL,
+                stdout=console,
+                stderr=subprocess.STDOUT,
+                cwd=self.paths.root,
+                start_new_session=True,  # outlives this process and its terminal's signals
+            )
+        self._process = process
+        self.paths.pid_file.write_text(f"{process.pid}\n", encoding="utf-8")
+        if wait:
+            self._wait_until_answering(process.pid, started_here=True)
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """SIGTERM (a clean checkpoint), SIGKILL after `timeout`. True if a server was running."""
+        pid = self.pid()
+        if pid is None:
+            self.paths.pid_file.unlink(missing_ok=True)
+            return False
+        _signal(pid, signal.SIGTERM)
+        if not self._wait_for_exit(pid, timeout):
+            _signal(pid, signal.SIGKILL)
+            self._wait_for_exit(pid, 10.0)
+        self.paths.pid_file.unlink(missing_ok=True)
+        return True
+
+    def status(self) -> ServerStatus:
+        pid = self.pid()
+        answering = False
+        if pid is not None and self.paths.password_file.exists():
+            try:
+                ping(self.bolt_uri, self.user, self.password(), self.settings.neo4j_database, 2.0)
+                answering = True
+            except Unavailable:
+                answering = False
+        return ServerStatus(
+            running=pid is not None,
+            pid=pid,
+            bolt_uri=self.bolt_uri,
+            browser_url=self.browser_url,
+            answering=answering,
+        )
+
+    def pid(self) -> int | None:
+        """The pid of this instance's server if it runs (ours or Neo4j's own pid file)."""
+        for path in (self.paths.pid_file, self.paths.neo4j_pid_file):
+            try:
+                pid = int(path.read_text(encoding="utf-8").strip())
+            except (OSError, ValueError):
+                continue
+            if self._is_ours(pid):
+                return pid
+        return None
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with (self.paths.root / "start.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _is_ours(self, pid: int) -> bool:
+        """True if `pid` is alive and is this instance's server (pids get reused)."""
+        if self._process is not None and self._process.pid == pid:
+            return self._process.poll() is None
+        proc = Path("/proc")
+        if proc.is_dir():
+            try:
+                args = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                return False
+            return ENTRY_POINT.encode() in args and str(self.paths.conf).encode() in args
+        try:
+            os.kill(pid, 0)  # no /proc (macOS): liveness is the best we can check
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return False
+        return True
+
+    def _wait_for_exit(self, pid: int, timeout: float) -> bool:
+        if self._process is not None and self._process.pid == pid:
+            try:
+                self._process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        deadline = time.monotonic() + timeout
+        while self._is_ours(pid):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def _java(self) -> str:
+        java = find_java(os.environ)
+        if java is None:
+            raise Unavailable(
+                f"Java {MIN_JAVA}+ is needed to run the managed Neo4j: install a JDK 17 or 21 "
+                "(e.g. `apt-get install openjdk-17-jre-headless`), or set NEO4J_URI to use a "
+                "Neo4j you run yourself"
+            )
+        result = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+        major = java_major(result.stderr + result.stdout)
+        if major is None or major < MIN_JAVA:
+            raise Unavailable(
+                f"{java} is Java {major or 'of unknown version'}; Neo4j 5 needs Java {MIN_JAVA} "
+                "or 21: install one and put it first on PATH or in JAVA_HOME"
+            )
+        return java
+
+    def _check_ports(self) -> None:
+        for setting, what in (("neo4j_bolt_port", "Bolt"), ("neo4j_http_port", "HTTP")):
+            port = int(getattr(self.settings, setting))
+            if not port_free(port):
+                raise Unavailable(
+                    f"port {port} on 127.0.0.1 (Neo4j {what}) is taken by another program: "
+                    f"stop it, or set {env_name(setting)} to a free port"
+                )
+
+    def _set_initial_password(self, java: str, password: str) -> None:
+        fd, name = tempfile.mkstemp(prefix=".admin-", suffix=".args", dir=self.paths.root)
+        argfile = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(f"dbms\nset-initial-password\n{password}\n")
+            result = subprocess.run(
+                set_password_command(self.paths, argfile, java),
+                env=admin_env(self.paths, os.environ),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        finally:
+            argfile.unlink(missing_ok=True)
+        if result.returncode != 0:
+            output = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+            raise Unavailable(f"could not set the initial Neo4j password:\n{output}")
+
+    def _rotate_console_log(self) -> None:
+        # Keep the previous run's console output: it explains the last crash.
+        if self.paths.console_log.exists():
+            self.paths.console_log.replace(self.paths.logs / "console.log.1")
+
+    def _log_tails(self) -> str:
+        parts = []
+        for path in (self.paths.console_log, self.paths.logs / "neo4j.log"):
+            text = tail(path)
+            if text:
+                parts.append(f"--- {path} ---\n{text}")
+        return "\n".join(parts) or f"(no output in {self.paths.logs})"
+
+    def _wait_until_answering(self, pid: int, *, started_here: bool) -> None:
+        timeout = self.settings.neo4j_start_timeout
+        deadline = time.monotonic() + timeout
+        last = "no answer yet"
+        with neo4j.GraphDatabase.driver(
+            self.bolt_uri,
+            auth=(self.user, self.password()),
+            connection_timeout=2.0,
+            max_connection_pool_size=1,
+        ) as driver:
+            while True:
+                if not self._is_ours(pid):
+                    self.paths.pid_file.unlink(missing_ok=True)
+                    raise Unavailable(
+                        f"Neo4j exited while starting; see {self.paths.logs}.\n{self._log_tails()}"
+                    )
+                try:
+                    _ping(driver, self.settings.neo4j_database)
+                    # HTTP comes up a moment after Bolt.
+                    if browser_answers(self.browser_url):
+                        return
+                    last = f"{self.browser_url} does not answer yet"
+                except AuthError as exc:
+                    raise Unavailable(
+                        f"Neo4j refused the password in {self.paths.password_file}: it does not "
+                        f"match the database in {self.paths.data}. Restore the file, or stop the "
+                        f"server and delete {self.paths.data} to start over. ({exc.message})"
+                    ) from exc
+                except ClientError as exc:
+                    raise Unavailable(f"Neo4j answered with an error: {exc.message}") from exc
+                except (Neo4jError, DriverError, OSError) as exc:
+                    last = str(exc)  # still starting: Bolt closed or database not yet online
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.25)
+        if started_here:
+            self.stop(timeout=30.0)
+        raise Unavailable(
+            f"Neo4j did not answer within {timeout:g} s ({last}); raise "
+            f"{env_name('neo4j_start_timeout')} on a slow machine"
+            + (" (the server was stopped)" if started_here else "")
+            + f".\n{self._log_tails()}"
+        )

@@ -1,0 +1,1 @@
+"""getContext: a deterministic, token-budgeted context blob for the calling agent's prompt."""

@@ -1,0 +1,149 @@
+"""getContext: a deterministic, token-budgeted context blob for the calling agent's own prompt.
+
+It gathers a representation slice (beliefs relevant to the search query, then the most derived
+and most recent ones), the peer card, the session's summaries and its recent messages, and
+packs them with reasoners/packing.py (seed 000 §7). Tokens are counted with the embedding
+model's WordPiece tokenizer (reasoners/tokens.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.db import Database
+from graph.errors import InvalidInput
+from graph.records import MessageRecord, ObservationRecord, SummaryRecord
+from graph.repo import messages, peer_cards, peers, sessions, summaries
+from graph.repo import observation_search as top_repo
+from graph.repo.observation_search import ObservationQuery
+from reasoners.context.packing import PackedContext, Piece, RecentMessage, pack, render
+from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.search.observations import search_observations
+
+MAX_BUDGET = 200_000
+MAX_RECENT_MESSAGES = 500
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    workspace: str
+    tokens: int
+    session: str | None = None
+    peer_target: str | None = None
+    peer_perspective: str | None = None
+    search_query: str | None = None
+    search_limit: int = 10
+    most_derived: int = 5
+    most_recent: int = 5
+    include_summary: bool = True
+
+    def check(self) -> None:
+        if not 1 <= self.tokens <= MAX_BUDGET:
+            raise InvalidInput(f"tokens must be between 1 and {MAX_BUDGET}, not {self.tokens}")
+        if self.session is None and self.peer_target is None:
+            raise InvalidInput("give a session, a peerTarget, or both")
+        if self.peer_perspective is not None and self.peer_target is None:
+            raise InvalidInput("peerPerspective needs a peerTarget to look at")
+        for name in ("search_limit", "most_derived", "most_recent"):
+            if not 0 <= getattr(self, name) <= 100:
+                raise InvalidInput(f"{name} must be between 0 and 100")
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    packed: PackedContext
+    text: str
+    observer: str | None
+    observed: str | None
+    representation: list[ObservationRecord]
+    card: list[str]
+    summary: SummaryRecord | None
+    messages: list[MessageRecord]
+
+
+def observation_line(o: ObservationRecord) -> str:
+    when = (o.valid_at or o.created_at).date().isoformat()
+    return f"{o.content} [{o.level}, {when}]"
+
+
+def slice_order(
+    relevant: list[ObservationRecord],
+    most_derived: list[ObservationRecord],
+    most_recent: list[ObservationRecord],
+) -> list[ObservationRecord]:
+    """Query-relevant first, then most derived, then most recent; each belief once."""
+    seen: set[str] = set()
+    ordered: list[ObservationRecord] = []
+    for o in [*relevant, *most_derived, *most_recent]:
+        if o.id not in seen:
+            seen.add(o.id)
+            ordered.append(o)
+    return ordered
+
+
+async def get_context(
+    db: Database, embedder: Embedder, tokens: TokenCounter, request: ContextRequest
+) -> ContextResult:
+    request.check()
+    ws = request.workspace
+    observed = request.peer_target
+    observer = request.peer_perspective or observed
+    slice_: list[ObservationRecord] = []
+    card: list[str] = []
+    if observer is not None and observed is not None:
+        await peers.get(db, ws, observed)
+        await peers.get(db, ws, observer)
+        relevant = []
+        if request.search_query and request.search_limit:
+            hits = await search_observations(
+                db,
+                embedder,
+                ws,
+                request.search_query,
+                ObservationQuery(observer, observed),
+                request.search_limit,
+            )
+            relevant = [h.observation for h in hits]
+        top = await top_repo.top(
+            db,
+            ws,
+            observer,
+            observed,
+            most_derived=request.most_derived,
+            most_recent=request.most_recent,
+        )
+        slice_ = slice_order(relevant, top.most_derived, top.most_recent)
+        card = (await peer_cards.get(db, ws, observer, observed)).entries
+    short = long = None
+    recent: list[MessageRecord] = []
+    if request.session is not None:
+        await sessions.get(db, ws, request.session)
+        if request.include_summary:
+            short = await summaries.latest(db, ws, request.session, "short")
+            long = await summaries.latest(db, ws, request.session, "long")
+        recent = await messages.recent(db, ws, request.session, MAX_RECENT_MESSAGES)
+    lines = [observation_line(o) for o in slice_]
+    card_text = "\n".join(card)
+    packed = pack(
+        request.tokens,
+        representation=[Piece(line, tokens.count(line)) for line in lines],
+        peer_card=Piece(card_text, tokens.count(card_text)) if card else None,
+        short_summary=Piece(short.content, short.token_count) if short else None,
+        long_summary=Piece(long.content, long.token_count) if long else None,
+        messages_newest_first=[
+            RecentMessage(m.peer, m.content, m.created_at, m.token_count, m.id) for m in recent
+        ],
+    )
+    kept_ids = {m.id for m in packed.messages}
+    chosen_summary = {"long": long, "short": short}.get(packed.summary_kind or "")
+    return ContextResult(
+        packed=packed,
+        text=render(packed),
+        observer=observer,
+        observed=observed,
+        representation=slice_[: len(packed.representation)],
+        card=card if packed.peer_card is not None else [],
+        summary=chosen_summary,
+        messages=[m for m in reversed(recent) if m.id in kept_ids],
+    )

@@ -1,0 +1,1 @@
+"""The deriver: explicit observations about a peer, extracted from its messages, grounded."""

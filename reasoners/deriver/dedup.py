@@ -1,0 +1,52 @@
+"""Duplicate detection for observations: an exact key, then cosine similarity of embeddings."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TypeVar
+
+from reasoners.text.spans import normalize
+
+IdT = TypeVar("IdT")
+
+
+def exact_key(content: str) -> str:
+    """A key equal for texts that differ only in case, spacing, quote style or end punctuation."""
+    return normalize(content)
+
+
+def cosine(left: Sequence[float], right: Sequence[float]) -> float:
+    """Cosine similarity; 0.0 when either vector is all zeros (it points nowhere)."""
+    if len(left) != len(right):
+        raise ValueError(f"embedding dimensions differ: {len(left)} != {len(right)}")
+    dot = math.fsum(a * b for a, b in zip(left, right, strict=True))
+    norms = math.hypot(*left) * math.hypot(*right)
+    if norms == 0.0:
+        return 0.0
+    return dot / norms
+
+
+def find_duplicate(
+    candidate_embedding: Sequence[float],
+    candidate_key: str,
+    existing: Sequence[tuple[IdT, str, Sequence[float]]],
+    threshold: float = 0.95,
+) -> IdT | None:
+    """The id of an existing item that duplicates the candidate, or None.
+
+    An equal, non-empty exact key wins outright (the first such item). Otherwise the most
+    similar item whose cosine similarity is >= threshold, the earliest on ties. Vectors need
+    not be normalized: cosine divides by their norms.
+    """
+    if candidate_key:
+        for item_id, key, _ in existing:
+            if key == candidate_key:
+                return item_id
+    best_id: IdT | None = None
+    best_score = threshold
+    for item_id, _, embedding in existing:
+        score = cosine(candidate_embedding, embedding)
+        if score >= best_score and (best_id is None or score > best_score):
+            best_id, best_score = item_id, score
+    return best_id

@@ -1,0 +1,211 @@
+"""The deriver: turns one (session, peer) unit's new messages into explicit observations.
+
+For each batch (batching.py) an extractor proposes facts that cite a message and a
+verbatim span. Facts whose span is not in the cited message are dropped and counted. The rest
+are routed to every entitled observer (routing.py), deduplicated within the batch
+and against each scope, and written with DERIVED_FROM {span} edges in the worker's
+transaction, together with the jobs' completion.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graph.db import Database, Tx
+from graph.records import MembershipRecord, MessageRecord, PeerRecord
+from graph.repo import messages as message_repo
+from graph.repo import peers, scope_index, sessions, workspaces
+from graph.repo.jobs import ClaimedUnit, JobResult
+from graph.repo.observation_writes import ExplicitFact, write_explicit
+from graph.repo.scope_index import Scope
+from graph.settings import Settings
+from reasoners.deriver.batching import SessionMessage, batch_messages
+from reasoners.deriver.dedup import exact_key, find_duplicate
+from reasoners.deriver.extractors import Extractor, Fact
+from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
+from reasoners.deriver.routing import observers_for
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.llm.interface import Usage
+from reasoners.queue.worker import Prepared
+from reasoners.text.spans import is_grounded
+
+log = logging.getLogger("beliefgraph.deriver")
+
+# Earlier turns loaded for context before the first new message (batching keeps what fits).
+CONTEXT_LOOKBACK = 6
+
+
+@dataclass
+class DeriverStats:
+    """Counters a bench or test can read; the log gets the same numbers per unit."""
+
+    units: int = 0
+    facts_proposed: int = 0
+    ungrounded: int = 0
+    bad_citations: int = 0
+    written: int = 0
+    repeats: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+def share_usage(unit: ClaimedUnit, usage: Usage) -> list[JobResult]:
+    """Split a unit's token usage over its jobs by how many messages each carried."""
+    sizes = [max(1, len(job.payload.get("message_ids", []))) for job in unit.jobs]
+    total = sum(sizes)
+    return [
+        JobResult(
+            job.id,
+            tokens_in=usage.input_tokens * size // total,
+            tokens_out=usage.output_tokens * size // total,
+        )
+        for job, size in zip(unit.jobs, sizes, strict=True)
+    ]
+
+
+def dedupe_within(facts: Sequence[ExplicitFact], threshold: float) -> list[ExplicitFact]:
+    """Drop facts that repeat an earlier one of the same scope in this unit."""
+    kept: list[ExplicitFact] = []
+    for fact in facts:
+        same_scope = [
+            (i, k.content_key, k.embedding)
+            for i, k in enumerate(kept)
+            if (k.observer, k.observed) == (fact.observer, fact.observed)
+        ]
+        if find_duplicate(fact.embedding, fact.content_key, same_scope, threshold) is None:
+            kept.append(fact)
+    return kept
+
+
+def _instructions(
+    workspace_config: dict[str, object], peer: PeerRecord, context: str | None
+) -> InstructionHierarchy:
+    text = workspace_config.get("extraction_context")
+    return InstructionHierarchy(
+        workspace=text if isinstance(text, str) else None,
+        peer=peer.extraction_context,
+        session=context,
+    )
+
+
+@dataclass
+class DeriverHandler:
+    db: Database
+    embedder: Embedder
+    extractor: Extractor
+    settings: Settings
+    stats: DeriverStats = field(default_factory=DeriverStats)
+    _indexing: set[str] = field(default_factory=set, repr=False)  # scope keys being built
+
+    async def _index_scope(self, scope: Scope) -> None:
+        """Give a scope that outgrew the exact scan its own vector index, once per process at a
+        time (other processes may build it concurrently; the steps are idempotent)."""
+        if scope.key in self._indexing:
+            return
+        self._indexing.add(scope.key)
+        try:
+            await scope_index.ensure(self.db, scope, dimensions=self.settings.embedding_dim)
+        finally:
+            self._indexing.discard(scope.key)
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        head = unit.jobs[0]
+        workspace, session, peer = head.workspace, head.session or "", head.peer or ""
+        ids = [mid for job in unit.jobs for mid in job.payload.get("message_ids", [])]
+        pending = await message_repo.by_ids(self.db, workspace, ids)
+        if not pending:  # deleted meanwhile: nothing to derive
+            return Prepared(results=[JobResult(j.id) for j in unit.jobs])
+        window = await message_repo.by_seq(
+            self.db,
+            workspace,
+            session,
+            max(0, pending[0].seq - CONTEXT_LOOKBACK),
+            pending[-1].seq,
+        )
+        by_id = {m.id: m for m in window}
+        members = await sessions.list_members(self.db, workspace, session, include_past=True)
+        ws = await workspaces.get(self.db, workspace)
+        session_record = await sessions.get(self.db, workspace, session)
+        target = await peers.get(self.db, workspace, peer)
+        base = _instructions(ws.configuration, target, session_record.context)
+        contexts = {m.id: m.context for m in window if m.context}
+
+        facts: list[Fact] = []
+        usage = Usage()
+        for batch in batch_messages(
+            [SessionMessage(m.id, m.peer, m.content, m.created_at, m.token_count) for m in window],
+            peer,
+            max_tokens=self.settings.deriver_batch_tokens,
+            pending_ids={m.id for m in pending},
+        ):
+            instructions = InstructionHierarchy(
+                base.workspace, base.peer, base.session, message_instructions(batch, contexts)
+            )
+            extraction = await self.extractor.extract(batch, peer, instructions)
+            usage = usage + extraction.usage
+            self.stats.bad_citations += extraction.bad_citations
+            self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
+            for fact in extraction.facts:
+                if is_grounded(fact.span, by_id[fact.message_id].content):
+                    facts.append(fact)
+                else:
+                    self.stats.ungrounded += 1
+        planned = await self._route(facts, by_id, members)
+        self.stats.units += 1
+        self.stats.usage = self.stats.usage + usage
+        log.info(
+            "derived %s: %d facts kept, %d routed observations",
+            unit.key,
+            len(facts),
+            len(planned),
+        )
+
+        to_index: list[tuple[str, str]] = []
+
+        async def write(tx: Tx) -> None:
+            outcome = await write_explicit(
+                tx, workspace, planned, threshold=self.settings.dedup_threshold
+            )
+            self.stats.written += len(outcome.created)
+            self.stats.repeats += outcome.reinforced
+            to_index[:] = outcome.to_index  # a retried transaction replaces, never adds
+
+        async def after() -> None:
+            for observer, observed in to_index:
+                await self._index_scope(Scope(workspace, observer, observed))
+
+        return Prepared(
+            results=share_usage(unit, usage),
+            write=write if planned else None,
+            after=after if planned else None,
+        )
+
+    async def _route(
+        self,
+        facts: list[Fact],
+        by_id: dict[str, MessageRecord],
+        members: list[MembershipRecord],
+    ) -> list[ExplicitFact]:
+        if not facts:
+            return []
+        vectors = await embed_async(self.embedder, [f.content for f in facts])
+        planned: list[ExplicitFact] = []
+        for fact, vector in zip(facts, vectors, strict=True):
+            message = by_id[fact.message_id]
+            moment = message.received_at or message.created_at
+            for observer in observers_for(message.peer, moment, members):
+                planned.append(
+                    ExplicitFact(
+                        observer=observer,
+                        observed=message.peer,
+                        content=fact.content,
+                        content_key=exact_key(fact.content),
+                        embedding=vector,
+                        message_id=message.id,
+                        span=fact.span,
+                        valid_at=message.created_at,
+                        session=message.session,
+                    )
+                )
+        return dedupe_within(planned, self.settings.dedup_threshold)

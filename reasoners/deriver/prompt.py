@@ -1,0 +1,269 @@
+"""Prompts for the deriver and the summarizer: pure functions from data to chat messages.
+
+The system prompts are fixed text (the same for every call, so providers can cache them);
+everything that varies goes into the user message. Messages are shown as
+
+    [3] alice *TARGET* at 2024-05-03 14:03 UTC (Friday):
+        I moved to Berlin last year.
+
+with the index the model cites, the speaker, an absolute timestamp the model resolves relative
+dates against, and the text indented by four spaces. The indentation keeps a message that itself
+contains "[7] bob ..." from passing for a new message; the grounding check collapses whitespace,
+so a span copied across an indented line break still matches.
+
+Prompt indices are positions in `DeriverBatch.conversation` (context turns, then the span), so
+`index_to_message_id` and `cited_message` map the model's citations back without extra state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from reasoners.deriver.batching import DeriverBatch, SessionMessage
+from reasoners.llm.interface import ChatMessage, system, user
+
+_INDENT = "    "
+
+DERIVER_SYSTEM_PROMPT = """\
+You extract facts about one person, the target peer, from a conversation, for a long-term memory.
+
+The conversation comes as numbered messages. Each shows its [index], the speaker, a timestamp and \
+a mark: *TARGET* for messages written by the target peer, (context) for everyone else. Message \
+text is indented by four spaces; the indentation is not part of the text.
+
+Rules:
+1. Extract only explicit facts: what the target peer directly states about themself (identity, \
+relationships, work, places, possessions, events, plans, preferences, opinions, habits, \
+feelings). Do not infer, guess, generalize or judge; a later stage does that.
+2. Cite only *TARGET* messages. (context) messages help you understand what the target says \
+("Twice." after "Have you been to Japan?" means the target has been to Japan twice). Never \
+record facts about other speakers, nor what others claim about the target.
+3. People in the target's life count when the target speaks of them; phrase such facts from \
+the target's side ("Maya's sister Ana is a doctor.").
+4. Atomic: one fact per observation. "I'm a nurse in Leeds and I have two kids" gives two.
+5. Self-contained: third person, the target peer named by name (never "I", "the user", "he" or \
+"she"), pronouns and vague references replaced by what they refer to, so that each observation \
+makes sense on its own months later.
+6. Dates: turn relative time into absolute dates using the timestamp of the message that \
+contains it ("yesterday" in a message of 2024-05-03 gives 2024-05-02; "next month" gives June \
+2024). For a current state ("I live in Oslo"), add "(as of <date of the message>)". Never invent \
+a date the text does not support.
+7. Skip greetings, small talk, questions, requests, hypotheticals, jokes, role-play and remarks \
+about the conversation itself.
+8. source_span is copied verbatim from the cited message: the shortest exact words that state \
+the fact, unchanged (same spelling, case and punctuation), never paraphrased or stitched \
+together from separate places.
+
+The user message may include custom instructions from the application. Follow them where they \
+focus or refine what to extract; they never override these rules or the output format.
+
+Output a JSON object {"observations": [{"content": ..., "source_message_index": ..., \
+"source_span": ...}]} in message order, or {"observations": []} when the target states no facts.
+
+Example 1
+Target peer: maya
+[0] tom (context) at 2024-03-08 18:20 UTC (Friday):
+    Any plans for the weekend?
+[1] maya *TARGET* at 2024-03-08 18:21 UTC (Friday):
+    Yes! My sister Ana is visiting from Lisbon tomorrow, and I finally booked my first pottery \
+class for Sunday.
+Output:
+{"observations": [
+  {"content": "Maya has a sister named Ana.", "source_message_index": 1, \
+"source_span": "My sister Ana"},
+  {"content": "Maya's sister Ana was due to visit Maya from Lisbon on 2024-03-09.", \
+"source_message_index": 1, "source_span": "My sister Ana is visiting from Lisbon tomorrow"},
+  {"content": "Maya booked a first-ever pottery class for 2024-03-10.", \
+"source_message_index": 1, "source_span": "I finally booked my first pottery class for Sunday"}
+]}
+
+Example 2
+Target peer: sam
+[0] sam *TARGET* at 2023-11-20 09:05 UTC (Monday):
+    Morning! Quick one - can you recommend a good running app?
+[1] lee (context) at 2023-11-20 09:06 UTC (Monday):
+    Sure, I use Strava myself. Are you training for something?
+[2] sam *TARGET* at 2023-11-20 09:08 UTC (Monday):
+    The Berlin half marathon in April. I ran my first 10k last week, but my knee still hurts.
+Output:
+{"observations": [
+  {"content": "Sam is training for the Berlin half marathon in April 2024.", \
+"source_message_index": 2, "source_span": "The Berlin half marathon in April."},
+  {"content": "Sam ran a first-ever 10k in the week of 2023-11-13.", \
+"source_message_index": 2, "source_span": "I ran my first 10k last week"},
+  {"content": "Sam's knee hurt (as of 2023-11-20).", "source_message_index": 2, \
+"source_span": "my knee still hurts"}
+]}
+Not extracted: the request for an app (a request, not a fact); that lee uses Strava (lee is not \
+the target).
+"""
+
+SUMMARY_SYSTEM_PROMPT = """\
+You keep a running summary of a conversation for a memory system. You get the previous summary \
+(if any) and the messages since then, each with its speaker and timestamp.
+
+Write one updated summary of the whole conversation so far: merge the new messages into the \
+previous summary, then compress the result to the requested length. The word limit is soft: \
+stay near it rather than counting exactly.
+
+Keep who said what (by speaker name), facts people stated about themselves, decisions, plans, \
+commitments, open questions, and dates as absolute dates (resolve "tomorrow" against the \
+message timestamps). Drop greetings, filler and repetition. Write plain third-person prose, no \
+headings or lists. Never add anything that is not in the previous summary or the messages.
+
+Output a JSON object {"summary": "..."}.
+"""
+
+_SUMMARY_KIND = {
+    "short": "a short summary: the gist of the conversation in a few sentences",
+    "long": "a long summary: thorough, keeping the details that may matter later",
+}
+
+
+class SpokenMessage(Protocol):
+    """What the prompts need of a message (SessionMessage has it)."""
+
+    @property
+    def peer(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def created_at(self) -> dt.datetime: ...
+
+
+@dataclass(frozen=True)
+class InstructionHierarchy:
+    """Custom instructions from the application, most general first in storage.
+
+    Precedence is the reverse, most specific wins: message > session > peer > workspace.
+    `peer` is the target peer's extraction context; `messages` maps a prompt index (a position
+    in `DeriverBatch.conversation`, see `message_instructions`) to that message's context.
+    """
+
+    workspace: str | None = None
+    peer: str | None = None
+    session: str | None = None
+    messages: Mapping[int, str] = field(default_factory=dict)
+
+    def sections(self, target: str) -> list[tuple[str, str]]:
+        """(heading, text) of every non-empty instruction, highest precedence first."""
+        found = [(f"For message [{i}]", text) for i, text in sorted(self.messages.items())]
+        found += [
+            ("For this session", self.session or ""),
+            (f"For the peer {target}", self.peer or ""),
+            ("For this workspace", self.workspace or ""),
+        ]
+        return [(heading, text.strip()) for heading, text in found if text and text.strip()]
+
+
+def render_timestamp(moment: dt.datetime) -> str:
+    """'2024-05-03 14:02 UTC (Friday)'; a naive datetime is taken to be UTC already."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC)
+    return f"{moment:%Y-%m-%d %H:%M} UTC ({moment:%A})"
+
+
+def _indented(text: str) -> str:
+    lines = text.strip("\n").splitlines() or [""]
+    return "\n".join(_INDENT + line if line.strip() else "" for line in lines)
+
+
+def _render(message: SpokenMessage, label: str) -> str:
+    return f"{label} at {render_timestamp(message.created_at)}:\n{_indented(message.content)}"
+
+
+# --- deriver ----------------------------------------------------------------------------------
+
+
+def index_to_message_id(batch: DeriverBatch) -> dict[int, str]:
+    """Prompt index -> message id, for every message shown to the deriver."""
+    return {index: message.id for index, message in enumerate(batch.conversation)}
+
+
+def cited_message(batch: DeriverBatch, index: int) -> SessionMessage | None:
+    """The target message a model cited by prompt index; None if out of range or not the target's.
+
+    Citations of context turns are refused here because facts must come from the target peer.
+    """
+    conversation = batch.conversation
+    if not 0 <= index < len(conversation):
+        return None
+    message = conversation[index]
+    return message if message.peer == batch.target else None
+
+
+def message_instructions(batch: DeriverBatch, by_id: Mapping[str, str]) -> dict[int, str]:
+    """Per-message contexts keyed by message id, re-keyed by prompt index for this batch."""
+    return {
+        index: by_id[message.id]
+        for index, message in enumerate(batch.conversation)
+        if by_id.get(message.id)
+    }
+
+
+def _instructions_block(instructions: InstructionHierarchy, target: str) -> str:
+    sections = instructions.sections(target)
+    if not sections:
+        return ""
+    parts = [
+        "Custom instructions, in order of precedence: message, then session, then peer, then "
+        "workspace. Where two conflict, follow the one listed first."
+    ]
+    parts += [f"{heading}:\n{_indented(text)}" for heading, text in sections]
+    return "\n\n".join(parts)
+
+
+def deriver_messages(
+    batch: DeriverBatch, target: str, instructions: InstructionHierarchy | None = None
+) -> list[ChatMessage]:
+    """The deriver call for one batch: the fixed system prompt and the marked conversation.
+
+    `target` is the name observations are attributed to, normally `batch.target` (pass a
+    display name if the peer has one); which messages count as the target's is decided by
+    `batch.target`. Raises ValueError for instructions about indices outside the batch.
+    """
+    conversation = batch.conversation
+    instructions = instructions or InstructionHierarchy()
+    stray = sorted(index for index in instructions.messages if not 0 <= index < len(conversation))
+    if stray:
+        raise ValueError(f"message instructions for indices {stray} outside this batch")
+    rendered = []
+    for index, message in enumerate(conversation):
+        mark = "*TARGET*" if message.peer == batch.target else "(context)"
+        rendered.append(_render(message, f"[{index}] {message.peer} {mark}"))
+    blocks = [f"Target peer: {target}"]
+    custom = _instructions_block(instructions, target)
+    if custom:
+        blocks.append(custom)
+    blocks.append("Conversation:\n" + "\n".join(rendered))
+    blocks.append(f"Extract the explicit facts about {target} from the *TARGET* messages, as JSON.")
+    return [system(DERIVER_SYSTEM_PROMPT), user("\n\n".join(blocks))]
+
+
+# --- summarizer -------------------------------------------------------------------------------
+
+
+def summary_messages(
+    kind: Literal["short", "long"],
+    previous: str | None,
+    new_messages: Sequence[SpokenMessage],
+    word_limit: int,
+) -> list[ChatMessage]:
+    """The summarizer call: fold `new_messages` into `previous`, within about `word_limit` words."""
+    if kind not in _SUMMARY_KIND:
+        raise ValueError(f"kind must be short or long, not {kind!r}")
+    if word_limit < 1:
+        raise ValueError("word_limit must be >= 1")
+    earlier = _indented(previous) if previous and previous.strip() else _INDENT + "(none yet)"
+    rendered = "\n".join(_render(message, message.peer) for message in new_messages)
+    blocks = [
+        f"Previous summary:\n{earlier}",
+        f"New messages:\n{rendered or _INDENT + '(none)'}",
+        f"Write {_SUMMARY_KIND[kind]}, in at most about {word_limit} words.",
+    ]
+    return [system(SUMMARY_SYSTEM_PROMPT), user("\n\n".join(blocks))]

@@ -1,0 +1,1 @@
+"""The dialectic: answers questions about a peer from one observer's view, with citations."""

@@ -1,0 +1,266 @@
+"""What the dialectic's tools return, and the evidence ledger citations are checked against.
+
+Every result is plain data with a compact `render()` for the model, naming each node as
+`[obs:<id>]` or `[msg:<id>]`. `Evidence` records everything a tool showed in one conversation;
+citations in the answer count only when they name an entry there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from graph.repo.observation_search import ObservationQuery
+from graph.validation import aware
+from reasoners.text.spans import locate
+
+MAX_PROVENANCE_NODES = 40
+LEAD_CHARS = 200  # span of a message cited without a narrower one
+SHOWN_CHARS = 500  # message text shown to the model per message
+GREP_WINDOW = 200  # characters shown on each side of a grep match
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose view the tools read: what `observer` knows about `observed`."""
+
+    workspace: str
+    observer: str
+    observed: str
+    session: str | None = None
+
+    def query(self, levels: list[str] | None = None) -> ObservationQuery:
+        return ObservationQuery(
+            observer=self.observer,
+            observed=self.observed,
+            levels=levels,
+            session_ids=[self.session] if self.session is not None else None,
+        )
+
+
+# --- the evidence ledger ----------------------------------------------------------------------
+
+# How well a span pins down the evidence in a message, best last: the first characters, the text
+# a grep matched, the verbatim span an observation was derived from.
+SPAN_LEAD, SPAN_MATCH, SPAN_SOURCE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class EvidenceMessage:
+    message: MessageRecord
+    span: str
+    strength: int
+
+
+@dataclass
+class Evidence:
+    """Every observation and message any tool returned in one conversation.
+
+    Citations in the answer count only when they name an entry here: a model cannot cite a node
+    it never saw, nor one that does not exist.
+    """
+
+    observations: dict[str, ObservationRecord] = field(default_factory=dict)
+    messages: dict[str, EvidenceMessage] = field(default_factory=dict)
+
+    def add_observation(self, observation: ObservationRecord) -> None:
+        self.observations.setdefault(observation.id, observation)
+
+    def add_message(self, message: MessageRecord, span: str, strength: int) -> None:
+        # Keep the most precise span seen for a message; a source span beats a grep match.
+        span = verbatim(span, message.content)
+        if not span:
+            span, strength = lead(message.content), SPAN_LEAD
+        known = self.messages.get(message.id)
+        if known is None or strength > known.strength:
+            self.messages[message.id] = EvidenceMessage(message, span, strength)
+
+    def add_item(self, item: ObservationItem) -> None:
+        self.add_observation(item.observation)
+        for source in item.sources:
+            self.add_message(source.message, source.span, SPAN_SOURCE)
+
+
+def lead(text: str) -> str:
+    return text[:LEAD_CHARS]
+
+
+def verbatim(span: str, content: str) -> str:
+    """`span` as it stands in `content`, so that a cited span is always a substring of its
+    message: the grounding check accepts spans that differ in case, quotes or whitespace."""
+    if not span or span in content:
+        return span
+    where = locate(span, content)
+    return content[where[0] : where[1]] if where else ""
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+def utc(value: datetime) -> datetime:
+    return (aware(value) or value).astimezone(UTC)
+
+
+def when(value: datetime | None) -> str:
+    return "undated" if value is None else utc(value).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def day(value: datetime | None) -> str:
+    return "undated" if value is None else utc(value).date().isoformat()
+
+
+def shorten(text: str, limit: int = SHOWN_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def quote(text: str) -> str:
+    return '"' + shorten(text, 300) + '"'
+
+
+@dataclass(frozen=True)
+class ObservationItem:
+    """An observation with its premise ids and verbatim source spans."""
+
+    observation: ObservationRecord
+    premise_ids: list[str] = field(default_factory=list)
+    sources: list[SourceSpan] = field(default_factory=list)
+    score: float | None = None
+
+    def render(self, indent: str = "") -> str:
+        o = self.observation
+        notes = [o.level, f"valid {day(o.valid_at or o.created_at)}"]
+        if o.session:
+            notes.append(f"session {o.session}")
+        if o.times_derived > 1:
+            notes.append(f"stated {o.times_derived} times")
+        if o.confidence is not None:
+            notes.append(f"confidence {o.confidence:.2f}")
+        if o.superseded_at is not None:
+            notes.append(f"SUPERSEDED on {day(o.superseded_at)}")
+        if o.stale:
+            notes.append(f"STALE ({o.stale_reason or 'a premise changed'})")
+        lines = [f"{indent}[obs:{o.id}] ({', '.join(notes)}) {shorten(o.content)}"]
+        if self.premise_ids:
+            premises = ", ".join(f"[obs:{p}]" for p in self.premise_ids)
+            lines.append(f"{indent}    premises: {premises}")
+        for s in self.sources:
+            m = s.message
+            lines.append(
+                f"{indent}    from [msg:{m.id}] {m.peer}, {when(m.created_at)}, "
+                f"session {m.session}: {quote(s.span or lead(m.content))}"
+            )
+        return "\n".join(lines)
+
+
+def render_message(message: MessageRecord, text: str | None = None) -> str:
+    shown = shorten(message.content) if text is None else text
+    return (
+        f"[msg:{message.id}] {when(message.created_at)}, session {message.session}, "
+        f"{message.peer}: {shown}"
+    )
+
+
+@dataclass(frozen=True)
+class ObservationResults:
+    query: str
+    items: list[ObservationItem]
+
+    def render(self) -> str:
+        if not self.items:
+            return f"No observations in this view match {self.query!r}."
+        return "\n".join(item.render() for item in self.items)
+
+
+@dataclass(frozen=True)
+class MessageItem:
+    message: MessageRecord
+    span: str  # the matched text (grep) or the message's first characters
+
+    def render(self, excerpt: bool) -> str:
+        if not excerpt:
+            return render_message(self.message)
+        content = self.message.content
+        at = content.find(self.span)
+        start, end = max(0, at - GREP_WINDOW), min(len(content), at + len(self.span) + GREP_WINDOW)
+        text = " ".join(content[start:end].split())
+        return render_message(
+            self.message, ("…" if start else "") + text + ("…" if end < len(content) else "")
+        )
+
+
+@dataclass(frozen=True)
+class MessageResults:
+    description: str
+    items: list[MessageItem]
+    limit: int
+    excerpts: bool = False  # show the text around each span rather than the message start
+
+    def render(self) -> str:
+        if not self.items:
+            return f"No messages in this view {self.description}."
+        lines = [f"{len(self.items)} message(s) {self.description}:"]
+        lines += [item.render(self.excerpts) for item in self.items]
+        if len(self.items) >= self.limit:
+            lines.append(f"(limit of {self.limit} reached: there may be more; narrow the search)")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    source: SourceSpan
+    messages: list[MessageRecord]
+
+
+@dataclass(frozen=True)
+class MessageContext:
+    observation: ObservationItem
+    windows: list[ContextWindow]
+
+    def render(self) -> str:
+        lines = [self.observation.render()]
+        if not self.windows:
+            lines.append(
+                "This observation has no source messages of its own (it is derived); "
+                "call provenance to reach the messages its premises came from."
+            )
+        for window in self.windows:
+            lines.append(f"Around [msg:{window.source.message.id}]:")
+            for m in window.messages:
+                mark = ">>" if m.id == window.source.message.id else "  "
+                lines.append(f"{mark} {render_message(m)}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ProvenanceNode:
+    item: ObservationItem
+    depth: int
+
+
+@dataclass(frozen=True)
+class Provenance:
+    root_id: str
+    nodes: list[ProvenanceNode]
+    truncated: bool = False
+
+    def render(self) -> str:
+        lines = [node.item.render("  " * node.depth) for node in self.nodes]
+        if self.truncated:
+            lines.append(f"(provenance cut at {MAX_PROVENANCE_NODES} observations)")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PeerCardResult:
+    observer: str
+    observed: str
+    entries: list[str]
+
+    def render(self) -> str:
+        if not self.entries:
+            return f"{self.observer} keeps no peer card for {self.observed}."
+        return f"Peer card ({self.observer} about {self.observed}):\n" + "\n".join(
+            f"- {entry}" for entry in self.entries
+        )

@@ -1,0 +1,308 @@
+"""The dialectic's tools: read-only views of one (observer, observed) scope for the tool loop.
+
+A `Toolbox` is bound to one `Scope` when it is made, and no tool takes a workspace, observer or
+observed argument, so whatever the model asks for it reads only what the observer could know
+about the observed (theory-of-mind scoping, DESIGN invariant 2):
+
+- observations of the scope (and, with a session, only those from that session);
+- messages the observed peer sent in sessions the observer took part in, or all of the
+  observed's messages when a peer asks about itself;
+- the neighbours of an in-scope observation's source message, in that message's session.
+
+An observation id from another scope reads as "not in this view", exactly like an id that does
+not exist, so the tools do not even reveal that another view holds it.
+
+Every tool returns plain data with a compact `render()` for the model, naming each node as
+`[obs:<id>]` or `[msg:<id>]`. Everything a tool showed goes into the conversation's `Evidence`,
+the ledger that citations are checked against. `dispatch` validates the model's arguments and
+turns bad ones (and ids out of scope) into an error text for the model, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import (
+    ValidationError,
+)
+
+from graph.db import Database
+from graph.errors import BeliefgraphError, InvalidInput, NotFound
+from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from graph.repo import messages as message_repo
+from graph.repo import observation_search as observation_repo
+from graph.repo import peer_cards
+from graph.validation import aware
+from reasoners.dialectic.evidence import (
+    MAX_PROVENANCE_NODES,
+    SPAN_LEAD,
+    SPAN_MATCH,
+    ContextWindow,
+    Evidence,
+    MessageContext,
+    MessageItem,
+    MessageResults,
+    ObservationItem,
+    ObservationResults,
+    PeerCardResult,
+    Provenance,
+    ProvenanceNode,
+    Scope,
+    lead,
+    when,
+)
+from reasoners.dialectic.tool_specs import (
+    ARGUMENTS,
+    TOOL_SPECS,
+    GrepMessagesArgs,
+    MessageContextArgs,
+    MessagesByDateArgs,
+    PeerCardArgs,
+    ProvenanceArgs,
+    SearchObservationsArgs,
+    ToolArgs,
+    argument_error,
+)
+from reasoners.embeddings.model import Embedder
+from reasoners.llm.interface import ToolCall, ToolSpec
+from reasoners.search.observations import search_observations
+
+# Longest tool output the model gets; a longer one is cut with a note, so that one broad call
+# cannot crowd the rest of the conversation out of the model's context.
+MAX_TOOL_CHARS = 12_000
+
+
+def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + "\n(output cut here; ask for less, e.g. a smaller limit)"
+
+
+def matched_span(content: str, text: str) -> str:
+    """The words of `content` that a case-insensitive search for `text` matched."""
+    lowered = content.lower()
+    # lower() changes the length of a few characters (e.g. "İ"); positions then no longer map
+    # back to the original, so fall back to a case-folding regex search.
+    if len(lowered) == len(content):
+        at = lowered.find(text.lower())
+        if at >= 0:
+            return content[at : at + len(text)]
+    match = re.search(re.escape(text), content, re.IGNORECASE)
+    return match.group(0) if match else lead(content)
+
+
+# --- the toolbox ------------------------------------------------------------------------------
+
+
+class Toolbox:
+    """The tools over one scope, recording what they return in `evidence`."""
+
+    def __init__(
+        self, db: Database, embedder: Embedder, scope: Scope, evidence: Evidence | None = None
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.scope = scope
+        self.evidence = evidence if evidence is not None else Evidence()
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return list(TOOL_SPECS)
+
+    # --- reads -------------------------------------------------------------------------------
+
+    async def items(self, ids: list[str]) -> dict[str, ObservationItem]:
+        """In-scope observations among `ids`, with premises and sources (others are absent)."""
+        if not ids:
+            return {}
+        s = self.scope
+        rows = await self.db.read(
+            "get_observations_in_view",
+            workspace=s.workspace,
+            observer=s.observer,
+            observed=s.observed,
+            session=s.session,
+            ids=ids,
+        )
+        found: dict[str, ObservationItem] = {}
+        for row in rows:
+            sources = [
+                SourceSpan(MessageRecord.from_row(src["message"]), src["span"] or "")
+                for src in row["sources"]
+            ]
+            sources.sort(key=lambda src: (src.message.created_at, src.message.seq))
+            observation = ObservationRecord.from_row(row["observation"])
+            found[observation.id] = ObservationItem(
+                observation, sorted(row["premise_ids"]), sources
+            )
+        return found
+
+    async def item(self, observation_id: str) -> ObservationItem:
+        found = await self.items([observation_id])
+        if observation_id not in found:
+            raise NotFound(
+                f"observation {observation_id} is not in {self.scope.observer}'s view of "
+                f"{self.scope.observed}; use an [obs:<id>] shown by a tool"
+            )
+        return found[observation_id]
+
+    async def with_sources(
+        self, ranked: list[tuple[ObservationRecord, float]]
+    ) -> list[ObservationItem]:
+        found = await self.items([o.id for o, _ in ranked])
+        result = [
+            ObservationItem(o, found[o.id].premise_ids, found[o.id].sources, score)
+            for o, score in ranked
+            if o.id in found
+        ]
+        for item in result:
+            self.evidence.add_item(item)
+        return result
+
+    async def prefetch(self, embedding: list[float], limit: int) -> list[ObservationItem]:
+        """The scope's observations nearest to a question's embedding (vector similarity)."""
+        ranked = await observation_repo.vector_candidates(
+            self.db, self.scope.workspace, embedding, self.scope.query(), limit
+        )
+        return await self.with_sources(ranked)
+
+    # --- tools -----------------------------------------------------------------------------------
+
+    async def search_observations(
+        self, query: str, limit: int = 8, levels: list[str] | None = None
+    ) -> ObservationResults:
+        hits = await search_observations(
+            self.db,
+            self.embedder,
+            self.scope.workspace,
+            query,
+            self.scope.query(levels),
+            limit,
+        )
+        items = await self.with_sources([(h.observation, h.score) for h in hits])
+        return ObservationResults(query, items)
+
+    async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
+        s = self.scope
+        rows = await self.db.read(
+            "grep_messages_in_view",
+            workspace=s.workspace,
+            observer=s.observer,
+            observed=s.observed,
+            session=s.session,
+            text=text,
+            limit=limit,
+        )
+        items = []
+        for row in rows:
+            message = MessageRecord.from_row(row["message"])
+            item = MessageItem(message, matched_span(message.content, text))
+            self.evidence.add_message(message, item.span, SPAN_MATCH)
+            items.append(item)
+        return MessageResults(f"containing {text!r} (newest first)", items, limit, excerpts=True)
+
+    async def messages_by_date(
+        self, since: datetime | None = None, until: datetime | None = None, limit: int = 20
+    ) -> MessageResults:
+        s = self.scope
+        rows = await self.db.read(
+            "list_messages_in_view_by_date",
+            workspace=s.workspace,
+            observer=s.observer,
+            observed=s.observed,
+            session=s.session,
+            since=aware(since),
+            until=aware(until),
+            limit=limit,
+        )
+        items = []
+        for row in rows:
+            message = MessageRecord.from_row(row["message"])
+            items.append(MessageItem(message, lead(message.content)))
+            self.evidence.add_message(message, lead(message.content), SPAN_LEAD)
+        span = f"from {when(since) if since else 'the start'} to {when(until) if until else 'now'}"
+        return MessageResults(span, items, limit)
+
+    async def message_context(
+        self, observation_id: str, before: int = 3, after: int = 3
+    ) -> MessageContext:
+        item = await self.item(observation_id)
+        self.evidence.add_item(item)
+        windows = []
+        for source in item.sources:
+            m = source.message
+            around = await message_repo.by_seq(
+                self.db, self.scope.workspace, m.session, m.seq - before, m.seq + after
+            )
+            for neighbour in around:
+                self.evidence.add_message(neighbour, lead(neighbour.content), SPAN_LEAD)
+            windows.append(ContextWindow(source, around))
+        return MessageContext(item, windows)
+
+    async def provenance(self, observation_id: str, depth: int = 4) -> Provenance:
+        root = await self.item(observation_id)
+        nodes = [ProvenanceNode(root, 0)]
+        seen = {observation_id}
+        frontier = root.premise_ids
+        truncated = False
+        for level in range(1, depth + 1):
+            frontier = [p for p in dict.fromkeys(frontier) if p not in seen]
+            if not frontier:
+                break
+            room = MAX_PROVENANCE_NODES - len(nodes)
+            if len(frontier) > room:
+                frontier, truncated = frontier[:room], True
+            found = await self.items(frontier)
+            layer = [found[p] for p in frontier if p in found]
+            nodes += [ProvenanceNode(i, level) for i in layer]
+            seen.update(frontier)
+            frontier = [p for i in layer for p in i.premise_ids]
+            if truncated:
+                break
+        for node in nodes:
+            self.evidence.add_item(node.item)
+        return Provenance(observation_id, nodes, truncated)
+
+    async def peer_card(self) -> PeerCardResult:
+        s = self.scope
+        card = await peer_cards.get(self.db, s.workspace, s.observer, s.observed)
+        return PeerCardResult(s.observer, s.observed, card.entries)
+
+    # --- dispatch --------------------------------------------------------------------------------
+
+    async def dispatch(self, call: ToolCall) -> str:
+        """The text answering one tool call; problems become an error text for the model."""
+        model = ARGUMENTS.get(call.name)
+        if model is None:
+            return f"Error: there is no tool {call.name!r}; the tools are {', '.join(ARGUMENTS)}."
+        if call.arguments_error is not None:
+            return f"Error: {call.name}: {call.arguments_error}. Send a JSON object."
+        try:
+            args = model.model_validate(call.arguments)
+        except ValidationError as exc:
+            return argument_error(call.name, exc)
+        try:
+            return clip((await self._run(args)).render())
+        except (NotFound, InvalidInput) as exc:
+            return f"Error: {exc.message}"
+
+    async def _run(
+        self, args: ToolArgs
+    ) -> ObservationResults | MessageResults | MessageContext | Provenance | PeerCardResult:
+        match args:
+            case SearchObservationsArgs():
+                return await self.search_observations(
+                    args.query, args.limit, list(args.levels) if args.levels else None
+                )
+            case GrepMessagesArgs():
+                return await self.grep_messages(args.text, args.limit)
+            case MessagesByDateArgs():
+                return await self.messages_by_date(args.since, args.until, args.limit)
+            case MessageContextArgs():
+                return await self.message_context(args.observation_id, args.before, args.after)
+            case ProvenanceArgs():
+                return await self.provenance(args.observation_id, args.depth)
+            case PeerCardArgs():
+                return await self.peer_card()
+        raise BeliefgraphError(f"no runner for {type(args).__name__}")

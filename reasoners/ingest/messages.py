@@ -1,0 +1,133 @@
+"""addMessages: validate a whole batch first, embed it, then store it in one transaction.
+
+A batch with one bad item writes nothing; the error names the item and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.db import Database, Tx
+from graph.errors import InvalidInput, LimitExceeded
+from graph.props import dump_json
+from graph.records import MessageRecord
+from graph.repo import jobs, messages
+from graph.settings import Settings
+from graph.validation import check_name, now
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.queue.schedule import jobs_for_messages
+
+MAX_CONTEXT_CHARS = 4000
+MAX_CLIENT_ID_CHARS = 200
+
+
+@dataclass(frozen=True)
+class MessageInput:
+    peer: str
+    content: str
+    metadata: dict[str, Any] | None = None
+    context: str | None = None
+    created_at: datetime | None = None
+    client_id: str | None = None
+
+
+@dataclass(frozen=True)
+class AddResult:
+    messages: list[MessageRecord]
+    created: int
+
+
+def _item_error(index: int, field: str, why: str) -> InvalidInput:
+    return InvalidInput(f"messages[{index}].{field}: {why}", index=index, field=field)
+
+
+def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[str]:
+    """Check every item; returns the metadata JSON of each. Raises on the first bad item."""
+    if not items:
+        raise InvalidInput("messages: send at least one message")
+    if len(items) > settings.max_batch:
+        raise LimitExceeded(
+            f"messages: {len(items)} messages in one batch; the limit is {settings.max_batch}"
+        )
+    seen_client_ids: dict[str, int] = {}
+    metadata_json: list[str] = []
+    for index, item in enumerate(items):
+        try:
+            check_name(item.peer, "peer")
+        except InvalidInput as exc:
+            raise _item_error(index, "peer", exc.message) from exc
+        if not item.content.strip():
+            raise _item_error(index, "content", "content is empty")
+        if len(item.content) > settings.max_message_chars:
+            raise _item_error(
+                index,
+                "content",
+                f"{len(item.content)} characters; the limit is {settings.max_message_chars}",
+            )
+        if item.context is not None and len(item.context) > MAX_CONTEXT_CHARS:
+            raise _item_error(
+                index,
+                "context",
+                f"{len(item.context)} characters; the limit is {MAX_CONTEXT_CHARS}",
+            )
+        if item.client_id is not None:
+            if not item.client_id or len(item.client_id) > MAX_CLIENT_ID_CHARS:
+                raise _item_error(index, "clientId", f"must be 1-{MAX_CLIENT_ID_CHARS} characters")
+            if item.client_id in seen_client_ids:
+                raise _item_error(
+                    index,
+                    "clientId",
+                    f"repeats messages[{seen_client_ids[item.client_id]}].clientId",
+                )
+            seen_client_ids[item.client_id] = index
+        try:
+            metadata_json.append(
+                dump_json(item.metadata, limit=settings.max_metadata_bytes, what="metadata")
+            )
+        except InvalidInput as exc:
+            raise _item_error(index, "metadata", exc.message) from exc
+    return metadata_json
+
+
+async def add_messages(
+    db: Database,
+    embedder: Embedder,
+    tokens: TokenCounter,
+    settings: Settings,
+    workspace: str,
+    session: str,
+    items: Sequence[MessageInput],
+) -> AddResult:
+    metadata_json = validate_batch(items, settings)
+    # Embeddings are computed before the transaction opens, so it stays short; a message is
+    # searchable as soon as addMessages returns.
+    vectors = await embed_async(embedder, [item.content for item in items])
+    rows = [
+        messages.MessageRow(
+            peer=item.peer,
+            content=item.content,
+            metadata_json=meta,
+            metadata=dict(item.metadata or {}),
+            context=item.context,
+            created_at=item.created_at,
+            client_id=item.client_id,
+            token_count=tokens.count(item.content),
+            embedding=vector,
+        )
+        for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
+    ]
+
+    async def enqueue_work(tx: Tx, created: list[MessageRecord]) -> None:
+        # Same transaction as the messages: a stored message always has its jobs.
+        await jobs.enqueue(
+            tx,
+            jobs_for_messages(settings, created, now()),
+            token_target=settings.deriver_token_target,
+        )
+
+    stored, created = await messages.create(db, workspace, session, rows, after_create=enqueue_work)
+    return AddResult(stored, created)

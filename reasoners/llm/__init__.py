@@ -1,0 +1,1 @@
+"""The one LLM interface, by role, and its OpenAI-compatible adapter."""

@@ -1,0 +1,460 @@
+"""The LLM interface over any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio, ...).
+
+Structured output goes through `instructor`, which validates the answer against the schema and
+re-asks with the validation errors on failure. The structured-output mode is configurable
+because many local servers ignore `response_format: json_schema` but follow tool calling, or
+only manage plain JSON.
+
+One `max_retries` setting serves twice: the openai client retries transport failures (429, 5xx,
+timeouts, with backoff) and instructor re-asks after invalid output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
+
+import instructor
+import openai
+from instructor.core import Hooks, IncompleteOutputException, InstructorRetryException
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionMessageFunctionToolCallParam,
+    ChatCompletionMessageParam,
+    ChatCompletionToolParam,
+)
+
+from graph.errors import InvalidInput
+from reasoners.llm.interface import (
+    ROLES,
+    ChatMessage,
+    ChatTurn,
+    LLMOutputInvalid,
+    LLMUnavailable,
+    M,
+    Structured,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    parse_tool_arguments,
+)
+
+StructuredMode = Literal["json_schema", "tools", "json_object", "md_json"]
+MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
+
+_INSTRUCTOR_MODES: dict[str, instructor.Mode] = {
+    "json_schema": instructor.Mode.JSON_SCHEMA,  # response_format json_schema
+    "tools": instructor.Mode.TOOLS,  # a forced function call carries the JSON
+    "json_object": instructor.Mode.JSON,  # response_format json_object + schema in the prompt
+    "md_json": instructor.Mode.MD_JSON,  # JSON in a markdown block, for models with no JSON mode
+}
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Local servers accept any key, but the openai client refuses to start without one.
+_KEYLESS = "not-needed"
+_MAX_ERROR_CHARS = 300
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    base_url: str | None = None  # None: api.openai.com
+    api_key: str = field(default="", repr=False)
+    model: str = "gpt-4o-mini"  # serves every role without its own entry in `models`
+    models: dict[str, str] = field(default_factory=dict)  # role -> model
+    timeout_s: float = 60.0
+    max_retries: int = 2
+    mode: StructuredMode = "json_schema"
+    max_tokens: int = 2048
+    # OpenAI's reasoning models reject `max_tokens`; most local servers only know it.
+    max_tokens_param: MaxTokensParam = "max_tokens"
+
+    def __post_init__(self) -> None:
+        if self.mode not in _INSTRUCTOR_MODES:
+            raise InvalidInput(f"LLM mode must be one of {', '.join(_INSTRUCTOR_MODES)}")
+        if self.max_tokens_param not in get_args(MaxTokensParam):
+            raise InvalidInput("max_tokens_param must be max_tokens or max_completion_tokens")
+        if self.timeout_s <= 0 or self.max_retries < 0 or self.max_tokens < 1:
+            raise InvalidInput("LLM timeout and max_tokens must be positive, max_retries >= 0")
+        if not self.model or not all(self.models.values()):
+            raise InvalidInput("LLM model names must not be empty")
+
+    def model_for(self, role: str) -> str:
+        return self.models.get(role, self.model)
+
+
+# --- settings from the environment ------------------------------------------------------------
+
+
+def role_env(role: str) -> str:
+    """BELIEFGRAPH_LLM_MODEL_<ROLE>, e.g. dialectic-low -> BELIEFGRAPH_LLM_MODEL_DIALECTIC_LOW."""
+    return "BELIEFGRAPH_LLM_MODEL_" + role.upper().replace("-", "_")
+
+
+LLM_SETTINGS: list[tuple[str, str, str]] = [
+    (
+        "BELIEFGRAPH_LLM_BASE_URL",
+        "",
+        "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (empty: OpenAI). "
+        "With neither this nor a key, the extractive no-LLM mode runs",
+    ),
+    (
+        "BELIEFGRAPH_LLM_API_KEY",
+        "",
+        "API key for the endpoint (falls back to OPENAI_API_KEY; local servers need none)",
+    ),
+    ("BELIEFGRAPH_LLM_MODEL", "gpt-4o-mini", "Model for every role without its own setting"),
+    *(
+        (role_env(role), "", f"Model for the {role} role (empty: BELIEFGRAPH_LLM_MODEL)")
+        for role in ROLES
+    ),
+    ("BELIEFGRAPH_LLM_TIMEOUT", "60", "Seconds before one LLM request times out"),
+    (
+        "BELIEFGRAPH_LLM_MAX_RETRIES",
+        "2",
+        "Retries after a transport failure (429, 5xx, timeout) and re-asks after invalid output",
+    ),
+    (
+        "BELIEFGRAPH_LLM_MODE",
+        "json_schema",
+        "Structured output: json_schema | tools | json_object | md_json "
+        "(try tools or json_object when a local model ignores JSON schema)",
+    ),
+    ("BELIEFGRAPH_LLM_MAX_TOKENS", "2048", "Most output tokens per LLM call"),
+    (
+        "BELIEFGRAPH_LLM_MAX_TOKENS_PARAM",
+        "max_tokens",
+        "Request field for that limit: max_tokens | max_completion_tokens (OpenAI o-series)",
+    ),
+]
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float]) -> Any:
+    raw = env.get(name, "")
+    if not raw:
+        return None
+    try:
+        return kind(raw)
+    except ValueError as exc:
+        raise InvalidInput(f"{name}={raw!r} is not a valid {kind.__name__}") from exc
+
+
+def llm_config_from_env(env: Mapping[str, str]) -> LLMConfig | None:
+    """The LLM settings in `env`, or None (extractive mode) when no endpoint or key is set.
+
+    Empty values count as unset. An unknown BELIEFGRAPH_LLM_MODEL_<ROLE> is an error rather
+    than silently ignored, since a typo there would quietly route a role to the wrong model.
+    """
+    base_url = env.get("BELIEFGRAPH_LLM_BASE_URL", "") or None
+    api_key = env.get("BELIEFGRAPH_LLM_API_KEY", "") or env.get("OPENAI_API_KEY", "")
+    if base_url is None and not api_key:
+        return None
+    known = {role_env(role): role for role in ROLES}
+    models: dict[str, str] = {}
+    for name, value in env.items():
+        if not name.startswith("BELIEFGRAPH_LLM_MODEL_") or name == "BELIEFGRAPH_LLM_MODEL_":
+            continue
+        if name not in known:
+            raise InvalidInput(f"{name} names no role; roles are: {', '.join(sorted(known))}")
+        if value:
+            models[known[name]] = value
+    values: dict[str, Any] = {"base_url": base_url, "api_key": api_key, "models": models}
+    if env.get("BELIEFGRAPH_LLM_MODEL"):
+        values["model"] = env["BELIEFGRAPH_LLM_MODEL"]
+    for key, name, kind in (
+        ("timeout_s", "BELIEFGRAPH_LLM_TIMEOUT", float),
+        ("max_retries", "BELIEFGRAPH_LLM_MAX_RETRIES", int),
+        ("max_tokens", "BELIEFGRAPH_LLM_MAX_TOKENS", int),
+    ):
+        number = _number(env, name, kind)
+        if number is not None:
+            values[key] = number
+    for key, name in (
+        ("mode", "BELIEFGRAPH_LLM_MODE"),
+        ("max_tokens_param", "BELIEFGRAPH_LLM_MAX_TOKENS_PARAM"),
+    ):
+        if env.get(name):
+            values[key] = env[name]
+    try:
+        return LLMConfig(**values)
+    except InvalidInput as exc:
+        raise InvalidInput(f"LLM settings: {exc.message}") from exc
+
+
+# --- the provider -----------------------------------------------------------------------------
+
+
+def openai_client(config: LLMConfig, **options: Any) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client for `config`; `options` go to the client (e.g. `http_client`).
+
+    Base URL and key are always passed explicitly so the client never falls back to reading
+    OPENAI_BASE_URL / OPENAI_API_KEY from the process environment by itself.
+    """
+    return openai.AsyncOpenAI(
+        base_url=config.base_url or OPENAI_BASE_URL,
+        api_key=config.api_key or _KEYLESS,
+        timeout=config.timeout_s,
+        max_retries=config.max_retries,
+        **options,
+    )
+
+
+class OpenAICompatibleLLM:
+    """The `LLM` interface over an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(self, config: LLMConfig, *, client: openai.AsyncOpenAI | None = None) -> None:
+        self.config = config
+        self._client = client if client is not None else openai_client(config)
+        self._instructor = instructor.from_openai(self._client, mode=_INSTRUCTOR_MODES[config.mode])
+
+    @property
+    def mode(self) -> str:
+        return "openai"
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def _limit(self, max_tokens: int | None) -> tuple[int | openai.Omit, int | openai.Omit]:
+        """(max_tokens, max_completion_tokens) for a request: one is set, the other omitted."""
+        limit = max_tokens or self.config.max_tokens
+        if self.config.max_tokens_param == "max_completion_tokens":
+            return openai.omit, limit
+        return limit, openai.omit
+
+    async def structured(
+        self,
+        role: str,
+        messages: list[ChatMessage],
+        schema: type[M],
+        *,
+        max_tokens: int | None = None,
+    ) -> Structured[M]:
+        model = self.config.model_for(role)
+        # Usage of every attempt, copied as each response arrives: instructor reports only the
+        # last completion, and a re-asked call is billed for all of them.
+        attempts: list[Usage] = []
+        hooks = Hooks()
+        hooks.on("completion:response", lambda response: attempts.append(_usage(response)))
+        # Only the configured limit field is sent: instructor passes kwargs through as given.
+        limit: dict[str, Any] = {self.config.max_tokens_param: max_tokens or self.config.max_tokens}
+        try:
+            value, completion = await self._instructor.create_with_completion(
+                messages=[_wire(message) for message in messages],
+                response_model=schema,
+                max_retries=self.config.max_retries,
+                hooks=hooks,
+                model=model,
+                **limit,
+            )
+        except InstructorRetryException as exc:
+            raise self._failure(exc, model, attempts) from exc
+        except IncompleteOutputException as exc:
+            raise LLMOutputInvalid(
+                f"{model} stopped at the output token limit before finishing its answer; "
+                "raise BELIEFGRAPH_LLM_MAX_TOKENS",
+                last_error="output truncated (finish_reason=length)",
+                attempts=len(attempts),
+                usage=sum(attempts, Usage()),
+            ) from exc
+        except openai.APIError as exc:
+            raise _unavailable(exc, self._base_url, model) from exc
+        served_by = getattr(completion, "model", None) or model
+        return Structured(
+            value=_plain(schema, value), usage=sum(attempts, Usage()), model=served_by
+        )
+
+    def _failure(
+        self, exc: InstructorRetryException, model: str, attempts: list[Usage]
+    ) -> LLMUnavailable | LLMOutputInvalid:
+        cause = exc.__cause__
+        if isinstance(cause, openai.APIError):
+            return _unavailable(cause, self._base_url, model)
+        failed = exc.failed_attempts or []
+        last_error = str(failed[-1].exception) if failed else str(exc.args[0] if exc.args else exc)
+        count = len(failed) or exc.n_attempts
+        return LLMOutputInvalid(
+            f"{model} gave no answer matching the schema in {count} attempt(s); the last "
+            f"error was: {_shorten(last_error)}",
+            last_error=last_error,
+            attempts=count,
+            usage=sum(attempts, Usage()),
+        )
+
+    @property
+    def _base_url(self) -> str:
+        return str(self._client.base_url)
+
+    async def chat(
+        self,
+        role: str,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatTurn:
+        model = self.config.model_for(role)
+        tool_params: list[ChatCompletionToolParam] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                },
+            }
+            for spec in tools or []
+        ]
+        limit, completion_limit = self._limit(max_tokens)
+        try:
+            completion = await self._client.chat.completions.create(
+                model=model,
+                messages=[_wire(message) for message in messages],
+                tools=tool_params or openai.omit,
+                max_tokens=limit,
+                max_completion_tokens=completion_limit,
+            )
+        except openai.APIError as exc:
+            raise _unavailable(exc, self._base_url, model) from exc
+        return _turn(completion, model)
+
+    async def stream(
+        self, role: str, messages: list[ChatMessage], *, max_tokens: int | None = None
+    ) -> AsyncIterator[str]:
+        model = self.config.model_for(role)
+        limit, completion_limit = self._limit(max_tokens)
+        try:
+            chunks = await self._client.chat.completions.create(
+                model=model,
+                messages=[_wire(message) for message in messages],
+                stream=True,
+                max_tokens=limit,
+                max_completion_tokens=completion_limit,
+            )
+            async with chunks:  # closes the connection when the consumer stops early
+                async for chunk in chunks:
+                    for choice in chunk.choices:
+                        if choice.delta.content:
+                            yield choice.delta.content
+        except openai.APIError as exc:
+            raise _unavailable(exc, self._base_url, model) from exc
+
+
+# --- translation ------------------------------------------------------------------------------
+
+
+def _wire(message: ChatMessage) -> ChatCompletionMessageParam:
+    """Our message TypedDicts as the openai package types them (same JSON on the wire)."""
+    if message["role"] == "system":
+        return {"role": "system", "content": message["content"]}
+    if message["role"] == "user":
+        return {"role": "user", "content": message["content"]}
+    if message["role"] == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": message["tool_call_id"],
+            "content": message["content"],
+        }
+    calls: list[ChatCompletionMessageFunctionToolCallParam] = [
+        {
+            "id": call["id"],
+            "type": "function",
+            "function": {
+                "name": call["function"]["name"],
+                "arguments": call["function"]["arguments"],
+            },
+        }
+        for call in message.get("tool_calls", [])
+    ]
+    if calls:
+        return {"role": "assistant", "content": message["content"], "tool_calls": calls}
+    return {"role": "assistant", "content": message["content"]}
+
+
+def _plain(schema: type[M], value: M) -> M:
+    """`value` as an instance of `schema` itself.
+
+    instructor returns an instance of a subclass it generates, carrying the raw completion;
+    callers get the schema's own class (so equality and `type()` behave) with the already
+    validated field values, and the response is not kept alive.
+    """
+    if type(value) is schema:
+        return value
+    fields = {name: getattr(value, name) for name in schema.model_fields}
+    return schema.model_construct(_fields_set=set(value.model_fields_set), **fields)
+
+
+def _usage(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:  # some local servers omit it
+        return Usage()
+    return Usage(
+        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def _turn(completion: ChatCompletion, model: str) -> ChatTurn:
+    served_by = completion.model or model
+    if not completion.choices:
+        raise LLMOutputInvalid(
+            f"{served_by} returned no choices", last_error="empty choices", attempts=1
+        )
+    message = completion.choices[0].message
+    calls: list[ToolCall] = []
+    for call in message.tool_calls or []:
+        if call.type != "function":
+            continue  # custom (free-text) tools are never offered, so never expected
+        arguments, error = parse_tool_arguments(call.function.arguments)
+        calls.append(ToolCall(call.id, call.function.name, arguments, error))
+    return ChatTurn(
+        content=message.content, tool_calls=calls, usage=_usage(completion), model=served_by
+    )
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 1] + "\u2026"
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return _shorten(cast(str, inner["message"]))
+    return _shorten(exc.message)
+
+
+def _unavailable(exc: openai.APIError, base_url: str, model: str) -> LLMUnavailable:
+    if isinstance(exc, openai.APITimeoutError):
+        return LLMUnavailable(
+            f"the LLM endpoint {base_url} timed out; raise BELIEFGRAPH_LLM_TIMEOUT"
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return LLMUnavailable(
+            f"cannot reach the LLM endpoint {base_url}; check BELIEFGRAPH_LLM_BASE_URL"
+        )
+    if not isinstance(exc, openai.APIStatusError):
+        return LLMUnavailable(f"the LLM endpoint {base_url} sent an unusable response: {exc}")
+    status = exc.status_code
+    detail = _server_message(exc)
+    if status in (401, 403):
+        return LLMUnavailable(
+            f"the LLM endpoint {base_url} rejected the API key ({status}): {detail}; "
+            "check BELIEFGRAPH_LLM_API_KEY",
+            retryable=False,
+            status=status,
+        )
+    if status == 404:
+        return LLMUnavailable(
+            f"model {model!r} or the chat-completions route was not found at {base_url}: {detail}",
+            retryable=False,
+            status=status,
+        )
+    retryable = status in (408, 409, 429) or status >= 500
+    # A 400 on a structured call is most often a server without JSON-schema support.
+    hint = "" if retryable else "; without JSON-schema support, set BELIEFGRAPH_LLM_MODE=tools"
+    return LLMUnavailable(
+        f"the LLM endpoint {base_url} answered {status}: {detail}{hint}",
+        retryable=retryable,
+        status=status,
+    )

@@ -1,0 +1,1 @@
+"""The durable work queue's runtime: which jobs new data causes, and the worker that runs them."""

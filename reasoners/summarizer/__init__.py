@@ -1,0 +1,1 @@
+"""The summarizer: short and long session summaries (by an LLM, or extractively)."""

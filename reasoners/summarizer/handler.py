@@ -1,0 +1,89 @@
+"""The summarizer: keeps a short and a long running summary per session.
+
+Each run folds the messages since the previous summary of its kind into that summary, under
+the kind's word limit: with the LLM when one is configured, else extractively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.db import Database, Tx
+from graph.records import MessageRecord
+from graph.repo import messages as message_repo
+from graph.repo import summaries
+from graph.repo.jobs import ClaimedUnit, JobResult
+from graph.settings import Settings
+from reasoners.deriver.prompt import summary_messages
+from reasoners.deriver.schema import SummaryOutput
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.llm.interface import LLM, Usage
+from reasoners.queue.worker import Prepared
+from reasoners.summarizer.extractive import extractive_summary
+
+
+@dataclass
+class SummarizerHandler:
+    db: Database
+    llm: LLM | None
+    tokens: TokenCounter
+    settings: Settings
+
+    def word_limit(self, kind: str) -> int:
+        if kind == "long":
+            return self.settings.summary_long_words
+        return self.settings.summary_short_words
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        # Jobs of a session run in order; each folds in what arrived since the last summary.
+        plans: list[tuple[str, str, int]] = []  # kind, text, up_to
+        usage_by_job: list[JobResult] = []
+        latest: dict[str, tuple[str | None, int]] = {}
+        for job in unit.jobs:
+            kind = str(job.payload.get("kind", "short"))
+            up_to = int(job.payload.get("up_to_seq", 0))
+            if kind not in latest:
+                previous = await summaries.latest(self.db, job.workspace, job.session or "", kind)
+                latest[kind] = (
+                    (previous.content, previous.up_to_message) if previous else (None, -1)
+                )
+            text, covered = latest[kind]
+            if up_to <= covered:
+                usage_by_job.append(JobResult(job.id))
+                continue
+            new = await message_repo.by_seq(
+                self.db, job.workspace, job.session or "", covered + 1, up_to
+            )
+            summary, usage = await self._summarize(kind, text, new)
+            latest[kind] = (summary, up_to)
+            plans.append((kind, summary, up_to))
+            usage_by_job.append(JobResult(job.id, usage.input_tokens, usage.output_tokens))
+
+        head = unit.jobs[0]
+
+        async def write(tx: Tx) -> None:
+            for kind, text, up_to in plans:
+                await summaries.create(
+                    tx,
+                    head.workspace,
+                    head.session or "",
+                    kind=kind,
+                    content=text,
+                    up_to_message=up_to,
+                    token_count=self.tokens.count(text),
+                )
+
+        return Prepared(results=usage_by_job, write=write if plans else None)
+
+    async def _summarize(
+        self, kind: str, previous: str | None, new: list[MessageRecord]
+    ) -> tuple[str, Usage]:
+        limit = self.word_limit(kind)
+        if self.llm is None:
+            return extractive_summary(previous, new, limit), Usage()
+        result = await self.llm.structured(
+            "summarizer",
+            summary_messages("long" if kind == "long" else "short", previous, new, limit),
+            SummaryOutput,
+        )
+        return result.value.summary, result.usage

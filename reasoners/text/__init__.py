@@ -1,0 +1,1 @@
+"""Pure text helpers shared by the reasoners: sentence splitting, span matching, transcripts."""

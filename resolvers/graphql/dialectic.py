@@ -1,0 +1,163 @@
+"""GraphQL for the dialectic: `chat` answers a question about a peer, `chatStream` streams it.
+
+`peer` is the observer whose memory answers; `target` the peer asked about (default: the peer
+itself, its self-model). A peer-scoped key may ask from its own perspective only; workspace
+and admin keys from any.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from enum import Enum
+
+import strawberry
+
+from reasoners.dialectic import chat as dialectic
+from reasoners.dialectic.chat import ReasoningLevels
+from reasoners.dialectic.evidence import Scope
+from resolvers.graphql.context import Info
+from resolvers.graphql.types import Message, Observation
+
+
+@strawberry.enum(description="How much retrieval the dialectic may do before answering.")
+class ReasoningLevel(Enum):
+    MINIMAL = "minimal"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    MAX = "max"
+
+
+@strawberry.type(description="A message cited by an answer, with the words that support it.")
+class CitedMessage:
+    id: strawberry.ID
+    span: str = strawberry.field(description="Verbatim text of the message.")
+    message: Message
+
+
+@strawberry.type(description="The nodes an answer cites; every one was shown to the model.")
+class Citations:
+    observations: list[Observation]
+    messages: list[CitedMessage]
+
+    @classmethod
+    def of(cls, c: dialectic.Citations) -> Citations:
+        return cls(
+            observations=[Observation.of(o) for o in c.observations],
+            messages=[
+                CitedMessage(id=strawberry.ID(m.id), span=m.span, message=Message.of(m.message))
+                for m in c.messages
+            ],
+        )
+
+
+@strawberry.type
+class ChatAnswer:
+    answer: str
+    mode: str = strawberry.field(
+        description='What produced the answer: "extractive" (no model; the answer is the '
+        "evidence) or the LLM provider."
+    )
+    reasoning_level: ReasoningLevel
+    citations: Citations
+    iterations: int = strawberry.field(description="Model turns that called tools.")
+    tool_calls: int
+    tokens_in: int
+    tokens_out: int
+
+    @classmethod
+    def of(cls, a: dialectic.ChatAnswer) -> ChatAnswer:
+        return cls(
+            answer=a.answer,
+            mode=a.mode,
+            reasoning_level=ReasoningLevel(a.level),
+            citations=Citations.of(a.citations),
+            iterations=a.iterations,
+            tool_calls=a.tool_calls,
+            tokens_in=a.usage.input_tokens,
+            tokens_out=a.usage.output_tokens,
+        )
+
+
+@strawberry.type(
+    description="Part of a streamed answer: text deltas first, then one event with the "
+    "citations and done = true."
+)
+class ChatEvent:
+    delta: str | None = None
+    citations: Citations | None = None
+    mode: str | None = strawberry.field(default=None, description="Set on the last event.")
+    done: bool = False
+
+
+def _scope(info: Info, workspace: str, peer: str, target: str | None, session: str | None) -> Scope:
+    info.context.principal.require_peer(workspace, peer)
+    return Scope(workspace, peer, target if target is not None else peer, session)
+
+
+@strawberry.type
+class DialecticQuery:
+    @strawberry.field(
+        description="Answer a question about `target` (default: `peer` itself) from what "
+        "`peer` knows of it, citing the observations and messages the answer rests on."
+    )
+    async def chat(
+        self,
+        info: Info,
+        workspace: str,
+        peer: str,
+        query: str,
+        target: str | None = None,
+        session: str | None = None,
+        reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+    ) -> ChatAnswer:
+        scope = _scope(info, workspace, peer, target, session)
+        services = info.context.services
+        answer = await dialectic.chat(
+            services.db,
+            services.embedder,
+            services.llm,
+            scope,
+            query,
+            level=reasoning_level.value,
+            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
+        )
+        return ChatAnswer.of(answer)
+
+
+@strawberry.type
+class DialecticSubscription:
+    @strawberry.subscription(
+        description="`chat`, streamed: text deltas, then one event with the citations "
+        "and done = true, then the stream completes."
+    )
+    async def chat_stream(
+        self,
+        info: Info,
+        workspace: str,
+        peer: str,
+        query: str,
+        target: str | None = None,
+        session: str | None = None,
+        reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+    ) -> AsyncGenerator[ChatEvent, None]:
+        scope = _scope(info, workspace, peer, target, session)
+        services = info.context.services
+        events = dialectic.chat_stream(
+            services.db,
+            services.embedder,
+            services.llm,
+            scope,
+            query,
+            level=reasoning_level.value,
+            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
+        )
+        async for event in events:
+            if event.answer is None:
+                yield ChatEvent(delta=event.delta)
+            else:
+                yield ChatEvent(
+                    citations=Citations.of(event.answer.citations),
+                    mode=event.answer.mode,
+                    done=True,
+                )

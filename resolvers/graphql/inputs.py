@@ -1,0 +1,35 @@
+"""Conversions from GraphQL inputs to repository arguments (no business rules here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.errors import InvalidInput
+from graph.repo.messages import MessageFilter
+from graph.validation import check_limit
+from resolvers.graphql.context import Context
+from resolvers.graphql.types import MessageFilterInput
+
+
+def as_map(value: Any, what: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    return value
+
+
+def page_size(context: Context, first: int | None) -> int:
+    return check_limit(first, context.services.settings.max_page_size)
+
+
+def message_filter(value: MessageFilterInput | None) -> MessageFilter:
+    if value is None:
+        return MessageFilter()
+    return MessageFilter(
+        session=value.session,
+        peer=value.peer,
+        since=value.since,
+        until=value.until,
+        metadata=as_map(value.metadata, "filter.metadata"),
+    )

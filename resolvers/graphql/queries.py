@@ -1,0 +1,242 @@
+"""GraphQL queries: thin checks of the caller's scope over the repositories."""
+
+from __future__ import annotations
+
+from importlib import metadata as package_metadata
+
+import strawberry
+from strawberry.scalars import JSON
+
+from graph.repo import messages, observations, peers, sessions, workspaces
+from graph.repo.observations import ObservationFilter
+from reasoners.search.messages import search_messages
+from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import as_map, message_filter, page_size
+from resolvers.graphql.types import (
+    Connection,
+    Health,
+    Message,
+    MessageFilterInput,
+    MessageHit,
+    Observation,
+    ObservationDetail,
+    ObservationLevel,
+    PageInfo,
+    Peer,
+    Session,
+    SessionPeer,
+    Workspace,
+)
+
+
+def version() -> str:
+    try:
+        return package_metadata.version("beliefgraph")
+    except package_metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Liveness of the API and its Neo4j connection; no key needed.")
+    async def health(self, info: Info) -> Health:
+        neo4j_ok = await info.context.services.db.ping()
+        return Health(ok=neo4j_ok, neo4j=neo4j_ok, version=version())
+
+    @strawberry.field
+    def version(self) -> str:
+        return version()
+
+    @strawberry.field
+    async def workspace(self, info: Info, name: str) -> Workspace:
+        info.context.principal.in_workspace(name)
+        return Workspace.of(await workspaces.get(info.context.services.db, name))
+
+    @strawberry.field(description="All workspaces (admin keys only).")
+    async def workspaces(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Connection[Workspace]:
+        info.context.principal.require_admin("the list of workspaces")
+        page = await workspaces.list_page(
+            info.context.services.db, after=after, limit=page_size(info.context, first)
+        )
+        return Connection(
+            nodes=[Workspace.of(w) for w in page.items],
+            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
+        )
+
+    @strawberry.field
+    async def peer(self, info: Info, workspace: str, name: str) -> Peer:
+        info.context.principal.require_peer(workspace, name)
+        return Peer.of(await peers.get(info.context.services.db, workspace, name))
+
+    @strawberry.field(
+        description="Peers of a workspace; `metadata` keeps those whose "
+        "top-level metadata keys equal the given values."
+    )
+    async def peers(
+        self,
+        info: Info,
+        workspace: str,
+        metadata: JSON | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> Connection[Peer]:
+        info.context.principal.require_workspace(workspace)
+        items, more = await peers.list_page(
+            info.context.services.db,
+            workspace,
+            metadata=as_map(metadata, "metadata"),
+            after=after,
+            limit=page_size(info.context, first),
+        )
+        return Connection(
+            nodes=[Peer.of(p) for p in items],
+            page_info=PageInfo(end_cursor=items[-1].name if items else None, has_next_page=more),
+        )
+
+    @strawberry.field
+    async def session(self, info: Info, workspace: str, name: str) -> Session:
+        info.context.principal.require_session(workspace, name)
+        return Session.of(await sessions.get(info.context.services.db, workspace, name))
+
+    @strawberry.field
+    async def sessions(
+        self,
+        info: Info,
+        workspace: str,
+        metadata: JSON | None = None,
+        active: bool | None = None,
+        peer: str | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> Connection[Session]:
+        info.context.principal.require_peer_or_session(workspace, peer, None)
+        items, more = await sessions.list_page(
+            info.context.services.db,
+            workspace,
+            metadata=as_map(metadata, "metadata"),
+            active=active,
+            peer=peer,
+            after=after,
+            limit=page_size(info.context, first),
+        )
+        return Connection(
+            nodes=[Session.of(s) for s in items],
+            page_info=PageInfo(end_cursor=items[-1].name if items else None, has_next_page=more),
+        )
+
+    @strawberry.field(description="Peers present in a session (with past windows if asked).")
+    async def session_peers(
+        self, info: Info, workspace: str, session: str, include_past: bool = False
+    ) -> list[SessionPeer]:
+        info.context.principal.require_session(workspace, session)
+        db = info.context.services.db
+        await sessions.get(db, workspace, session)
+        members = await sessions.list_members(db, workspace, session, include_past=include_past)
+        return [SessionPeer.of(m) for m in members]
+
+    @strawberry.field
+    async def message(self, info: Info, workspace: str, id: strawberry.ID) -> Message:
+        principal = info.context.principal
+        principal.in_workspace(workspace)
+        record = await messages.get(info.context.services.db, workspace, str(id))
+        principal.require_peer_or_session(workspace, record.peer, record.session)
+        return Message.of(record)
+
+    @strawberry.field(description="Messages oldest first, filtered, with cursor pagination.")
+    async def messages(
+        self,
+        info: Info,
+        workspace: str,
+        filter: MessageFilterInput | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> Connection[Message]:
+        filters = message_filter(filter)
+        info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
+        page = await messages.list_page(
+            info.context.services.db,
+            workspace,
+            filters,
+            after=after,
+            limit=page_size(info.context, first),
+        )
+        return Connection(
+            nodes=[Message.of(m) for m in page.items],
+            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
+        )
+
+    @strawberry.field(
+        description="Hybrid search (vector + fulltext, fused by reciprocal "
+        "rank) over messages of a workspace, a session or a peer."
+    )
+    async def search_messages(
+        self,
+        info: Info,
+        workspace: str,
+        query: str,
+        filter: MessageFilterInput | None = None,
+        limit: int | None = None,
+    ) -> list[MessageHit]:
+        filters = message_filter(filter)
+        info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
+        services = info.context.services
+        await workspaces.get(services.db, workspace)
+        hits = await search_messages(
+            services.db,
+            services.embedder,
+            workspace,
+            query,
+            filters,
+            page_size(info.context, limit),
+        )
+        return [MessageHit.of(h) for h in hits]
+
+    @strawberry.field(description="Observer's beliefs about observed, oldest first.")
+    async def observations(
+        self,
+        info: Info,
+        workspace: str,
+        observer: str,
+        observed: str,
+        levels: list[ObservationLevel] | None = None,
+        include_stale: bool = False,
+        include_superseded: bool = False,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> Connection[Observation]:
+        principal = info.context.principal
+        principal.in_workspace(workspace)
+        if principal.peer not in (observer, observed):
+            principal.require_workspace(workspace)
+        page = await observations.list_page(
+            info.context.services.db,
+            workspace,
+            ObservationFilter(
+                observer=observer,
+                observed=observed,
+                levels=[level.value for level in levels] if levels else None,
+                include_stale=include_stale,
+                include_superseded=include_superseded,
+            ),
+            after=after,
+            limit=page_size(info.context, first),
+        )
+        return Connection(
+            nodes=[Observation.of(o) for o in page.items],
+            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
+        )
+
+    @strawberry.field(
+        description="One observation with its DERIVED_FROM neighbours: premises, "
+        "source message spans, and the beliefs derived from it."
+    )
+    async def observation(self, info: Info, workspace: str, id: strawberry.ID) -> ObservationDetail:
+        principal = info.context.principal
+        principal.in_workspace(workspace)
+        detail = await observations.get_detail(info.context.services.db, workspace, str(id))
+        o = detail.observation
+        if principal.peer not in (o.observer, o.observed):
+            principal.require_workspace(workspace)
+        return ObservationDetail.of(detail)

@@ -1,0 +1,142 @@
+"""GraphQL for the work queue: status, jobs, flush, retry, and the queueStatus subscription."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+
+import strawberry
+
+from graph.repo import jobs
+from graph.repo.jobs import JobRecord
+from graph.repo.jobs import QueueStatus as QueueStatusRecord
+from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import page_size
+from resolvers.graphql.types import Job, QueueStatus
+
+MIN_INTERVAL = 0.2
+
+
+def _status(record: QueueStatusRecord) -> QueueStatus:
+    return QueueStatus(
+        pending=record.pending,
+        running=record.running,
+        done=record.done,
+        dead=record.dead,
+        tokens_in=record.tokens_in,
+        tokens_out=record.tokens_out,
+    )
+
+
+def _job(r: JobRecord) -> Job:
+    return Job(
+        id=strawberry.ID(r.id),
+        kind=r.kind,
+        status=r.status,
+        session=r.session,
+        peer=r.peer,
+        attempts=r.attempts,
+        max_attempts=r.max_attempts,
+        error=r.error,
+        run_after=r.run_after,
+        created_at=r.created_at,
+        updated_at=r.updated_at,
+        tokens_in=r.tokens_in,
+        tokens_out=r.tokens_out,
+    )
+
+
+@strawberry.type
+class QueueQuery:
+    @strawberry.field(description="Jobs by status at workspace, session or peer scope.")
+    async def queue_status(
+        self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
+    ) -> QueueStatus:
+        info.context.principal.require_peer_or_session(workspace, peer, session)
+        return _status(await jobs.status(info.context.services.db, workspace, session, peer))
+
+    @strawberry.field(
+        description="Jobs, most recently updated first; dead-lettered ones keep their last error."
+    )
+    async def jobs(
+        self,
+        info: Info,
+        workspace: str,
+        session: str | None = None,
+        peer: str | None = None,
+        statuses: list[str] | None = None,
+        with_errors: bool = False,
+        first: int | None = None,
+    ) -> list[Job]:
+        info.context.principal.require_peer_or_session(workspace, peer, session)
+        records = await jobs.list_jobs(
+            info.context.services.db,
+            workspace,
+            session=session,
+            peer=peer,
+            statuses=statuses,
+            with_errors=with_errors,
+            limit=page_size(info.context, first),
+        )
+        return [_job(r) for r in records]
+
+
+@strawberry.type
+class QueueMutation:
+    @strawberry.mutation(
+        description="Make waiting work in scope run now instead of at its "
+        "token target or max age. Returns how many jobs were released."
+    )
+    async def flush_queue(
+        self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
+    ) -> int:
+        info.context.principal.require_peer_or_session(workspace, peer, session)
+        return await jobs.flush(info.context.services.db, workspace, session, peer)
+
+    @strawberry.mutation(
+        description="Put dead-lettered jobs back in the queue (all in scope, or those listed)."
+    )
+    async def retry_jobs(
+        self,
+        info: Info,
+        workspace: str,
+        ids: list[strawberry.ID] | None = None,
+        session: str | None = None,
+        peer: str | None = None,
+    ) -> int:
+        info.context.principal.require_workspace(workspace)
+        return await jobs.retry_dead(
+            info.context.services.db,
+            workspace,
+            ids=[str(i) for i in ids] if ids is not None else None,
+            session=session,
+            peer=peer,
+        )
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(
+        description="Queue status, sent when it changes; with untilIdle "
+        "the stream completes once nothing is pending or running."
+    )
+    async def queue_status(
+        self,
+        info: Info,
+        workspace: str,
+        session: str | None = None,
+        peer: str | None = None,
+        interval_seconds: float = 1.0,
+        until_idle: bool = False,
+    ) -> AsyncGenerator[QueueStatus, None]:
+        info.context.principal.require_peer_or_session(workspace, peer, session)
+        db = info.context.services.db
+        last: QueueStatusRecord | None = None
+        while True:
+            current = await jobs.status(db, workspace, session, peer)
+            if current != last:
+                yield _status(current)
+                last = current
+            if until_idle and current.pending == 0 and current.running == 0:
+                return
+            await asyncio.sleep(max(interval_seconds, MIN_INTERVAL))

@@ -1,0 +1,228 @@
+"""GraphQL for reading representations: scoped observation search, peer cards, getContext."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from graph.repo import peer_cards, peers
+from graph.repo.observation_search import ObservationQuery
+from reasoners.context.assemble import ContextRequest, get_context
+from reasoners.search.observations import search_observations
+from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import page_size
+from resolvers.graphql.types import Message, Observation, ObservationLevel, Summary
+
+TOKENIZER = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary), offline"
+
+
+@strawberry.type
+class ObservationHit:
+    observation: Observation
+    score: float
+    vector_rank: int | None
+    text_rank: int | None
+
+
+@strawberry.type
+class PeerCard:
+    observer: str
+    observed: str
+    entries: list[str]
+    updated_at: datetime | None
+
+
+@strawberry.type
+class ContextBlob:
+    text: str = strawberry.field(description="Everything below, rendered as one text block.")
+    tokenizer: str
+    budget: int
+    tokens_used: int
+    remainder: int = strawberry.field(description="B' = budget - representation - peer card.")
+    summary_cap: int = strawberry.field(description="0.4 x B': the most the summary may take.")
+    observer: str | None
+    observed: str | None
+    peer_card: list[str]
+    representation: list[Observation]
+    summary: Summary | None
+    messages: list[Message]
+    card_dropped: bool
+    representation_dropped: int
+    messages_dropped: int
+
+
+@strawberry.input
+class ObservationFilterInput:
+    levels: list[ObservationLevel] | None = None
+    session_ids: list[str] | None = None
+    exclude_session_ids: list[str] | None = None
+    exclude_derived: bool = False
+    since: datetime | None = None
+    until: datetime | None = None
+    include_stale: bool = False
+    include_superseded: bool = False
+
+
+def _require_view(info: Info, workspace: str, observer: str, observed: str) -> None:
+    principal = info.context.principal
+    principal.in_workspace(workspace)
+    if principal.peer not in (observer, observed):
+        principal.require_workspace(workspace)
+
+
+@strawberry.type
+class RepresentationQuery:
+    @strawberry.field(
+        description="Search one observer's beliefs about one peer (vector + "
+        "fulltext, fused by reciprocal rank)."
+    )
+    async def search_observations(
+        self,
+        info: Info,
+        workspace: str,
+        observer: str,
+        observed: str,
+        query: str,
+        filter: ObservationFilterInput | None = None,
+        limit: int | None = None,
+    ) -> list[ObservationHit]:
+        _require_view(info, workspace, observer, observed)
+        services = info.context.services
+        f = filter or ObservationFilterInput()
+        hits = await search_observations(
+            services.db,
+            services.embedder,
+            workspace,
+            query,
+            ObservationQuery(
+                observer=observer,
+                observed=observed,
+                levels=[level.value for level in f.levels] if f.levels else None,
+                session_ids=f.session_ids,
+                exclude_session_ids=f.exclude_session_ids,
+                exclude_derived=f.exclude_derived,
+                since=f.since,
+                until=f.until,
+                include_stale=f.include_stale,
+                include_superseded=f.include_superseded,
+            ),
+            page_size(info.context, limit),
+        )
+        return [
+            ObservationHit(
+                observation=Observation.of(h.observation),
+                score=h.score,
+                vector_rank=h.vector_rank,
+                text_rank=h.text_rank,
+            )
+            for h in hits
+        ]
+
+    @strawberry.field(description="The observer's peer card of the observed peer.")
+    async def peer_card(
+        self, info: Info, workspace: str, observer: str, observed: str | None = None
+    ) -> PeerCard:
+        target = observed or observer
+        _require_view(info, workspace, observer, target)
+        card = await peer_cards.get(info.context.services.db, workspace, observer, target)
+        return PeerCard(
+            observer=card.observer,
+            observed=card.observed,
+            entries=card.entries,
+            updated_at=card.updated_at,
+        )
+
+    @strawberry.field(
+        description="getContext: a token-budgeted context blob (seed 000 §7): "
+        "representation slice and peer card first, then the session summary "
+        "(at most 40% of the rest), then recent messages, newest first."
+    )
+    async def context(
+        self,
+        info: Info,
+        workspace: str,
+        tokens: int,
+        session: str | None = None,
+        peer_target: str | None = None,
+        peer_perspective: str | None = None,
+        search_query: str | None = None,
+        search_limit: int = 10,
+        include_summary: bool = True,
+    ) -> ContextBlob:
+        principal = info.context.principal
+        if peer_target is not None:
+            _require_view(info, workspace, peer_perspective or peer_target, peer_target)
+        if session is not None:
+            principal.require_session(workspace, session)
+        services = info.context.services
+        result = await get_context(
+            services.db,
+            services.embedder,
+            services.tokens,
+            ContextRequest(
+                workspace=workspace,
+                tokens=tokens,
+                session=session,
+                peer_target=peer_target,
+                peer_perspective=peer_perspective,
+                search_query=search_query,
+                search_limit=search_limit,
+                include_summary=include_summary,
+            ),
+        )
+        packed = result.packed
+        summary = result.summary
+        return ContextBlob(
+            text=result.text,
+            tokenizer=TOKENIZER,
+            budget=packed.budget,
+            tokens_used=packed.tokens_used,
+            remainder=packed.remainder,
+            summary_cap=packed.summary_cap,
+            observer=result.observer,
+            observed=result.observed,
+            peer_card=result.card,
+            representation=[Observation.of(o) for o in result.representation],
+            summary=Summary(
+                id=strawberry.ID(summary.id),
+                kind=summary.kind,
+                content=summary.content,
+                up_to_message=summary.up_to_message,
+                token_count=summary.token_count,
+                created_at=summary.created_at,
+            )
+            if summary is not None
+            else None,
+            messages=[Message.of(m) for m in result.messages],
+            card_dropped=packed.card_dropped,
+            representation_dropped=packed.representation_dropped,
+            messages_dropped=packed.messages_dropped,
+        )
+
+
+@strawberry.type
+class RepresentationMutation:
+    @strawberry.mutation(
+        description="Replace the observer's peer card of the observed peer "
+        "(stable identity markers; at most 40 entries of 300 characters)."
+    )
+    async def set_peer_card(
+        self,
+        info: Info,
+        workspace: str,
+        observer: str,
+        entries: list[str],
+        observed: str | None = None,
+    ) -> PeerCard:
+        target = observed or observer
+        _require_view(info, workspace, observer, target)
+        db = info.context.services.db
+        await peers.require_all(db, workspace, sorted({observer, target}))
+        card = await peer_cards.set_card(db, workspace, observer, target, entries)
+        return PeerCard(
+            observer=card.observer,
+            observed=card.observed,
+            entries=card.entries,
+            updated_at=card.updated_at,
+        )

@@ -1,0 +1,47 @@
+"""Builds the strawberry schema with the configured limits."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.extensions import AddValidationRules
+
+from graph.settings import Settings
+from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
+from resolvers.graphql.errors import ErrorCodes
+from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule
+from resolvers.graphql.mutations import Mutation as CoreMutation
+from resolvers.graphql.queries import Query as CoreQuery
+from resolvers.graphql.queue import QueueMutation, QueueQuery
+from resolvers.graphql.queue import Subscription as QueueSubscription
+from resolvers.graphql.representation import RepresentationMutation, RepresentationQuery
+
+
+@strawberry.type
+class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery):
+    pass
+
+
+@strawberry.type
+class Mutation(CoreMutation, QueueMutation, RepresentationMutation):
+    pass
+
+
+@strawberry.type
+class Subscription(QueueSubscription, DialecticSubscription):
+    pass
+
+
+def build_schema(settings: Settings) -> strawberry.Schema:
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=[
+            # Factories, not instances: strawberry builds fresh extensions per request.
+            ErrorCodes,
+            lambda: TokenLimit(settings.max_query_tokens),
+            lambda: AddValidationRules(
+                [depth_rule(settings.max_query_depth), alias_rule(settings.max_aliases)]
+            ),
+        ],
+    )

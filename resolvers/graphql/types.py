@@ -1,0 +1,354 @@
+"""GraphQL object and input types, and their conversion from repository records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any, Generic, TypeVar, cast
+
+import strawberry
+from strawberry.scalars import JSON
+
+from graph import records
+from graph.repo import summaries as summary_repo
+from reasoners.search.messages import MessageHit as MessageHitRecord
+
+T = TypeVar("T")
+
+
+def as_json(value: dict[str, Any]) -> JSON:
+    """A stored JSON object as the GraphQL JSON scalar."""
+    return cast(JSON, value)
+
+
+@strawberry.type
+class PageInfo:
+    end_cursor: str | None
+    has_next_page: bool
+
+
+@strawberry.type
+class Connection(Generic[T]):
+    nodes: list[T]
+    page_info: PageInfo
+
+
+@strawberry.type
+class Workspace:
+    name: str
+    metadata: JSON
+    configuration: JSON
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r: records.WorkspaceRecord) -> Workspace:
+        return cls(
+            name=r.name,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
+            created_at=r.created_at,
+        )
+
+
+@strawberry.type
+class Peer:
+    workspace: str
+    name: str
+    metadata: JSON
+    configuration: JSON
+    extraction_context: str | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r: records.PeerRecord) -> Peer:
+        return cls(
+            workspace=r.workspace,
+            name=r.name,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
+            extraction_context=r.extraction_context,
+            created_at=r.created_at,
+        )
+
+
+@strawberry.type
+class SessionPeer:
+    peer: str
+    session: str
+    observe_me: bool
+    observe_others: bool
+    joined_at: datetime
+    left_at: datetime | None
+
+    @classmethod
+    def of(cls, r: records.MembershipRecord) -> SessionPeer:
+        return cls(
+            peer=r.peer,
+            session=r.session,
+            observe_me=r.observe_me,
+            observe_others=r.observe_others,
+            joined_at=r.joined_at,
+            left_at=r.left_at,
+        )
+
+
+@strawberry.type
+class Session:
+    workspace: str
+    name: str
+    metadata: JSON
+    configuration: JSON
+    context: str | None
+    active: bool
+    created_at: datetime
+
+    @strawberry.field(description="The session's summaries, newest first.")
+    async def summaries(
+        self, info: strawberry.Info[Any, None], kind: str | None = None, first: int = 10
+    ) -> list[Summary]:
+        services = info.context.services
+        rows = await summary_repo.list_for_session(
+            services.db,
+            self.workspace,
+            self.name,
+            kind=kind,
+            limit=min(max(first, 1), services.settings.max_page_size),
+        )
+        return [
+            Summary(
+                id=strawberry.ID(r.id),
+                kind=r.kind,
+                content=r.content,
+                up_to_message=r.up_to_message,
+                token_count=r.token_count,
+                created_at=r.created_at,
+            )
+            for r in rows
+        ]
+
+    @classmethod
+    def of(cls, r: records.SessionRecord) -> Session:
+        return cls(
+            workspace=r.workspace,
+            name=r.name,
+            metadata=as_json(r.metadata),
+            configuration=as_json(r.configuration),
+            context=r.context,
+            active=r.active,
+            created_at=r.created_at,
+        )
+
+
+@strawberry.type
+class Message:
+    id: strawberry.ID
+    workspace: str
+    session: str
+    peer: str
+    content: str
+    context: str | None
+    metadata: JSON
+    created_at: datetime
+    seq: int
+    token_count: int
+    client_id: str | None
+
+    @classmethod
+    def of(cls, r: records.MessageRecord) -> Message:
+        return cls(
+            id=strawberry.ID(r.id),
+            workspace=r.workspace,
+            session=r.session,
+            peer=r.peer,
+            content=r.content,
+            context=r.context,
+            metadata=as_json(r.metadata),
+            created_at=r.created_at,
+            seq=r.seq,
+            token_count=r.token_count,
+            client_id=r.client_id,
+        )
+
+
+@strawberry.type
+class AddMessagesResult:
+    messages: list[Message]
+    created: int = strawberry.field(description="How many messages were new (not re-sent).")
+
+
+@strawberry.type
+class MessageHit:
+    message: Message
+    score: float = strawberry.field(description="Reciprocal-rank-fusion score.")
+    vector_rank: int | None
+    text_rank: int | None
+
+    @classmethod
+    def of(cls, h: MessageHitRecord) -> MessageHit:
+        return cls(
+            message=Message.of(h.message),
+            score=h.score,
+            vector_rank=h.vector_rank,
+            text_rank=h.text_rank,
+        )
+
+
+@strawberry.enum
+class ObservationLevel(Enum):
+    EXPLICIT = "explicit"
+    DEDUCTIVE = "deductive"
+    INDUCTIVE = "inductive"
+    CONTRADICTION = "contradiction"
+
+
+@strawberry.type
+class Observation:
+    id: strawberry.ID
+    workspace: str
+    observer: str
+    observed: str
+    level: ObservationLevel
+    content: str
+    created_at: datetime
+    valid_at: datetime | None
+    session: str | None
+    confidence: float | None
+    pattern_type: str | None
+    times_derived: int
+    stale: bool
+    stale_reason: str | None
+    facets: list[str]
+    superseded_at: datetime | None
+
+    @classmethod
+    def of(cls, r: records.ObservationRecord) -> Observation:
+        return cls(
+            id=strawberry.ID(r.id),
+            workspace=r.workspace,
+            observer=r.observer,
+            observed=r.observed,
+            level=ObservationLevel(r.level),
+            content=r.content,
+            created_at=r.created_at,
+            valid_at=r.valid_at,
+            session=r.session,
+            confidence=r.confidence,
+            pattern_type=r.pattern_type,
+            times_derived=r.times_derived,
+            stale=r.stale,
+            stale_reason=r.stale_reason,
+            facets=r.facets,
+            superseded_at=r.superseded_at,
+        )
+
+
+@strawberry.type
+class SourceSpan:
+    message: Message
+    span: str
+
+
+@strawberry.type
+class ObservationDetail:
+    observation: Observation
+    premises: list[Observation]
+    sources: list[SourceSpan]
+    dependents: list[Observation]
+
+    @classmethod
+    def of(cls, d: records.ObservationDetail) -> ObservationDetail:
+        return cls(
+            observation=Observation.of(d.observation),
+            premises=[Observation.of(p) for p in d.premises],
+            sources=[SourceSpan(message=Message.of(s.message), span=s.span) for s in d.sources],
+            dependents=[Observation.of(p) for p in d.dependents],
+        )
+
+
+@strawberry.type
+class Health:
+    ok: bool
+    neo4j: bool
+    version: str
+
+
+@strawberry.type
+class DeleteResult:
+    deleted_nodes: int
+
+
+@strawberry.input
+class MessageInput:
+    peer: str
+    content: str
+    metadata: JSON | None = None
+    context: str | None = None
+    created_at: datetime | None = None
+    client_id: str | None = strawberry.field(
+        default=None, description="Your id for this message: re-sending it creates nothing new."
+    )
+
+
+@strawberry.input
+class SessionPeerInput:
+    peer: str
+    observe_me: bool = True
+    observe_others: bool = True
+
+
+@strawberry.input
+class MessageFilterInput:
+    session: str | None = None
+    peer: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    metadata: JSON | None = None
+
+
+@strawberry.enum
+class KeyScope(Enum):
+    ADMIN = "admin"
+    WORKSPACE = "workspace"
+    PEER = "peer"
+    SESSION = "session"
+
+
+@strawberry.type
+class Summary:
+    id: strawberry.ID
+    kind: str
+    content: str
+    up_to_message: int = strawberry.field(description="Seq of the last message it covers.")
+    token_count: int
+    created_at: datetime
+
+
+@strawberry.type
+class QueueStatus:
+    pending: int
+    running: int
+    done: int
+    dead: int
+    tokens_in: int
+    tokens_out: int
+
+    @strawberry.field(description="True when nothing is pending or running.")
+    def idle(self) -> bool:
+        return self.pending == 0 and self.running == 0
+
+
+@strawberry.type
+class Job:
+    id: strawberry.ID
+    kind: str
+    status: str
+    session: str | None
+    peer: str | None
+    attempts: int
+    max_attempts: int
+    error: str | None
+    run_after: datetime
+    created_at: datetime
+    updated_at: datetime
+    tokens_in: int
+    tokens_out: int
