@@ -9,6 +9,8 @@ checks that every write statement only sets declared properties.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from neomodel import (
     ArrayProperty,
     BooleanProperty,
@@ -19,12 +21,17 @@ from neomodel import (
     StructuredNode,
 )
 
-OBSERVATION_LEVELS = {
-    "explicit": "explicit",
-    "deductive": "deductive",
-    "inductive": "inductive",
-    "contradiction": "contradiction",
-}
+
+class ObservationLevel(StrEnum):
+    """Where a belief sits in the derivation hierarchy (contradiction flags a conflict)."""
+
+    EXPLICIT = "explicit"
+    DEDUCTIVE = "deductive"
+    INDUCTIVE = "inductive"
+    CONTRADICTION = "contradiction"
+
+
+OBSERVATION_LEVELS = {level.value: level.value for level in ObservationLevel}
 JOB_STATUSES = {
     "pending": "pending",
     "running": "running",
@@ -150,7 +157,7 @@ class Summary(StructuredNode):
 
 
 class Dream(StructuredNode):
-    """A developer-defined materialized dream (seed 001 §4.5)."""
+    """A developer-defined dream: a reasoning task whose output is kept up to date."""
 
     __label__ = "Dream"
     uid = StringProperty(required=True, db_property="id")
@@ -222,19 +229,3 @@ class WorkUnit(StructuredNode):
     next_seq = IntegerProperty(default=0)
     lease_owner = StringProperty()
     lease_until = DateTimeNeo4jFormatProperty()
-
-
-ALL_MODELS: tuple[type[StructuredNode], ...] = (
-    Workspace,
-    Peer,
-    Session,
-    Message,
-    Observation,
-    File,
-    FileChunk,
-    Summary,
-    Dream,
-    DreamRun,
-    Job,
-    WorkUnit,
-)

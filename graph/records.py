@@ -201,6 +201,15 @@ class SourceSpan:
 
 
 @dataclass(frozen=True)
+class SourcedObservation:
+    """An observation with its premise ids and its source spans (oldest message first)."""
+
+    observation: ObservationRecord
+    premise_ids: list[str]
+    sources: list[SourceSpan]
+
+
+@dataclass(frozen=True)
 class ObservationDetail:
     observation: ObservationRecord
     premises: list[ObservationRecord] = field(default_factory=list)

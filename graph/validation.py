@@ -18,6 +18,21 @@ def check_name(value: str, what: str) -> str:
     return value
 
 
+# Longest search text or question: far beyond any real question, short enough that embedding
+# and Lucene parsing stay cheap.
+MAX_QUERY_CHARS = 2000
+
+
+def check_query(text: str, what: str = "query") -> str:
+    """A search text or question, stripped; refused when empty or over MAX_QUERY_CHARS."""
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidInput(f"{what}: empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"{what}: {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+    return stripped
+
+
 def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
     if limit is None:
         return min(default, maximum)

@@ -1,1 +1,2 @@
-"""Reasoning: LLM providers, embeddings, deriver, dreamer, dialectic, context packer."""
+"""Reasoning, one package per capability: ingest, queue, deriver, summarizer, search, context,
+dialectic, and the LLM and embedding models they use."""

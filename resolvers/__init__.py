@@ -1,1 +1,1 @@
-"""API surfaces: GraphQL schema, Honcho-compatible REST routes, the Starlette app, and the CLI."""
+"""API surfaces: the GraphQL schema, the Starlette app with auth and limits, and the CLI."""

@@ -20,7 +20,7 @@ from graph.errors import Forbidden, InvalidInput, Unauthenticated
 PREFIX = "bgk_"
 
 
-class Scope(StrEnum):
+class KeyScope(StrEnum):
     ADMIN = "admin"
     WORKSPACE = "workspace"
     PEER = "peer"
@@ -29,7 +29,7 @@ class Scope(StrEnum):
 
 @dataclass(frozen=True)
 class Principal:
-    scope: Scope
+    scope: KeyScope
     workspace: str | None = None
     peer: str | None = None
     session: str | None = None
@@ -38,29 +38,33 @@ class Principal:
         return Forbidden(f"this {self.scope.value}-scoped key cannot access {what}")
 
     def require_admin(self, what: str) -> None:
-        if self.scope is not Scope.ADMIN:
+        if self.scope is not KeyScope.ADMIN:
             raise self._deny(what)
 
     def require_workspace(self, workspace: str) -> None:
         """Whole-workspace access: admin, or a key for this workspace."""
-        if self.scope is Scope.ADMIN:
+        if self.scope is KeyScope.ADMIN:
             return
-        if self.scope is Scope.WORKSPACE and self.workspace == workspace:
+        if self.scope is KeyScope.WORKSPACE and self.workspace == workspace:
             return
         raise self._deny(f"workspace {workspace!r} as a whole")
 
     def in_workspace(self, workspace: str) -> None:
         """Any access inside the workspace (narrower checks follow)."""
-        if self.scope is not Scope.ADMIN and self.workspace != workspace:
+        if self.scope is not KeyScope.ADMIN and self.workspace != workspace:
             raise self._deny(f"workspace {workspace!r}")
 
     def require_peer(self, workspace: str, peer: str) -> None:
-        if self.scope is Scope.PEER and self.workspace == workspace and self.peer == peer:
+        if self.scope is KeyScope.PEER and self.workspace == workspace and self.peer == peer:
             return
         self.require_workspace(workspace)
 
     def require_session(self, workspace: str, session: str) -> None:
-        if self.scope is Scope.SESSION and self.workspace == workspace and self.session == session:
+        if (
+            self.scope is KeyScope.SESSION
+            and self.workspace == workspace
+            and self.session == session
+        ):
             return
         self.require_workspace(workspace)
 
@@ -68,14 +72,14 @@ class Principal:
         self, workspace: str, peer: str | None, session: str | None
     ) -> None:
         """A read scoped by a peer and/or a session: either key kind that matches suffices."""
-        if self.scope is Scope.PEER and peer is not None and self.peer == peer:
+        if self.scope is KeyScope.PEER and peer is not None and self.peer == peer:
             return self.in_workspace(workspace)
-        if self.scope is Scope.SESSION and session is not None and self.session == session:
+        if self.scope is KeyScope.SESSION and session is not None and self.session == session:
             return self.in_workspace(workspace)
         self.require_workspace(workspace)
 
 
-ADMIN = Principal(Scope.ADMIN)
+ADMIN = Principal(KeyScope.ADMIN)
 
 
 def _b64(data: bytes) -> str:
@@ -98,10 +102,10 @@ def issue_key(
     now: float | None = None,
 ) -> str:
     needs = {
-        Scope.ADMIN: (),
-        Scope.WORKSPACE: ("workspace",),
-        Scope.PEER: ("workspace", "peer"),
-        Scope.SESSION: ("workspace", "session"),
+        KeyScope.ADMIN: (),
+        KeyScope.WORKSPACE: ("workspace",),
+        KeyScope.PEER: ("workspace", "peer"),
+        KeyScope.SESSION: ("workspace", "session"),
     }[principal.scope]
     for name in needs:
         if not getattr(principal, name):
@@ -126,7 +130,7 @@ def verify_key(secret: str, key: str, *, now: float | None = None) -> Principal:
         raise Unauthenticated("invalid API key signature")
     try:
         claims = json.loads(_unb64(payload))
-        scope = Scope(claims["sc"])
+        scope = KeyScope(claims["sc"])
     except (binascii.Error, ValueError, KeyError, TypeError) as exc:
         raise Unauthenticated("malformed API key claims") from exc
     expires = claims.get("exp")

@@ -7,7 +7,8 @@ parsed arguments and the settings. Add `serve`, `worker` or `bench` by adding an
 from __future__ import annotations
 
 import argparse
-import importlib
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 from graph.errors import BeliefgraphError, InvalidInput
 from graph.server.process import ManagedNeo4j, ping
 from graph.settings import Settings
-from resolvers.auth import Principal, Scope, issue_key
+from resolvers.auth import KeyScope, Principal, issue_key
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def _run_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _configure_key(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", choices=[s.value for s in Scope], default="admin")
+    parser.add_argument("--scope", choices=[s.value for s in KeyScope], default="admin")
     parser.add_argument("--workspace")
     parser.add_argument("--peer")
     parser.add_argument("--session")
@@ -115,7 +116,7 @@ def _configure_key(parser: argparse.ArgumentParser) -> None:
 def _run_key(args: argparse.Namespace, settings: Settings) -> int:
     if len(settings.auth_secret) < 32:
         raise InvalidInput("set BELIEFGRAPH_AUTH_SECRET (32+ characters) to issue keys")
-    principal = Principal(Scope(args.scope), args.workspace, args.peer, args.session)
+    principal = Principal(KeyScope(args.scope), args.workspace, args.peer, args.session)
     print(issue_key(settings.auth_secret, principal, ttl_seconds=args.ttl_seconds))
     return 0
 
@@ -126,23 +127,24 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_bench(args: argparse.Namespace, settings: Settings) -> int:
-    # The harness lives in the checkout's tests/bench (it is not part of the installed package).
+    # The harness is part of the source checkout (tests/bench), not of the installed package:
+    # it runs as its own process from there, so this package never imports it.
     checkout = Path(__file__).resolve().parent.parent
     if not (checkout / "tests" / "bench").is_dir():
         raise InvalidInput("beliefgraph bench runs from a source checkout (tests/bench)")
     if args.suite not in BENCH_SUITES:
         raise InvalidInput(f"unknown bench {args.suite!r}; choose one of {sorted(BENCH_SUITES)}")
-    sys.path.insert(0, str(checkout))
-    module = importlib.import_module(BENCH_SUITES[args.suite])
-    result: int = module.main(args.rest)
-    return result
+    command = [sys.executable, "-m", f"tests.bench.{BENCH_SUITES[args.suite]}", *args.rest]
+    path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    return subprocess.run(command, env=env, check=False).returncode
 
 
 BENCH_SUITES = {
-    "api": "tests.bench.api_bench",
-    "search": "tests.bench.search_bench",
-    "pipeline": "tests.bench.pipeline_bench",
-    "memory": "tests.bench.memory_bench",
+    "api": "api_bench",
+    "search": "search_bench",
+    "pipeline": "pipeline_bench",
+    "memory": "memory_bench",
 }
 
 COMMANDS: dict[str, Command] = {

@@ -13,13 +13,17 @@ from graph.db import Database
 from graph.errors import Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
-from reasoners.dialectic.chat import ReasoningLevels
+from reasoners.deriver.extractors import ExtractiveExtractor, Extractor, LLMExtractor
+from reasoners.deriver.handler import DeriverHandler
+from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.embeddings.model import Embedder, SentenceTransformerEmbedder
 from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter
+from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
-from reasoners.llm.openai_compatible import OpenAICompatibleLLM, llm_config_from_env
-from reasoners.queue.handlers import build_handlers
-from reasoners.queue.worker import Worker, WorkerConfig
+from reasoners.llm.openai_compatible import OpenAICompatibleLLM
+from reasoners.queue.schedule import DERIVE, SUMMARIZE
+from reasoners.queue.worker import Handler, Worker, WorkerConfig
+from reasoners.summarizer.handler import SummarizerHandler
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph")
@@ -81,7 +85,28 @@ async def open_services(
 
 
 async def close_services(services: Services) -> None:
-    await services.db.close()
+    try:
+        if services.llm is not None:
+            await services.llm.aclose()
+    finally:
+        await services.db.close()
+
+
+def extractor_for(llm: LLM | None) -> Extractor:
+    return ExtractiveExtractor() if llm is None else LLMExtractor(llm)
+
+
+def build_handlers(
+    db: Database,
+    embedder: Embedder,
+    tokens: TokenCounter,
+    llm: LLM | None,
+    settings: Settings,
+) -> dict[str, Handler]:
+    return {
+        DERIVE: DeriverHandler(db, embedder, extractor_for(llm), settings),
+        SUMMARIZE: SummarizerHandler(db, llm, tokens, settings),
+    }
 
 
 def build_worker(services: Services, *, concurrency: int | None = None) -> Worker:

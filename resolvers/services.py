@@ -18,8 +18,3 @@ class Services:
     embedder: Embedder
     tokens: TokenCounter
     llm: LLM | None = None  # None: the extractive provider (no LLM configured)
-
-    @property
-    def mode(self) -> str:
-        """Which provider produces derived content: "extractive" or the LLM's mode."""
-        return "extractive" if self.llm is None else self.llm.mode

@@ -1,7 +1,7 @@
 """Prints the README's settings table from the code (run after adding a setting)."""
 
 from graph.settings import documented_settings
-from reasoners.llm.openai_compatible import LLM_SETTINGS
+from reasoners.llm.config import LLM_SETTINGS
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Message retrieval primitives: scoped vector candidates and fulltext candidates."""
+"""Message retrieval: vector and fulltext candidates within a workspace, session or peer."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ from graph.db import Database
 from graph.lucene import terms_query
 from graph.records import MessageRecord
 from graph.repo.messages import MessageFilter
+from graph.repo.retrieval import MESSAGES, Rows, Scored, grow
 
-# A scope this small is scanned exactly (cosine over every message in it); above it, the vector
-# index is asked for a growing number of global candidates. See README "Search".
-EXACT_SCAN_LIMIT = 20_000
-MAX_CANDIDATES = 10_000
-Scored = list[tuple[MessageRecord, float]]
+EXACT_SCAN_LIMIT = MESSAGES.exact_scan_limit
 
 
-def _scored(rows: list[dict[str, object]]) -> Scored:
-    return [(MessageRecord.from_row(r["message"]), float(r["score"])) for r in rows]  # type: ignore[arg-type]
+def _scored(rows: Rows) -> Scored[MessageRecord]:
+    return [(MessageRecord.from_row(r["message"]), float(r["score"])) for r in rows]
 
 
 async def scope_size(db: Database, workspace: str, filters: MessageFilter) -> int:
@@ -35,7 +32,7 @@ async def scope_size(db: Database, workspace: str, filters: MessageFilter) -> in
 
 async def exact_scan(
     db: Database, workspace: str, embedding: list[float], filters: MessageFilter, limit: int
-) -> list[dict[str, object]]:
+) -> Rows:
     """Cosine over every message in scope, through the index that fits the scope."""
     params = filters.params()
     if filters.session is not None:
@@ -70,13 +67,13 @@ async def vector_candidates(
     limit: int,
     *,
     exact_scan_limit: int = EXACT_SCAN_LIMIT,
-) -> Scored:
+) -> Scored[MessageRecord]:
     params = filters.params()
     if await scope_size(db, workspace, filters) <= exact_scan_limit:
         return _scored(await exact_scan(db, workspace, embedding, filters, limit))
-    candidates = max(limit * 10, 100)
-    while True:
-        rows = await db.read(
+
+    async def global_(candidates: int) -> Rows:
+        return await db.read(
             "search_messages_vector",
             workspace=workspace,
             embedding=embedding,
@@ -84,9 +81,8 @@ async def vector_candidates(
             limit=limit,
             **params,
         )
-        if len(rows) >= limit or candidates >= MAX_CANDIDATES:
-            break
-        candidates = min(candidates * 4, MAX_CANDIDATES)
+
+    rows = await grow(global_, MESSAGES.first_round(limit), limit, MESSAGES.max_candidates)
     if len(rows) < limit:
         # The scope is large but this filter is narrow: the exact scan is the only way to be
         # sure nothing in scope was missed.
@@ -96,7 +92,7 @@ async def vector_candidates(
 
 async def text_candidates(
     db: Database, workspace: str, text: str, filters: MessageFilter, limit: int
-) -> Scored:
+) -> Scored[MessageRecord]:
     query = terms_query(text)
     if not query:
         return []

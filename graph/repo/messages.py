@@ -9,9 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from graph import models
-from graph.cursor import decode_time_id, encode
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
+from graph.keys import Representation
+from graph.paging import decode_time_id, page, time_id_cursor
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
 from graph.repo import sessions
@@ -173,9 +174,7 @@ async def list_page(
         limit=limit + 1,
         **filters.params(),
     )
-    items = [MessageRecord.from_row(r["message"]) for r in rows[:limit]]
-    cursor = encode(items[-1].created_at, items[-1].id) if items else None
-    return Page(items, cursor, len(rows) > limit)
+    return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), time_id_cursor)
 
 
 async def by_ids(db: Database, workspace: str, ids: list[str]) -> list[MessageRecord]:
@@ -201,5 +200,36 @@ async def recent(db: Database, workspace: str, session: str, limit: int) -> list
     """The session's newest messages, newest first."""
     rows = await db.read(
         "list_recent_session_messages", workspace=workspace, session=session, limit=limit
+    )
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def grep_in_view(
+    db: Database, view: Representation, session: str | None, text: str, limit: int
+) -> list[MessageRecord]:
+    """The observed peer's messages the observer could see that contain `text` (any case),
+    newest first."""
+    rows = await db.read(
+        "grep_messages_in_view", **view.params(), session=session, text=text, limit=limit
+    )
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def in_view_by_date(
+    db: Database,
+    view: Representation,
+    session: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+) -> list[MessageRecord]:
+    """The observed peer's messages the observer could see in [since, until), oldest first."""
+    rows = await db.read(
+        "list_messages_in_view_by_date",
+        **view.params(),
+        session=session,
+        since=aware(since),
+        until=aware(until),
+        limit=limit,
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]

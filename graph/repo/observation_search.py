@@ -11,32 +11,26 @@ can leave few or no hits. The vector half therefore takes one of three paths:
 - a large scope whose index is not built yet asks the global index for a growing number of
   candidates.
 
-Both index paths fall back to the exact scan when the filters are so narrow that MAX_CANDIDATES
-candidates do not fill the page. The fulltext half asks Lucene for the scope's term
-(``scope_key``) and the words together, so its hits are all in scope.
+Both index paths fall back to the exact scan when the filters are so narrow that the largest
+round does not fill the page (the rounds and their numbers: graph/repo/retrieval.py). The
+fulltext half asks Lucene for the scope's term (``scope_key``) and the words together, so its
+hits are all in scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph.db import Database
+from graph.keys import Representation
 from graph.lucene import scoped_terms_query
 from graph.records import ObservationRecord
-from graph.repo.scope_index import SCOPE_INDEX_MIN, Scope
+from graph.repo.retrieval import OBSERVATIONS, SCOPE_INDEX_OVERFETCH, Rows, Scored, grow, grow_text
 from graph.validation import aware
 
-EXACT_SCAN_LIMIT = SCOPE_INDEX_MIN
-FIRST_OVERFETCH = 20  # global index: candidates per wanted hit in the first round
-SCOPED_OVERFETCH = 10  # scope index: candidates per wanted hit (rescoring needs a margin)
-MIN_SCOPED_CANDIDATES = 100
-MAX_CANDIDATES = 20_000
-TEXT_OVERFETCH = 4  # fulltext: hits asked per wanted one (filters may drop some)
-MAX_TEXT_CANDIDATES = 20_000
-Scored = list[tuple[ObservationRecord, float]]
+EXACT_SCAN_LIMIT = OBSERVATIONS.exact_scan_limit
 
 
 @dataclass(frozen=True)
@@ -69,7 +63,7 @@ class ObservationQuery:
         }
 
 
-def _scored(rows: list[dict[str, Any]]) -> Scored:
+def _scored(rows: Rows) -> Scored[ObservationRecord]:
     return [(ObservationRecord.from_row(r["observation"]), float(r["score"])) for r in rows]
 
 
@@ -82,7 +76,7 @@ async def scope_size(db: Database, workspace: str, observer: str, observed: str)
 
 async def exact(
     db: Database, workspace: str, embedding: list[float], query: ObservationQuery, limit: int
-) -> Scored:
+) -> Scored[ObservationRecord]:
     rows = await db.read(
         "search_observations_exact",
         workspace=workspace,
@@ -101,8 +95,9 @@ async def vector_candidates(
     limit: int,
     *,
     exact_scan_limit: int = EXACT_SCAN_LIMIT,
-) -> Scored:
-    first_scoped = min(MAX_CANDIDATES, max(limit * SCOPED_OVERFETCH, MIN_SCOPED_CANDIDATES))
+) -> Scored[ObservationRecord]:
+    cap = OBSERVATIONS.max_candidates
+    first_scoped = OBSERVATIONS.first_round(limit, SCOPE_INDEX_OVERFETCH)
     rows = await db.read(
         "search_observations_scoped",
         workspace=workspace,
@@ -117,9 +112,9 @@ async def vector_candidates(
     index = head["index"]
     if index is not None:
         # The first round ran in the same statement; more only if filters left the page short.
-        if len(hits) < limit and first_scoped < MAX_CANDIDATES:
+        if len(hits) < limit and first_scoped < cap:
 
-            async def scoped(candidates: int) -> list[dict[str, Any]]:
+            async def scoped(candidates: int) -> Rows:
                 return await db.read(
                     "search_observations_scope_index",
                     index=index,
@@ -130,12 +125,12 @@ async def vector_candidates(
                     **query.params(),
                 )
 
-            hits = await _growing(scoped, first_scoped * 4, limit)
+            hits = await grow(scoped, first_scoped * 4, limit, cap)
     elif int(head["total"] or 0) <= exact_scan_limit:
         return _scored(hits)  # the exact scan ran in the same statement
     else:
 
-        async def global_(candidates: int) -> list[dict[str, Any]]:
+        async def global_(candidates: int) -> Rows:
             return await db.read(
                 "search_observations_vector",
                 workspace=workspace,
@@ -145,35 +140,23 @@ async def vector_candidates(
                 **query.params(),
             )
 
-        hits = await _growing(global_, max(limit * FIRST_OVERFETCH, 100), limit)
+        hits = await grow(global_, OBSERVATIONS.first_round(limit), limit, cap)
     if len(hits) < limit:
         return await exact(db, workspace, embedding, query, limit)
     return _scored(hits)
 
 
-async def _growing(
-    fetch: Callable[[int], Awaitable[list[dict[str, Any]]]], first: int, limit: int
-) -> list[dict[str, Any]]:
-    """Index rounds of `first`, then 4x more candidates, until the page fills or the cap."""
-    candidates = min(MAX_CANDIDATES, first)
-    while True:
-        rows = await fetch(candidates)
-        if len(rows) >= limit or candidates >= MAX_CANDIDATES:
-            return rows
-        candidates = min(candidates * 4, MAX_CANDIDATES)
-
-
 async def text_candidates(
     db: Database, workspace: str, text: str, query: ObservationQuery, limit: int
-) -> Scored:
-    key = Scope(workspace, query.observer, query.observed).key
+) -> Scored[ObservationRecord]:
+    key = Representation(workspace, query.observer, query.observed).key
     lucene = scoped_terms_query(text, field="content", scope_field="scope_key", scope=key)
     if not lucene:
         return []
+
     # Lucene ranks within the scope already; more hits are asked for only when the filters
     # (stale, sessions, levels, dates) left the page short and Lucene had more to give.
-    candidates = min(MAX_TEXT_CANDIDATES, max(limit * TEXT_OVERFETCH, 50))
-    while True:
+    async def fetch(candidates: int) -> tuple[Rows, int]:
         row = await db.read_one(
             "search_observations_fulltext",
             workspace=workspace,
@@ -182,11 +165,10 @@ async def text_candidates(
             limit=limit,
             **query.params(),
         )
-        found = list(row["found"]) if row else []
-        raw = int(row["raw"]) if row else 0
-        if len(found) >= limit or raw < candidates or candidates >= MAX_TEXT_CANDIDATES:
-            return _scored(found)
-        candidates = min(candidates * 4, MAX_TEXT_CANDIDATES)
+        return (list(row["found"]), int(row["raw"])) if row else ([], 0)
+
+    first = OBSERVATIONS.first_text_round(limit)
+    return _scored(await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from typing import Any
 
 from graph import models
 from graph.db import Tx
+from graph.keys import scope_key
 from graph.props import node_props
-from graph.repo.scope_index import SCOPE_INDEX_MIN, scope_key
+from graph.repo.scope_index import SCOPE_INDEX_MIN
 from graph.validation import now
 
 

@@ -1,17 +1,19 @@
-"""Observations, read side: the deriver and dreamer write them (see reasoners/)."""
+"""Observations, read side (the deriver writes them through observation_writes.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph.cursor import decode_time_id, encode
 from graph.db import Database
 from graph.errors import NotFound
+from graph.keys import Representation
+from graph.paging import decode_time_id, page, time_id_cursor
 from graph.records import (
     MessageRecord,
     ObservationDetail,
     ObservationRecord,
     Page,
+    SourcedObservation,
     SourceSpan,
 )
 
@@ -41,9 +43,7 @@ async def list_page(
         after_id=after_id,
         limit=limit + 1,
     )
-    items = [ObservationRecord.from_row(r["observation"]) for r in rows[:limit]]
-    cursor = encode(items[-1].created_at, items[-1].id) if items else None
-    return Page(items, cursor, len(rows) > limit)
+    return page(rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor)
 
 
 async def get_detail(db: Database, workspace: str, observation_id: str) -> ObservationDetail:
@@ -59,3 +59,26 @@ async def get_detail(db: Database, workspace: str, observation_id: str) -> Obser
         ],
         dependents=[ObservationRecord.from_row(d) for d in row["dependents"]],
     )
+
+
+async def in_view(
+    db: Database, view: Representation, session: str | None, ids: list[str]
+) -> list[SourcedObservation]:
+    """The observations among `ids` that belong to `view` (and `session`, if given), with their
+    premises and sources; an id from anywhere else is simply absent."""
+    if not ids:
+        return []
+    rows = await db.read("get_observations_in_view", **view.params(), session=session, ids=ids)
+    found = []
+    for row in rows:
+        sources = [
+            SourceSpan(MessageRecord.from_row(src["message"]), src["span"] or "")
+            for src in row["sources"]
+        ]
+        sources.sort(key=lambda src: (src.message.created_at, src.message.seq))
+        found.append(
+            SourcedObservation(
+                ObservationRecord.from_row(row["observation"]), sorted(row["premise_ids"]), sources
+            )
+        )
+    return found

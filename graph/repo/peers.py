@@ -7,8 +7,9 @@ from typing import Any
 from graph import models
 from graph.db import Database
 from graph.errors import InvalidInput, NotFound
+from graph.paging import by_name, page
 from graph.props import dump_json, meta_kv, node_props
-from graph.records import PeerRecord
+from graph.records import Page, PeerRecord
 from graph.repo import workspaces
 from graph.validation import check_name, now
 
@@ -56,11 +57,11 @@ async def list_page(
     metadata: dict[str, Any] | None,
     after: str | None,
     limit: int,
-) -> tuple[list[PeerRecord], bool]:
+) -> Page[PeerRecord]:
     rows = await db.read(
         "list_peers", workspace=workspace, after=after, meta_kv=meta_kv(metadata), limit=limit + 1
     )
-    return [PeerRecord.from_row(r["peer"]) for r in rows[:limit]], len(rows) > limit
+    return page(rows, limit, lambda r: PeerRecord.from_row(r["peer"]), by_name)
 
 
 async def update(

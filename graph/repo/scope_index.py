@@ -19,13 +19,12 @@ Deleting a workspace drops its scopes' indexes (``drop_all``).
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from dataclasses import dataclass
 
 from neo4j.exceptions import ClientError
 
 from graph.db import Database
+from graph.keys import Representation, scope_key
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +36,6 @@ BACKFILL_BATCH = 10_000
 AWAIT_SECONDS = 3_600
 
 
-def scope_key(workspace: str, observer: str, observed: str) -> str:
-    """A stable, single-token name for the scope (hex, so no analyzer splits it)."""
-    digest = hashlib.sha256("\x1f".join((workspace, observer, observed)).encode("utf-8"))
-    return "s" + digest.hexdigest()[:32]
-
-
 def scope_label(key: str) -> str:
     return f"ObsScope_{key}"
 
@@ -51,21 +44,7 @@ def scope_index_name(key: str) -> str:
     return f"observation_scope_{key}"
 
 
-@dataclass(frozen=True)
-class Scope:
-    workspace: str
-    observer: str
-    observed: str
-
-    @property
-    def key(self) -> str:
-        return scope_key(self.workspace, self.observer, self.observed)
-
-    def params(self) -> dict[str, str]:
-        return {"workspace": self.workspace, "observer": self.observer, "observed": self.observed}
-
-
-async def published_index(db: Database, scope: Scope) -> str | None:
+async def published_index(db: Database, scope: Representation) -> str | None:
     """The scope's index name once search may use it, else None."""
     row = await db.read_one("scope_index_state", **scope.params())
     index = row["index"] if row else None
@@ -73,7 +52,7 @@ async def published_index(db: Database, scope: Scope) -> str | None:
 
 
 async def ensure(
-    db: Database, scope: Scope, *, dimensions: int, await_seconds: int = AWAIT_SECONDS
+    db: Database, scope: Representation, *, dimensions: int, await_seconds: int = AWAIT_SECONDS
 ) -> str:
     """Give the scope its own vector index (see the module docstring); returns its name."""
     key = scope.key
@@ -113,7 +92,7 @@ async def ensure_large(db: Database, workspace: str, *, dimensions: int) -> list
     rows = await db.read("list_large_scopes", workspace=workspace, minimum=SCOPE_INDEX_MIN)
     for row in rows:
         if row["index"] is None:
-            scope = Scope(workspace, str(row["observer"]), str(row["observed"]))
+            scope = Representation(workspace, str(row["observer"]), str(row["observed"]))
             built.append(await ensure(db, scope, dimensions=dimensions))
     return built
 
@@ -135,7 +114,9 @@ async def backfill_scope_keys(db: Database) -> int:
         if not scopes:
             return total
         for row in scopes:
-            scope = Scope(str(row["workspace"]), str(row["observer"]), str(row["observed"]))
+            scope = Representation(
+                str(row["workspace"]), str(row["observer"]), str(row["observed"])
+            )
             while True:
                 done = await db.write_one(
                     "set_scope_keys", scope_key=scope.key, batch=BACKFILL_BATCH, **scope.params()

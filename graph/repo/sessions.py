@@ -8,8 +8,9 @@ from typing import Any
 from graph import models
 from graph.db import Database, Tx
 from graph.errors import InvalidInput, NotFound
+from graph.paging import by_name, page
 from graph.props import dump_json, meta_kv, node_props
-from graph.records import MembershipRecord, SessionRecord
+from graph.records import MembershipRecord, Page, SessionRecord
 from graph.repo import peers, workspaces
 from graph.validation import check_name, now
 
@@ -68,7 +69,7 @@ async def list_page(
     peer: str | None,
     after: str | None,
     limit: int,
-) -> tuple[list[SessionRecord], bool]:
+) -> Page[SessionRecord]:
     rows = await db.read(
         "list_sessions",
         workspace=workspace,
@@ -78,7 +79,7 @@ async def list_page(
         meta_kv=meta_kv(metadata),
         limit=limit + 1,
     )
-    return [SessionRecord.from_row(r["session"]) for r in rows[:limit]], len(rows) > limit
+    return page(rows, limit, lambda r: SessionRecord.from_row(r["session"]), by_name)
 
 
 async def update(

@@ -16,13 +16,21 @@ async def latest(db: Database, workspace: str, session: str, kind: str) -> Summa
     return SummaryRecord.from_row(row["summary"]) if row else None
 
 
+async def list_for_sessions(
+    db: Database, workspace: str, sessions: list[str], *, kind: str | None, limit: int
+) -> dict[str, list[SummaryRecord]]:
+    """Each session's newest summaries (at most `limit`), newest first, in one statement."""
+    rows = await db.read(
+        "list_summaries", workspace=workspace, sessions=sessions, kind=kind, limit=limit
+    )
+    found = {str(r["session"]): [SummaryRecord.from_row(s) for s in r["summaries"]] for r in rows}
+    return {session: found.get(session, []) for session in sessions}
+
+
 async def list_for_session(
     db: Database, workspace: str, session: str, *, kind: str | None, limit: int
 ) -> list[SummaryRecord]:
-    rows = await db.read(
-        "list_summaries", workspace=workspace, session=session, kind=kind, limit=limit
-    )
-    return [SummaryRecord.from_row(r["summary"]) for r in rows]
+    return (await list_for_sessions(db, workspace, [session], kind=kind, limit=limit))[session]
 
 
 async def create(

@@ -7,6 +7,7 @@ from typing import Any
 from graph import models
 from graph.db import Database
 from graph.errors import NotFound
+from graph.paging import by_name, page
 from graph.props import dump_json, node_props
 from graph.records import Page, WorkspaceRecord
 from graph.repo import scope_index
@@ -46,8 +47,7 @@ async def get(db: Database, name: str) -> WorkspaceRecord:
 
 async def list_page(db: Database, *, after: str | None, limit: int) -> Page[WorkspaceRecord]:
     rows = await db.read("list_workspaces", after=after, limit=limit + 1)
-    items = [WorkspaceRecord.from_row(r["workspace"]) for r in rows[:limit]]
-    return Page(items, items[-1].name if items else None, len(rows) > limit)
+    return page(rows, limit, lambda r: WorkspaceRecord.from_row(r["workspace"]), by_name)
 
 
 async def update(

@@ -12,29 +12,24 @@ import contextlib
 import fcntl
 import os
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator, Mapping
-from importlib import resources
+from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
 
-import cypher
 from graph.errors import Unavailable
+from graph.server.jars import ensure_jars
+from graph.server.java import find_java, require_java
 from graph.server.layout import (
     ADMIN_TOOL,
     ADMIN_USER,
     ENTRY_POINT,
     JVM_FLAGS,
-    MIN_JAVA,
     PASSWORD_PATTERN,
     SERVER_LOGS_XML,
     USER_LOGS_XML,
@@ -46,10 +41,10 @@ from graph.server.layout import (
     has_jars,
     instance_paths,
     java_command,
-    java_major,
     maven_command,
     set_password_command,
 )
+from graph.server.probe import browser_answers, ping, ping_driver, port_free, tail
 from graph.settings import Settings
 
 __all__ = [  # the layout names are re-exported: callers import the server from one place
@@ -74,76 +69,9 @@ __all__ = [  # the layout names are re-exported: callers import the server from 
 ]
 
 
-def tail(path: Path, lines: int = 25) -> str:
-    try:
-        with path.open("rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, handle.tell() - 16_384))
-            text = handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def ping(uri: str, user: str, password: str, database: str, timeout: float = 5.0) -> None:
-    """Run the ping statement once, without retries; raise Unavailable saying why it failed."""
-    try:
-        with neo4j.GraphDatabase.driver(
-            uri, auth=(user, password), connection_timeout=timeout, max_connection_pool_size=1
-        ) as driver:
-            _ping(driver, database)
-    except AuthError as exc:
-        raise Unavailable(f"Neo4j at {uri} refused user {user!r}: {exc.message}") from exc
-    except (Neo4jError, DriverError, OSError, ValueError) as exc:
-        raise Unavailable(f"Neo4j at {uri} does not answer: {exc}") from exc
-
-
-def _ping(driver: neo4j.Driver, database: str) -> None:
-    # session.run, not execute_query: no retry loop, so a down server fails fast.
-    with driver.session(database=database) as session:
-        session.run(cypher.statement("ping")).consume()
-
-
-def browser_answers(url: str, timeout: float = 2.0) -> bool:
-    # No proxy: an http_proxy in the environment must not intercept a loopback request.
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(url, timeout=timeout) as response:
-            return int(response.status) == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def port_free(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        # Like Neo4j's own bind: a port still in TIME_WAIT counts as free.
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def find_java(env: Mapping[str, str]) -> str | None:
-    java_home = env.get("JAVA_HOME")
-    if java_home:
-        candidate = Path(java_home) / "bin" / "java"
-        if candidate.is_file():
-            return str(candidate)
-    return shutil.which("java")
-
-
 def _signal(pid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile
         os.kill(pid, signum)
-
-
-def _pom() -> Path:
-    pom = resources.files("graph.server").joinpath("pom.xml")
-    if isinstance(pom, Path) and pom.is_file():
-        return pom
-    return Path(__file__).parent / "pom.xml"
 
 
 class ManagedNeo4j:
@@ -170,46 +98,9 @@ class ManagedNeo4j:
     # -- files ------------------------------------------------------------------------------
 
     def ensure_jars(self) -> Path:
-        """The shared lib folder, filled by Maven the first time."""
-        lib = self.paths.lib
-        if has_jars(lib):
-            return lib
-        self._java()
-        if shutil.which("mvn") is None:
-            raise Unavailable(
-                f"Maven is needed once to download the Neo4j {self.settings.neo4j_version} jars "
-                f"into {lib}: install it (e.g. `apt-get install maven` or `brew install maven`), "
-                "or set NEO4J_URI to use a Neo4j you run yourself"
-            )
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        # Download beside the target and rename, so an interrupted download is never used.
-        staging = Path(tempfile.mkdtemp(prefix=".lib-", dir=lib.parent))
-        try:
-            command = maven_command(_pom(), staging, self.settings.neo4j_version)
-            try:
-                result = subprocess.run(
-                    command, capture_output=True, text=True, timeout=1800, check=False
-                )
-            except subprocess.TimeoutExpired as exc:
-                raise Unavailable("Maven did not finish downloading Neo4j in 30 minutes") from exc
-            if result.returncode != 0 or not has_jars(staging):
-                output = "\n".join((result.stdout + result.stderr).splitlines()[-25:])
-                raise Unavailable(
-                    f"Maven could not download the Neo4j {self.settings.neo4j_version} jars "
-                    f"(exit {result.returncode}); check network access to Maven Central. "
-                    f"`{' '.join(command)}` said:\n{output}"
-                )
-            if lib.exists() and not has_jars(lib):
-                shutil.rmtree(lib)
-            try:
-                staging.rename(lib)
-            except OSError:
-                # Another process finished the same download first; use theirs.
-                if not has_jars(lib):
-                    raise
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        return lib
+        """The shared lib folder, filled by Maven the first time (Java is checked first)."""
+        require_java(os.environ)
+        return ensure_jars(self.paths.lib, self.settings.neo4j_version)
 
     def password(self) -> str:
         """The admin password, generated into a 0600 file the first time."""
@@ -267,7 +158,7 @@ class ManagedNeo4j:
             return
         self.paths.pid_file.unlink(missing_ok=True)
         self._check_ports()
-        java = self._java()
+        java = require_java(os.environ)
         self.ensure_jars()
         self.write_config()
         password = self.password()
@@ -374,23 +265,6 @@ class ManagedNeo4j:
             time.sleep(0.1)
         return True
 
-    def _java(self) -> str:
-        java = find_java(os.environ)
-        if java is None:
-            raise Unavailable(
-                f"Java {MIN_JAVA}+ is needed to run the managed Neo4j: install a JDK 17 or 21 "
-                "(e.g. `apt-get install openjdk-17-jre-headless`), or set NEO4J_URI to use a "
-                "Neo4j you run yourself"
-            )
-        result = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
-        major = java_major(result.stderr + result.stdout)
-        if major is None or major < MIN_JAVA:
-            raise Unavailable(
-                f"{java} is Java {major or 'of unknown version'}; Neo4j 5 needs Java {MIN_JAVA} "
-                "or 21: install one and put it first on PATH or in JAVA_HOME"
-            )
-        return java
-
     def _check_ports(self) -> None:
         for setting, what in (("neo4j_bolt_port", "Bolt"), ("neo4j_http_port", "HTTP")):
             port = int(getattr(self.settings, setting))
@@ -450,7 +324,7 @@ class ManagedNeo4j:
                         f"Neo4j exited while starting; see {self.paths.logs}.\n{self._log_tails()}"
                     )
                 try:
-                    _ping(driver, self.settings.neo4j_database)
+                    ping_driver(driver, self.settings.neo4j_database)
                     # HTTP comes up a moment after Bolt.
                     if browser_answers(self.browser_url):
                         return

@@ -2,8 +2,8 @@
 
 It gathers a representation slice (beliefs relevant to the search query, then the most derived
 and most recent ones), the peer card, the session's summaries and its recent messages, and
-packs them with reasoners/packing.py (seed 000 §7). Tokens are counted with the embedding
-model's WordPiece tokenizer (reasoners/tokens.py).
+packs them with packing.py. Tokens are counted with the embedding model's WordPiece tokenizer
+(reasoners/embeddings/tokens.py).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ async def get_context(
                 ObservationQuery(observer, observed),
                 request.search_limit,
             )
-            relevant = [h.observation for h in hits]
+            relevant = [h.item for h in hits]
         top = await top_repo.top(
             db,
             ws,

@@ -1,6 +1,6 @@
 """The get_context packer: choose what fits a token budget, deterministically.
 
-Rules (seed section 7), with B the budget:
+Rules, with B the budget:
 
 1. Peer card P and representation slice R come first, at full cost, with no percentage cap.
    When they do not both fit, the card is kept whenever it fits alone (it is the compact,

@@ -31,9 +31,6 @@ class Extraction:
 
 
 class Extractor(Protocol):
-    @property
-    def mode(self) -> str: ...
-
     async def extract(
         self, batch: DeriverBatch, target: str, instructions: InstructionHierarchy
     ) -> Extraction: ...
@@ -42,10 +39,6 @@ class Extractor(Protocol):
 class LLMExtractor:
     def __init__(self, llm: LLM) -> None:
         self._llm = llm
-
-    @property
-    def mode(self) -> str:
-        return self._llm.mode
 
     async def extract(
         self, batch: DeriverBatch, target: str, instructions: InstructionHierarchy
@@ -66,10 +59,6 @@ class LLMExtractor:
 
 class ExtractiveExtractor:
     """Sentence-level facts with no model at all (see first_person.py for its limits)."""
-
-    @property
-    def mode(self) -> str:
-        return "extractive"
 
     async def extract(
         self, batch: DeriverBatch, target: str, instructions: InstructionHierarchy

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from reasoners.text.sentences import split_sentences
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 
@@ -42,65 +44,6 @@ def _vocabulary(words: str) -> frozenset[str]:
 
 def _words(text: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(text.translate(_APOSTROPHES))]
-
-
-# --- sentence splitting -----------------------------------------------------------------------
-
-# Never end a sentence: titles before names, and Latin abbreviations that introduce examples.
-_NEVER_END = _vocabulary("mr mrs ms dr prof st sr jr mt rev gen sgt capt lt col e.g i.e cf vs viz")
-# End a sentence only before a capital: "etc. Then ..." ends, "approx. five" and "No. 5" do not.
-_END_IF_CAPITAL = _vocabulary("etc inc ltd co corp dept approx ca incl esp fig no nos vol pp")
-_TERMINATOR = re.compile(r"(?P<mark>\.{2,}|\u2026|[.!?]+)[\"')\]\u201d\u2019]*(?=\s|$)")
-_BULLET = re.compile(r"[ \t]*(?:[-*+\u2022\u2013\u2014>]|\d{1,3}[.)]|[a-z][.)])[ \t]+")
-_WORD_BEFORE = re.compile(r"[A-Za-z](?:[A-Za-z.]*[A-Za-z])?$")
-
-
-def _ends_sentence(line: str, terminator: re.Match[str]) -> bool:
-    rest = line[terminator.end() :].lstrip()
-    if not rest:
-        return True
-    mark = terminator.group("mark")
-    if mark.startswith(("..", "\u2026")):
-        return not rest[0].islower()  # "I was thinking... maybe not" stays one sentence
-    if mark != ".":
-        return True
-    before = _WORD_BEFORE.search(line, 0, terminator.start())
-    if before is None:
-        return True  # after a digit or symbol, e.g. "I paid 5$."
-    word = before.group(0)
-    lowered = word.lower()
-    if lowered in _NEVER_END:
-        return False
-    if len(word) == 1 and word.isupper() and word != "I":
-        return False  # an initial, as in "J. R. R. Tolkien"
-    if lowered in _END_IF_CAPITAL or "." in word:  # "U.S.", "p.m." and the like
-        return rest[0].isupper()
-    return True
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """[start, end) offsets of each sentence in `text`, without bullets or outer whitespace.
-
-    A line break always ends a sentence (chat messages use them as separators, rarely to wrap).
-    """
-    spans: list[tuple[int, int]] = []
-    for line_match in re.finditer(r"[^\r\n]+", text):
-        line, offset = line_match.group(0), line_match.start()
-        bullet = _BULLET.match(line)
-        start = bullet.end() if bullet else 0
-        cuts = [m.end() for m in _TERMINATOR.finditer(line, start) if _ends_sentence(line, m)]
-        for end in [*cuts, len(line)]:
-            chunk = line[start:end]
-            if chunk.strip():
-                lead = len(chunk) - len(chunk.lstrip())
-                spans.append((offset + start + lead, offset + start + len(chunk.rstrip())))
-            start = end
-    return spans
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of `text`, each a verbatim substring of it."""
-    return [text[start:end] for start, end in sentence_spans(text)]
 
 
 # --- filtering ----------------------------------------------------------------------------

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
+from graph.keys import Representation
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
 from graph.repo import peers, scope_index, sessions, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.repo.observation_writes import ExplicitFact, write_explicit
-from graph.repo.scope_index import Scope
 from graph.settings import Settings
 from reasoners.deriver.batching import SessionMessage, batch_messages
 from reasoners.deriver.dedup import exact_key, find_duplicate
@@ -98,7 +98,7 @@ class DeriverHandler:
     stats: DeriverStats = field(default_factory=DeriverStats)
     _indexing: set[str] = field(default_factory=set, repr=False)  # scope keys being built
 
-    async def _index_scope(self, scope: Scope) -> None:
+    async def _index_scope(self, scope: Representation) -> None:
         """Give a scope that outgrew the exact scan its own vector index, once per process at a
         time (other processes may build it concurrently; the steps are idempotent)."""
         if scope.key in self._indexing:
@@ -173,7 +173,7 @@ class DeriverHandler:
 
         async def after() -> None:
             for observer, observed in to_index:
-                await self._index_scope(Scope(workspace, observer, observed))
+                await self._index_scope(Representation(workspace, observer, observed))
 
         return Prepared(
             results=share_usage(unit, usage),

@@ -1,15 +1,8 @@
-"""Prompts for the deriver and the summarizer: pure functions from data to chat messages.
+"""The deriver's prompt: pure functions from a batch to chat messages.
 
-The system prompts are fixed text (the same for every call, so providers can cache them);
-everything that varies goes into the user message. Messages are shown as
-
-    [3] alice *TARGET* at 2024-05-03 14:03 UTC (Friday):
-        I moved to Berlin last year.
-
-with the index the model cites, the speaker, an absolute timestamp the model resolves relative
-dates against, and the text indented by four spaces. The indentation keeps a message that itself
-contains "[7] bob ..." from passing for a new message; the grounding check collapses whitespace,
-so a span copied across an indented line break still matches.
+The system prompt is fixed text (the same for every call, so providers can cache it);
+everything that varies goes into the user message. Turns are rendered by
+reasoners/text/transcript.py, with their prompt index, so the model cites a message by index.
 
 Prompt indices are positions in `DeriverBatch.conversation` (context turns, then the span), so
 `index_to_message_id` and `cited_message` map the model's citations back without extra state.
@@ -17,15 +10,12 @@ Prompt indices are positions in `DeriverBatch.conversation` (context turns, then
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
 
 from reasoners.deriver.batching import DeriverBatch, SessionMessage
 from reasoners.llm.interface import ChatMessage, system, user
-
-_INDENT = "    "
+from reasoners.text.transcript import indented, render_turn
 
 DERIVER_SYSTEM_PROMPT = """\
 You extract facts about one person, the target peer, from a conversation, for a long-term memory.
@@ -101,40 +91,6 @@ Not extracted: the request for an app (a request, not a fact); that lee uses Str
 the target).
 """
 
-SUMMARY_SYSTEM_PROMPT = """\
-You keep a running summary of a conversation for a memory system. You get the previous summary \
-(if any) and the messages since then, each with its speaker and timestamp.
-
-Write one updated summary of the whole conversation so far: merge the new messages into the \
-previous summary, then compress the result to the requested length. The word limit is soft: \
-stay near it rather than counting exactly.
-
-Keep who said what (by speaker name), facts people stated about themselves, decisions, plans, \
-commitments, open questions, and dates as absolute dates (resolve "tomorrow" against the \
-message timestamps). Drop greetings, filler and repetition. Write plain third-person prose, no \
-headings or lists. Never add anything that is not in the previous summary or the messages.
-
-Output a JSON object {"summary": "..."}.
-"""
-
-_SUMMARY_KIND = {
-    "short": "a short summary: the gist of the conversation in a few sentences",
-    "long": "a long summary: thorough, keeping the details that may matter later",
-}
-
-
-class SpokenMessage(Protocol):
-    """What the prompts need of a message (SessionMessage has it)."""
-
-    @property
-    def peer(self) -> str: ...
-
-    @property
-    def content(self) -> str: ...
-
-    @property
-    def created_at(self) -> dt.datetime: ...
-
 
 @dataclass(frozen=True)
 class InstructionHierarchy:
@@ -159,22 +115,6 @@ class InstructionHierarchy:
             ("For this workspace", self.workspace or ""),
         ]
         return [(heading, text.strip()) for heading, text in found if text and text.strip()]
-
-
-def render_timestamp(moment: dt.datetime) -> str:
-    """'2024-05-03 14:02 UTC (Friday)'; a naive datetime is taken to be UTC already."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC)
-    return f"{moment:%Y-%m-%d %H:%M} UTC ({moment:%A})"
-
-
-def _indented(text: str) -> str:
-    lines = text.strip("\n").splitlines() or [""]
-    return "\n".join(_INDENT + line if line.strip() else "" for line in lines)
-
-
-def _render(message: SpokenMessage, label: str) -> str:
-    return f"{label} at {render_timestamp(message.created_at)}:\n{_indented(message.content)}"
 
 
 # --- deriver ----------------------------------------------------------------------------------
@@ -214,7 +154,7 @@ def _instructions_block(instructions: InstructionHierarchy, target: str) -> str:
         "Custom instructions, in order of precedence: message, then session, then peer, then "
         "workspace. Where two conflict, follow the one listed first."
     ]
-    parts += [f"{heading}:\n{_indented(text)}" for heading, text in sections]
+    parts += [f"{heading}:\n{indented(text)}" for heading, text in sections]
     return "\n\n".join(parts)
 
 
@@ -235,7 +175,7 @@ def deriver_messages(
     rendered = []
     for index, message in enumerate(conversation):
         mark = "*TARGET*" if message.peer == batch.target else "(context)"
-        rendered.append(_render(message, f"[{index}] {message.peer} {mark}"))
+        rendered.append(render_turn(message, f"[{index}] {message.peer} {mark}"))
     blocks = [f"Target peer: {target}"]
     custom = _instructions_block(instructions, target)
     if custom:
@@ -243,27 +183,3 @@ def deriver_messages(
     blocks.append("Conversation:\n" + "\n".join(rendered))
     blocks.append(f"Extract the explicit facts about {target} from the *TARGET* messages, as JSON.")
     return [system(DERIVER_SYSTEM_PROMPT), user("\n\n".join(blocks))]
-
-
-# --- summarizer -------------------------------------------------------------------------------
-
-
-def summary_messages(
-    kind: Literal["short", "long"],
-    previous: str | None,
-    new_messages: Sequence[SpokenMessage],
-    word_limit: int,
-) -> list[ChatMessage]:
-    """The summarizer call: fold `new_messages` into `previous`, within about `word_limit` words."""
-    if kind not in _SUMMARY_KIND:
-        raise ValueError(f"kind must be short or long, not {kind!r}")
-    if word_limit < 1:
-        raise ValueError("word_limit must be >= 1")
-    earlier = _indented(previous) if previous and previous.strip() else _INDENT + "(none yet)"
-    rendered = "\n".join(_render(message, message.peer) for message in new_messages)
-    blocks = [
-        f"Previous summary:\n{earlier}",
-        f"New messages:\n{rendered or _INDENT + '(none)'}",
-        f"Write {_SUMMARY_KIND[kind]}, in at most about {word_limit} words.",
-    ]
-    return [system(SUMMARY_SYSTEM_PROMPT), user("\n\n".join(blocks))]

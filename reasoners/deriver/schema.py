@@ -1,4 +1,4 @@
-"""The shapes an LLM must fill, next to the prompts that ask for them (reasoners/prompts.py).
+"""The shape the deriver's LLM must fill, next to the prompt that asks for it (prompt.py).
 
 Field descriptions end up in the JSON schema the model sees, so they are written for the model.
 Limits are generous but finite: an answer outside them is re-asked, never silently truncated.
@@ -36,7 +36,3 @@ class DeriverOutput(BaseModel):
         max_length=MAX_OBSERVATIONS,
         description="Every explicit fact about the target peer; empty when there is none.",
     )
-
-
-class SummaryOutput(BaseModel):
-    summary: str = Field(description="The updated summary of the whole conversation.")

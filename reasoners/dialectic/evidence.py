@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from graph.keys import Representation
 from graph.records import MessageRecord, ObservationRecord, SourceSpan
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
@@ -22,13 +23,17 @@ GREP_WINDOW = 200  # characters shown on each side of a grep match
 
 
 @dataclass(frozen=True)
-class Scope:
+class View:
     """Whose view the tools read: what `observer` knows about `observed`."""
 
     workspace: str
     observer: str
     observed: str
     session: str | None = None
+
+    @property
+    def representation(self) -> Representation:
+        return Representation(self.workspace, self.observer, self.observed)
 
     def query(self, levels: list[str] | None = None) -> ObservationQuery:
         return ObservationQuery(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -14,10 +14,9 @@ from pydantic import (
     model_validator,
 )
 
+from graph.models import ObservationLevel
 from graph.validation import aware
 from reasoners.llm.interface import ToolSpec
-
-Level = Literal["explicit", "deductive", "inductive", "contradiction"]
 
 # --- arguments --------------------------------------------------------------------------------
 
@@ -39,7 +38,9 @@ def _observation_id(value: Any) -> Any:
 class SearchObservationsArgs(ToolArgs):
     query: str = Field(min_length=1, max_length=500, description="What to look for, in words.")
     limit: int = Field(8, ge=1, le=20, description="How many observations to return.")
-    levels: list[Level] | None = Field(None, description="Only these levels (default: all).")
+    levels: list[ObservationLevel] | None = Field(
+        None, description="Only these levels (default: all)."
+    )
 
 
 class GrepMessagesArgs(ToolArgs):

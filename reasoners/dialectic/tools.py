@@ -1,21 +1,21 @@
-"""The dialectic's tools: read-only views of one (observer, observed) scope for the tool loop.
+"""The dialectic's tools: read-only reads of one (observer, observed) view for the tool loop.
 
 A `Toolbox` is bound to one `Scope` when it is made, and no tool takes a workspace, observer or
 observed argument, so whatever the model asks for it reads only what the observer could know
 about the observed (theory-of-mind scoping, DESIGN invariant 2):
 
-- observations of the scope (and, with a session, only those from that session);
+- observations of the view (and, with a session, only those from that session);
 - messages the observed peer sent in sessions the observer took part in, or all of the
   observed's messages when a peer asks about itself;
-- the neighbours of an in-scope observation's source message, in that message's session.
+- the neighbours of an in-view observation's source message, in that message's session.
 
-An observation id from another scope reads as "not in this view", exactly like an id that does
+An observation id from another view reads as "not in this view", exactly like an id that does
 not exist, so the tools do not even reveal that another view holds it.
 
 Every tool returns plain data with a compact `render()` for the model, naming each node as
 `[obs:<id>]` or `[msg:<id>]`. Everything a tool showed goes into the conversation's `Evidence`,
 the ledger that citations are checked against. `dispatch` validates the model's arguments and
-turns bad ones (and ids out of scope) into an error text for the model, never an exception.
+turns bad ones (and ids out of view) into an error text for the model, never an exception.
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ from pydantic import (
 
 from graph.db import Database
 from graph.errors import BeliefgraphError, InvalidInput, NotFound
-from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from graph.records import ObservationRecord
 from graph.repo import messages as message_repo
-from graph.repo import observation_search as observation_repo
-from graph.repo import peer_cards
-from graph.validation import aware
+from graph.repo import observation_search, peer_cards
+from graph.repo import observations as observation_repo
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
     SPAN_LEAD,
@@ -48,7 +47,7 @@ from reasoners.dialectic.evidence import (
     PeerCardResult,
     Provenance,
     ProvenanceNode,
-    Scope,
+    View,
     lead,
     when,
 )
@@ -96,14 +95,14 @@ def matched_span(content: str, text: str) -> str:
 
 
 class Toolbox:
-    """The tools over one scope, recording what they return in `evidence`."""
+    """The tools over one view, recording what they return in `evidence`."""
 
     def __init__(
-        self, db: Database, embedder: Embedder, scope: Scope, evidence: Evidence | None = None
+        self, db: Database, embedder: Embedder, view: View, evidence: Evidence | None = None
     ) -> None:
         self.db = db
         self.embedder = embedder
-        self.scope = scope
+        self.view = view
         self.evidence = evidence if evidence is not None else Evidence()
 
     @property
@@ -113,37 +112,23 @@ class Toolbox:
     # --- reads -------------------------------------------------------------------------------
 
     async def items(self, ids: list[str]) -> dict[str, ObservationItem]:
-        """In-scope observations among `ids`, with premises and sources (others are absent)."""
+        """In-view observations among `ids`, with premises and sources (others are absent)."""
         if not ids:
             return {}
-        s = self.scope
-        rows = await self.db.read(
-            "get_observations_in_view",
-            workspace=s.workspace,
-            observer=s.observer,
-            observed=s.observed,
-            session=s.session,
-            ids=ids,
+        found = await observation_repo.in_view(
+            self.db, self.view.representation, self.view.session, ids
         )
-        found: dict[str, ObservationItem] = {}
-        for row in rows:
-            sources = [
-                SourceSpan(MessageRecord.from_row(src["message"]), src["span"] or "")
-                for src in row["sources"]
-            ]
-            sources.sort(key=lambda src: (src.message.created_at, src.message.seq))
-            observation = ObservationRecord.from_row(row["observation"])
-            found[observation.id] = ObservationItem(
-                observation, sorted(row["premise_ids"]), sources
-            )
-        return found
+        return {
+            f.observation.id: ObservationItem(f.observation, f.premise_ids, f.sources)
+            for f in found
+        }
 
     async def item(self, observation_id: str) -> ObservationItem:
         found = await self.items([observation_id])
         if observation_id not in found:
             raise NotFound(
-                f"observation {observation_id} is not in {self.scope.observer}'s view of "
-                f"{self.scope.observed}; use an [obs:<id>] shown by a tool"
+                f"observation {observation_id} is not in {self.view.observer}'s view of "
+                f"{self.view.observed}; use an [obs:<id>] shown by a tool"
             )
         return found[observation_id]
 
@@ -161,9 +146,9 @@ class Toolbox:
         return result
 
     async def prefetch(self, embedding: list[float], limit: int) -> list[ObservationItem]:
-        """The scope's observations nearest to a question's embedding (vector similarity)."""
-        ranked = await observation_repo.vector_candidates(
-            self.db, self.scope.workspace, embedding, self.scope.query(), limit
+        """The view's observations nearest to a question's embedding (vector similarity)."""
+        ranked = await observation_search.vector_candidates(
+            self.db, self.view.workspace, embedding, self.view.query(), limit
         )
         return await self.with_sources(ranked)
 
@@ -175,28 +160,20 @@ class Toolbox:
         hits = await search_observations(
             self.db,
             self.embedder,
-            self.scope.workspace,
+            self.view.workspace,
             query,
-            self.scope.query(levels),
+            self.view.query(levels),
             limit,
         )
-        items = await self.with_sources([(h.observation, h.score) for h in hits])
+        items = await self.with_sources([(h.item, h.score) for h in hits])
         return ObservationResults(query, items)
 
     async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
-        s = self.scope
-        rows = await self.db.read(
-            "grep_messages_in_view",
-            workspace=s.workspace,
-            observer=s.observer,
-            observed=s.observed,
-            session=s.session,
-            text=text,
-            limit=limit,
+        found = await message_repo.grep_in_view(
+            self.db, self.view.representation, self.view.session, text, limit
         )
         items = []
-        for row in rows:
-            message = MessageRecord.from_row(row["message"])
+        for message in found:
             item = MessageItem(message, matched_span(message.content, text))
             self.evidence.add_message(message, item.span, SPAN_MATCH)
             items.append(item)
@@ -205,20 +182,11 @@ class Toolbox:
     async def messages_by_date(
         self, since: datetime | None = None, until: datetime | None = None, limit: int = 20
     ) -> MessageResults:
-        s = self.scope
-        rows = await self.db.read(
-            "list_messages_in_view_by_date",
-            workspace=s.workspace,
-            observer=s.observer,
-            observed=s.observed,
-            session=s.session,
-            since=aware(since),
-            until=aware(until),
-            limit=limit,
+        found = await message_repo.in_view_by_date(
+            self.db, self.view.representation, self.view.session, since, until, limit
         )
         items = []
-        for row in rows:
-            message = MessageRecord.from_row(row["message"])
+        for message in found:
             items.append(MessageItem(message, lead(message.content)))
             self.evidence.add_message(message, lead(message.content), SPAN_LEAD)
         span = f"from {when(since) if since else 'the start'} to {when(until) if until else 'now'}"
@@ -233,7 +201,7 @@ class Toolbox:
         for source in item.sources:
             m = source.message
             around = await message_repo.by_seq(
-                self.db, self.scope.workspace, m.session, m.seq - before, m.seq + after
+                self.db, self.view.workspace, m.session, m.seq - before, m.seq + after
             )
             for neighbour in around:
                 self.evidence.add_message(neighbour, lead(neighbour.content), SPAN_LEAD)
@@ -265,7 +233,7 @@ class Toolbox:
         return Provenance(observation_id, nodes, truncated)
 
     async def peer_card(self) -> PeerCardResult:
-        s = self.scope
+        s = self.view
         card = await peer_cards.get(self.db, s.workspace, s.observer, s.observed)
         return PeerCardResult(s.observer, s.observed, card.entries)
 
@@ -293,7 +261,9 @@ class Toolbox:
         match args:
             case SearchObservationsArgs():
                 return await self.search_observations(
-                    args.query, args.limit, list(args.levels) if args.levels else None
+                    args.query,
+                    args.limit,
+                    [level.value for level in args.levels] if args.levels else None,
                 )
             case GrepMessagesArgs():
                 return await self.grep_messages(args.text, args.limit)

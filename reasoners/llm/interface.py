@@ -1,7 +1,7 @@
 """The one LLM interface: structured output, tool-calling chat and text streaming, by role.
 
-Every reasoner talks to an `LLM`; adapters sit behind it (`llm_openai.OpenAICompatibleLLM` for
-any OpenAI-compatible endpoint, `tests.fakes.llm.ScriptedLLM` in tests). A role ("deriver",
+Every reasoner talks to an `LLM`; adapters sit behind it (`OpenAICompatibleLLM` for any
+OpenAI-compatible endpoint, a scripted fake in the tests). A role ("deriver",
 "summarizer", "dialectic-low", ...) rather than a model name is passed, so which model serves
 which task is configuration, not code.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Generic, Literal, NotRequired, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel
@@ -22,13 +23,22 @@ from graph.errors import BeliefgraphError, ErrorCode, Unavailable
 
 M = TypeVar("M", bound=BaseModel)
 
+
 # Roles the configuration knows; a role outside this list is served by the default model.
-DIALECTIC_LEVELS = ("minimal", "low", "medium", "high", "max")
+class DialecticLevel(StrEnum):
+    """The dialectic's reasoning levels; each is an LLM role of its own (dialectic-<level>)."""
+
+    MINIMAL = "minimal"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    MAX = "max"
+
+
 ROLES: tuple[str, ...] = (
     "deriver",
     "summarizer",
-    "dreamer",
-    *(f"dialectic-{level}" for level in DIALECTIC_LEVELS),
+    *(f"dialectic-{level}" for level in DialecticLevel),
 )
 
 
@@ -252,4 +262,8 @@ class LLM(Protocol):
         self, role: str, messages: list[ChatMessage], *, max_tokens: int | None = None
     ) -> AsyncIterator[str]:
         """Text deltas of one answer, as they arrive. Raises LLMUnavailable."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the connections the provider holds (called once, at shutdown)."""
         ...

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from reasoners.deriver.first_person import split_sentences
+from reasoners.text.sentences import split_sentences
 
 MAX_SENTENCE_WORDS = 40
 FIRST_SENTENCE_WEIGHT = 1.0

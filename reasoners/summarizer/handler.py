@@ -14,12 +14,12 @@ from graph.repo import messages as message_repo
 from graph.repo import summaries
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
-from reasoners.deriver.prompt import summary_messages
-from reasoners.deriver.schema import SummaryOutput
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
 from reasoners.summarizer.extractive import extractive_summary
+from reasoners.summarizer.prompt import summary_messages
+from reasoners.summarizer.schema import SummaryOutput
 
 
 @dataclass

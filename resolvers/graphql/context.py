@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from strawberry.dataloader import DataLoader
 from strawberry.types import Info as StrawberryInfo
 
+from graph.records import SummaryRecord
 from resolvers.auth import Principal, principal_from_header
+from resolvers.graphql.loaders import SummaryKey, summaries_loader
 from resolvers.services import Services
 
 
@@ -18,6 +22,10 @@ class Context:
     # Set by strawberry for WebSocket operations from the connection_init payload.
     connection_params: dict[str, Any] | None = None
     _principal: Principal | None = field(default=None, repr=False)
+
+    @cached_property
+    def summaries(self) -> DataLoader[SummaryKey, list[SummaryRecord]]:
+        return summaries_loader(self.services.db)
 
     @property
     def principal(self) -> Principal:

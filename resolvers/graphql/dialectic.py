@@ -8,24 +8,24 @@ and admin keys from any.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from enum import Enum
 
 import strawberry
 
 from reasoners.dialectic import chat as dialectic
-from reasoners.dialectic.chat import ReasoningLevels
-from reasoners.dialectic.evidence import Scope
+from reasoners.dialectic import citations
+from reasoners.dialectic.evidence import View
+from reasoners.dialectic.levels import ReasoningLevels
+from reasoners.llm.interface import DialecticLevel
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message, Observation
 
-
-@strawberry.enum(description="How much retrieval the dialectic may do before answering.")
-class ReasoningLevel(Enum):
-    MINIMAL = "minimal"
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-    MAX = "max"
+# The dialectic's own enum, exposed as is (strawberry registers it in place).
+ReasoningLevel = DialecticLevel
+strawberry.enum(
+    ReasoningLevel,
+    name="ReasoningLevel",
+    description="How much retrieval the dialectic may do before answering.",
+)
 
 
 @strawberry.type(description="A message cited by an answer, with the words that support it.")
@@ -41,7 +41,7 @@ class Citations:
     messages: list[CitedMessage]
 
     @classmethod
-    def of(cls, c: dialectic.Citations) -> Citations:
+    def of(cls, c: citations.Citations) -> Citations:
         return cls(
             observations=[Observation.of(o) for o in c.observations],
             messages=[
@@ -90,9 +90,9 @@ class ChatEvent:
     done: bool = False
 
 
-def _scope(info: Info, workspace: str, peer: str, target: str | None, session: str | None) -> Scope:
+def _view(info: Info, workspace: str, peer: str, target: str | None, session: str | None) -> View:
     info.context.principal.require_peer(workspace, peer)
-    return Scope(workspace, peer, target if target is not None else peer, session)
+    return View(workspace, peer, target if target is not None else peer, session)
 
 
 @strawberry.type
@@ -111,13 +111,13 @@ class DialecticQuery:
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
     ) -> ChatAnswer:
-        scope = _scope(info, workspace, peer, target, session)
+        view = _view(info, workspace, peer, target, session)
         services = info.context.services
         answer = await dialectic.chat(
             services.db,
             services.embedder,
             services.llm,
-            scope,
+            view,
             query,
             level=reasoning_level.value,
             levels=ReasoningLevels.parse(services.settings.dialectic_levels),
@@ -141,13 +141,13 @@ class DialecticSubscription:
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
     ) -> AsyncGenerator[ChatEvent, None]:
-        scope = _scope(info, workspace, peer, target, session)
+        view = _view(info, workspace, peer, target, session)
         services = info.context.services
         events = dialectic.chat_stream(
             services.db,
             services.embedder,
             services.llm,
-            scope,
+            view,
             query,
             level=reasoning_level.value,
             levels=ReasoningLevels.parse(services.settings.dialectic_levels),

@@ -10,13 +10,12 @@ from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
-from resolvers.auth import Principal, Scope, issue_key
+from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import as_map
 from resolvers.graphql.types import (
     AddMessagesResult,
     DeleteResult,
-    KeyScope,
     Message,
     MessageInput,
     Peer,
@@ -218,7 +217,7 @@ class Mutation:
         self, info: Info, workspace: str, session: str, messages: list[MessageInput]
     ) -> AddMessagesResult:
         principal = info.context.principal
-        if principal.scope is Scope.PEER and principal.workspace == workspace:
+        if principal.scope is KeyScope.PEER and principal.workspace == workspace:
             for m in messages:
                 principal.require_peer(workspace, m.peer)
         else:
@@ -261,8 +260,8 @@ class Mutation:
         ttl_seconds: int | None = None,
     ) -> str:
         principal = info.context.principal
-        wanted = Principal(Scope(scope.value), workspace, peer, session)
-        if wanted.scope in (Scope.ADMIN, Scope.WORKSPACE):
+        wanted = Principal(scope, workspace, peer, session)
+        if wanted.scope in (KeyScope.ADMIN, KeyScope.WORKSPACE):
             principal.require_admin(f"issuing {wanted.scope.value} keys")
         else:
             principal.require_workspace(workspace or "")

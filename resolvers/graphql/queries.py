@@ -21,11 +21,11 @@ from resolvers.graphql.types import (
     Observation,
     ObservationDetail,
     ObservationLevel,
-    PageInfo,
     Peer,
     Session,
     SessionPeer,
     Workspace,
+    connection,
 )
 
 
@@ -60,10 +60,7 @@ class Query:
         page = await workspaces.list_page(
             info.context.services.db, after=after, limit=page_size(info.context, first)
         )
-        return Connection(
-            nodes=[Workspace.of(w) for w in page.items],
-            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
-        )
+        return connection(page, Workspace.of)
 
     @strawberry.field
     async def peer(self, info: Info, workspace: str, name: str) -> Peer:
@@ -83,17 +80,14 @@ class Query:
         after: str | None = None,
     ) -> Connection[Peer]:
         info.context.principal.require_workspace(workspace)
-        items, more = await peers.list_page(
+        page = await peers.list_page(
             info.context.services.db,
             workspace,
             metadata=as_map(metadata, "metadata"),
             after=after,
             limit=page_size(info.context, first),
         )
-        return Connection(
-            nodes=[Peer.of(p) for p in items],
-            page_info=PageInfo(end_cursor=items[-1].name if items else None, has_next_page=more),
-        )
+        return connection(page, Peer.of)
 
     @strawberry.field
     async def session(self, info: Info, workspace: str, name: str) -> Session:
@@ -112,7 +106,7 @@ class Query:
         after: str | None = None,
     ) -> Connection[Session]:
         info.context.principal.require_peer_or_session(workspace, peer, None)
-        items, more = await sessions.list_page(
+        page = await sessions.list_page(
             info.context.services.db,
             workspace,
             metadata=as_map(metadata, "metadata"),
@@ -121,10 +115,7 @@ class Query:
             after=after,
             limit=page_size(info.context, first),
         )
-        return Connection(
-            nodes=[Session.of(s) for s in items],
-            page_info=PageInfo(end_cursor=items[-1].name if items else None, has_next_page=more),
-        )
+        return connection(page, Session.of)
 
     @strawberry.field(description="Peers present in a session (with past windows if asked).")
     async def session_peers(
@@ -162,10 +153,7 @@ class Query:
             after=after,
             limit=page_size(info.context, first),
         )
-        return Connection(
-            nodes=[Message.of(m) for m in page.items],
-            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
-        )
+        return connection(page, Message.of)
 
     @strawberry.field(
         description="Hybrid search (vector + fulltext, fused by reciprocal "
@@ -223,10 +211,7 @@ class Query:
             after=after,
             limit=page_size(info.context, first),
         )
-        return Connection(
-            nodes=[Observation.of(o) for o in page.items],
-            page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
-        )
+        return connection(page, Observation.of)
 
     @strawberry.field(
         description="One observation with its DERIVED_FROM neighbours: premises, "

@@ -111,7 +111,7 @@ class RepresentationQuery:
         )
         return [
             ObservationHit(
-                observation=Observation.of(h.observation),
+                observation=Observation.of(h.item),
                 score=h.score,
                 vector_rank=h.vector_rank,
                 text_rank=h.text_rank,
@@ -134,7 +134,7 @@ class RepresentationQuery:
         )
 
     @strawberry.field(
-        description="getContext: a token-budgeted context blob (seed 000 §7): "
+        description="getContext: a token-budgeted context blob for your agent's prompt: "
         "representation slice and peer card first, then the session summary "
         "(at most 40% of the rest), then recent messages, newest first."
     )
@@ -184,16 +184,7 @@ class RepresentationQuery:
             observed=result.observed,
             peer_card=result.card,
             representation=[Observation.of(o) for o in result.representation],
-            summary=Summary(
-                id=strawberry.ID(summary.id),
-                kind=summary.kind,
-                content=summary.content,
-                up_to_message=summary.up_to_message,
-                token_count=summary.token_count,
-                created_at=summary.created_at,
-            )
-            if summary is not None
-            else None,
+            summary=Summary.of(summary) if summary is not None else None,
             messages=[Message.of(m) for m in result.messages],
             card_dropped=packed.card_dropped,
             representation_dropped=packed.representation_dropped,

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from enum import Enum
 from typing import Any, Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
-from graph import records
-from graph.repo import summaries as summary_repo
-from reasoners.search.messages import MessageHit as MessageHitRecord
+from graph import models, records
+from reasoners.search.hybrid import Hit
+from resolvers import auth
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def as_json(value: dict[str, Any]) -> JSON:
@@ -31,6 +32,14 @@ class PageInfo:
 class Connection(Generic[T]):
     nodes: list[T]
     page_info: PageInfo
+
+
+def connection(page: records.Page[R], node: Callable[[R], T]) -> Connection[T]:
+    """A repository page as a GraphQL connection, each record converted by `node`."""
+    return Connection(
+        nodes=[node(item) for item in page.items],
+        page_info=PageInfo(end_cursor=page.end_cursor, has_next_page=page.has_next_page),
+    )
 
 
 @strawberry.type
@@ -106,25 +115,9 @@ class Session:
     async def summaries(
         self, info: strawberry.Info[Any, None], kind: str | None = None, first: int = 10
     ) -> list[Summary]:
-        services = info.context.services
-        rows = await summary_repo.list_for_session(
-            services.db,
-            self.workspace,
-            self.name,
-            kind=kind,
-            limit=min(max(first, 1), services.settings.max_page_size),
-        )
-        return [
-            Summary(
-                id=strawberry.ID(r.id),
-                kind=r.kind,
-                content=r.content,
-                up_to_message=r.up_to_message,
-                token_count=r.token_count,
-                created_at=r.created_at,
-            )
-            for r in rows
-        ]
+        limit = min(max(first, 1), info.context.services.settings.max_page_size)
+        found = await info.context.summaries.load((self.workspace, self.name, kind, limit))
+        return [Summary.of(r) for r in found]
 
     @classmethod
     def of(cls, r: records.SessionRecord) -> Session:
@@ -184,21 +177,17 @@ class MessageHit:
     text_rank: int | None
 
     @classmethod
-    def of(cls, h: MessageHitRecord) -> MessageHit:
+    def of(cls, h: Hit[records.MessageRecord]) -> MessageHit:
         return cls(
-            message=Message.of(h.message),
+            message=Message.of(h.item),
             score=h.score,
             vector_rank=h.vector_rank,
             text_rank=h.text_rank,
         )
 
 
-@strawberry.enum
-class ObservationLevel(Enum):
-    EXPLICIT = "explicit"
-    DEDUCTIVE = "deductive"
-    INDUCTIVE = "inductive"
-    CONTRADICTION = "contradiction"
+ObservationLevel = models.ObservationLevel
+strawberry.enum(ObservationLevel, description="Where a belief sits in the derivation hierarchy.")
 
 
 @strawberry.type
@@ -305,12 +294,8 @@ class MessageFilterInput:
     metadata: JSON | None = None
 
 
-@strawberry.enum
-class KeyScope(Enum):
-    ADMIN = "admin"
-    WORKSPACE = "workspace"
-    PEER = "peer"
-    SESSION = "session"
+KeyScope = auth.KeyScope
+strawberry.enum(KeyScope, description="What an API key may access.")
 
 
 @strawberry.type
@@ -321,6 +306,17 @@ class Summary:
     up_to_message: int = strawberry.field(description="Seq of the last message it covers.")
     token_count: int
     created_at: datetime
+
+    @classmethod
+    def of(cls, r: records.SummaryRecord) -> Summary:
+        return cls(
+            id=strawberry.ID(r.id),
+            kind=r.kind,
+            content=r.content,
+            up_to_message=r.up_to_message,
+            token_count=r.token_count,
+            created_at=r.created_at,
+        )
 
 
 @strawberry.type

@@ -44,10 +44,11 @@ import httpx
 from graph.repo.observation_search import scope_size
 from graph.settings import Settings
 from reasoners.deriver.first_person import extract
+from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
-from reasoners.llm.openai_compatible import OpenAICompatibleLLM, llm_config_from_env
+from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from resolvers.app import create_app
-from resolvers.auth import Principal, Scope, issue_key
+from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.runtime import build_worker, close_services, open_services
 from resolvers.services import Services
 from tests import statements
@@ -617,7 +618,7 @@ async def run_bench(
     settings = services.settings
     key = None
     if settings.auth_enabled:
-        key = issue_key(settings.auth_secret, Principal(Scope.ADMIN), ttl_seconds=24 * 3600)
+        key = issue_key(settings.auth_secret, Principal(KeyScope.ADMIN), ttl_seconds=24 * 3600)
     app = create_app(settings, services)
     notes: list[str] = []
     async with httpx.AsyncClient(

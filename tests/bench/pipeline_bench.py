@@ -36,9 +36,8 @@ from reasoners.deriver.schema import DeriverOutput
 from reasoners.embeddings.model import Embedder
 from reasoners.ingest.messages import MessageInput, add_messages
 from reasoners.llm.interface import ChatMessage
-from reasoners.queue.handlers import build_handlers
 from reasoners.queue.worker import Worker, WorkerConfig
-from resolvers.runtime import close_services, open_services
+from resolvers.runtime import build_handlers, close_services, open_services
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
 from tests.bench.common import bench_neo4j, machine, table, write_section

@@ -55,6 +55,7 @@ import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
+from graph.keys import scope_key
 from graph.props import node_props
 from graph.repo import observation_search as search_repo
 from graph.repo import peers, scope_index, workspaces
@@ -417,7 +418,7 @@ class Corpus:
             "level": "explicit",
             "content": content,
             "content_key": content,  # lower-case ASCII words: exact_key(content) == content
-            "scope_key": scope_index.scope_key(self.workspace, scope.observer, scope.observed),
+            "scope_key": scope_key(self.workspace, scope.observer, scope.observed),
             "embedding": self.vectors[row].tolist(),
             "created_at": created,
             "valid_at": created,

@@ -98,6 +98,7 @@ class ScriptedLLM:
         self.model = model
         self.calls: list[Call] = []
         self._queues: dict[str, deque[Reply]] = {}
+        self.closed = False
         self._always: dict[str, Dynamic] = {}
         for role, replies in (script or {}).items():
             if callable(replies):
@@ -108,6 +109,9 @@ class ScriptedLLM:
     @property
     def mode(self) -> str:
         return "scripted"
+
+    async def aclose(self) -> None:
+        self.closed = True
 
     def add(self, role: str, *replies: Reply) -> ScriptedLLM:
         """Append replies to a role's script; returns self for chaining."""

@@ -12,8 +12,8 @@ from graph.repo.sessions import MemberSettings
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.ingest.messages import MessageInput, add_messages
 from reasoners.llm.interface import ChatMessage
-from reasoners.queue.handlers import build_handlers
 from reasoners.queue.worker import Worker, WorkerConfig
+from resolvers.runtime import build_handlers
 from resolvers.services import Services
 
 _TARGET = re.compile(r"^\[(\d+)\] (\S+) \*TARGET\* at [^\n]*:\n((?:    .*\n?|\n)+)", re.MULTILINE)

@@ -26,14 +26,15 @@ from graph.repo import messages, observations, peer_cards
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
-from reasoners.dialectic.chat import BUDGET_SPENT, MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
-from reasoners.dialectic.evidence import Scope
+from reasoners.dialectic.chat import MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
+from reasoners.dialectic.evidence import View
+from reasoners.dialectic.prompt import BUDGET_SPENT
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import embed_async
 from reasoners.llm.interface import LLM, ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.auth import Principal, issue_key
-from resolvers.auth import Scope as KeyScope
+from resolvers.auth import View as KeyScope
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
@@ -93,7 +94,7 @@ async def belief(
     return found
 
 
-def tools(services: Services, scope: Scope) -> Toolbox:
+def tools(services: Services, scope: View) -> Toolbox:
     return Toolbox(services.db, services.embedder, scope)
 
 
@@ -138,12 +139,12 @@ async def ask_bob(
 ) -> ChatAnswer:
     """`question` answered from bob's view of `about`."""
     return await chat(
-        services.db, services.embedder, llm, Scope(world, "bob", about), question, level=level
+        services.db, services.embedder, llm, View(world, "bob", about), question, level=level
     )
 
 
 async def test_tools_return_real_data_of_the_scope(services: Services, world: str) -> None:
-    bob = tools(services, Scope(world, "bob", "alice"))
+    bob = tools(services, View(world, "bob", "alice"))
 
     found = await bob.search_observations("cello quartet on Sundays", limit=3)
     top = found.items[0]
@@ -154,7 +155,7 @@ async def test_tools_return_real_data_of_the_scope(services: Services, world: st
     text = found.render()
     assert f"[obs:{top.observation.id}]" in text and f"[msg:{source.message.id}]" in text
 
-    grepper = tools(services, Scope(world, "bob", "alice"))
+    grepper = tools(services, View(world, "bob", "alice"))
     grep = await grepper.grep_messages("LISBON")
     [hit] = grep.items
     assert hit.message.content == LISBON and hit.span == "Lisbon"
@@ -189,7 +190,7 @@ async def test_provenance_follows_a_derived_belief_to_its_source_spans(
     porto = await belief(services, world, "bob", "alice", "Porto")
     lisbon = await belief(services, world, "bob", "alice", "Lisbon")
     moved = await deduce(services, world, "alice moved from Porto to Lisbon.", [porto, lisbon])
-    bob = tools(services, Scope(world, "bob", "alice"))
+    bob = tools(services, View(world, "bob", "alice"))
 
     result = await bob.provenance(moved)
     assert (result.nodes[0].item.observation.id, result.nodes[0].depth) == (moved, 0)
@@ -217,7 +218,7 @@ async def test_provenance_follows_a_derived_belief_to_its_source_spans(
 async def test_no_tool_reaches_another_observers_view(services: Services, world: str) -> None:
     carols = await belief(services, world, "carol", "alice", "4711")
     alices_own = await belief(services, world, "alice", "alice", "4711")
-    bob = tools(services, Scope(world, "bob", "alice"))
+    bob = tools(services, View(world, "bob", "alice"))
 
     assert (await bob.grep_messages("4711")).items == []
     assert (await bob.grep_messages("locker")).items == []
@@ -231,17 +232,17 @@ async def test_no_tool_reaches_another_observers_view(services: Services, world:
             assert "4711" not in text
     assert "4711" not in str(bob.evidence)
     # bob was not in s2: carol's words there are invisible to him too.
-    assert (await tools(services, Scope(world, "bob", "carol")).grep_messages("safe")).items == []
+    assert (await tools(services, View(world, "bob", "carol")).grep_messages("safe")).items == []
 
     # The same calls do find it where it is visible: carol was there, alice said it.
-    carol = tools(services, Scope(world, "carol", "alice"))
+    carol = tools(services, View(world, "carol", "alice"))
     assert [i.message.session for i in (await carol.grep_messages("4711")).items] == ["s2"]
     assert (await carol.message_context(carols.id)).windows[0].source.message.content == LOCKER
-    alice = tools(services, Scope(world, "alice", "alice"))
+    alice = tools(services, View(world, "alice", "alice"))
     assert len((await alice.grep_messages("4711")).items) == 1
 
     # A session-scoped view sees only that session.
-    alice_s1 = tools(services, Scope(world, "alice", "alice", "s1"))
+    alice_s1 = tools(services, View(world, "alice", "alice", "s1"))
     assert (await alice_s1.grep_messages("4711")).items == []
     text = await alice_s1.dispatch(
         ToolCall("y", "message_context", {"observation_id": alices_own.id})

@@ -11,8 +11,8 @@ import pytest
 from graph.repo import observations, summaries
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver.schema import SummaryOutput
 from reasoners.llm.interface import ChatMessage
+from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
 from resolvers.services import Services
 from tests.conftest import GraphQLClient

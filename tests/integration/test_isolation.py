@@ -31,7 +31,7 @@ from graph.errors import BeliefgraphError
 from graph.props import node_props
 from graph.validation import now
 from resolvers.app import create_app
-from resolvers.auth import Principal, Scope, issue_key
+from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
@@ -40,8 +40,8 @@ from tests.conftest import GraphQLClient
 pytestmark = pytest.mark.integration
 
 SECRET = "isolation-test-secret-" + "x" * 24
-ADMIN_KEY = issue_key(SECRET, Principal(Scope.ADMIN))
-ALL_SCOPES = frozenset(Scope)
+ADMIN_KEY = issue_key(SECRET, Principal(KeyScope.ADMIN))
+ALL_SCOPES = frozenset(KeyScope)
 Vars = dict[str, Any]
 
 
@@ -70,15 +70,15 @@ class Side:
     def dead_job(self) -> str:
         return next(i for i, job in self.jobs.items() if job["status"] == "dead")
 
-    def key(self, scope: Scope) -> str:
+    def key(self, scope: KeyScope) -> str:
         """A key of `scope` for this workspace: peer keys are alice's, session keys s1's."""
         return issue_key(
             SECRET,
             Principal(
                 scope,
-                workspace=None if scope is Scope.ADMIN else self.name,
-                peer="alice" if scope is Scope.PEER else None,
-                session="s1" if scope is Scope.SESSION else None,
+                workspace=None if scope is KeyScope.ADMIN else self.name,
+                peer="alice" if scope is KeyScope.PEER else None,
+                session="s1" if scope is KeyScope.SESSION else None,
             ),
         )
 
@@ -305,7 +305,7 @@ class Case:
     field: str
     document: str
     variables: Callable[[Side], Vars]
-    allowed: frozenset[Scope]  # key scopes (for their own workspace) that may call it
+    allowed: frozenset[KeyScope]  # key scopes (for their own workspace) that may call it
     # Variables for the widest read, used by the leak check (default: `variables`).
     widest: Callable[[Side], Vars] | None = None
     # For fields that take an id: variables asking in the first side for an id of the second.
@@ -334,8 +334,8 @@ class Case:
         return self.kind == "mutation"
 
 
-def only(*scopes: Scope) -> frozenset[Scope]:
-    return frozenset({Scope.ADMIN, *scopes})
+def only(*scopes: KeyScope) -> frozenset[KeyScope]:
+    return frozenset({KeyScope.ADMIN, *scopes})
 
 
 def counts_all_jobs(side: Side, data: Vars) -> bool:
@@ -370,19 +370,19 @@ CASES = [
         "peer",
         'query($w: String!) { peer(workspace: $w, name: "alice") { workspace name metadata } }',
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
         "peers",
         "query($w: String!) { peers(workspace: $w) { nodes { workspace name metadata } } }",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE),
+        only(KeyScope.WORKSPACE),
     ),
     Case(
         "session",
         'query($w: String!) { session(workspace: $w, name: "s1") { workspace name metadata } }',
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "sessions",
@@ -390,7 +390,7 @@ CASES = [
           sessions(workspace: $w, peer: $p) { nodes { workspace name metadata } }
         }""",
         lambda s: {"w": s.name, "p": "alice"},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         widest=lambda s: {"w": s.name, "p": None},
     ),
     Case(
@@ -399,7 +399,7 @@ CASES = [
           sessionPeers(workspace: $w, session: "s1", includePast: true) { peer session }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "message",
@@ -439,7 +439,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
         "observation",
@@ -452,7 +452,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name, "id": s.observations["alice->bob"]},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         foreign=lambda asked, owner: {"w": asked.name, "id": owner.observations["alice->bob"]},
     ),
     Case(
@@ -491,7 +491,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,  # hits depend on the words; the leak check still runs
     ),
     Case(
@@ -500,7 +500,7 @@ CASES = [
           peerCard(workspace: $w, observer: "alice", observed: "bob") { observer entries }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,
     ),
     Case(
@@ -512,7 +512,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
         "chat",
@@ -523,7 +523,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,  # that world's observations have no embeddings: nothing is prefetched
     ),
     Case(
@@ -535,7 +535,7 @@ CASES = [
           }}
         }}""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,
     ),
     Case(
@@ -545,7 +545,7 @@ CASES = [
                       entries: ["Bob of this workspace"]) { observer observed entries }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,
     ),
     Case(
@@ -560,13 +560,13 @@ CASES = [
           updateWorkspace(name: $w, metadata: $m) { name metadata }
         }""",
         lambda s: {"w": s.name, "m": {"home": s.name, "touched": True}},
-        only(Scope.WORKSPACE),
+        only(KeyScope.WORKSPACE),
     ),
     Case(
         "createPeer",
         'mutation($w: String!) { createPeer(workspace: $w, name: "alice") { workspace name } }',
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
         "updatePeer",
@@ -576,7 +576,7 @@ CASES = [
           }
         }""",
         lambda s: {"w": s.name, "m": {"home": s.name, "touched": True}},
-        only(Scope.WORKSPACE, Scope.PEER),
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
         "createSession",
@@ -584,7 +584,7 @@ CASES = [
           createSession(workspace: $w, name: "s1", peers: [{peer: "alice"}]) { workspace name }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "updateSession",
@@ -594,7 +594,7 @@ CASES = [
           }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "addSessionPeers",
@@ -604,7 +604,7 @@ CASES = [
           }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "removeSessionPeers",
@@ -612,7 +612,7 @@ CASES = [
           removeSessionPeers(workspace: $w, session: "s1", peers: ["bob"]) { peer session }
         }""",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "setSessionPeers",
@@ -620,7 +620,7 @@ CASES = [
           setSessionPeers(workspace: $w, session: "s1", peers: $peers) { peer session }
         }""",
         lambda s: {"w": s.name, "peers": [{"peer": p} for p in ("alice", "bob", s.own_peer)]},
-        only(Scope.WORKSPACE, Scope.SESSION),
+        only(KeyScope.WORKSPACE, KeyScope.SESSION),
     ),
     Case(
         "addMessages",
@@ -645,7 +645,7 @@ CASES = [
         "retryJobs",
         "mutation($w: String!, $ids: [ID!]) { retryJobs(workspace: $w, ids: $ids) }",
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE),
+        only(KeyScope.WORKSPACE),
         foreign=lambda asked, owner: {"w": asked.name, "ids": [owner.dead_job()]},
         foreign_answer={"retryJobs": 0},
         echoes=False,
@@ -654,7 +654,7 @@ CASES = [
         "createKey",
         'mutation($w: String!) { createKey(scope: PEER, workspace: $w, peer: "alice") }',
         lambda s: {"w": s.name},
-        only(Scope.WORKSPACE),
+        only(KeyScope.WORKSPACE),
         echoes=False,
     ),
     Case(
@@ -815,9 +815,9 @@ async def test_observation_detail_ignores_edges_into_another_workspace(
 # --- keys -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scope", list(Scope), ids=lambda s: s.value)
+@pytest.mark.parametrize("scope", list(KeyScope), ids=lambda s: s.value)
 async def test_each_key_scope_reaches_only_what_it_may(
-    api: Api, secured: Services, world: World, scope: Scope
+    api: Api, secured: Services, world: World, scope: KeyScope
 ) -> None:
     """A key of `scope` for A: FORBIDDEN on every field asked about B; in A, allowed exactly
     where the case says (FORBIDDEN elsewhere); and B is left as it was."""
@@ -826,7 +826,7 @@ async def test_each_key_scope_reaches_only_what_it_may(
     before = await snapshot(secured, b.name)
     problems = []
     for case in CASES:
-        if scope is not Scope.ADMIN:
+        if scope is not KeyScope.ADMIN:
             body = await api.raw(case.document, case.variables(b), key=key)
             if error_code(body) != "FORBIDDEN":
                 problems.append(f"{case.key} in B: expected FORBIDDEN, got {body}")
@@ -855,17 +855,17 @@ async def test_without_a_valid_key_only_health_and_version_answer(
     api: Api, secured: Services, world: World
 ) -> None:
     a, b = world.a, world.b
-    workspace_key = a.key(Scope.WORKSPACE)
+    workspace_key = a.key(KeyScope.WORKSPACE)
     bad_keys = {
         "no key": None,
         "malformed": "not-a-key",
         "forged with another secret": issue_key(
-            "another-secret-" + "y" * 30, Principal(Scope.ADMIN)
+            "another-secret-" + "y" * 30, Principal(KeyScope.ADMIN)
         ),
         "tampered workspace": tampered(workspace_key, w=b.name),
         "tampered scope": tampered(workspace_key, sc="admin"),
         "expired": issue_key(
-            SECRET, Principal(Scope.ADMIN), ttl_seconds=60, now=time.time() - 3600
+            SECRET, Principal(KeyScope.ADMIN), ttl_seconds=60, now=time.time() - 3600
         ),
     }
     before = {side.name: await snapshot(secured, side.name) for side in (a, b)}
@@ -916,7 +916,7 @@ async def all_messages(api: Api, side: Side) -> list[dict[str, Any]]:
 
 async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     a = world.a
-    alice = a.key(Scope.PEER)
+    alice = a.key(KeyScope.PEER)
     w = a.name
 
     # Its own peer, not another one, nor the list of peers.
@@ -982,7 +982,7 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
 
 async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) -> None:
     a = world.a
-    s1 = a.key(Scope.SESSION)
+    s1 = a.key(KeyScope.SESSION)
     w = a.name
 
     # Adds messages to s1 (as any peer of it), not to s2.
@@ -1040,7 +1040,7 @@ async def workspace_names(api: Api) -> set[str]:
 async def test_only_admin_lists_creates_and_deletes_workspaces(api: Api, world: World) -> None:
     a = world.a
     fresh = f"t-new-{uuid.uuid4().hex[:10]}"
-    for scope in (Scope.WORKSPACE, Scope.PEER, Scope.SESSION):
+    for scope in (KeyScope.WORKSPACE, KeyScope.PEER, KeyScope.SESSION):
         key = a.key(scope)
         assert await api.error_code(WORKSPACES, key=key) == "FORBIDDEN", scope
         assert await api.error_code(CREATE, {"w": fresh}, key=key) == "FORBIDDEN", scope
@@ -1065,7 +1065,7 @@ mutation($scope: KeyScope!, $w: String, $p: String, $s: String) {
 
 async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world: World) -> None:
     a, b = world.a, world.b
-    workspace_key = a.key(Scope.WORKSPACE)
+    workspace_key = a.key(KeyScope.WORKSPACE)
     issued = await api.ok(CREATE_KEY, {"scope": "PEER", "w": a.name, "p": "bob"}, key=workspace_key)
     bob = issued["createKey"]
     assert (await api.ok(PEER, {"w": a.name, "n": "bob"}, key=bob))["peer"]["name"] == "bob"
@@ -1077,8 +1077,8 @@ async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world
         ({"scope": "SESSION", "w": b.name, "s": "s1"}, workspace_key),
         ({"scope": "WORKSPACE", "w": a.name}, workspace_key),
         ({"scope": "ADMIN"}, workspace_key),
-        ({"scope": "PEER", "w": a.name, "p": "bob"}, a.key(Scope.PEER)),
-        ({"scope": "SESSION", "w": a.name, "s": "s2"}, a.key(Scope.SESSION)),
+        ({"scope": "PEER", "w": a.name, "p": "bob"}, a.key(KeyScope.PEER)),
+        ({"scope": "SESSION", "w": a.name, "s": "s2"}, a.key(KeyScope.SESSION)),
     ]
     for variables, key in refused:
         assert await api.error_code(CREATE_KEY, variables, key=key) == "FORBIDDEN", variables

@@ -161,5 +161,7 @@ async def test_concurrent_get_or_create_gives_one_peer(services: Services, works
         ]
     )
     assert len({r.created_at for r in results}) == 1
-    listed, _ = await peers.list_page(services.db, workspace, metadata=None, after=None, limit=50)
+    listed = (
+        await peers.list_page(services.db, workspace, metadata=None, after=None, limit=50)
+    ).items
     assert [p.name for p in listed] == ["dora"]

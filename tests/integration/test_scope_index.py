@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from graph.db import Database, Tx
+from graph.keys import Representation
 from graph.records import MessageRecord
 from graph.repo import jobs, observation_search, scope_index, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.repo.messages import by_seq
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
-from graph.repo.scope_index import Scope
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
@@ -68,7 +68,7 @@ async def test_a_scope_index_is_built_used_kept_current_and_dropped(
     services: Services, workspace: str
 ) -> None:
     await seed_beliefs(services, workspace)
-    scope = Scope(workspace, "bob", "alice")
+    scope = Representation(workspace, "bob", "alice")
     assert await scope_index.published_index(services.db, scope) is None
 
     name = await scope_index.ensure(services.db, scope, dimensions=services.embedder.dimension)
@@ -79,7 +79,8 @@ async def test_a_scope_index_is_built_used_kept_current_and_dropped(
     assert await scope_index.ensure(services.db, scope, dimensions=384) == name  # idempotent
     # carol's view of alice is another scope: no index of its own, no label on its beliefs.
     assert (
-        await scope_index.published_index(services.db, Scope(workspace, "carol", "alice")) is None
+        await scope_index.published_index(services.db, Representation(workspace, "carol", "alice"))
+        is None
     )
 
     # A belief written after the build takes the label, so the index finds it.
@@ -205,7 +206,7 @@ async def test_duplicates_in_an_indexed_scope_are_found_through_its_index(
     services: Services, workspace: str
 ) -> None:
     await seed_beliefs(services, workspace)
-    await scope_index.ensure(services.db, Scope(workspace, "bob", "alice"), dimensions=384)
+    await scope_index.ensure(services.db, Representation(workspace, "bob", "alice"), dimensions=384)
     [message] = await by_seq(services.db, workspace, "s1", 0, 0)
     known = "Alice plays the bassoon in an amateur orchestra."
     [known_vector, new_vector] = services.embedder.embed([known, "Alice keeps three tortoises."])

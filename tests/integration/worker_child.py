@@ -13,9 +13,8 @@ from datetime import timedelta
 from typing import Any
 
 from graph.settings import Settings
-from reasoners.queue.handlers import build_handlers
 from reasoners.queue.worker import Worker, WorkerConfig
-from resolvers.runtime import open_services
+from resolvers.runtime import build_handlers, open_services
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from graph.errors import Forbidden, InvalidInput, Unauthenticated
-from resolvers.auth import ADMIN, Principal, Scope, issue_key, principal_from_header, verify_key
+from resolvers.auth import ADMIN, KeyScope, Principal, issue_key, principal_from_header, verify_key
 
 pytestmark = pytest.mark.unit
 
@@ -40,10 +40,10 @@ def with_claims(key: str, claims: dict[str, object]) -> str:
 @pytest.mark.parametrize(
     "principal",
     [
-        Principal(Scope.ADMIN),
-        Principal(Scope.WORKSPACE, "w1"),
-        Principal(Scope.PEER, "w1", peer="alice"),
-        Principal(Scope.SESSION, "w1", session="s1"),
+        Principal(KeyScope.ADMIN),
+        Principal(KeyScope.WORKSPACE, "w1"),
+        Principal(KeyScope.PEER, "w1", peer="alice"),
+        Principal(KeyScope.SESSION, "w1", session="s1"),
     ],
     ids=lambda p: p.scope.value,
 )
@@ -54,17 +54,17 @@ def test_a_key_verifies_to_the_principal_it_was_issued_for(principal: Principal)
 
 
 def test_claims_a_scope_does_not_need_are_left_out() -> None:
-    key = issue_key(SECRET, Principal(Scope.PEER, "w1", peer="alice", session="s1"))
-    assert verify_key(SECRET, key) == Principal(Scope.PEER, "w1", peer="alice")
+    key = issue_key(SECRET, Principal(KeyScope.PEER, "w1", peer="alice", session="s1"))
+    assert verify_key(SECRET, key) == Principal(KeyScope.PEER, "w1", peer="alice")
 
 
 @pytest.mark.parametrize(
     ("principal", "missing"),
     [
-        (Principal(Scope.WORKSPACE), "workspace"),
-        (Principal(Scope.PEER, "w1"), "peer"),
-        (Principal(Scope.PEER, peer="alice"), "workspace"),
-        (Principal(Scope.SESSION, "w1"), "session"),
+        (Principal(KeyScope.WORKSPACE), "workspace"),
+        (Principal(KeyScope.PEER, "w1"), "peer"),
+        (Principal(KeyScope.PEER, peer="alice"), "workspace"),
+        (Principal(KeyScope.SESSION, "w1"), "session"),
     ],
 )
 def test_a_key_without_its_scope_fields_is_refused(principal: Principal, missing: str) -> None:
@@ -78,20 +78,20 @@ def test_a_key_without_its_scope_fields_is_refused(principal: Principal, missing
     ids=["workspace", "scope", "peer", "expiry"],
 )
 def test_edited_claims_break_the_signature(change: dict[str, object]) -> None:
-    key = issue_key(SECRET, Principal(Scope.PEER, "w1", peer="alice"), ttl_seconds=60, now=NOW)
+    key = issue_key(SECRET, Principal(KeyScope.PEER, "w1", peer="alice"), ttl_seconds=60, now=NOW)
     forged = with_claims(key, {**claims_of(key), **change})
     with pytest.raises(Unauthenticated, match="signature"):
         verify_key(SECRET, forged, now=NOW)
 
 
 def test_a_key_signed_with_another_secret_is_refused() -> None:
-    key = issue_key("another-secret-" + "o" * 20, Principal(Scope.ADMIN))
+    key = issue_key("another-secret-" + "o" * 20, Principal(KeyScope.ADMIN))
     with pytest.raises(Unauthenticated, match="signature"):
         verify_key(SECRET, key)
 
 
 def test_an_edited_signature_is_refused() -> None:
-    key = issue_key(SECRET, Principal(Scope.ADMIN))
+    key = issue_key(SECRET, Principal(KeyScope.ADMIN))
     last = key[-1]
     with pytest.raises(Unauthenticated):
         verify_key(SECRET, key[:-1] + ("A" if last != "A" else "B"))
@@ -112,17 +112,17 @@ def test_signed_but_meaningless_claims_are_refused(claims: bytes) -> None:
 
 
 def test_a_key_expires_after_its_ttl() -> None:
-    key = issue_key(SECRET, Principal(Scope.WORKSPACE, "w1"), ttl_seconds=60, now=NOW)
+    key = issue_key(SECRET, Principal(KeyScope.WORKSPACE, "w1"), ttl_seconds=60, now=NOW)
     assert verify_key(SECRET, key, now=NOW + 59).workspace == "w1"
     with pytest.raises(Unauthenticated, match="expired"):
         verify_key(SECRET, key, now=NOW + 60)
-    forever = issue_key(SECRET, Principal(Scope.WORKSPACE, "w1"), now=NOW)
+    forever = issue_key(SECRET, Principal(KeyScope.WORKSPACE, "w1"), now=NOW)
     assert verify_key(SECRET, forever, now=NOW + 10**9).workspace == "w1"
 
 
 def test_the_header_needs_a_bearer_key_only_when_auth_is_on() -> None:
     assert principal_from_header(None, enabled=False, secret="") == ADMIN
-    key = issue_key(SECRET, Principal(Scope.SESSION, "w1", session="s1"))
+    key = issue_key(SECRET, Principal(KeyScope.SESSION, "w1", session="s1"))
     assert principal_from_header(f"Bearer {key}", enabled=True, secret=SECRET).session == "s1"
     assert principal_from_header(f"bearer  {key} ", enabled=True, secret=SECRET).session == "s1"
     for header in (None, "", f"Basic {key}", "Bearer", key):
@@ -130,9 +130,9 @@ def test_the_header_needs_a_bearer_key_only_when_auth_is_on() -> None:
             principal_from_header(header, enabled=True, secret=SECRET)
 
 
-WORKSPACE = Principal(Scope.WORKSPACE, "w1")
-ALICE = Principal(Scope.PEER, "w1", peer="alice")
-S1 = Principal(Scope.SESSION, "w1", session="s1")
+WORKSPACE = Principal(KeyScope.WORKSPACE, "w1")
+ALICE = Principal(KeyScope.PEER, "w1", peer="alice")
+S1 = Principal(KeyScope.SESSION, "w1", session="s1")
 
 
 def allowed(check: Callable[[], object]) -> bool:

@@ -10,34 +10,27 @@ import pytest
 from graph.db import Database
 from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord, SourceSpan
-from reasoners.dialectic.chat import (
-    DEFAULT_LEVELS,
-    DIALECTIC_SYSTEM_PROMPT,
-    ReasoningLevels,
-    check_query,
-    cite_all,
-    dialectic_messages,
-    extractive_text,
-    parse_citations,
-    resolve_citations,
-)
+from graph.validation import check_query
+from reasoners.dialectic.citations import cite_all, parse_citations, resolve_citations
 from reasoners.dialectic.evidence import (
     SPAN_LEAD,
     SPAN_MATCH,
     SPAN_SOURCE,
     Evidence,
     ObservationItem,
-    Scope,
+    View,
 )
+from reasoners.dialectic.levels import DEFAULT_LEVELS, LEVEL_NAMES, ReasoningLevels
+from reasoners.dialectic.prompt import DIALECTIC_SYSTEM_PROMPT, dialectic_messages, extractive_text
 from reasoners.dialectic.tool_specs import TOOL_SPECS
 from reasoners.dialectic.tools import Toolbox, matched_span
 from reasoners.embeddings.model import Embedder
-from reasoners.llm.interface import DIALECTIC_LEVELS, ToolCall
+from reasoners.llm.interface import ToolCall
 
 pytestmark = pytest.mark.unit
 
 T0 = datetime(2024, 5, 3, 14, 3, tzinfo=UTC)
-SCOPE = Scope("w", "bob", "alice")
+SCOPE = View("w", "bob", "alice")
 
 
 def message(mid: str, content: str, peer: str = "alice") -> MessageRecord:
@@ -77,7 +70,7 @@ LIVES = ObservationItem(
 
 
 def test_default_levels_budgets_and_roles() -> None:
-    budgets = {name: DEFAULT_LEVELS.get(name).max_tool_iterations for name in DIALECTIC_LEVELS}
+    budgets = {name: DEFAULT_LEVELS.get(name).max_tool_iterations for name in LEVEL_NAMES}
     assert budgets == {"minimal": 0, "low": 2, "medium": 4, "high": 6, "max": 10}
     # Each level is served by its own LLM role, so each can have its own model setting.
     assert DEFAULT_LEVELS.get("high").role == "dialectic-high"
@@ -125,7 +118,7 @@ def test_system_prompt_states_the_retrieval_policy() -> None:
 
 def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
     messages = dialectic_messages(
-        Scope("w", "bob", "alice", "s1"),
+        View("w", "bob", "alice", "s1"),
         "Where does alice live?",
         today=T0,
         card=["alice is a nurse"],
@@ -156,7 +149,7 @@ def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
 
 def test_self_model_is_named_as_such() -> None:
     messages = dialectic_messages(
-        Scope("w", "alice", "alice"), "Who am I?", today=T0, card=[], prefetched=[], tools=True
+        View("w", "alice", "alice"), "Who am I?", today=T0, card=[], prefetched=[], tools=True
     )
     assert "alice's own self-model" in str(messages[1]["content"])
 

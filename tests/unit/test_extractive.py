@@ -7,9 +7,9 @@ from reasoners.deriver.first_person import (
     ExtractedFact,
     extract,
     is_self_statement,
-    split_sentences,
     to_third_person,
 )
+from reasoners.text.sentences import split_sentences
 from reasoners.text.spans import is_grounded
 
 pytestmark = pytest.mark.unit

@@ -80,4 +80,4 @@ def test_errors_carry_the_codes_the_api_maps() -> None:
 
 
 def test_roles_cover_the_pipeline_and_every_dialectic_level() -> None:
-    assert {"deriver", "summarizer", "dreamer", "dialectic-low", "dialectic-high"} <= set(ROLES)
+    assert {"deriver", "summarizer", "dialectic-low", "dialectic-high"} <= set(ROLES)

@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from graph.errors import ErrorCode, InvalidInput
+from reasoners.llm.config import LLM_SETTINGS, LLMConfig, llm_config_from_env, role_env
 from reasoners.llm.interface import (
     ROLES,
     ChatMessage,
@@ -21,14 +22,7 @@ from reasoners.llm.interface import (
     tool_result,
     user,
 )
-from reasoners.llm.openai_compatible import (
-    LLM_SETTINGS,
-    LLMConfig,
-    OpenAICompatibleLLM,
-    llm_config_from_env,
-    openai_client,
-    role_env,
-)
+from reasoners.llm.openai_compatible import OpenAICompatibleLLM, openai_client
 
 try:  # openai >= 3 sends through httpx2 (the httpx successor), older releases through httpx
     import httpx2 as http

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from graph.keys import scope_key
 from graph.lucene import scoped_terms_query, terms_query
-from graph.repo.scope_index import scope_key, scope_label
+from graph.repo.scope_index import scope_label
 
 
 def test_words_are_quoted_and_operators_are_plain_words() -> None:

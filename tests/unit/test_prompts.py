@@ -9,17 +9,16 @@ from pydantic import ValidationError
 from reasoners.deriver.batching import DeriverBatch, SessionMessage, batch_messages
 from reasoners.deriver.prompt import (
     DERIVER_SYSTEM_PROMPT,
-    SUMMARY_SYSTEM_PROMPT,
     InstructionHierarchy,
     cited_message,
     deriver_messages,
     index_to_message_id,
     message_instructions,
-    render_timestamp,
-    summary_messages,
 )
 from reasoners.deriver.schema import DeriverOutput
+from reasoners.summarizer.prompt import SUMMARY_SYSTEM_PROMPT, summary_messages
 from reasoners.text.spans import is_grounded
+from reasoners.text.transcript import render_timestamp
 
 pytestmark = pytest.mark.unit
 

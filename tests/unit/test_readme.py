@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graph.settings import documented_settings
-from reasoners.llm.openai_compatible import LLM_SETTINGS
+from reasoners.llm.config import LLM_SETTINGS
 
 pytestmark = pytest.mark.unit
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")

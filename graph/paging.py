@@ -1,0 +1,78 @@
+"""Pages of list results: opaque cursors (base64 of a small JSON list, validated on the way
+back in) and the one way a list statement's rows become a `Page`.
+
+List statements are asked for one row more than the page: that row only says whether there is
+a next page."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from graph.errors import InvalidInput
+from graph.records import Page
+
+T = TypeVar("T")
+Row = dict[str, Any]
+
+
+def encode(*parts: Any) -> str:
+    raw = json.dumps([p.isoformat() if isinstance(p, datetime) else p for p in parts])
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode(cursor: str, arity: int) -> list[Any]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        parts = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInput("malformed cursor: pass back an endCursor you received") from exc
+    if not isinstance(parts, list) or len(parts) != arity:
+        raise InvalidInput("malformed cursor: pass back an endCursor you received")
+    return parts
+
+
+def decode_time_id(cursor: str | None) -> tuple[datetime | None, str | None]:
+    """A (created_at, id) keyset cursor."""
+    if cursor is None:
+        return None, None
+    stamp, ident = decode(cursor, 2)
+    try:
+        return datetime.fromisoformat(str(stamp)), str(ident)
+    except ValueError as exc:
+        raise InvalidInput("malformed cursor: pass back an endCursor you received") from exc
+
+
+class Timed(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+def by_name(record: Named) -> str:
+    """The cursor of lists ordered by name (the name itself: names are unique and printable)."""
+    return record.name
+
+
+def time_id_cursor(record: Timed) -> str:
+    """The keyset cursor of lists ordered by (created_at, id)."""
+    return encode(record.created_at, record.id)
+
+
+def page(
+    rows: list[Row], limit: int, to_record: Callable[[Row], T], cursor: Callable[[T], str]
+) -> Page[T]:
+    """The first `limit` rows as records; a row past them means there is a next page."""
+    items = [to_record(row) for row in rows[:limit]]
+    return Page(items, cursor(items[-1]) if items else None, len(rows) > limit)

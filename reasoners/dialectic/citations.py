@@ -1,0 +1,56 @@
+"""Citations (pure): the [obs:<id>] / [msg:<id>] markers of an answer, kept only when a tool
+showed that node in the conversation (the `Evidence` ledger)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from graph.records import MessageRecord, ObservationRecord
+from reasoners.dialectic.evidence import Evidence, ObservationItem
+
+_MARKER = re.compile(r"(?<![A-Za-z0-9_])(obs|msg)\s*:\s*([A-Za-z0-9][A-Za-z0-9_-]*)")
+
+
+def parse_citations(text: str) -> list[tuple[str, str]]:
+    """(kind, id) of every [obs:<id>] / [msg:<id>] marker, first appearance first, no repeats.
+
+    Brackets are not required: models also write (obs:<id>) or [obs:<a>, obs:<b>], and a marker
+    only counts once the ledger knows its id anyway.
+    """
+    found: dict[tuple[str, str], None] = {}
+    for kind, identifier in _MARKER.findall(text):
+        found.setdefault((kind, identifier.rstrip("-_")), None)
+    return list(found)
+
+
+@dataclass(frozen=True)
+class MessageCitation:
+    id: str
+    span: str  # verbatim text of the message that supports the answer
+    message: MessageRecord
+
+
+@dataclass(frozen=True)
+class Citations:
+    observations: list[ObservationRecord] = field(default_factory=list)
+    messages: list[MessageCitation] = field(default_factory=list)
+
+
+def resolve_citations(refs: list[tuple[str, str]], evidence: Evidence) -> Citations:
+    """The cited nodes a tool showed in this conversation; any other marker is dropped."""
+    observations = [
+        evidence.observations[i] for k, i in refs if k == "obs" and i in evidence.observations
+    ]
+    messages = [
+        MessageCitation(i, evidence.messages[i].span, evidence.messages[i].message)
+        for k, i in refs
+        if k == "msg" and i in evidence.messages
+    ]
+    return Citations(observations, messages)
+
+
+def cite_all(items: list[ObservationItem], evidence: Evidence) -> Citations:
+    refs = [("obs", item.observation.id) for item in items]
+    refs += [("msg", s.message.id) for item in items for s in item.sources]
+    return resolve_citations(list(dict.fromkeys(refs)), evidence)

@@ -1,0 +1,59 @@
+"""Reasoning levels: how many tool-calling turns the dialectic may take, and which LLM role
+(so which model) serves each level. The budgets are a setting (BELIEFGRAPH_DIALECTIC_LEVELS)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from graph.errors import InvalidInput
+from reasoners.llm.interface import DialecticLevel
+
+LEVEL_NAMES = tuple(level.value for level in DialecticLevel)
+
+
+@dataclass(frozen=True)
+class ReasoningLevel:
+    name: str
+    max_tool_iterations: int  # model turns that may call tools before the answer is forced
+
+    @property
+    def role(self) -> str:
+        """The LLM role, so each level's model is configuration, not code."""
+        return f"dialectic-{self.name}"
+
+
+@dataclass(frozen=True)
+class ReasoningLevels:
+    """The table of levels; `parse` overrides budgets from a setting such as "low=3,max=12"."""
+
+    budgets: Mapping[str, int]
+
+    def __post_init__(self) -> None:
+        unknown = set(self.budgets) - set(LEVEL_NAMES)
+        if unknown:
+            raise InvalidInput(
+                f"unknown reasoning level(s) {sorted(unknown)}; "
+                f"the levels are {', '.join(LEVEL_NAMES)}"
+            )
+        for name, budget in self.budgets.items():
+            if not 0 <= budget <= 50:
+                raise InvalidInput(f"reasoning level {name}: budget {budget} is not in 0..50")
+
+    def get(self, name: str) -> ReasoningLevel:
+        if name not in self.budgets:
+            raise InvalidInput(f"reasoning level {name!r} is not one of {', '.join(self.budgets)}")
+        return ReasoningLevel(name, self.budgets[name])
+
+    @classmethod
+    def parse(cls, text: str, base: ReasoningLevels | None = None) -> ReasoningLevels:
+        budgets = dict((base or DEFAULT_LEVELS).budgets)
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, sep, value = part.partition("=")
+            if not sep or not value.strip().isdigit():
+                raise InvalidInput(f"reasoning levels: {part!r} is not <level>=<iterations>")
+            budgets[name.strip()] = int(value)
+        return cls(budgets)
+
+
+DEFAULT_LEVELS = ReasoningLevels({"minimal": 0, "low": 2, "medium": 4, "high": 6, "max": 10})

@@ -1,0 +1,111 @@
+"""The dialectic's prompt (pure): a fixed retrieval policy, then the question and its evidence.
+
+Everything that varies goes into the user message, so the system prompt is the same for every
+call and providers can cache it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from reasoners.dialectic.evidence import ObservationItem, View, day
+from reasoners.llm.interface import ChatMessage, system, user
+
+DIALECTIC_SYSTEM_PROMPT = """\
+You answer questions about one peer (a person or agent), for another AI agent, from a memory: \
+what one observer knows about that peer. The memory holds only what the observer was present \
+to see; there is nothing else to find, and you must not fill gaps from general knowledge.
+
+Evidence comes in two kinds, each with an id you cite:
+- [obs:<id>] observations (beliefs). Levels: explicit (stated by the peer, shown with the \
+message span it came from), deductive (concluded from premises), inductive (a pattern across \
+several premises), contradiction (two beliefs that clash). An observation marked SUPERSEDED \
+was replaced by a later one; one marked STALE lost support from a premise.
+- [msg:<id>] messages the peer wrote, with their dates.
+
+Retrieval policy:
+1. Start from the prefetched evidence in the user message. Use the tools when it does not \
+answer the question directly and concretely; stop as soon as the evidence is sufficient, and \
+never repeat a call with the same arguments.
+2. Derived beliefs: when a deductive or inductive observation answers the question, call \
+provenance on it, check that its explicit premises and their message spans really support it, \
+and cite that concrete evidence, not the derived belief alone. If the premises are weak, stale, \
+indirect or missing, say so and present the claim as tentative.
+3. Values that change (where the peer lives or works, counts, plans, relationships, \
+preferences): look for update language with grep_messages ("moved", "now", "anymore", \
+"no longer", "switched", "changed") and by date, answer with the most recent supported value, \
+and say that it changed and when. SUPERSEDED observations are history, not the current value.
+4. Conflicts: when statements genuinely conflict and neither is a later update of the other, \
+present both with their dates and evidence; do not choose a side.
+5. Exact names, numbers, quotes and dates: find the wording with grep_messages, and read \
+around an observation with message_context.
+6. Abstain when the evidence is thin: say plainly that the memory does not show it, and what \
+it does show if that helps. Never guess, and never invent facts, quotes or ids.
+
+Answer:
+- Lead with the direct answer, then the support, in a few sentences of plain prose.
+- Give absolute dates; resolve relative ones against the dates of the evidence.
+- Cite each claim with the ids it rests on, copied exactly, in square brackets right after the \
+claim: [obs:<id>] or [msg:<id>]. Cite only ids that appeared in this conversation.
+"""
+
+BUDGET_SPENT = (
+    "The tool budget for this question is spent. Answer now from the evidence above, following "
+    "the policy: cite the ids, qualify what is weakly supported, abstain if it is too thin."
+)
+
+
+def view_name(view: View) -> str:
+    if view.observer == view.observed:
+        return f"{view.observed}'s own self-model"
+    return f"{view.observer}'s view of {view.observed}"
+
+
+def render_evidence(items: list[ObservationItem]) -> str:
+    return "\n".join(item.render() for item in items)
+
+
+def dialectic_messages(
+    view: View,
+    query: str,
+    *,
+    today: datetime,
+    card: list[str],
+    prefetched: list[ObservationItem],
+    tools: bool,
+) -> list[ChatMessage]:
+    """The conversation that opens the tool loop: the fixed policy, then this question.
+
+    Everything that varies goes into the user message, so the system prompt stays the same for
+    every call and providers can cache it.
+    """
+    parts = [
+        f"Today is {day(today)}.",
+        f"Memory: {view_name(view)} (observer {view.observer}, peer {view.observed}).",
+    ]
+    if view.session is not None:
+        parts.append(f"Only evidence from session {view.session} is available.")
+    if not tools:
+        parts.append("No tools are available for this question: answer from the evidence below.")
+    parts.append(f"\nQuestion: {query}")
+    if card:
+        parts.append("\nPeer card (stable facts):\n" + "\n".join(f"- {e}" for e in card))
+    if prefetched:
+        parts.append("\nObservations most similar to the question:\n" + render_evidence(prefetched))
+    else:
+        parts.append("\nNo observations in this memory are similar to the question.")
+    return [system(DIALECTIC_SYSTEM_PROMPT), user("\n".join(parts))]
+
+
+def extractive_text(view: View, items: list[ObservationItem]) -> str:
+    """The no-LLM answer: the evidence itself, saying plainly that no model answered."""
+    if not items:
+        return (
+            "No language model is configured, so no model answered this question, and "
+            f"{view_name(view)} holds no observations related to it."
+        )
+    return (
+        "No language model is configured; here is the evidence instead (no model answered "
+        f"the question). The observations in {view_name(view)} closest to it, with the "
+        "messages they came from:\n\n" + render_evidence(items)
+    )

@@ -1,0 +1,77 @@
+"""Hybrid search over any node kind: vector and fulltext candidates, fused into one ranking.
+
+A `Retriever` knows how to find candidates of one kind within one scope (messages of a session,
+beliefs of one observer about one peer, ...); `hybrid_search` does the rest the same way for
+every kind: check the text, embed it, ask both halves for a deeper pool than the page, fuse
+them by reciprocal rank (fusion.py) and keep each hit's rank in either list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from graph.validation import check_query
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.search.fusion import rrf
+
+T = TypeVar("T")
+
+# Each retriever returns this many candidates per wanted hit (at least MIN_POOL), so fusion can
+# reorder across the two lists rather than only interleave their heads.
+POOL_FACTOR = 3
+MIN_POOL = 20
+
+
+@dataclass(frozen=True)
+class Hit(Generic[T]):
+    item: T
+    score: float  # the fused score
+    vector_rank: int | None  # 1-based rank in the vector list, None if not found there
+    text_rank: int | None
+
+
+class Retriever(Protocol[T]):
+    async def vector(self, embedding: list[float], limit: int) -> list[tuple[T, float]]: ...
+
+    async def text(self, text: str, limit: int) -> list[tuple[T, float]]: ...
+
+
+def pool_size(limit: int) -> int:
+    return max(limit * POOL_FACTOR, MIN_POOL)
+
+
+def fuse(
+    by_vector: Sequence[tuple[T, float]],
+    by_text: Sequence[tuple[T, float]],
+    key: Callable[[T], str],
+    limit: int,
+) -> list[Hit[T]]:
+    """The two rankings fused by reciprocal rank, best first, at most `limit`."""
+    items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _ in by_text}
+    vector_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_vector)}
+    text_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_text)}
+    fused = rrf([[key(x) for x, _ in by_vector], [key(x) for x, _ in by_text]])
+    return [
+        Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
+    ]
+
+
+async def hybrid_search(
+    embedder: Embedder,
+    retriever: Retriever[T],
+    key: Callable[[T], str],
+    text: str,
+    limit: int,
+    *,
+    embedding: list[float] | None = None,
+) -> list[Hit[T]]:
+    """Search `text` through `retriever`; pass `embedding` when the caller already has it."""
+    check_query(text)
+    pool = pool_size(limit)
+    if embedding is None:
+        [embedding] = await embed_async(embedder, [text])
+    by_vector = await retriever.vector(embedding, pool)
+    by_text = await retriever.text(text, pool)
+    return fuse(by_vector, by_text, key, limit)
