@@ -45,6 +45,8 @@ class Workspace(StructuredNode):
     __label__ = "Workspace"
     name = StringProperty(required=True)
     metadata = StringProperty(default="{}")  # JSON text: Neo4j properties cannot hold maps
+    # "key=<json value>" for each top-level metadata key, so equality filters run in Cypher.
+    meta_kv = ArrayProperty(StringProperty(), default=list)
     configuration = StringProperty(default="{}")
     created_at = DateTimeNeo4jFormatProperty(required=True)
 

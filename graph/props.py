@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from neomodel import StructuredNode
@@ -42,3 +43,52 @@ def meta_kv(value: Mapping[str, Any] | None) -> list[str]:
         f"{key}={json.dumps(val, sort_keys=True, separators=(',', ':'))}"
         for key, val in sorted((value or {}).items())
     ]
+
+
+@dataclass(frozen=True)
+class Meta:
+    """A workspace's, peer's or session's metadata and configuration, checked and serialized.
+
+    None means "not given": a create stores "{}", an update leaves the stored value alone.
+    """
+
+    metadata: str | None = None
+    meta_kv: list[str] | None = None
+    configuration: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        metadata: Mapping[str, Any] | None,
+        configuration: Mapping[str, Any] | None,
+        *,
+        limit: int,
+    ) -> Meta:
+        return cls(
+            metadata=None
+            if metadata is None
+            else dump_json(metadata, limit=limit, what="metadata"),
+            meta_kv=None if metadata is None else meta_kv(metadata),
+            configuration=None
+            if configuration is None
+            else dump_json(configuration, limit=limit, what="configuration"),
+        )
+
+    def created(self) -> dict[str, Any]:
+        """The three properties of a new node (defaults for what was not given)."""
+        return {
+            "metadata": self.metadata or "{}",
+            "meta_kv": self.meta_kv or [],
+            "configuration": self.configuration or "{}",
+        }
+
+    def updated(self) -> dict[str, Any]:
+        """The parameters of an update statement (null leaves the stored value)."""
+        return {
+            "metadata": self.metadata,
+            "meta_kv": self.meta_kv,
+            "configuration": self.configuration,
+        }
+
+
+NO_META = Meta()

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.errors import BeliefgraphError, InvalidInput
-from graph.server.process import ManagedNeo4j, ping
+from graph.server.probe import ping
+from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.auth import KeyScope, Principal, issue_key
 

@@ -63,9 +63,7 @@ async def services(test_settings: Settings, neo4j_password: str) -> AsyncIterato
 async def workspace(services: Services) -> str:
     """A fresh workspace: tests never see each other's data."""
     name = f"t-{uuid.uuid4().hex[:12]}"
-    await workspaces.get_or_create(
-        services.db, name, metadata=None, configuration=None, json_limit=16384
-    )
+    await workspaces.get_or_create(services.db, name)
     return name
 
 

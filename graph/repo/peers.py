@@ -8,7 +8,7 @@ from graph import models
 from graph.db import Database
 from graph.errors import InvalidInput, NotFound
 from graph.paging import by_name, page
-from graph.props import dump_json, meta_kv, node_props
+from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import Page, PeerRecord
 from graph.repo import workspaces
 from graph.validation import check_name, now
@@ -20,19 +20,14 @@ async def get_or_create(
     db: Database,
     workspace: str,
     name: str,
-    *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
-    json_limit: int,
+    meta: Meta = NO_META,
 ) -> PeerRecord:
     props = node_props(
         models.Peer,
         {
             "workspace": workspace,
             "name": check_name(name, "peer"),
-            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
-            "meta_kv": meta_kv(metadata),
-            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            **meta.created(),
             "created_at": now(),
         },
     )
@@ -68,12 +63,10 @@ async def update(
     db: Database,
     workspace: str,
     name: str,
+    meta: Meta,
     *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
     extraction_context: str | None,
     set_extraction_context: bool,
-    json_limit: int,
 ) -> PeerRecord:
     if extraction_context is not None and len(extraction_context) > MAX_EXTRACTION_CONTEXT:
         raise InvalidInput(
@@ -84,13 +77,7 @@ async def update(
         "update_peer",
         workspace=workspace,
         name=name,
-        metadata=None
-        if metadata is None
-        else dump_json(metadata, limit=json_limit, what="metadata"),
-        meta_kv=None if metadata is None else meta_kv(metadata),
-        configuration=None
-        if configuration is None
-        else dump_json(configuration, limit=json_limit, what="configuration"),
+        **meta.updated(),
         extraction_context=extraction_context,
         set_extraction_context=set_extraction_context,
     )

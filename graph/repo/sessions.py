@@ -9,7 +9,7 @@ from graph import models
 from graph.db import Database, Tx
 from graph.errors import InvalidInput, NotFound
 from graph.paging import by_name, page
-from graph.props import dump_json, meta_kv, node_props
+from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, SessionRecord
 from graph.repo import peers, workspaces
 from graph.validation import check_name, now
@@ -28,19 +28,14 @@ async def get_or_create(
     db: Database,
     workspace: str,
     name: str,
-    *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
-    json_limit: int,
+    meta: Meta = NO_META,
 ) -> SessionRecord:
     props = node_props(
         models.Session,
         {
             "workspace": workspace,
             "name": check_name(name, "session"),
-            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
-            "meta_kv": meta_kv(metadata),
-            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            **meta.created(),
             "active": True,
             "next_seq": 0,
             "created_at": now(),
@@ -86,13 +81,11 @@ async def update(
     db: Database,
     workspace: str,
     name: str,
+    meta: Meta,
     *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
     active: bool | None,
     context: str | None,
     set_context: bool,
-    json_limit: int,
 ) -> SessionRecord:
     if context is not None and len(context) > MAX_SESSION_CONTEXT:
         raise InvalidInput(
@@ -102,13 +95,7 @@ async def update(
         "update_session",
         workspace=workspace,
         name=name,
-        metadata=None
-        if metadata is None
-        else dump_json(metadata, limit=json_limit, what="metadata"),
-        meta_kv=None if metadata is None else meta_kv(metadata),
-        configuration=None
-        if configuration is None
-        else dump_json(configuration, limit=json_limit, what="configuration"),
+        **meta.updated(),
         active=active,
         context=context,
         set_context=set_context,

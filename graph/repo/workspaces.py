@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph import models
 from graph.db import Database
 from graph.errors import NotFound
 from graph.paging import by_name, page
-from graph.props import dump_json, node_props
+from graph.props import NO_META, Meta, node_props
 from graph.records import Page, WorkspaceRecord
 from graph.repo import scope_index
 from graph.validation import check_name, now
@@ -19,17 +17,13 @@ _DELETE_BATCH = 5000
 async def get_or_create(
     db: Database,
     name: str,
-    *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
-    json_limit: int,
+    meta: Meta = NO_META,
 ) -> WorkspaceRecord:
     props = node_props(
         models.Workspace,
         {
             "name": check_name(name, "workspace"),
-            "metadata": dump_json(metadata, limit=json_limit, what="metadata"),
-            "configuration": dump_json(configuration, limit=json_limit, what="configuration"),
+            **meta.created(),
             "created_at": now(),
         },
     )
@@ -53,21 +47,9 @@ async def list_page(db: Database, *, after: str | None, limit: int) -> Page[Work
 async def update(
     db: Database,
     name: str,
-    *,
-    metadata: dict[str, Any] | None,
-    configuration: dict[str, Any] | None,
-    json_limit: int,
+    meta: Meta,
 ) -> WorkspaceRecord:
-    row = await db.write_one(
-        "update_workspace",
-        workspace=name,
-        metadata=None
-        if metadata is None
-        else dump_json(metadata, limit=json_limit, what="metadata"),
-        configuration=None
-        if configuration is None
-        else dump_json(configuration, limit=json_limit, what="configuration"),
-    )
+    row = await db.write_one("update_workspace", workspace=name, **meta.updated())
     if row is None:
         raise NotFound(f"workspace {name!r} does not exist")
     return WorkspaceRecord.from_row(row["workspace"])

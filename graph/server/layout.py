@@ -56,69 +56,58 @@ _JAVA_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
 
 # Log4j2 configs; `${config:...}` is Neo4j's lookup of its own settings, so the files name no
 # paths. The debug log takes everything; the user log is the short start/stop story.
-SERVER_LOGS_XML = """\
-<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by beliefgraph (graph/server); rewritten on every start. -->
-<Configuration status="ERROR">
-  <Appenders>
-    <RollingRandomAccessFile name="DebugLog" fileName="${config:server.directories.logs}/debug.log"
-        filePattern="$${config:server.directories.logs}/debug.log.%02i">
-      <Neo4jDebugLogLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p [%c{1.}] %m%n"/>
+_LOGS_DIR = "${config:server.directories.logs}"
+_PLAIN = "%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"
+_DEBUG = "%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p [%c{1.}] %m%n"
+
+
+def _appender(name: str, file: str, layout: str = "PatternLayout", pattern: str = _PLAIN) -> str:
+    """A size-rolled file appender: 20 MB a file, 3 kept."""
+    return f"""\
+    <RollingRandomAccessFile name="{name}" fileName="{_LOGS_DIR}/{file}"
+        filePattern="${_LOGS_DIR}/{file}.%02i">
+      <{layout} pattern="{pattern}"/>
       <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
       <DefaultRolloverStrategy fileIndex="min" max="3"/>
     </RollingRandomAccessFile>
-    <RollingRandomAccessFile name="QueryLog" fileName="${config:server.directories.logs}/query.log"
-        filePattern="$${config:server.directories.logs}/query.log.%02i">
-      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
-      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
-      <DefaultRolloverStrategy fileIndex="min" max="3"/>
-    </RollingRandomAccessFile>
-    <RollingRandomAccessFile name="HttpLog" fileName="${config:server.directories.logs}/http.log"
-        filePattern="$${config:server.directories.logs}/http.log.%02i">
-      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
-      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
-      <DefaultRolloverStrategy fileIndex="min" max="3"/>
-    </RollingRandomAccessFile>
-    <RollingRandomAccessFile name="SecurityLog"
-        fileName="${config:server.directories.logs}/security.log"
-        filePattern="$${config:server.directories.logs}/security.log.%02i">
-      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
-      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
-      <DefaultRolloverStrategy fileIndex="min" max="3"/>
-    </RollingRandomAccessFile>
-  </Appenders>
-  <Loggers>
-    <Root level="INFO"><AppenderRef ref="DebugLog"/></Root>
-    <Logger name="QueryLogger" level="INFO" additivity="false">
-      <AppenderRef ref="QueryLog"/>
-    </Logger>
-    <Logger name="HttpLogger" level="INFO" additivity="false">
-      <AppenderRef ref="HttpLog"/>
-    </Logger>
-    <Logger name="SecurityLogger" level="INFO" additivity="false">
-      <AppenderRef ref="SecurityLog"/>
-    </Logger>
-  </Loggers>
-</Configuration>
 """
 
-USER_LOGS_XML = """\
-<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by beliefgraph (graph/server); rewritten on every start. -->
-<Configuration status="ERROR">
-  <Appenders>
-    <RollingRandomAccessFile name="UserLog" fileName="${config:server.directories.logs}/neo4j.log"
-        filePattern="$${config:server.directories.logs}/neo4j.log.%02i">
-      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
-      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
-      <DefaultRolloverStrategy fileIndex="min" max="3"/>
-    </RollingRandomAccessFile>
-  </Appenders>
-  <Loggers>
-    <Root level="INFO"><AppenderRef ref="UserLog"/></Root>
-  </Loggers>
-</Configuration>
-"""
+
+def _log_config(appenders: list[str], loggers: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        "<!-- Written by beliefgraph (graph/server); rewritten on every start. -->\n"
+        '<Configuration status="ERROR">\n  <Appenders>\n'
+        + "".join(appenders)
+        + "  </Appenders>\n  <Loggers>\n"
+        + loggers
+        + "  </Loggers>\n</Configuration>\n"
+    )
+
+
+def _logger(name: str, appender: str) -> str:
+    return (
+        f'    <Logger name="{name}" level="INFO" additivity="false">\n'
+        f'      <AppenderRef ref="{appender}"/>\n    </Logger>\n'
+    )
+
+
+SERVER_LOGS_XML = _log_config(
+    [
+        _appender("DebugLog", "debug.log", "Neo4jDebugLogLayout", _DEBUG),
+        _appender("QueryLog", "query.log"),
+        _appender("HttpLog", "http.log"),
+        _appender("SecurityLog", "security.log"),
+    ],
+    '    <Root level="INFO"><AppenderRef ref="DebugLog"/></Root>\n'
+    + _logger("QueryLogger", "QueryLog")
+    + _logger("HttpLogger", "HttpLog")
+    + _logger("SecurityLogger", "SecurityLog"),
+)
+USER_LOGS_XML = _log_config(
+    [_appender("UserLog", "neo4j.log")],
+    '    <Root level="INFO"><AppenderRef ref="UserLog"/></Root>\n',
+)
 
 
 @dataclass(frozen=True)

@@ -24,49 +24,23 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
 
 from graph.errors import Unavailable
 from graph.server.jars import ensure_jars
-from graph.server.java import find_java, require_java
+from graph.server.java import require_java
 from graph.server.layout import (
-    ADMIN_TOOL,
     ADMIN_USER,
     ENTRY_POINT,
-    JVM_FLAGS,
     PASSWORD_PATTERN,
     SERVER_LOGS_XML,
     USER_LOGS_XML,
-    InstancePaths,
     ServerStatus,
     admin_env,
     config_text,
     env_name,
-    has_jars,
     instance_paths,
     java_command,
-    maven_command,
     set_password_command,
 )
 from graph.server.probe import browser_answers, ping, ping_driver, port_free, tail
 from graph.settings import Settings
-
-__all__ = [  # the layout names are re-exported: callers import the server from one place
-    "ADMIN_TOOL",
-    "ADMIN_USER",
-    "ENTRY_POINT",
-    "JVM_FLAGS",
-    "InstancePaths",
-    "ManagedNeo4j",
-    "ServerStatus",
-    "admin_env",
-    "browser_answers",
-    "config_text",
-    "find_java",
-    "has_jars",
-    "instance_paths",
-    "java_command",
-    "maven_command",
-    "ping",
-    "port_free",
-    "set_password_command",
-]
 
 
 def _signal(pid: int, signum: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.errors import InvalidInput
+from graph.props import Meta
 from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
 from resolvers.graphql.context import Context
@@ -17,6 +18,15 @@ def as_map(value: Any, what: str) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise InvalidInput(f"{what} must be a JSON object")
     return value
+
+
+def meta(context: Context, metadata: Any, configuration: Any) -> Meta:
+    """Metadata and configuration arguments, checked against the size limit."""
+    return Meta.of(
+        as_map(metadata, "metadata"),
+        as_map(configuration, "configuration"),
+        limit=context.services.settings.max_metadata_bytes,
+    )
 
 
 def page_size(context: Context, first: int | None) -> int:

@@ -12,7 +12,7 @@ from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import as_map
+from resolvers.graphql.inputs import as_map, meta
 from resolvers.graphql.types import (
     AddMessagesResult,
     DeleteResult,
@@ -47,9 +47,7 @@ class Mutation:
         record = await workspaces.get_or_create(
             services.db,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
-            json_limit=services.settings.max_metadata_bytes,
+            meta(info.context, metadata, configuration),
         )
         return Workspace.of(record)
 
@@ -66,9 +64,7 @@ class Mutation:
         record = await workspaces.update(
             services.db,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
-            json_limit=services.settings.max_metadata_bytes,
+            meta(info.context, metadata, configuration),
         )
         return Workspace.of(record)
 
@@ -95,9 +91,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
-            json_limit=services.settings.max_metadata_bytes,
+            meta(info.context, metadata, configuration),
         )
         return Peer.of(record)
 
@@ -120,11 +114,9 @@ class Mutation:
             services.db,
             workspace,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
+            meta(info.context, metadata, configuration),
             extraction_context=None if extraction_context is UNSET else extraction_context,
             set_extraction_context=extraction_context is not UNSET,
-            json_limit=services.settings.max_metadata_bytes,
         )
         return Peer.of(record)
 
@@ -144,9 +136,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
-            json_limit=services.settings.max_metadata_bytes,
+            meta(info.context, metadata, configuration),
         )
         if peers:
             await sessions.add_peers(services.db, workspace, name, _members(peers))
@@ -169,12 +159,10 @@ class Mutation:
             services.db,
             workspace,
             name,
-            metadata=as_map(metadata, "metadata"),
-            configuration=as_map(configuration, "configuration"),
+            meta(info.context, metadata, configuration),
             active=active,
             context=None if context is UNSET else context,
             set_context=context is not UNSET,
-            json_limit=services.settings.max_metadata_bytes,
         )
         return Session.of(record)
 

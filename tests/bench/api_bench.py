@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
-from graph.props import node_props
+from graph.props import Meta, node_props
 from graph.repo import message_search as search_repo
 from graph.repo import messages as messages_repo
 from graph.repo import peers, sessions, workspaces
@@ -312,19 +312,15 @@ class Bench:
     async def workspace(self, tag: str, peer_names: Sequence[str]) -> str:
         name = f"bench-api-{self.run_id}-{tag}"
         await workspaces.get_or_create(
-            self.db, name, metadata={"bench": "api"}, configuration=None, json_limit=JSON_LIMIT
+            self.db, name, Meta.of({"bench": "api"}, None, limit=JSON_LIMIT)
         )
         self.created_workspaces.append(name)
         for peer in peer_names:
-            await peers.get_or_create(
-                self.db, name, peer, metadata=None, configuration=None, json_limit=JSON_LIMIT
-            )
+            await peers.get_or_create(self.db, name, peer)
         return name
 
     async def session(self, workspace: str, name: str) -> None:
-        await sessions.get_or_create(
-            self.db, workspace, name, metadata=None, configuration=None, json_limit=JSON_LIMIT
-        )
+        await sessions.get_or_create(self.db, workspace, name)
 
     async def raw_insert(self, workspace: str, props: list[dict[str, Any]]) -> None:
         """The addMessages baseline: one statement straight on the driver, nothing around it.

@@ -94,19 +94,13 @@ async def load(
     services: Services, workspace: str, conversations: list[list[tuple[str, str]]]
 ) -> int:
     db, settings = services.db, services.settings
-    await workspaces.get_or_create(
-        db, workspace, metadata=None, configuration=None, json_limit=1000
-    )
+    await workspaces.get_or_create(db, workspace)
     for name in ("user", "assistant"):
-        await peers.get_or_create(
-            db, workspace, name, metadata=None, configuration=None, json_limit=1000
-        )
+        await peers.get_or_create(db, workspace, name)
     total = 0
     for index, turns in enumerate(conversations):
         session = f"s{index}"
-        await sessions.get_or_create(
-            db, workspace, session, metadata=None, configuration=None, json_limit=1000
-        )
+        await sessions.get_or_create(db, workspace, session)
         await sessions.add_peers(
             db, workspace, session, [MemberSettings("user"), MemberSettings("assistant")]
         )

@@ -56,7 +56,7 @@ import numpy.typing as npt
 from graph import models
 from graph.db import Database
 from graph.keys import scope_key
-from graph.props import node_props
+from graph.props import Meta, node_props
 from graph.repo import observation_search as search_repo
 from graph.repo import peers, scope_index, workspaces
 from graph.repo.observation_search import ObservationQuery
@@ -1124,18 +1124,14 @@ async def setup(db: Database, corpus: Corpus, args: argparse.Namespace) -> int:
     already holds. A reused workspace must hold the corpus of the same seed, scopes and sizes."""
     ws = corpus.workspace
     recipe = {"bench": "search", "seed": args.seed, "scopes": args.scopes, "sizes": args.sizes}
-    record = await workspaces.get_or_create(
-        db, ws, metadata=recipe, configuration=None, json_limit=JSON_LIMIT
-    )
+    record = await workspaces.get_or_create(db, ws, Meta.of(recipe, None, limit=JSON_LIMIT))
     if record.metadata != recipe:
         raise SystemExit(f"workspace {ws} holds another corpus ({record.metadata}); not {recipe}")
     _, existing = await stored(db, ws)
     if existing and existing not in args.size_list:
         raise SystemExit(f"workspace {ws} holds {existing:,} observations, none of --sizes")
     for name in corpus.names:
-        await peers.get_or_create(
-            db, ws, name, metadata=None, configuration=None, json_limit=JSON_LIMIT
-        )
+        await peers.get_or_create(db, ws, name)
     scopes = [{"observer": s.observer, "observed": s.observed} for s in corpus.scopes]
     await statements.write(db, "bench_create_scopes", workspace=ws, scopes=scopes)
     return existing

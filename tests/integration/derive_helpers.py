@@ -47,17 +47,13 @@ def echo_deriver(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
 
 async def make_peers(services: Services, workspace: str, *names: str) -> None:
     for name in names:
-        await peers.get_or_create(
-            services.db, workspace, name, metadata=None, configuration=None, json_limit=10_000
-        )
+        await peers.get_or_create(services.db, workspace, name)
 
 
 async def make_session(
     services: Services, workspace: str, name: str, members: list[MemberSettings]
 ) -> None:
-    await sessions.get_or_create(
-        services.db, workspace, name, metadata=None, configuration=None, json_limit=10_000
-    )
+    await sessions.get_or_create(services.db, workspace, name)
     if members:
         await sessions.add_peers(services.db, workspace, name, members)
 

@@ -12,6 +12,7 @@ import cypher
 from graph.db import ParameterMismatch, check_params
 from graph.schema import schema_statements
 from resolvers.services import Services
+from tests import statements
 
 pytestmark = pytest.mark.integration
 
@@ -29,8 +30,11 @@ NOT_EXPLAINABLE_PREFIXES = (
 )
 
 
-def catalog_calls() -> list[tuple[str, str, set[str], bool]]:
-    """(where, statement, keyword names, has **splat) for each runner call in our code."""
+def catalog_calls(test_only: bool = False) -> list[tuple[str, str, set[str], bool]]:
+    """(where, statement, keyword names, has **splat) for each runner call in our code: calls
+    of the shipped catalog (`db.read("name", ...)`), or with `test_only` the calls of
+    tests/statements.py (`statements.read(db, "name", ...)`)."""
+    position = 1 if test_only else 0
     calls = []
     for folder in ("graph", "reasoners", "resolvers", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -40,17 +44,21 @@ def catalog_calls() -> list[tuple[str, str, set[str], bool]]:
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Attribute)
                     and node.func.attr in RUNNER_METHODS
-                    and node.args
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)
+                    and len(node.args) > position
+                    and isinstance(node.args[position], ast.Constant)
+                    and isinstance(node.args[position].value, str)
                     # file.write("...") and the like are not statement calls
-                    and STATEMENT_NAME.fullmatch(node.args[0].value)
+                    and STATEMENT_NAME.fullmatch(node.args[position].value)
+                    and (
+                        isinstance(node.func.value, ast.Name) and node.func.value.id == "statements"
+                    )
+                    == test_only
                 ):
                     continue
                 names = {k.arg for k in node.keywords if k.arg is not None}
                 splat = any(k.arg is None for k in node.keywords)
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
-                calls.append((where, node.args[0].value, names, splat))
+                calls.append((where, node.args[position].value, names, splat))
     return calls
 
 
@@ -74,6 +82,18 @@ def test_every_statement_is_used() -> None:
     assert cypher.names() - used - schema == set()
 
 
+def test_test_statements_get_exactly_their_parameters() -> None:
+    calls = catalog_calls(test_only=True)
+    assert len(calls) > 5, "the scan found too few calls of tests/statements.py"
+    for where, name, names, splat in calls:
+        assert name in statements.CATALOG.names(), f"{where}: no tests/cypher/{name}.cypher"
+        expected = statements.CATALOG.parameters(name)
+        assert names <= expected if splat else names == expected, f"{where}: {name}"
+    assert statements.CATALOG.names() - {name for _, name, _, _ in calls} == set()
+    # A test statement may not shadow a shipped one: each name means one statement.
+    assert statements.CATALOG.names() & cypher.names() == set()
+
+
 def test_runner_refuses_a_mismatch() -> None:
     with pytest.raises(ParameterMismatch):
         check_params("get_peer", {"workspace": "w"})
@@ -83,8 +103,20 @@ def test_runner_refuses_a_mismatch() -> None:
     "name", sorted(n for n in cypher.names() if not n.startswith(NOT_EXPLAINABLE_PREFIXES))
 )
 async def test_statement_compiles(services: Services, name: str) -> None:
-    params = {p: None for p in cypher.parameters(name)}
+    await _explains(services, cypher.catalog(), name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(n for n in statements.CATALOG.names() if not n.startswith(NOT_EXPLAINABLE_PREFIXES)),
+)
+async def test_test_statement_compiles(services: Services, name: str) -> None:
+    await _explains(services, statements.CATALOG, name)
+
+
+async def _explains(services: Services, catalog: cypher.Catalog, name: str) -> None:
+    params = {p: None for p in catalog.parameters(name)}
     async with services.db.driver.session(database=services.db.database) as session:
-        result = await session.run("EXPLAIN " + cypher.statement(name), params)  # type: ignore[arg-type]
+        result = await session.run("EXPLAIN " + catalog.statement(name), params)
         summary = await result.consume()
     assert summary.plan is not None

@@ -33,8 +33,7 @@ from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import embed_async
 from reasoners.llm.interface import LLM, ChatMessage, ToolCall
 from resolvers.app import create_app
-from resolvers.auth import Principal, issue_key
-from resolvers.auth import View as KeyScope
+from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM

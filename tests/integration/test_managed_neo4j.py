@@ -16,7 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from graph.errors import Unavailable
-from graph.server.process import ManagedNeo4j, has_jars, instance_paths
+from graph.server.layout import has_jars, instance_paths
+from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 
 pytestmark = pytest.mark.integration

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from graph.props import Meta
 from graph.repo import peers
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
@@ -149,14 +150,7 @@ async def test_list_filters_and_pages(gql: GraphQLClient, workspace: str) -> Non
 async def test_concurrent_get_or_create_gives_one_peer(services: Services, workspace: str) -> None:
     results = await asyncio.gather(
         *[
-            peers.get_or_create(
-                services.db,
-                workspace,
-                "dora",
-                metadata={"n": i},
-                configuration=None,
-                json_limit=1000,
-            )
+            peers.get_or_create(services.db, workspace, "dora", Meta.of({"n": i}, None, limit=1000))
             for i in range(8)
         ]
     )

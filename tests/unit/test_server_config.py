@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from graph.errors import InvalidInput, Unavailable
-from graph.server.process import (
+from graph.server.layout import (
     ENTRY_POINT,
-    ManagedNeo4j,
     ServerStatus,
     config_text,
     instance_paths,
     java_command,
     java_major,
     maven_command,
-    port_free,
     set_password_command,
 )
+from graph.server.probe import port_free
+from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 
 pytestmark = pytest.mark.unit

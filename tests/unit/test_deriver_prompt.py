@@ -16,7 +16,6 @@ from reasoners.deriver.prompt import (
     message_instructions,
 )
 from reasoners.deriver.schema import DeriverOutput
-from reasoners.summarizer.prompt import SUMMARY_SYSTEM_PROMPT, summary_messages
 from reasoners.text.spans import is_grounded
 from reasoners.text.transcript import render_timestamp
 
@@ -146,29 +145,6 @@ def test_system_prompt_examples_are_valid_and_their_spans_verbatim() -> None:
         for observation in observations:
             source = messages[observation.source_message_index]
             assert is_grounded(observation.source_span, source), observation
-
-
-def test_summary_prompt_folds_new_messages_into_the_previous_summary() -> None:
-    messages = summary_messages(
-        "long", "alice: I moved to Berlin.", [_message(1, "alice", "I adopted a cat.")], 250
-    )
-    assert messages[0]["content"] == SUMMARY_SYSTEM_PROMPT
-    text = messages[1]["content"]
-    assert isinstance(text, str)
-    assert "Previous summary:\n    alice: I moved to Berlin." in text
-    assert "alice at 2024-05-03 09:01 UTC (Friday):\n    I adopted a cat." in text
-    assert "long summary" in text and "250 words" in text
-
-
-def test_first_summary_says_there_is_none_yet_and_short_is_asked_for() -> None:
-    text = summary_messages("short", None, [_message(0, "bob", "Hi")], 60)[1]["content"]
-    assert isinstance(text, str)
-    assert "(none yet)" in text and "short summary" in text and "60 words" in text
-
-
-def test_summary_prompt_rejects_a_zero_word_limit() -> None:
-    with pytest.raises(ValueError, match="word_limit"):
-        summary_messages("short", None, [], 0)
 
 
 def test_deriver_schema_limits() -> None:
