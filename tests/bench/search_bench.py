@@ -60,6 +60,7 @@ from graph.props import Meta, node_props
 from graph.repo import observation_search as search_repo
 from graph.repo import peers, scope_index, workspaces
 from graph.repo.observation_search import ObservationQuery
+from graph.repo.retrieval import OBSERVATIONS, SCOPE_INDEX_OVERFETCH
 from graph.settings import Settings
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.deriver.dedup import exact_key
@@ -1217,11 +1218,11 @@ async def run(
         "strategy": {
             "SCOPE_INDEX_MIN": scope_index.SCOPE_INDEX_MIN,
             "EXACT_SCAN_LIMIT": search_repo.EXACT_SCAN_LIMIT,
-            "SCOPED_OVERFETCH": search_repo.SCOPED_OVERFETCH,
-            "MIN_SCOPED_CANDIDATES": search_repo.MIN_SCOPED_CANDIDATES,
-            "FIRST_OVERFETCH": search_repo.FIRST_OVERFETCH,
-            "MAX_CANDIDATES": search_repo.MAX_CANDIDATES,
-            "TEXT_OVERFETCH": search_repo.TEXT_OVERFETCH,
+            "SCOPED_OVERFETCH": SCOPE_INDEX_OVERFETCH,
+            "MIN_SCOPED_CANDIDATES": OBSERVATIONS.min_candidates,
+            "FIRST_OVERFETCH": OBSERVATIONS.overfetch,
+            "MAX_CANDIDATES": OBSERVATIONS.max_candidates,
+            "TEXT_OVERFETCH": OBSERVATIONS.text_overfetch,
         },
         "sizes": args.size_list,
         "scopes": args.scopes,
