@@ -5,6 +5,10 @@ its file stem, which is unique across folders, and `cypher/statements.py` lists 
 the `Statement` literal type, so mypy refuses a call that names a statement that does not
 exist (`scripts/cypher_names` regenerates it; a test checks that it is current).
 
+Every statement runs as Cypher 25 (`CYPHER 25` is put in front of its text), whatever the
+database's default language: a store upgraded from Neo4j 5 keeps Cypher 5 as its default, and
+vector search with filters (`SEARCH ... WHERE`) exists only in Cypher 25.
+
 Statements take values only through `$parameters`; labels and relationship types are never
 interpolated. `statement(name)` returns the text typed as `LiteralString` so the driver's
 typing accepts it, and `parameters(name)` lists the `$params` it expects, which the runner
@@ -26,6 +30,7 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _COMMENT = re.compile(r"//[^\n]*")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 SUFFIX = ".cypher"
+LANGUAGE = "CYPHER 25"
 
 
 class UnknownStatement(KeyError):
@@ -79,7 +84,8 @@ class Catalog:
         except KeyError:
             raise UnknownStatement(f"no statement {name!r}") from None
 
-    def statement(self, name: str) -> LiteralString:
+    def source(self, name: str) -> LiteralString:
+        """The statement as its file has it."""
         if name not in self._texts:
             text = self._file(name).read_text(encoding="utf-8")
             # The files ship with the package and are never user input, so they count as
@@ -88,9 +94,13 @@ class Catalog:
             self._texts[name] = literal
         return self._texts[name]
 
+    def statement(self, name: str) -> LiteralString:
+        """The statement to run: its source, as Cypher 25."""
+        return LANGUAGE + "\n" + self.source(name)
+
     def parameters(self, name: str) -> frozenset[str]:
         """The `$params` a statement uses (comments and string literals ignored)."""
-        text = _STRING.sub("''", _COMMENT.sub("", self.statement(name)))
+        text = _STRING.sub("''", _COMMENT.sub("", self.source(name)))
         return frozenset(_PARAM.findall(text))
 
 

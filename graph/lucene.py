@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 64  # far below Lucene's clause limit; a longer query adds little to ranking
@@ -18,14 +19,19 @@ def terms_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def scoped_terms_query(text: str, *, field: str, scope_field: str, scope: str) -> str:
-    """``terms_query`` on `field`, required to match `scope` in `scope_field` ("" if no words).
-
-    `scope` must be a single token (letters and digits), as scope keys are.
-    """
-    if not scope.isalnum():
-        raise ValueError(f"scope term {scope!r} is not alphanumeric")
+def scoped_query(text: str, *, field: str, required: Mapping[str, Sequence[str]]) -> str:
+    """``terms_query`` on `field`, with each `required` field matching one of its keys
+    ("" if the text has no words). Keys must be single tokens (letters and digits), as the
+    keys of graph/keys.py are; a field with no keys cannot match anything and is refused."""
     terms = terms_query(text)
     if not terms:
         return ""
-    return f"+{scope_field}:{scope} +{field}:({terms})"
+    clauses = []
+    for name, keys in required.items():
+        if not keys:
+            raise ValueError(f"no keys for {name}")
+        for key in keys:
+            if not key.isalnum():
+                raise ValueError(f"key {key!r} is not alphanumeric")
+        clauses.append(f"+{name}:{keys[0]}" if len(keys) == 1 else f"+{name}:({' OR '.join(keys)})")
+    return " ".join([*clauses, f"+{field}:({terms})"])

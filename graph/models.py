@@ -95,6 +95,11 @@ class Message(StructuredNode):
     token_count = IntegerProperty(required=True)
     embedding = ArrayProperty(FloatProperty())
     deleted_at = DateTimeNeo4jFormatProperty()
+    # Keys of the workspace, session and peer (graph/keys.py): fulltext search requires them
+    # inside the index, so its hits are the scope's own.
+    workspace_key = StringProperty()
+    session_key = StringProperty()
+    peer_key = StringProperty()
 
 
 class Observation(StructuredNode):
@@ -106,8 +111,8 @@ class Observation(StructuredNode):
     level = StringProperty(required=True, choices=OBSERVATION_LEVELS)
     content = StringProperty(required=True)
     content_key = StringProperty()  # normalized content for exact dedup
-    # Hash of (workspace, observer, observed): one Lucene term, so fulltext search can be
-    # restricted to a scope inside the index (graph/repo/scope_index.py).
+    # The representation's key (graph/keys.py): vector and fulltext searches filter on it
+    # inside their index, for one representation or several at once.
     scope_key = StringProperty()
     embedding = ArrayProperty(FloatProperty())
     created_at = DateTimeNeo4jFormatProperty(required=True)
@@ -141,6 +146,7 @@ class FileChunk(StructuredNode):
     uid = StringProperty(required=True, db_property="id")
     workspace = StringProperty(required=True)
     file_id = StringProperty(required=True)
+    peer = StringProperty(required=True)  # the file's peer: chunk search filters on it
     index = IntegerProperty(required=True)
     content = StringProperty(required=True)
     embedding = ArrayProperty(FloatProperty())

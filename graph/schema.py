@@ -1,24 +1,26 @@
-"""Installs constraints and indexes idempotently at start-up.
+"""Installs constraints and indexes idempotently at start-up, after checking the server.
 
 The schema statements are the catalog's `create_constraint_*`, `create_index_*`,
 `create_vector_index_*` and `create_fulltext_index_*` files, so adding an index is adding a file.
-
-One migration: a graph from before `scope_key` still has the `observation_content` fulltext
-index. Its beliefs get their keys first and the old index goes last, so the index marks an
-unfinished migration (resumed at the next start) and an up-to-date graph pays nothing for it.
+A graph from an earlier beliefgraph is migrated first (graph/migrations.py); its version is
+recorded once the indexes are online, so an interrupted start resumes.
 """
 
 from __future__ import annotations
 
+import re
 from typing import cast, get_args
 
 import cypher
 from cypher.statements import Statement
+from graph import migrations
 from graph.db import Database
-from graph.errors import Conflict
-from graph.repo import scope_index
+from graph.errors import Conflict, Unavailable
 
-LEGACY_TEXT_INDEX = "observation_content"  # replaced by observation_text (content, scope_key)
+# In-index filtered vector search (SEARCH ... WHERE, vector indexes WITH properties) and
+# unquantized vector indexes: the server features the retrieval core is built on.
+MIN_SERVER = (2026, 9)
+_VERSION = re.compile(r"Neo4j/(\d+)\.(\d+)")
 
 _SCHEMA_PREFIXES = (
     "create_constraint_",
@@ -60,13 +62,33 @@ async def check_vector_dimensions(db: Database, dimensions: int) -> None:
             )
 
 
+def server_version(agent: str) -> tuple[int, int] | None:
+    """(major, minor) from a server agent such as "Neo4j/2026.09.0"."""
+    match = _VERSION.match(agent)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+async def check_server(db: Database) -> None:
+    """Refuse a server too old for the statements, saying what to run instead."""
+    agent = (await db.driver.get_server_info()).agent
+    version = server_version(agent)
+    if version is None or version < MIN_SERVER:
+        need = ".".join(f"{part:02d}" if i else str(part) for i, part in enumerate(MIN_SERVER))
+        raise Unavailable(
+            f"beliefgraph needs Neo4j {need} or later (Cypher 25 vector search with filters); "
+            f"the server at NEO4J_URI answers as {agent}. Upgrade it (Docker: "
+            f"neo4j:{need}.0), or unset NEO4J_URI to use the managed server"
+        )
+
+
 async def install_schema(db: Database, dimensions: int, *, timeout_seconds: int = 300) -> None:
+    await check_server(db)
+    version = await migrations.mark(db)
+    await migrations.migrate(db, version)
     await check_vector_dimensions(db, dimensions)
-    unkeyed = await db.read_one("find_index", name=LEGACY_TEXT_INDEX) is not None
     for name in schema_statements():
         params = {"dimensions": dimensions} if "dimensions" in cypher.parameters(name) else {}
         await db.write(name, **params)
     await db.write("await_indexes", timeout_seconds=timeout_seconds)
-    if unkeyed:
-        await scope_index.backfill_scope_keys(db)
-        await db.write("drop_index", name=LEGACY_TEXT_INDEX)
+    if version < migrations.SCHEMA_VERSION:
+        await migrations.set_version(db)

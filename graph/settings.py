@@ -46,7 +46,7 @@ class Settings:
     )
     neo4j_version: str = _setting(
         "BELIEFGRAPH_NEO4J_VERSION",
-        "5.26.30",
+        "2026.09.0",
         "Managed Neo4j release (must match graph/server/pom.xml)",
     )
     neo4j_bolt_port: int = _setting("BELIEFGRAPH_NEO4J_BOLT_PORT", 7687, "Managed Neo4j Bolt port")

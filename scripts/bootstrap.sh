@@ -15,13 +15,31 @@ need_apt() {
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   else
     echo "bootstrap: please install $* (needed for the managed Neo4j)" >&2
-    exit 1
+    return 1
   fi
 }
 
+java_major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1; }
+has_java21() {
+  # JAVA_HOME, the PATH, or a JDK where the system keeps them (the app looks in the same places).
+  local java
+  for java in "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" \
+      /usr/lib/jvm/*/bin/java /Library/Java/JavaVirtualMachines/*/Contents/Home/bin/java \
+      /opt/java/*/bin/java; do
+    [ -n "$java" ] && [ -x "$java" ] || continue
+    local major; major="$(java_major "$java")"
+    [ -n "$major" ] && [ "$major" -ge 21 ] && return 0
+  done
+  return 1
+}
+
 if [ -z "${NEO4J_URI:-}" ]; then
-  command -v java >/dev/null || need_apt openjdk-17-jre-headless
-  command -v mvn >/dev/null || need_apt maven
+  # The managed Neo4j 2026 needs Java 21+; try the distribution's packages when none is found.
+  if ! has_java21; then
+    need_apt openjdk-21-jre-headless || true
+    has_java21 || { echo "bootstrap: install a JDK 21+ (e.g. Temurin 21 or 25) and set JAVA_HOME" >&2; exit 1; }
+  fi
+  command -v mvn >/dev/null || need_apt maven || exit 1
 fi
 
 mkdir -p "$BELIEFGRAPH_HOME"

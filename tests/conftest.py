@@ -59,12 +59,22 @@ async def services(test_settings: Settings, neo4j_password: str) -> AsyncIterato
         await close_services(opened)
 
 
-@pytest.fixture
-async def workspace(services: Services) -> str:
-    """A fresh workspace: tests never see each other's data."""
+async def _fresh_workspace(services: Services) -> str:
     name = f"t-{uuid.uuid4().hex[:12]}"
     await workspaces.get_or_create(services.db, name)
     return name
+
+
+@pytest.fixture
+async def workspace(services: Services) -> str:
+    """A fresh workspace: tests never see each other's data."""
+    return await _fresh_workspace(services)
+
+
+@pytest.fixture
+async def other_workspace(services: Services) -> str:
+    """A second fresh workspace, for tests that check nothing crosses between two."""
+    return await _fresh_workspace(services)
 
 
 class GraphQLClient:

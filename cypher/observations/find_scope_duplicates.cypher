@@ -1,14 +1,42 @@
-// For each candidate, an existing belief of the same scope with the same normalized text or
-// an embedding at least $threshold similar (the most similar one).
+// For each candidate, an existing explicit belief of its representation that it repeats: the
+// same normalized text (through the (scope_key, content_key) index), else the most similar
+// one at or above $threshold (vector.similarity.cosine's scale). A representation of at most
+// $exact_scan_limit beliefs is compared with each of them; a larger one through the
+// observation_vectors index (its $neighbours nearest), so the write path does not grow with it.
 UNWIND $candidates AS c
-CALL (c) {
-  MATCH (o:Observation {workspace: $workspace, observer: c.observer, observed: c.observed})
-  WHERE o.deleted_at IS NULL AND o.superseded_at IS NULL AND o.level = 'explicit'
-  WITH o, CASE WHEN o.content_key = c.key THEN 2.0
-               ELSE vector.similarity.cosine(o.embedding, c.embedding) END AS similarity
+OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
+               -[r:OBSERVES]->(:Peer {workspace: $workspace, name: c.observed})
+WITH c, coalesce(r.observations, 0) AS total
+CALL (c, total) {
+  MATCH (o:Observation)
+  WHERE o.scope_key = c.scope AND o.content_key = c.key
+    AND o.workspace = $workspace AND o.level = 'explicit'
+    AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  RETURN o.id AS id, 2.0 AS similarity
+  LIMIT 1
+  UNION ALL
+  WITH c, total WHERE total <= $exact_scan_limit
+  MATCH (o:Observation)
+  WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
+    AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
   WHERE similarity >= $threshold
-  RETURN o.id AS id
+  RETURN o.id AS id, similarity
+  ORDER BY similarity DESC
+  LIMIT 1
+  UNION ALL
+  WITH c, total WHERE total > $exact_scan_limit
+  MATCH (o:Observation)
+    SEARCH o IN (VECTOR INDEX observation_vectors FOR c.embedding
+                 WHERE o.workspace = $workspace AND o.scope_key = c.scope
+                   AND o.level = 'explicit'
+                 LIMIT $neighbours) SCORE AS similarity
+  WITH o, similarity
+  WHERE similarity >= $threshold AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  RETURN o.id AS id, similarity
   ORDER BY similarity DESC
   LIMIT 1
 }
-RETURN c.index AS index, id
+WITH c, id, similarity
+ORDER BY similarity DESC
+RETURN c.index AS index, collect(id)[0] AS id

@@ -1,13 +1,33 @@
-// The scope's most-derived and most recent current beliefs (for the context slice).
-MATCH (o:Observation {workspace: $workspace, observer: $observer, observed: $observed})
-WHERE o.deleted_at IS NULL AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
-WITH o ORDER BY coalesce(o.times_derived, 1) DESC, o.created_at DESC LIMIT $most_derived
-WITH collect(o) AS derived
-CALL (derived) {
-  MATCH (r:Observation {workspace: $workspace, observer: $observer, observed: $observed})
-  WHERE r.deleted_at IS NULL AND NOT coalesce(r.stale, false) AND r.superseded_at IS NULL
-  RETURN r ORDER BY coalesce(r.valid_at, r.created_at) DESC LIMIT $most_recent
+// The most-derived and the most recent current beliefs of one or several representations
+// (the context slice). Each is read in index order (observation_key_derived, _recent): the
+// ORDER BY names the whole index key and the WHERE tests each part, so the read stops after
+// the beliefs it keeps rather than sorting the representation.
+CALL () {
+  UNWIND $keys AS key
+  CALL (key) {
+    MATCH (o:Observation)
+    WHERE o.scope_key = key AND o.times_derived IS NOT NULL AND o.created_at IS NOT NULL
+      AND o.workspace = $workspace AND o.deleted_at IS NULL
+      AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
+    RETURN o
+    ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
+    LIMIT $most_derived
+  }
+  WITH o ORDER BY o.times_derived DESC, o.created_at DESC LIMIT $most_derived
+  RETURN collect(o {.*, embedding: null}) AS most_derived
 }
-WITH derived, collect(r) AS recent
-RETURN [o IN derived | o {.*, embedding: null}] AS most_derived,
-       [o IN recent | o {.*, embedding: null}] AS most_recent
+CALL () {
+  UNWIND $keys AS key
+  CALL (key) {
+    MATCH (o:Observation)
+    WHERE o.scope_key = key AND o.valid_at IS NOT NULL
+      AND o.workspace = $workspace AND o.deleted_at IS NULL
+      AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
+    RETURN o
+    ORDER BY o.scope_key DESC, o.valid_at DESC
+    LIMIT $most_recent
+  }
+  WITH o ORDER BY o.valid_at DESC LIMIT $most_recent
+  RETURN collect(o {.*, embedding: null}) AS most_recent
+}
+RETURN most_derived, most_recent

@@ -1,3 +1,9 @@
-CREATE VECTOR INDEX file_chunk_embedding IF NOT EXISTS
+// Chunks of peer files, filtered inside the index by workspace and peer (one or several).
+CREATE VECTOR INDEX file_chunk_vectors IF NOT EXISTS
 FOR (c:FileChunk) ON c.embedding
-OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}
+WITH [c.workspace, c.peer]
+OPTIONS {indexConfig: {
+  `vector.dimensions`: $dimensions,
+  `vector.similarity_function`: 'cosine',
+  `vector.quantization.type`: 'NONE'
+}}

@@ -1,3 +1,11 @@
-CREATE VECTOR INDEX message_embedding IF NOT EXISTS
+// One index for every message: the WITH properties filter inside the index (SEARCH ... WHERE),
+// so a search of one workspace, session or peer gets that scope's nearest neighbours, not the
+// global ones filtered afterwards. Unquantized: quantized vectors lose recall in large scopes.
+CREATE VECTOR INDEX message_vectors IF NOT EXISTS
 FOR (m:Message) ON m.embedding
-OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}
+WITH [m.workspace, m.session, m.peer]
+OPTIONS {indexConfig: {
+  `vector.dimensions`: $dimensions,
+  `vector.similarity_function`: 'cosine',
+  `vector.quantization.type`: 'NONE'
+}}

@@ -1,3 +1,10 @@
-CREATE VECTOR INDEX observation_embedding IF NOT EXISTS
+// One index for every belief, filtered inside the index by workspace, representation
+// (scope_key: one or several at once) and level. Unquantized, as message_vectors.
+CREATE VECTOR INDEX observation_vectors IF NOT EXISTS
 FOR (o:Observation) ON o.embedding
-OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}}
+WITH [o.workspace, o.scope_key, o.level]
+OPTIONS {indexConfig: {
+  `vector.dimensions`: $dimensions,
+  `vector.similarity_function`: 'cosine',
+  `vector.quantization.type`: 'NONE'
+}}

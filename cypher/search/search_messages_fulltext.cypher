@@ -1,11 +1,22 @@
-CALL db.index.fulltext.queryNodes('message_content', $query)
-YIELD node AS m, score
-WHERE m.workspace = $workspace AND m.deleted_at IS NULL
-  AND ($session IS NULL OR m.session = $session)
-  AND ($peer IS NULL OR m.peer = $peer)
-  AND ($since IS NULL OR m.created_at >= $since)
-  AND ($until IS NULL OR m.created_at < $until)
-  AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
-RETURN m {.*, embedding: null} AS message, score
-ORDER BY score DESC
-LIMIT $limit
+// Fulltext hits of a workspace, a session or some peers' messages: $query requires their keys
+// (workspace_key, session_key, peer_key), so Lucene returns only messages in scope, best
+// first; at most $candidates of them, then the time and metadata filters. `raw` tells the
+// caller whether Lucene had more (raw = $candidates) when the filters left too few.
+CALL db.index.fulltext.queryNodes('message_text', $query, {limit: $candidates})
+YIELD node, score
+WITH collect({m: node, score: score}) AS hits
+WITH size(hits) AS raw,
+     [h IN hits
+        WHERE h.m.workspace = $workspace AND h.m.deleted_at IS NULL
+          AND ($session IS NULL OR h.m.session = $session)
+          AND ($peers IS NULL OR h.m.peer IN $peers)
+          AND ($since IS NULL OR h.m.created_at >= $since)
+          AND ($until IS NULL OR h.m.created_at < $until)
+          AND all(kv IN $meta_kv WHERE kv IN h.m.meta_kv)
+     ][0..$limit] AS kept
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k.m AS m, k.score AS score
+  RETURN collect({message: m {.*, embedding: null}, score: score}) AS found
+}
+RETURN raw, found

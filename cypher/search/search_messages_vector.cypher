@@ -1,13 +1,54 @@
-// Approximate search with over-fetch: the index returns the global top $candidates, of which
-// only those in scope are kept. The caller grows $candidates until it has enough hits.
-CALL db.index.vector.queryNodes('message_embedding', $candidates, $embedding)
-YIELD node AS m, score
-WHERE m.workspace = $workspace AND m.deleted_at IS NULL
-  AND ($session IS NULL OR m.session = $session)
-  AND ($peer IS NULL OR m.peer = $peer)
-  AND ($since IS NULL OR m.created_at >= $since)
-  AND ($until IS NULL OR m.created_at < $until)
-  AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
-RETURN m {.*, embedding: null} AS message, score
-ORDER BY score DESC
-LIMIT $limit
+// Vector candidates of a workspace, a session, or some peers' messages (a session and peers
+// together: the session's, then the peers' among them), in one round trip. A session of at
+// most $exact_scan_limit messages (its next_seq counts them) is scanned exactly; otherwise the
+// message_vectors index, filtered inside by workspace and session or peers, gives its
+// $candidates nearest ($wide for peers or a whole workspace, whose size is not counted and may
+// be large); scores equal vector.similarity.cosine (the index is unquantized). Time
+// and metadata filters apply after; `raw` (what the path gave before them) tells the caller
+// whether asking for more could fill a short page.
+OPTIONAL MATCH (s:Session {workspace: $workspace, name: $session})
+WITH CASE WHEN $session IS NULL THEN null ELSE coalesce(s.next_seq, 0) END AS total
+OPTIONAL CALL (total) {
+  WITH total WHERE total IS NOT NULL AND total <= $exact_scan_limit
+  MATCH (m:Message {workspace: $workspace, session: $session})
+  WHERE m.embedding IS NOT NULL
+  RETURN m, vector.similarity.cosine(m.embedding, $embedding) AS score
+  UNION ALL
+  WITH total WHERE total > $exact_scan_limit
+  MATCH (m:Message)
+    SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
+                 WHERE m.workspace = $workspace AND m.session = $session
+                 LIMIT $candidates) SCORE AS score
+  RETURN m, score
+  UNION ALL
+  WITH total WHERE total IS NULL AND $peers IS NOT NULL
+  MATCH (m:Message)
+    SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
+                 WHERE m.workspace = $workspace AND m.peer IN $peers
+                 LIMIT $wide) SCORE AS score
+  RETURN m, score
+  UNION ALL
+  WITH total WHERE total IS NULL AND $peers IS NULL
+  MATCH (m:Message)
+    SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
+                 WHERE m.workspace = $workspace
+                 LIMIT $wide) SCORE AS score
+  RETURN m, score
+}
+WITH total, collect(CASE WHEN m IS NOT NULL THEN {m: m, score: score} END) AS hits
+WITH total, size(hits) AS raw,
+     [h IN hits
+        WHERE h.m.deleted_at IS NULL
+          AND ($peers IS NULL OR h.m.peer IN $peers)
+          AND ($since IS NULL OR h.m.created_at >= $since)
+          AND ($until IS NULL OR h.m.created_at < $until)
+          AND all(kv IN $meta_kv WHERE kv IN h.m.meta_kv)
+     ] AS kept
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k.m AS m, k.score AS score
+  ORDER BY score DESC
+  LIMIT $limit
+  RETURN collect({message: m {.*, embedding: null}, score: score}) AS found
+}
+RETURN total, raw, found

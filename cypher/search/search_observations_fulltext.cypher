@@ -1,16 +1,16 @@
-// Fulltext hits of one scope: $query requires the scope's term (scope_key), so Lucene returns
-// only the scope's beliefs, best first; at most $candidates of them, then the filters. `raw`
-// tells the caller whether Lucene had more (raw = $candidates) when the filters left too few.
+// Fulltext hits of one or several representations: $query requires one of their scope keys
+// (scope_key), so Lucene returns only their beliefs, best first; at most $candidates of them,
+// then the filters. `raw` tells the caller whether Lucene had more (raw = $candidates) when
+// the filters left too few.
 CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
 YIELD node, score
 WITH collect({o: node, score: score}) AS hits
 WITH size(hits) AS raw,
      [h IN hits
-        WHERE h.o.workspace = $workspace AND h.o.observer = $observer AND h.o.observed = $observed
+        WHERE h.o.workspace = $workspace AND h.o.scope_key IN $keys AND h.o.level IN $levels
           AND h.o.deleted_at IS NULL
           AND ($include_stale OR NOT coalesce(h.o.stale, false))
           AND ($include_superseded OR h.o.superseded_at IS NULL)
-          AND ($levels IS NULL OR h.o.level IN $levels)
           AND ($session_ids IS NULL OR h.o.session IN $session_ids)
           AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
                OR NOT h.o.session IN $exclude_session_ids)

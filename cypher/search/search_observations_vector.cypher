@@ -1,17 +1,54 @@
-// Approximate search: the global top $candidates from the index, kept if in scope; the caller
-// grows $candidates until it has enough hits (or falls back to the exact scan).
-CALL db.index.vector.queryNodes('observation_embedding', $candidates, $embedding)
-YIELD node AS o, score
-WHERE o.workspace = $workspace AND o.observer = $observer AND o.observed = $observed
-  AND o.deleted_at IS NULL
-  AND ($include_stale OR NOT coalesce(o.stale, false))
-  AND ($include_superseded OR o.superseded_at IS NULL)
-  AND ($levels IS NULL OR o.level IN $levels)
-  AND ($session_ids IS NULL OR o.session IN $session_ids)
-  AND ($exclude_session_ids IS NULL OR o.session IS NULL OR NOT o.session IN $exclude_session_ids)
-  AND (NOT $exclude_derived OR o.session IS NOT NULL)
-  AND ($since IS NULL OR coalesce(o.valid_at, o.created_at) >= $since)
-  AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
-RETURN o {.*, embedding: null} AS observation, score
-ORDER BY score DESC
-LIMIT $limit
+// Vector candidates of one or several representations (scope keys), in one round trip.
+// Their size (the OBSERVES edges count the beliefs written into them) picks the path: up to
+// $exact_scan_limit beliefs, an exact cosine over each; above, the observation_vectors index,
+// filtered inside by workspace, scope keys and levels, asked for its $candidates nearest
+// ($wide of them above $wide_from beliefs: a large representation needs more candidates for
+// the same recall). The other filters apply after; `raw` (what the path gave before them)
+// tells the caller whether asking for more could fill a short page. Scores are the index's,
+// which without quantization equal vector.similarity.cosine.
+UNWIND $scopes AS s
+OPTIONAL MATCH (:Peer {workspace: $workspace, name: s.observer})
+               -[r:OBSERVES]->(:Peer {workspace: $workspace, name: s.observed})
+WITH sum(coalesce(r.observations, 0)) AS total
+OPTIONAL CALL (total) {
+  WITH total WHERE total <= $exact_scan_limit
+  MATCH (o:Observation)
+  WHERE o.scope_key IN $keys AND o.workspace = $workspace AND o.level IN $levels
+    AND o.embedding IS NOT NULL
+  RETURN o, vector.similarity.cosine(o.embedding, $embedding) AS score
+  UNION ALL
+  WITH total WHERE $exact_scan_limit < total AND total <= $wide_from
+  MATCH (o:Observation)
+    SEARCH o IN (VECTOR INDEX observation_vectors FOR $embedding
+                 WHERE o.workspace = $workspace AND o.scope_key IN $keys AND o.level IN $levels
+                 LIMIT $candidates) SCORE AS score
+  RETURN o, score
+  UNION ALL
+  WITH total WHERE total > $exact_scan_limit AND total > $wide_from
+  MATCH (o:Observation)
+    SEARCH o IN (VECTOR INDEX observation_vectors FOR $embedding
+                 WHERE o.workspace = $workspace AND o.scope_key IN $keys AND o.level IN $levels
+                 LIMIT $wide) SCORE AS score
+  RETURN o, score
+}
+WITH total, collect(CASE WHEN o IS NOT NULL THEN {o: o, score: score} END) AS hits
+WITH total, size(hits) AS raw,
+     [h IN hits
+        WHERE h.o.deleted_at IS NULL
+          AND ($include_stale OR NOT coalesce(h.o.stale, false))
+          AND ($include_superseded OR h.o.superseded_at IS NULL)
+          AND ($session_ids IS NULL OR h.o.session IN $session_ids)
+          AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
+               OR NOT h.o.session IN $exclude_session_ids)
+          AND (NOT $exclude_derived OR h.o.session IS NOT NULL)
+          AND ($since IS NULL OR coalesce(h.o.valid_at, h.o.created_at) >= $since)
+          AND ($until IS NULL OR coalesce(h.o.valid_at, h.o.created_at) < $until)
+     ] AS kept
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k.o AS o, k.score AS score
+  ORDER BY score DESC
+  LIMIT $limit
+  RETURN collect({observation: o {.*, embedding: null}, score: score}) AS found
+}
+RETURN total, raw, found

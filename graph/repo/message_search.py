@@ -1,62 +1,59 @@
-"""Message retrieval: vector and fulltext candidates within a workspace, session or peer."""
+"""Message retrieval: vector and fulltext candidates within a workspace, a session or peers.
+
+Both halves stay in scope inside their index: the message_vectors index filters by workspace
+and session or peers (a small session is scanned exactly instead), and the fulltext query
+requires the scope's keys (graph/keys.py). Dates and metadata filter after, in growing rounds
+(graph/repo/retrieval.py), with the exact scan as the last word.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from graph.db import Database
-from graph.lucene import terms_query
+from graph.keys import peer_key, session_key, workspace_key
+from graph.lucene import scoped_query
+from graph.props import meta_kv
 from graph.records import MessageRecord
 from graph.repo.messages import MessageFilter
-from graph.repo.retrieval import MESSAGES, Rows, Scored, grow
-
-EXACT_SCAN_LIMIT = MESSAGES.exact_scan_limit
+from graph.repo.retrieval import (
+    MESSAGES,
+    Round,
+    Rows,
+    Scored,
+    Thresholds,
+    grow_text,
+    index_rounds,
+)
+from graph.validation import aware
 
 
 def _scored(rows: Rows) -> Scored[MessageRecord]:
     return [(MessageRecord.from_row(r["message"]), float(r["score"])) for r in rows]
 
 
-async def scope_size(db: Database, workspace: str, filters: MessageFilter) -> int:
-    if filters.session is not None:
-        row = await db.read_one(
-            "count_messages_in_session",
-            workspace=workspace,
-            session=filters.session,
-            peer=filters.peer,
-        )
-    elif filters.peer is not None:
-        row = await db.read_one("count_messages_by_peer", workspace=workspace, peer=filters.peer)
-    else:
-        row = await db.read_one("count_messages_in_scope", workspace=workspace)
-    return int(row["total"]) if row else 0
+def search_params(filters: MessageFilter) -> dict[str, Any]:
+    return {
+        "session": filters.session,
+        "peers": list(filters.peers) if filters.peers else None,
+        "since": aware(filters.since),
+        "until": aware(filters.until),
+        "meta_kv": meta_kv(filters.metadata),
+    }
 
 
 async def exact_scan(
     db: Database, workspace: str, embedding: list[float], filters: MessageFilter, limit: int
-) -> Rows:
-    """Cosine over every message in scope, through the index that fits the scope."""
-    params = filters.params()
-    if filters.session is not None:
-        return await db.read(
-            "search_messages_exact_in_session",
-            workspace=workspace,
-            embedding=embedding,
-            limit=limit,
-            **params,
-        )
-    del params["session"]
-    if filters.peer is not None:
-        del params["peer"]
-        return await db.read(
-            "search_messages_exact_by_peer",
-            workspace=workspace,
-            peer=filters.peer,
-            embedding=embedding,
-            limit=limit,
-            **params,
-        )
-    return await db.read(
-        "search_messages_exact", workspace=workspace, embedding=embedding, limit=limit, **params
+) -> Scored[MessageRecord]:
+    """Cosine over every message in scope, with every filter (ground truth and last resort)."""
+    rows = await db.read(
+        "search_messages_exact",
+        workspace=workspace,
+        embedding=embedding,
+        limit=limit,
+        **search_params(filters),
     )
+    return _scored(rows)
 
 
 async def vector_candidates(
@@ -66,41 +63,63 @@ async def vector_candidates(
     filters: MessageFilter,
     limit: int,
     *,
-    exact_scan_limit: int = EXACT_SCAN_LIMIT,
+    thresholds: Thresholds = MESSAGES,
 ) -> Scored[MessageRecord]:
-    params = filters.params()
-    if await scope_size(db, workspace, filters) <= exact_scan_limit:
-        return _scored(await exact_scan(db, workspace, embedding, filters, limit))
+    params = search_params(filters)
 
-    async def global_(candidates: int) -> Rows:
-        return await db.read(
+    async def fetch(candidates: int, wide: int) -> Round:
+        row = await db.read_one(
             "search_messages_vector",
             workspace=workspace,
             embedding=embedding,
-            candidates=candidates,
             limit=limit,
+            exact_scan_limit=thresholds.exact_scan_limit,
+            candidates=candidates,
+            wide=wide,
             **params,
         )
+        assert row is not None
+        total = row["total"]
+        # Which path ran: a small session's exact scan is complete; an index round asked for
+        # `candidates` (a session) or `wide` (peers, a whole workspace: size unknown).
+        asked: int | None = None
+        if total is None:
+            asked = wide
+        elif int(total) > thresholds.exact_scan_limit:
+            asked = candidates
+        return Round(list(row["found"]), int(row["raw"]), asked)
 
-    rows = await grow(global_, MESSAGES.first_round(limit), limit, MESSAGES.max_candidates)
-    if len(rows) < limit:
-        # The scope is large but this filter is narrow: the exact scan is the only way to be
-        # sure nothing in scope was missed.
-        rows = await exact_scan(db, workspace, embedding, filters, limit)
+    rows, complete = await index_rounds(fetch, thresholds, limit)
+    if not complete:
+        # The scope is large but the filters are narrow: only the exact scan can be sure
+        # nothing in scope was missed.
+        return await exact_scan(db, workspace, embedding, filters, limit)
     return _scored(rows)
 
 
 async def text_candidates(
     db: Database, workspace: str, text: str, filters: MessageFilter, limit: int
 ) -> Scored[MessageRecord]:
-    query = terms_query(text)
+    required = {"workspace_key": [workspace_key(workspace)]}
+    if filters.session is not None:
+        required["session_key"] = [session_key(workspace, filters.session)]
+    if filters.peers:
+        required["peer_key"] = [peer_key(workspace, p) for p in filters.peers]
+    query = scoped_query(text, field="content", required=required)
     if not query:
         return []
-    rows = await db.read(
-        "search_messages_fulltext",
-        workspace=workspace,
-        query=query,
-        limit=limit,
-        **filters.params(),
-    )
-    return _scored(rows)
+    params = search_params(filters)
+
+    async def fetch(candidates: int) -> tuple[Rows, int]:
+        row = await db.read_one(
+            "search_messages_fulltext",
+            workspace=workspace,
+            query=query,
+            candidates=candidates,
+            limit=limit,
+            **params,
+        )
+        return (list(row["found"]), int(row["raw"])) if row else ([], 0)
+
+    first = MESSAGES.first_text_round(limit)
+    return _scored(await grow_text(fetch, first, limit, MESSAGES.max_text_candidates))

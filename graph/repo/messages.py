@@ -11,7 +11,7 @@ from typing import Any
 from graph import models
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.keys import Representation
+from graph.keys import Representation, peer_key, session_key, workspace_key
 from graph.paging import decode_time_id, page, time_id_cursor
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
@@ -106,6 +106,9 @@ async def create(
                         "seq": first + offset,
                         "token_count": r.token_count,
                         "embedding": r.embedding,
+                        "workspace_key": workspace_key(workspace),
+                        "session_key": session_key(workspace, session),
+                        "peer_key": peer_key(workspace, r.peer),
                     },
                 )
                 for offset, r in enumerate(fresh)
@@ -151,6 +154,15 @@ class MessageFilter:
     since: datetime | None = None
     until: datetime | None = None
     metadata: dict[str, Any] | None = None
+    # Search only: several senders at once (a peer and its sub-peers); `peer` is one of them.
+    also_peers: tuple[str, ...] = ()
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        """The senders a search keeps (empty: any)."""
+        if self.peer is None:
+            return self.also_peers
+        return (self.peer, *(p for p in self.also_peers if p != self.peer))
 
     def params(self) -> dict[str, Any]:
         return {

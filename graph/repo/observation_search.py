@@ -1,20 +1,11 @@
-"""Observation retrieval within one (observer, observed) scope.
+"""Observation retrieval within one or several (observer, observed) representations.
 
-A global vector index answers with the global top-k, so a filter on one small scope afterwards
-can leave few or no hits. The vector half therefore takes one of three paths:
-
-- a scope with its own vector index (graph/repo/scope_index.py: every scope above
-  SCOPE_INDEX_MIN beliefs gets one) asks that index for a growing number of candidates,
-  rescored exactly;
-- a scope of up to EXACT_SCAN_LIMIT beliefs is scanned exactly (cosine over each of its beliefs,
-  through the (workspace, observer, observed) index);
-- a large scope whose index is not built yet asks the global index for a growing number of
-  candidates.
-
-Both index paths fall back to the exact scan when the filters are so narrow that the largest
-round does not fill the page (the rounds and their numbers: graph/repo/retrieval.py). The
-fulltext half asks Lucene for the scope's term (``scope_key``) and the words together, so its
-hits are all in scope.
+Both halves stay in scope inside their index: the observation_vectors index filters by
+workspace, scope keys and levels (a small representation is scanned exactly instead, in the
+same statement), and the fulltext query requires the representations' scope keys. Staleness,
+sessions and dates filter after, in growing rounds (graph/repo/retrieval.py), with the exact
+scan as the last word. Several representations at once (a peer and its sub-peers, as one
+observer sees them) are one search: `IN` over their keys.
 """
 
 from __future__ import annotations
@@ -24,18 +15,28 @@ from datetime import datetime
 from typing import Any
 
 from graph.db import Database
-from graph.keys import Representation
-from graph.lucene import scoped_terms_query
+from graph.keys import scope_key
+from graph.lucene import scoped_query
+from graph.models import ObservationLevel
 from graph.records import ObservationRecord
-from graph.repo.retrieval import OBSERVATIONS, SCOPE_INDEX_OVERFETCH, Rows, Scored, grow, grow_text
+from graph.repo.retrieval import (
+    OBSERVATIONS,
+    Round,
+    Rows,
+    Scored,
+    Thresholds,
+    grow_text,
+    index_rounds,
+)
 from graph.validation import aware
 
-EXACT_SCAN_LIMIT = OBSERVATIONS.exact_scan_limit
+ALL_LEVELS = [level.value for level in ObservationLevel]
 
 
 @dataclass(frozen=True)
 class ObservationQuery:
-    """Which beliefs of a scope a search may return."""
+    """Which beliefs a search may return: `observer`'s of `observed` (and of `also_observed`,
+    searched together), narrowed by the filters."""
 
     observer: str
     observed: str
@@ -47,12 +48,20 @@ class ObservationQuery:
     until: datetime | None = None
     include_stale: bool = False
     include_superseded: bool = False
+    also_observed: tuple[str, ...] = ()
 
-    def params(self) -> dict[str, Any]:
+    @property
+    def observed_peers(self) -> list[str]:
+        return [self.observed, *(p for p in self.also_observed if p != self.observed)]
+
+    def keys(self, workspace: str) -> list[str]:
+        return [scope_key(workspace, self.observer, p) for p in self.observed_peers]
+
+    def params(self, workspace: str) -> dict[str, Any]:
+        """The filter parameters every observation search statement takes."""
         return {
-            "observer": self.observer,
-            "observed": self.observed,
-            "levels": self.levels,
+            "keys": self.keys(workspace),
+            "levels": self.levels or ALL_LEVELS,
             "session_ids": self.session_ids,
             "exclude_session_ids": self.exclude_session_ids,
             "exclude_derived": self.exclude_derived,
@@ -67,24 +76,49 @@ def _scored(rows: Rows) -> Scored[ObservationRecord]:
     return [(ObservationRecord.from_row(r["observation"]), float(r["score"])) for r in rows]
 
 
-async def scope_size(db: Database, workspace: str, observer: str, observed: str) -> int:
+async def _vector_round(
+    db: Database,
+    workspace: str,
+    embedding: list[float],
+    query: ObservationQuery,
+    limit: int,
+    *,
+    candidates: int,
+    wide: int,
+    exact_scan_limit: int,
+    wide_from: int = OBSERVATIONS.wide_from,
+) -> tuple[Round, int]:
     row = await db.read_one(
-        "count_observations_in_scope", workspace=workspace, observer=observer, observed=observed
+        "search_observations_vector",
+        workspace=workspace,
+        scopes=[{"observer": query.observer, "observed": p} for p in query.observed_peers],
+        embedding=embedding,
+        limit=limit,
+        exact_scan_limit=exact_scan_limit,
+        wide_from=wide_from,
+        candidates=candidates,
+        wide=wide,
+        **query.params(workspace),
     )
-    return int(row["total"]) if row else 0
+    assert row is not None
+    total = int(row["total"])
+    # Which path ran (see the statement): the exact scan is complete, an index round asked for
+    # `candidates` or, in a large representation, `wide`.
+    asked: int | None = None
+    if total > exact_scan_limit:
+        asked = candidates if total <= wide_from else wide
+    return Round(list(row["found"]), int(row["raw"]), asked), total
 
 
 async def exact(
     db: Database, workspace: str, embedding: list[float], query: ObservationQuery, limit: int
 ) -> Scored[ObservationRecord]:
-    rows = await db.read(
-        "search_observations_exact",
-        workspace=workspace,
-        embedding=embedding,
-        limit=limit,
-        **query.params(),
+    """The exact cosine over the representations, with every filter (the ground truth)."""
+    everything = 1 << 62
+    result, _ = await _vector_round(
+        db, workspace, embedding, query, limit, candidates=0, wide=0, exact_scan_limit=everything
     )
-    return _scored(rows)
+    return _scored(result.found)
 
 
 async def vector_candidates(
@@ -94,68 +128,37 @@ async def vector_candidates(
     query: ObservationQuery,
     limit: int,
     *,
-    exact_scan_limit: int = EXACT_SCAN_LIMIT,
+    thresholds: Thresholds = OBSERVATIONS,
 ) -> Scored[ObservationRecord]:
-    cap = OBSERVATIONS.max_candidates
-    first_scoped = OBSERVATIONS.first_round(limit, SCOPE_INDEX_OVERFETCH)
-    rows = await db.read(
-        "search_observations_scoped",
-        workspace=workspace,
-        embedding=embedding,
-        candidates=first_scoped,
-        limit=limit,
-        exact_scan_limit=exact_scan_limit,
-        **query.params(),
-    )
-    head = rows[0] if rows else {"index": None, "total": 0}
-    hits = [r for r in rows if r["observation"] is not None]
-    index = head["index"]
-    if index is not None:
-        # The first round ran in the same statement; more only if filters left the page short.
-        if len(hits) < limit and first_scoped < cap:
+    async def fetch(candidates: int, wide: int) -> Round:
+        result, _ = await _vector_round(
+            db,
+            workspace,
+            embedding,
+            query,
+            limit,
+            candidates=candidates,
+            wide=wide,
+            exact_scan_limit=thresholds.exact_scan_limit,
+            wide_from=thresholds.wide_from,
+        )
+        return result
 
-            async def scoped(candidates: int) -> Rows:
-                return await db.read(
-                    "search_observations_scope_index",
-                    index=index,
-                    workspace=workspace,
-                    embedding=embedding,
-                    candidates=candidates,
-                    limit=limit,
-                    **query.params(),
-                )
-
-            hits = await grow(scoped, first_scoped * 4, limit, cap)
-    elif int(head["total"] or 0) <= exact_scan_limit:
-        return _scored(hits)  # the exact scan ran in the same statement
-    else:
-
-        async def global_(candidates: int) -> Rows:
-            return await db.read(
-                "search_observations_vector",
-                workspace=workspace,
-                embedding=embedding,
-                candidates=candidates,
-                limit=limit,
-                **query.params(),
-            )
-
-        hits = await grow(global_, OBSERVATIONS.first_round(limit), limit, cap)
-    if len(hits) < limit:
+    rows, complete = await index_rounds(fetch, thresholds, limit)
+    if not complete:
         return await exact(db, workspace, embedding, query, limit)
-    return _scored(hits)
+    return _scored(rows)
 
 
 async def text_candidates(
     db: Database, workspace: str, text: str, query: ObservationQuery, limit: int
 ) -> Scored[ObservationRecord]:
-    key = Representation(workspace, query.observer, query.observed).key
-    lucene = scoped_terms_query(text, field="content", scope_field="scope_key", scope=key)
+    lucene = scoped_query(text, field="content", required={"scope_key": query.keys(workspace)})
     if not lucene:
         return []
 
-    # Lucene ranks within the scope already; more hits are asked for only when the filters
-    # (stale, sessions, levels, dates) left the page short and Lucene had more to give.
+    # Lucene ranks within the representations already; more hits are asked for only when the
+    # filters (stale, sessions, levels, dates) left the page short and Lucene had more to give.
     async def fetch(candidates: int) -> tuple[Rows, int]:
         row = await db.read_one(
             "search_observations_fulltext",
@@ -163,7 +166,7 @@ async def text_candidates(
             query=lucene,
             candidates=candidates,
             limit=limit,
-            **query.params(),
+            **query.params(workspace),
         )
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
@@ -180,17 +183,16 @@ class TopObservations:
 async def top(
     db: Database,
     workspace: str,
-    observer: str,
-    observed: str,
+    query: ObservationQuery,
     *,
     most_derived: int,
     most_recent: int,
 ) -> TopObservations:
+    """The most-derived and the most recent current beliefs of the query's representations."""
     row = await db.read_one(
         "list_top_observations",
         workspace=workspace,
-        observer=observer,
-        observed=observed,
+        keys=query.keys(workspace),
         most_derived=most_derived,
         most_recent=most_recent,
     )

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from graph import models
 from graph.db import Tx
 from graph.keys import scope_key
 from graph.props import node_props
-from graph.repo.scope_index import SCOPE_INDEX_MIN
+from graph.repo.retrieval import OBSERVATIONS
 from graph.validation import now
 
 
@@ -30,50 +29,42 @@ class ExplicitFact:
     session: str
 
 
-DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked in a scope's own vector index
+DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked through the index in a large scope
+
+
+def neo4j_similarity(cosine: float) -> float:
+    """A cosine threshold on the scale of vector.similarity.cosine, which maps [-1, 1] to
+    [0, 1] ((1 + cos) / 2), as the vector index scores do."""
+    return (1.0 + cosine) / 2.0
 
 
 async def _duplicates(
     tx: Tx, workspace: str, facts: list[ExplicitFact], threshold: float
 ) -> dict[int, str]:
-    """fact position -> the existing belief it repeats. Small scopes are compared with every
-    belief; scopes with an index of their own through it (a cosine over 100k beliefs per fact
-    would make the write path grow with the scope)."""
-    scopes = sorted({(f.observer, f.observed) for f in facts})
-    rows = await tx.rows(
-        "scope_indexes_of",
-        workspace=workspace,
-        scopes=[{"observer": o, "observed": d} for o, d in scopes],
-    )
-    index_of = {(r["observer"], r["observed"]): r["index"] for r in rows}
-    plain: list[dict[str, Any]] = []
-    indexed: list[dict[str, Any]] = []
-    for i, f in enumerate(facts):
-        candidate = {
+    """fact position -> the existing belief it repeats (see find_scope_duplicates.cypher).
+
+    It runs inside the write transaction. A small representation is compared belief by
+    belief, so a concurrent derivation's commit is always seen; in a large one the vector index
+    may lag a just-committed near-duplicate (never an exact repeat: that lookup is exact)."""
+    candidates = [
+        {
             "index": i,
             "observer": f.observer,
             "observed": f.observed,
+            "scope": scope_key(workspace, f.observer, f.observed),
             "key": f.content_key,
             "embedding": f.embedding,
         }
-        vector_index = index_of.get((f.observer, f.observed))
-        if vector_index is None:
-            plain.append(candidate)
-        else:
-            indexed.append({**candidate, "vector_index": vector_index})
-    found: list[dict[str, Any]] = []
-    if plain:
-        found += await tx.rows(
-            "find_scope_duplicates", workspace=workspace, threshold=threshold, candidates=plain
-        )
-    if indexed:
-        found += await tx.rows(
-            "find_scope_duplicates_indexed",
-            workspace=workspace,
-            threshold=threshold,
-            neighbours=DUPLICATE_NEIGHBOURS,
-            candidates=indexed,
-        )
+        for i, f in enumerate(facts)
+    ]
+    found = await tx.rows(
+        "find_scope_duplicates",
+        workspace=workspace,
+        threshold=neo4j_similarity(threshold),
+        exact_scan_limit=OBSERVATIONS.exact_scan_limit,
+        neighbours=DUPLICATE_NEIGHBOURS,
+        candidates=candidates,
+    )
     return {int(r["index"]): str(r["id"]) for r in found if r["id"] is not None}
 
 
@@ -81,9 +72,6 @@ async def _duplicates(
 class WriteOutcome:
     created: list[str]
     reinforced: int
-    # (observer, observed) scopes now above SCOPE_INDEX_MIN beliefs without an index of their
-    # own: the caller builds one after the commit (graph/repo/scope_index.py).
-    to_index: list[tuple[str, str]] = field(default_factory=list)
 
 
 async def write_explicit(
@@ -92,15 +80,9 @@ async def write_explicit(
     facts: list[ExplicitFact],
     *,
     threshold: float,
-    index_min: int = SCOPE_INDEX_MIN,
 ) -> WriteOutcome:
-    """Create the facts that are new to their scope; count the others as derived again.
-
-    The duplicate check runs inside the write transaction, so it sees what concurrent
-    derivations of the same scope committed before it (through a scope's own vector index,
-    what they committed before the index caught up: a near-duplicate can slip through there,
-    never an exact repeat).
-    """
+    """Create the facts that are new to their scope; count the others as derived again
+    (`threshold` is a cosine: facts at least this similar to a belief repeat it)."""
     if not facts:
         return WriteOutcome([], 0)
     duplicate_of = await _duplicates(tx, workspace, facts, threshold)
@@ -139,11 +121,6 @@ async def write_explicit(
         else []
     )
     created = [str(r["id"]) for r in rows]
-    to_index = {
-        (str(r["observer"]), str(r["observed"]))
-        for r in rows
-        if not r["indexed"] and int(r["observations"]) > index_min
-    }
     repeats = [
         {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
         for i, f in enumerate(facts)
@@ -151,4 +128,4 @@ async def write_explicit(
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
-    return WriteOutcome(created, len(repeats), sorted(to_index))
+    return WriteOutcome(created, len(repeats))

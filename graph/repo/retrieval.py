@@ -1,10 +1,12 @@
-"""What every searchable node kind shares: candidate thresholds and growing candidate rounds.
+"""What every searchable node kind shares: candidate thresholds and growing index rounds.
 
-A vector index answers with its top-k over everything it indexes; filters applied afterwards
-(a scope, a session, dates) can leave fewer hits than asked for. Each kind therefore scans a
-small scope exactly, and asks an index for more candidates than it needs, in rounds that grow
-until the page fills, the index has nothing more to give, or a cap is reached. The numbers that
-decide this live here, one row per kind, so they are tuned in one place.
+Each kind has one vector index with the properties that scope a search inside it (workspace,
+representation, session, peer), so a search asks the index for a scope's own nearest
+neighbours. The index ranks without quantization; filters that are not in the index (staleness,
+dates, metadata) apply after, so a round asks for more candidates than the page needs, and a
+page the filters left short is asked again with more, until the index has nothing more in
+scope, or a cap, after which the exact scan decides. A small scope is scanned exactly at once.
+The numbers that decide this live here, one row per kind, so they are tuned in one place.
 """
 
 from __future__ import annotations
@@ -23,57 +25,80 @@ GROWTH = 4  # each further round asks for this many times more candidates
 @dataclass(frozen=True)
 class Thresholds:
     exact_scan_limit: int  # a scope of at most this many nodes is scanned exactly
-    overfetch: int  # a first index round asks for this many candidates per wanted hit ...
+    overfetch: int  # an index round asks for this many candidates per wanted hit ...
     min_candidates: int  # ... and at least this many
+    wide_from: int  # a scope above this size (or of unknown size) asks for wide rounds:
+    wide_overfetch: int  # large scopes need more candidates for the same recall
+    min_wide: int
     max_candidates: int  # no round asks for more
     text_overfetch: int  # fulltext: hits asked per wanted one, when the filters may drop some
     min_text_candidates: int
     max_text_candidates: int
 
-    def first_round(self, limit: int, overfetch: int | None = None) -> int:
-        wanted = limit * (overfetch or self.overfetch)
-        return min(self.max_candidates, max(wanted, self.min_candidates))
+    def first_round(self, limit: int) -> tuple[int, int]:
+        """(candidates, wide) of the first index round for a page of `limit`."""
+        narrow = max(limit * self.overfetch, self.min_candidates)
+        wide = max(limit * self.wide_overfetch, self.min_wide)
+        return min(self.max_candidates, narrow), min(self.max_candidates, wide)
 
     def first_text_round(self, limit: int) -> int:
         wanted = limit * self.text_overfetch
         return min(self.max_text_candidates, max(wanted, self.min_text_candidates))
 
 
-# Measured on this project's benches (docs/BENCHMARKS.md): the exact cosine costs ~45 us per
-# belief, a per-scope index query ~15-20 ms; messages are scanned through their (workspace,
-# session) and (workspace, peer) indexes, which stays under the global index's cost much longer.
+# Tuned on bench:search and bench:api (docs/BENCHMARKS.md): recall@10 >= 0.98 against the
+# exact scan in every scope-size bucket, at the lowest latency.
 MESSAGES = Thresholds(
-    exact_scan_limit=20_000,
-    overfetch=10,
-    min_candidates=100,
-    max_candidates=10_000,
+    exact_scan_limit=500,
+    overfetch=20,
+    min_candidates=200,
+    wide_from=5_000,
+    wide_overfetch=50,
+    min_wide=500,
+    max_candidates=16_000,
     text_overfetch=4,
     min_text_candidates=50,
     max_text_candidates=20_000,
 )
 OBSERVATIONS = Thresholds(
     exact_scan_limit=500,
-    overfetch=20,  # the global index: other scopes' beliefs crowd its top-k
-    min_candidates=100,
-    max_candidates=20_000,
+    overfetch=20,
+    min_candidates=200,
+    wide_from=5_000,
+    wide_overfetch=50,
+    min_wide=500,
+    max_candidates=16_000,
     text_overfetch=4,
     min_text_candidates=50,
     max_text_candidates=20_000,
 )
-SCOPE_INDEX_OVERFETCH = (
-    10  # a scope's own index: every candidate is in scope, rescoring needs a margin
-)
 
 
-async def grow(fetch: Callable[[int], Awaitable[Rows]], first: int, limit: int, cap: int) -> Rows:
-    """Index rounds of `first` candidates, then GROWTH times more, until `limit` rows come
-    back or the round reached `cap`. The caller falls back to the exact scan if still short."""
-    candidates = min(cap, first)
+@dataclass(frozen=True)
+class Round:
+    """One vector round: the hits the filters kept, and how many the index path gave (`raw`)
+    out of how many it was asked for (`asked`; None when the exact scan ran)."""
+
+    found: Rows
+    raw: int
+    asked: int | None
+
+
+async def index_rounds(
+    fetch: Callable[[int, int], Awaitable[Round]], thresholds: Thresholds, limit: int
+) -> tuple[Rows, bool]:
+    """Rounds of growing (candidates, wide) until the page fills, the exact scan ran, or the
+    index had no more in scope; returns (hits, complete). Not complete means the cap was
+    reached with the page still short: only the exact scan can then be sure."""
+    candidates, wide = thresholds.first_round(limit)
+    cap = thresholds.max_candidates
     while True:
-        rows = await fetch(candidates)
-        if len(rows) >= limit or candidates >= cap:
-            return rows
-        candidates = min(candidates * GROWTH, cap)
+        result = await fetch(candidates, wide)
+        if len(result.found) >= limit or result.asked is None or result.raw < result.asked:
+            return result.found, True
+        if result.asked >= cap:
+            return result.found, False
+        candidates, wide = min(candidates * GROWTH, cap), min(wide * GROWTH, cap)
 
 
 async def grow_text(

@@ -8,7 +8,6 @@ from graph.errors import NotFound
 from graph.paging import by_name, page
 from graph.props import NO_META, Meta, node_props
 from graph.records import Page, WorkspaceRecord
-from graph.repo import scope_index
 from graph.validation import check_name, now
 
 _DELETE_BATCH = 5000
@@ -58,7 +57,6 @@ async def update(
 async def delete(db: Database, name: str) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
     await get(db, name)
-    await scope_index.drop_all(db, name)
     total = 0
     while True:
         row = await db.write_one("delete_workspace_nodes", workspace=name, batch=_DELETE_BATCH)

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import neo4j
@@ -24,10 +24,11 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
 
 from graph.errors import Unavailable
 from graph.server.jars import ensure_jars
-from graph.server.java import require_java
+from graph.server.java import JVM_ROOTS, Java, find_java
 from graph.server.layout import (
     ADMIN_USER,
     ENTRY_POINT,
+    LEGACY_ENTRY_POINT,
     PASSWORD_PATTERN,
     SERVER_LOGS_XML,
     USER_LOGS_XML,
@@ -51,9 +52,16 @@ def _signal(pid: int, signum: int) -> None:
 class ManagedNeo4j:
     """One local Neo4j server, identified by its instance name."""
 
-    def __init__(self, settings: Settings, instance: str = "default") -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        instance: str = "default",
+        *,
+        java_roots: Sequence[str] = JVM_ROOTS,
+    ) -> None:
         self.settings = settings
         self.instance = instance
+        self.java_roots = java_roots  # where installed JDKs are looked for (see java.py)
         self.paths = instance_paths(settings, instance)
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -73,7 +81,7 @@ class ManagedNeo4j:
 
     def ensure_jars(self) -> Path:
         """The shared lib folder, filled by Maven the first time (Java is checked first)."""
-        require_java(os.environ)
+        find_java(os.environ, self.java_roots)
         return ensure_jars(self.paths.lib, self.settings.neo4j_version)
 
     def password(self) -> str:
@@ -127,12 +135,19 @@ class ManagedNeo4j:
     def _start(self, wait: bool) -> None:
         pid = self.pid()
         if pid is not None:
+            if self._entry_point(pid) == LEGACY_ENTRY_POINT:
+                raise Unavailable(
+                    f"a Neo4j 5 server of this instance still runs (pid {pid}): stop it with "
+                    "`beliefgraph neo4j stop` and start again; its data then opens in Neo4j "
+                    f"{self.settings.neo4j_version}, which upgrades it in place (5.x cannot "
+                    "open it afterwards)"
+                )
             if wait:
                 self._wait_until_answering(pid, started_here=False)
             return
         self.paths.pid_file.unlink(missing_ok=True)
         self._check_ports()
-        java = require_java(os.environ)
+        java = find_java(os.environ, self.java_roots)
         self.ensure_jars()
         self.write_config()
         password = self.password()
@@ -141,7 +156,7 @@ class ManagedNeo4j:
         self._rotate_console_log()
         with self.paths.console_log.open("wb") as console:
             process = subprocess.Popen(
-                java_command(self.settings, self.paths, java),
+                java_command(self.settings, self.paths, java.path, java.version),
                 stdin=subprocess.DEVNULL,
                 stdout=console,
                 stderr=subprocess.STDOUT,
@@ -206,17 +221,25 @@ class ManagedNeo4j:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def _entry_point(self, pid: int) -> str | None:
+        """The server class `pid` runs if it is this instance's server (read from /proc)."""
+        try:
+            args = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return None
+        if str(self.paths.conf).encode() not in args:
+            return None
+        for entry in (ENTRY_POINT, LEGACY_ENTRY_POINT):
+            if entry.encode() in args:
+                return entry
+        return None
+
     def _is_ours(self, pid: int) -> bool:
         """True if `pid` is alive and is this instance's server (pids get reused)."""
         if self._process is not None and self._process.pid == pid:
             return self._process.poll() is None
-        proc = Path("/proc")
-        if proc.is_dir():
-            try:
-                args = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                return False
-            return ENTRY_POINT.encode() in args and str(self.paths.conf).encode() in args
+        if Path("/proc").is_dir():
+            return self._entry_point(pid) is not None
         try:
             os.kill(pid, 0)  # no /proc (macOS): liveness is the best we can check
         except ProcessLookupError:
@@ -248,14 +271,14 @@ class ManagedNeo4j:
                     f"stop it, or set {env_name(setting)} to a free port"
                 )
 
-    def _set_initial_password(self, java: str, password: str) -> None:
+    def _set_initial_password(self, java: Java, password: str) -> None:
         fd, name = tempfile.mkstemp(prefix=".admin-", suffix=".args", dir=self.paths.root)
         argfile = Path(name)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(f"dbms\nset-initial-password\n{password}\n")
             result = subprocess.run(
-                set_password_command(self.paths, argfile, java),
+                set_password_command(self.paths, argfile, java.path, java.version),
                 env=admin_env(self.paths, os.environ),
                 capture_output=True,
                 text=True,

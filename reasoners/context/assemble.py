@@ -95,21 +95,16 @@ async def get_context(
         await peers.get(db, ws, observed)
         await peers.get(db, ws, observer)
         relevant = []
+        query = ObservationQuery(observer, observed)
         if request.search_query and request.search_limit:
             hits = await search_observations(
-                db,
-                embedder,
-                ws,
-                request.search_query,
-                ObservationQuery(observer, observed),
-                request.search_limit,
+                db, embedder, ws, request.search_query, query, request.search_limit
             )
             relevant = [h.item for h in hits]
         top = await top_repo.top(
             db,
             ws,
-            observer,
-            observed,
+            query,
             most_derived=request.most_derived,
             most_recent=request.most_recent,
         )

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
-from graph.keys import Representation
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
-from graph.repo import peers, scope_index, sessions, workspaces
+from graph.repo import peers, sessions, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
@@ -96,18 +95,6 @@ class DeriverHandler:
     extractor: Extractor
     settings: Settings
     stats: DeriverStats = field(default_factory=DeriverStats)
-    _indexing: set[str] = field(default_factory=set, repr=False)  # scope keys being built
-
-    async def _index_scope(self, scope: Representation) -> None:
-        """Give a scope that outgrew the exact scan its own vector index, once per process at a
-        time (other processes may build it concurrently; the steps are idempotent)."""
-        if scope.key in self._indexing:
-            return
-        self._indexing.add(scope.key)
-        try:
-            await scope_index.ensure(self.db, scope, dimensions=self.settings.embedding_dim)
-        finally:
-            self._indexing.discard(scope.key)
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         head = unit.jobs[0]
@@ -161,24 +148,16 @@ class DeriverHandler:
             len(planned),
         )
 
-        to_index: list[tuple[str, str]] = []
-
         async def write(tx: Tx) -> None:
             outcome = await write_explicit(
                 tx, workspace, planned, threshold=self.settings.dedup_threshold
             )
             self.stats.written += len(outcome.created)
             self.stats.repeats += outcome.reinforced
-            to_index[:] = outcome.to_index  # a retried transaction replaces, never adds
-
-        async def after() -> None:
-            for observer, observed in to_index:
-                await self._index_scope(Representation(workspace, observer, observed))
 
         return Prepared(
             results=share_usage(unit, usage),
             write=write if planned else None,
-            after=after if planned else None,
         )
 
     async def _route(

@@ -31,9 +31,6 @@ class Prepared:
 
     results: list[JobResult]
     write: Callable[[Tx], Awaitable[None]] | None = None
-    # Follow-up work once the write has committed (e.g. building a scope's vector index). It
-    # runs in the background: its failure is logged, never undoes or fails the unit.
-    after: Callable[[], Awaitable[None]] | None = None
 
 
 class Handler(Protocol):
@@ -64,7 +61,6 @@ class Worker:
     owner: str = field(default_factory=default_owner)
     processed_units: int = 0
     failed_units: int = 0
-    _followups: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Run `concurrency` slots until `stop` is set, then finish or hand back their work."""
@@ -79,7 +75,6 @@ class Worker:
                 slot.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(*slots, return_exceptions=True)
-            await self.settle(timeout=self.config.shutdown_grace)
 
     async def run_once(self, owner: str | None = None) -> bool:
         """Claim and run one ready unit; False when nothing was ready."""
@@ -100,30 +95,7 @@ class Worker:
         done = 0
         while done < max_units and await self.run_once():
             done += 1
-        await self.settle()
         return done
-
-    async def settle(self, timeout: float | None = None) -> None:
-        """Wait for the follow-up work of committed units (cancelled after `timeout`; it is
-        idempotent and is started again by a later unit of the same scope)."""
-        if not self._followups:
-            return
-        _, pending = await asyncio.wait(set(self._followups), timeout=timeout)
-        for task in pending:
-            task.cancel()
-
-    def _follow_up(self, after: Callable[[], Awaitable[None]], key: str) -> None:
-        async def run() -> None:
-            try:
-                await after()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("follow-up of %s failed", key)
-
-        task = asyncio.create_task(run())
-        self._followups.add(task)
-        task.add_done_callback(self._followups.discard)
 
     async def _slot(self, stop: asyncio.Event, owner: str) -> None:
         while not stop.is_set():
@@ -171,8 +143,6 @@ class Worker:
 
             await self.db.write_tx(commit)
             self.processed_units += 1
-            if prepared.after is not None:
-                self._follow_up(prepared.after, unit.key)
         except asyncio.CancelledError:
             raise
         except LeaseLost:

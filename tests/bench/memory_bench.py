@@ -41,7 +41,6 @@ from typing import Any
 
 import httpx
 
-from graph.repo.observation_search import scope_size
 from graph.settings import Settings
 from reasoners.deriver.first_person import extract
 from reasoners.llm.config import llm_config_from_env
@@ -300,7 +299,14 @@ class Bench:
         total = 0
         for observer in peers:
             for observed in peers:
-                total += await scope_size(self.services.db, ingested.workspace, observer, observed)
+                row = await statements.read_one(
+                    self.services.db,
+                    "count_observations_in_scope",
+                    workspace=ingested.workspace,
+                    observer=observer,
+                    observed=observed,
+                )
+                total += int(row["total"]) if row else 0
         return total
 
     async def conversation(

@@ -25,8 +25,6 @@ NOT_EXPLAINABLE_PREFIXES = (
     "drop_",
     "list_vector_indexes",
     "list_indexes",
-    "find_index",
-    "await_index",
 )
 
 
@@ -117,6 +115,6 @@ async def test_test_statement_compiles(services: Services, name: str) -> None:
 async def _explains(services: Services, catalog: cypher.Catalog, name: str) -> None:
     params = {p: None for p in catalog.parameters(name)}
     async with services.db.driver.session(database=services.db.database) as session:
-        result = await session.run("EXPLAIN " + catalog.statement(name), params)
+        result = await session.run(f"{cypher.LANGUAGE} EXPLAIN {catalog.source(name)}", params)
         summary = await result.consume()
     assert summary.plan is not None

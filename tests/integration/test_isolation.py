@@ -28,6 +28,7 @@ from graphql import GraphQLError
 
 from graph import models
 from graph.errors import BeliefgraphError
+from graph.keys import scope_key
 from graph.props import node_props
 from graph.validation import now
 from resolvers.app import create_app
@@ -176,7 +177,10 @@ async def add_observation(
             "observed": observed,
             "level": level,
             "content": f"{side.name}: {observer} believes something about {observed}",
+            "scope_key": scope_key(side.name, observer, observed),
             "created_at": now(),
+            "valid_at": now(),
+            "times_derived": 1,
             "session": "s1",
         },
     )

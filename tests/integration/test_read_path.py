@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph.db import Tx
-from graph.repo import observation_search
 from graph.repo.messages import by_seq
-from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -92,20 +90,6 @@ async def test_search_stays_in_scope_and_finds_by_meaning_and_word(
         {"w": workspace, "observer": "bob", "q": "job", "f": {"excludeSessionIds": ["s1"]}},
     )
     assert none["searchObservations"] == []
-
-
-async def test_the_index_path_agrees_with_the_exact_scan(
-    services: Services, workspace: str
-) -> None:
-    await seed_beliefs(services, workspace)
-    [vector] = services.embedder.embed(["what instrument does she play"])
-    query = ObservationQuery("bob", "alice")
-    exact = await observation_search.exact(services.db, workspace, vector, query, 3)
-    indexed = await observation_search.vector_candidates(
-        services.db, workspace, vector, query, 3, exact_scan_limit=0
-    )
-    assert [o.id for o, _ in indexed] == [o.id for o, _ in exact]
-    assert exact[0][0].content.startswith("Alice plays the bassoon")
 
 
 async def test_peer_cards_are_kept_per_observer(

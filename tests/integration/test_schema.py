@@ -19,11 +19,13 @@ EXPECTED_INDEXES = {
     "message_client_id": "RANGE",
     "observation_id": "RANGE",
     "observation_scope": "RANGE",
-    "observation_content_key": "RANGE",
-    "message_embedding": "VECTOR",
-    "observation_embedding": "VECTOR",
-    "file_chunk_embedding": "VECTOR",
-    "message_content": "FULLTEXT",
+    "observation_key_content": "RANGE",
+    "observation_key_recent": "RANGE",
+    "observation_key_derived": "RANGE",
+    "message_vectors": "VECTOR",
+    "observation_vectors": "VECTOR",
+    "file_chunk_vectors": "VECTOR",
+    "message_text": "FULLTEXT",
     "observation_text": "FULLTEXT",
     "job_queue": "RANGE",
 }
@@ -38,17 +40,16 @@ async def test_install_is_idempotent_and_indexes_are_online(services: Services) 
         assert by_name[name]["type"] == kind
         assert by_name[name]["state"] == "ONLINE"
     assert len(schema_statements()) >= len(EXPECTED_INDEXES)
-    assert "observation_content" not in by_name  # replaced by observation_text
+    for legacy in ("observation_content", "message_content", "message_embedding"):
+        assert legacy not in by_name  # replaced by indexes with scope keys and filters
 
 
 async def test_vector_indexes_have_the_model_dimension(services: Services) -> None:
     rows = await services.db.read("list_vector_indexes")
-    # Scope indexes (graph/repo/scope_index.py) of other tests' workspaces may exist meanwhile.
-    rows = [r for r in rows if not r["name"].startswith("observation_scope_")]
     assert {r["name"]: r["dimensions"] for r in rows} == {
-        "message_embedding": 384,
-        "observation_embedding": 384,
-        "file_chunk_embedding": 384,
+        "message_vectors": 384,
+        "observation_vectors": 384,
+        "file_chunk_vectors": 384,
     }
     await check_vector_dimensions(services.db, 384)
     with pytest.raises(Conflict, match="has 384 dimensions but the embedding model gives 768"):

@@ -73,7 +73,22 @@ def test_directories_are_inside_the_instance(tmp_path: Path) -> None:
     root = tmp_path / "instances" / "t"
     for name in ("data", "logs", "run", "plugins"):
         assert values[f"server.directories.{name}"] == [str(root / name)]
-    assert values["server.directories.lib"] == [str(tmp_path / "neo4j-5.26.30" / "lib")]
+    assert values["server.directories.lib"] == [str(tmp_path / "neo4j-2026.09.0" / "lib")]
+
+
+def test_the_2026_server_starts_quiet_and_speaks_cypher_25(tmp_path: Path) -> None:
+    values = conf(tmp_path)
+    assert values["db.query.default_language"] == ["CYPHER_25"]
+    for name in (
+        "dbms.fleet_manager.enabled",
+        "server.fleet_discovery.enabled",
+        "server.http.x_forward.enabled",
+        "client.allow_telemetry",
+    ):
+        assert values[name] == ["false"], name
+    # The 5.x name of this setting is deprecated in 2026; the new one takes a duration.
+    assert values["internal.dbms.bolt.netty_server_shutdown_quiet_period_duration"] == ["1s"]
+    assert "internal.dbms.bolt.netty_server_shutdown_quiet_period" not in values
 
 
 def test_log_config_files_are_named(tmp_path: Path) -> None:
@@ -100,8 +115,11 @@ def test_write_config_writes_conf_and_log_configs(tmp_path: Path) -> None:
 def test_java_command_runs_the_community_entry_point(tmp_path: Path) -> None:
     s = settings(tmp_path, neo4j_heap="512m")
     paths = instance_paths(s, "t")
-    command = java_command(s, paths, java="/opt/jdk/bin/java")
+    command = java_command(s, paths, java="/opt/jdk/bin/java", java_version=25)
     assert command[0] == "/opt/jdk/bin/java"
+    assert "--add-modules=jdk.incubator.vector" in command
+    assert "--sun-misc-unsafe-memory-access=allow" in command  # Java 23+ only
+    assert "--sun-misc-unsafe-memory-access=allow" not in java_command(s, paths, java_version=21)
     assert "--add-opens=java.base/java.nio=ALL-UNNAMED" in command
     assert "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED" in command
     assert {"-Xms512m", "-Xmx512m"} <= set(command)
@@ -115,8 +133,9 @@ def test_java_command_runs_the_community_entry_point(tmp_path: Path) -> None:
 def test_password_never_appears_on_a_command_line(tmp_path: Path) -> None:
     s = settings(tmp_path)
     paths = instance_paths(s, "t")
-    command = set_password_command(paths, paths.root / "args", java="java")
+    command = set_password_command(paths, paths.root / "args", java="java", java_version=25)
     assert command[-1] == f"@{paths.root / 'args'}"
+    assert command[1] == "--sun-misc-unsafe-memory-access=allow"
 
 
 def test_maven_gathers_runtime_jars_of_the_configured_version(tmp_path: Path) -> None:
@@ -204,28 +223,28 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-JAVA_17 = "echo 'openjdk version \"17.0.15\" 2025-04-15' >&2"
+JAVA_21 = "echo 'openjdk version \"21.0.5\" 2024-10-15' >&2"
 
 
 def test_missing_java_says_what_to_install(tmp_path: Path, bin_dir: Path) -> None:
-    with pytest.raises(Unavailable, match="Java 17\\+ is needed"):
-        ManagedNeo4j(settings(tmp_path)).ensure_jars()
+    with pytest.raises(Unavailable, match="needs Java 21 or later; found no Java at all"):
+        ManagedNeo4j(settings(tmp_path), java_roots=[]).ensure_jars()
 
 
 def test_old_java_is_refused(tmp_path: Path, bin_dir: Path) -> None:
     _tool(bin_dir, "java", "echo 'java version \"1.8.0_292\"' >&2")
-    with pytest.raises(Unavailable, match="Java 8; Neo4j 5 needs Java 17"):
-        ManagedNeo4j(settings(tmp_path)).ensure_jars()
+    with pytest.raises(Unavailable, match=r"needs Java 21 or later; found .*\(Java 8\)"):
+        ManagedNeo4j(settings(tmp_path), java_roots=[]).ensure_jars()
 
 
 def test_missing_maven_says_what_to_install(tmp_path: Path, bin_dir: Path) -> None:
-    _tool(bin_dir, "java", JAVA_17)
+    _tool(bin_dir, "java", JAVA_21)
     with pytest.raises(Unavailable, match="Maven is needed"):
         ManagedNeo4j(settings(tmp_path)).ensure_jars()
 
 
 def test_failing_maven_shows_its_output(tmp_path: Path, bin_dir: Path) -> None:
-    _tool(bin_dir, "java", JAVA_17)
+    _tool(bin_dir, "java", JAVA_21)
     _tool(bin_dir, "mvn", "echo 'Could not resolve org.neo4j:neo4j'; exit 1")
     server = ManagedNeo4j(settings(tmp_path))
     with pytest.raises(Unavailable, match=r"Could not resolve org\.neo4j:neo4j"):
@@ -235,7 +254,7 @@ def test_failing_maven_shows_its_output(tmp_path: Path, bin_dir: Path) -> None:
 
 
 def test_maven_download_lands_in_the_lib_folder(tmp_path: Path, bin_dir: Path) -> None:
-    _tool(bin_dir, "java", JAVA_17)
+    _tool(bin_dir, "java", JAVA_21)
     # Fake mvn: create the jar in the -DoutputDirectory it is given.
     _tool(
         bin_dir,

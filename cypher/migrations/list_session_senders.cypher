@@ -1,0 +1,2 @@
+MATCH (m:Message {workspace: $workspace, session: $session})
+RETURN DISTINCT m.peer AS peer

@@ -1,1 +1,0 @@
-CALL db.awaitIndex($name, $timeout_seconds)

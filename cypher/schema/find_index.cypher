@@ -1,4 +1,0 @@
-SHOW INDEXES
-YIELD name, state
-WHERE name = $name
-RETURN name, state

@@ -1,2 +1,0 @@
-MATCH (m:Message {workspace: $workspace, peer: $peer})
-RETURN count(m) AS total

@@ -1,2 +1,0 @@
-MATCH (m:Message {workspace: $workspace})
-RETURN count(m) AS total

@@ -1,0 +1,138 @@
+"""Bringing a graph written by an earlier beliefgraph up to date, once, at start-up.
+
+The `BeliefgraphSchema` node records the layout version a graph has. Version 2 is the layout
+of one vector index per node kind with filter properties (Neo4j 2026); a graph from before it
+gets, in order (each step idempotent, so a crash resumes at the next start):
+
+1. the marker write itself, which also moves a store upgraded from Neo4j 5 to the new kernel
+   version (it cannot create vector indexes with filter properties until its first write);
+2. the per-representation vector indexes and the global indexes without filters dropped, and
+   their `ObsScope_*` labels and OBSERVES marks removed;
+3. backfills: `scope_key` on beliefs that predate it, the fulltext keys on messages, and
+   `valid_at` where a belief lacks it.
+
+The new indexes are created after (graph/schema.py) and the version is set last.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from graph.db import Database
+from graph.keys import peer_key, scope_key, session_key, workspace_key
+
+log = logging.getLogger("beliefgraph.migrations")
+
+SCHEMA_VERSION = 2
+BATCH = 10_000
+# Index names of earlier layouts that the current one replaces.
+LEGACY_INDEXES = [
+    "message_embedding",
+    "observation_embedding",
+    "file_chunk_embedding",
+    "message_content",
+    "observation_content",
+    "observation_content_key",
+]
+
+
+async def mark(db: Database) -> int:
+    """The graph's layout version (0 for a graph that had none); writes the marker."""
+    row = await db.write_one("mark_schema")
+    return int(row["version"]) if row and row["version"] is not None else 0
+
+
+async def set_version(db: Database, version: int = SCHEMA_VERSION) -> None:
+    await db.write("set_schema_version", version=version)
+
+
+async def drop_legacy(db: Database) -> list[str]:
+    names = [str(r["name"]) for r in await db.read("list_legacy_indexes", names=LEGACY_INDEXES)]
+    for name in names:
+        await db.write("drop_index", name=name)
+    for row in await db.read("list_scope_labels"):
+        while True:
+            done = await db.write_one("remove_scope_label", label=row["label"], batch=BATCH)
+            if not done or int(done["removed"]) < BATCH:
+                break
+    await db.write("clear_scope_index_marks")
+    return names
+
+
+async def backfill_scope_keys(db: Database) -> int:
+    total = 0
+    while scopes := await db.read("list_observations_missing_scope_key", limit=100):
+        for row in scopes:
+            ws, observer, observed = (
+                str(row["workspace"]),
+                str(row["observer"]),
+                str(row["observed"]),
+            )
+            while True:
+                done = await db.write_one(
+                    "set_scope_keys",
+                    workspace=ws,
+                    observer=observer,
+                    observed=observed,
+                    scope_key=scope_key(ws, observer, observed),
+                    batch=BATCH,
+                )
+                count = int(done["updated"]) if done else 0
+                total += count
+                if count < BATCH:
+                    break
+    return total
+
+
+async def backfill_message_keys(db: Database) -> int:
+    total = 0
+    while sessions := await db.read("list_unkeyed_sessions", limit=100):
+        for row in sessions:
+            ws, session = str(row["workspace"]), str(row["session"])
+            senders = await db.read("list_session_senders", workspace=ws, session=session)
+            keys = {str(r["peer"]): peer_key(ws, str(r["peer"])) for r in senders}
+            while True:
+                done = await db.write_one(
+                    "set_message_keys",
+                    workspace=ws,
+                    session=session,
+                    workspace_key=workspace_key(ws),
+                    session_key=session_key(ws, session),
+                    peer_keys=keys,
+                    batch=BATCH,
+                )
+                count = int(done["updated"]) if done else 0
+                total += count
+                if count < BATCH:
+                    break
+    return total
+
+
+async def backfill_valid_at(db: Database) -> int:
+    total = 0
+    while True:
+        done = await db.write_one("set_missing_valid_at", batch=BATCH)
+        count = int(done["updated"]) if done else 0
+        total += count
+        if count < BATCH:
+            return total
+
+
+async def migrate(db: Database, version: int) -> None:
+    """Everything a graph at `version` needs before the current indexes are created."""
+    if version >= SCHEMA_VERSION:
+        return
+    dropped = await drop_legacy(db)
+    keyed = await backfill_scope_keys(db)
+    messages = await backfill_message_keys(db)
+    dated = await backfill_valid_at(db)
+    if dropped or keyed or messages or dated:
+        log.info(
+            "migrated to layout %d: dropped %s; keys on %d beliefs and %d messages; "
+            "valid_at on %d beliefs",
+            SCHEMA_VERSION,
+            ", ".join(dropped) or "no index",
+            keyed,
+            messages,
+            dated,
+        )

@@ -1,0 +1,2 @@
+CREATE FULLTEXT INDEX message_content IF NOT EXISTS
+FOR (m:Message) ON EACH [m.content]

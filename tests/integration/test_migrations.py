@@ -1,0 +1,50 @@
+"""A graph written in an earlier layout is brought up to date at start-up, and search works."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph import migrations
+from graph.repo import message_search, observation_search
+from graph.repo.messages import MessageFilter
+from graph.repo.observation_search import ObservationQuery
+from graph.schema import install_schema
+from resolvers.services import Services
+from tests import statements
+from tests.integration.test_read_path import seed_beliefs
+
+pytestmark = pytest.mark.integration
+
+
+async def test_an_earlier_layout_is_migrated(services: Services, workspace: str) -> None:
+    await seed_beliefs(services, workspace)
+    await statements.write(services.db, "legacy_create_vector_index")
+    await statements.write(services.db, "legacy_create_fulltext_index")
+    [marked] = await statements.write(services.db, "legacy_mark_workspace", workspace=workspace)
+    assert marked["beliefs"] == 5 and marked["messages"] == 2 and marked["edges"] == 2
+    query = ObservationQuery("bob", "alice")
+    assert (
+        await observation_search.text_candidates(services.db, workspace, "bassoon", query, 5) == []
+    )
+
+    await install_schema(services.db, services.settings.embedding_dim)
+
+    [left] = await statements.read(services.db, "legacy_leftovers", workspace=workspace)
+    assert left == {
+        "labelled": 0,
+        "unkeyed_beliefs": 0,
+        "unkeyed_messages": 0,
+        "marked_edges": 0,
+        "version": migrations.SCHEMA_VERSION,
+    }
+    names = {r["name"] for r in await statements.read(services.db, "list_indexes")}
+    assert "observation_embedding" not in names and "message_content" not in names
+    hits = await observation_search.text_candidates(services.db, workspace, "bassoon", query, 5)
+    assert [o.content for o, _ in hits] == ["Alice plays the bassoon in an amateur orchestra."]
+    evidence = await message_search.text_candidates(
+        services.db, workspace, "evidence", MessageFilter(session="s1"), 5
+    )
+    assert [m.content for m, _ in evidence] == ["Some evidence."]
+    # Up to date: the next start changes nothing.
+    await install_schema(services.db, services.settings.embedding_dim)
+    assert await migrations.mark(services.db) == migrations.SCHEMA_VERSION

@@ -1,0 +1,332 @@
+"""The retrieval core on the real graph: one vector index per node kind, filtered inside.
+
+Observations and messages each have one vector index whose filter properties keep a search in
+its scope; small scopes are scanned exactly; filters outside the index grow the rounds and end
+in the exact scan; several representations are searched at once through `IN` over their keys;
+fulltext is scoped inside Lucene by keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graph.db import Database, Tx
+from graph.records import MessageRecord
+from graph.repo import message_search, observation_search
+from graph.repo.messages import MessageFilter, by_seq
+from graph.repo.observation_search import ObservationQuery
+from graph.repo.observation_writes import ExplicitFact, write_explicit
+from graph.repo.retrieval import MESSAGES, OBSERVATIONS
+from graph.repo.sessions import MemberSettings
+from graph.validation import now
+from reasoners.deriver.dedup import exact_key
+from resolvers.services import Services
+from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.test_read_path import seed_beliefs
+
+pytestmark = pytest.mark.integration
+
+# Thresholds that send even a handful of nodes through the index, so small tests exercise it.
+INDEX_ALWAYS = replace(OBSERVATIONS, exact_scan_limit=0, min_candidates=2, min_wide=2)
+MESSAGE_INDEX_ALWAYS = replace(MESSAGES, exact_scan_limit=0, min_candidates=2, min_wide=2)
+
+
+class RecordingDatabase(Database):
+    """The same database, noting the statements each read ran."""
+
+    def __init__(self, inner: Database) -> None:
+        super().__init__(inner.driver, inner.database)
+        self.reads: list[str] = []
+
+    async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:  # type: ignore[override]
+        self.reads.append(statement)
+        return await super().read(statement, **params)  # type: ignore[arg-type]
+
+
+@dataclass
+class RecordingTx:
+    """A transaction that notes which statements ran through it."""
+
+    inner: Any = None
+    statements: list[str] = field(default_factory=list)
+
+    async def rows(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
+        self.statements.append(statement)
+        return list(await self.inner.rows(statement, **params))
+
+
+def fact(
+    observer: str,
+    content: str,
+    vector: list[float],
+    message: MessageRecord,
+    observed: str = "alice",
+) -> ExplicitFact:
+    """A fact about `observed` from `message`, as the deriver would route it to `observer`."""
+    return ExplicitFact(
+        observer,
+        observed,
+        content,
+        exact_key(content),
+        vector,
+        message.id,
+        message.content,
+        now(),
+        message.session,
+    )
+
+
+async def write(services: Services, workspace: str, facts: list[ExplicitFact]) -> list[str]:
+    async def work(tx: Tx) -> list[str]:
+        return (await write_explicit(tx, workspace, facts, threshold=1.01)).created
+
+    return await services.db.write_tx(work)
+
+
+async def test_the_index_path_agrees_with_the_exact_scan(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [vector] = services.embedder.embed(["what instrument does she play"])
+    query = ObservationQuery("bob", "alice")
+    exact = await observation_search.exact(services.db, workspace, vector, query, 3)
+    small = await observation_search.vector_candidates(services.db, workspace, vector, query, 3)
+    indexed = await observation_search.vector_candidates(
+        services.db, workspace, vector, query, 3, thresholds=INDEX_ALWAYS
+    )
+    assert [o.id for o, _ in indexed] == [o.id for o, _ in exact] == [o.id for o, _ in small]
+    assert [round(s, 5) for _, s in indexed] == [round(s, 5) for _, s in exact]
+    assert exact[0][0].content.startswith("Alice plays the bassoon")
+    # carol's view of alice is another representation: none of bob's beliefs.
+    carol = await observation_search.vector_candidates(
+        services.db,
+        workspace,
+        vector,
+        ObservationQuery("carol", "alice"),
+        3,
+        thresholds=INDEX_ALWAYS,
+    )
+    assert [o.content for o, _ in carol] == ["Alice secretly wants to move to Reykjavik."]
+
+
+async def test_a_search_is_one_round_trip_unless_filters_empty_the_page(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [vector] = services.embedder.embed(["pet reptiles"])
+    recording = RecordingDatabase(services.db)
+    query = ObservationQuery("bob", "alice")
+    hits = await observation_search.vector_candidates(
+        recording, workspace, vector, query, 3, thresholds=INDEX_ALWAYS
+    )
+    assert recording.reads == ["search_observations_vector"] and len(hits) == 3
+    # Filters narrower than the page: rounds grow until the index has no more in scope, which
+    # is final (the index gave fewer than it was asked for).
+    recording.reads.clear()
+    narrow = ObservationQuery("bob", "alice", exclude_session_ids=["s1"])
+    assert (
+        await observation_search.vector_candidates(
+            recording, workspace, vector, narrow, 3, thresholds=INDEX_ALWAYS
+        )
+        == []
+    )
+    assert recording.reads == ["search_observations_vector"]
+
+
+async def test_several_representations_are_one_search(services: Services, workspace: str) -> None:
+    await seed_beliefs(services, workspace)  # bob and carol each hold beliefs about alice
+    await make_peers(services, workspace, "dora")
+    [message] = await by_seq(services.db, workspace, "s1", 0, 0)
+    [vector] = services.embedder.embed(["Dora bakes sourdough bread."])
+    await write(
+        services, workspace, [fact("bob", "Dora bakes sourdough bread.", vector, message, "dora")]
+    )
+    both = ObservationQuery("bob", "alice", also_observed=("dora",))
+    for thresholds in (OBSERVATIONS, INDEX_ALWAYS):
+        hits = await observation_search.vector_candidates(
+            services.db, workspace, vector, both, 10, thresholds=thresholds
+        )
+        assert {o.observed for o, _ in hits} == {"alice", "dora"} and len(hits) == 5
+        assert hits[0][0].observed == "dora"
+        assert all(o.observer == "bob" for o, _ in hits)  # never carol's view
+    text = await observation_search.text_candidates(services.db, workspace, "sourdough", both, 5)
+    assert [o.observed for o, _ in text] == ["dora"]
+    only_alice = ObservationQuery("bob", "alice")
+    assert (
+        await observation_search.text_candidates(services.db, workspace, "sourdough", only_alice, 5)
+        == []
+    )
+
+
+async def test_fulltext_asks_lucene_for_more_when_filters_empty_the_page(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [m1] = await by_seq(services.db, workspace, "s1", 0, 0)
+    [m2] = await by_seq(services.db, workspace, "s2", 0, 0)
+    # 56 short kayak beliefs from s1 outrank (shorter text) the 3 long ones from s2.
+    short = [f"Alice kayak {n}." for n in range(56)]
+    long = [
+        f"Alice said a friend of hers number {n} owns an old kayak far up north." for n in range(3)
+    ]
+    vectors = services.embedder.embed(short + long)
+    facts = [
+        fact("bob", c, v, m)
+        for c, v, m in zip(short + long, vectors, [m1] * 56 + [m2] * 3, strict=True)
+    ]
+    await write(services, workspace, facts)
+    recording = RecordingDatabase(services.db)
+    query = ObservationQuery("bob", "alice", exclude_session_ids=["s1"])
+    hits = await observation_search.text_candidates(recording, workspace, "kayak", query, 3)
+    assert sorted(o.content for o, _ in hits) == sorted(long)
+    assert recording.reads == ["search_observations_fulltext"] * 2  # 50 hits, then 200
+
+
+async def test_duplicates_are_found_exactly_in_small_and_through_the_index_in_large_views(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [message] = await by_seq(services.db, workspace, "s1", 0, 0)
+    known = "Alice plays the bassoon in an amateur orchestra."
+    [known_vector, new_vector] = services.embedder.embed([known, "Alice keeps three tortoises."])
+    facts = [
+        fact("bob", known, known_vector, message),  # the same text
+        fact("bob", "Alice is a bassoonist.", known_vector, message),  # the same vector
+        fact("bob", "Alice keeps three tortoises.", new_vector, message),  # new to bob's view
+        fact("carol", known, known_vector, message),  # new to carol's view
+    ]
+
+    async def dedup(tx: Tx) -> tuple[int, int]:
+        outcome = await write_explicit(tx, workspace, facts, threshold=0.95)
+        return len(outcome.created), outcome.reinforced
+
+    assert await services.db.write_tx(dedup) == (2, 2)
+
+
+def random_vectors(count: int, seed: int) -> list[list[float]]:
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((count, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return [[float(x) for x in row] for row in rows]
+
+
+async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    [message] = await by_seq(services.db, workspace, "s1", 0, 0)
+    size = OBSERVATIONS.exact_scan_limit + 100
+    vectors = random_vectors(size, seed=7)
+    await write(
+        services,
+        workspace,
+        [fact("bob", f"Alice note {n}.", v, message) for n, v in enumerate(vectors)],
+    )
+    query = ObservationQuery("bob", "alice")
+    probe = vectors[123]
+    exact = await observation_search.exact(services.db, workspace, probe, query, 10)
+    found = await observation_search.vector_candidates(services.db, workspace, probe, query, 10)
+    assert found[0][0].content == "Alice note 123." and found[0][1] > 0.999
+    assert [o.id for o, _ in found] == [o.id for o, _ in exact]
+
+    async def dedup(tx: Tx) -> tuple[int, int]:
+        again = [
+            fact("bob", "Alice note 123, again.", probe, message),  # near: through the index
+            fact("bob", "Alice note 7.", random_vectors(1, seed=99)[0], message),  # same text
+            fact("bob", "Alice is new here.", random_vectors(1, seed=98)[0], message),
+        ]
+        outcome = await write_explicit(tx, workspace, again, threshold=0.95)
+        return len(outcome.created), outcome.reinforced
+
+    assert await services.db.write_tx(dedup) == (1, 2)
+
+
+async def seed_messages(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "alice", "bob", "carol")
+    members = [MemberSettings("alice"), MemberSettings("bob"), MemberSettings("carol")]
+    await make_session(services, workspace, "s1", members)
+    await make_session(services, workspace, "s2", members)
+    await post(
+        services,
+        workspace,
+        "s1",
+        ("alice", "I adopted a grey kitten named Pepper."),
+        ("bob", "My bicycle has a flat tyre again."),
+        ("alice", "The kitten sleeps on my keyboard."),
+    )
+    await post(
+        services,
+        workspace,
+        "s2",
+        ("carol", "We bought a kitten for the twins."),
+        ("alice", "Lisbon is sunny in October."),
+    )
+
+
+@pytest.mark.parametrize("thresholds", [MESSAGES, MESSAGE_INDEX_ALWAYS], ids=["exact", "index"])
+async def test_message_search_stays_in_its_scope(
+    services: Services, workspace: str, thresholds: Any
+) -> None:
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+
+    async def search(**filters: Any) -> list[tuple[str, str]]:
+        hits = await message_search.vector_candidates(
+            services.db, workspace, vector, MessageFilter(**filters), 10, thresholds=thresholds
+        )
+        return [(m.session, m.peer) for m, _ in hits]
+
+    everything = await search()
+    assert len(everything) == 5
+    assert set(await search(session="s1")) == {("s1", "alice"), ("s1", "bob")}
+    assert set(await search(peer="alice")) == {("s1", "alice"), ("s2", "alice")}
+    assert await search(session="s2", peer="carol") == [("s2", "carol")]
+    assert set(await search(peer="alice", also_peers=("carol",))) == {
+        ("s1", "alice"),
+        ("s2", "alice"),
+        ("s2", "carol"),
+    }
+    top = await search(session="s1", peer="alice")
+    assert top and all(hit == ("s1", "alice") for hit in top)
+
+
+async def test_message_fulltext_is_scoped_inside_lucene(
+    services: Services, workspace: str, other_workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+    await seed_messages(services, other_workspace)
+
+    async def text(**filters: Any) -> list[tuple[str, str]]:
+        hits = await message_search.text_candidates(
+            services.db, workspace, "kitten", MessageFilter(**filters), 10
+        )
+        return [(m.session, m.peer) for m, _ in hits]
+
+    assert sorted(await text()) == [("s1", "alice"), ("s1", "alice"), ("s2", "carol")]
+    assert await text(session="s2") == [("s2", "carol")]
+    assert sorted(await text(peer="alice")) == [("s1", "alice"), ("s1", "alice")]
+    assert await text(session="s2", peer="alice") == []
+
+
+async def test_narrow_message_filters_end_in_the_exact_scan(
+    services: Services, workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+    recording = RecordingDatabase(services.db)
+    # A metadata filter nothing matches: the rounds grow to the cap, then the exact scan.
+    tight = replace(MESSAGE_INDEX_ALWAYS, max_candidates=2)
+    hits = await message_search.vector_candidates(
+        recording,
+        workspace,
+        vector,
+        MessageFilter(metadata={"absent": True}),
+        3,
+        thresholds=tight,
+    )
+    assert hits == []
+    assert recording.reads == ["search_messages_vector", "search_messages_exact"]
