@@ -9,6 +9,7 @@ OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
 WITH c, coalesce(r.observations, 0) AS total
 CALL (c, total) {
   MATCH (o:Observation)
+  USING INDEX o:Observation(scope_key, content_key)
   WHERE o.scope_key = c.scope AND o.content_key = c.key
     AND o.workspace = $workspace AND o.level = 'explicit'
     AND o.deleted_at IS NULL AND o.superseded_at IS NULL
@@ -16,14 +17,18 @@ CALL (c, total) {
   LIMIT 1
   UNION ALL
   WITH c, total WHERE total <= $exact_scan_limit
-  MATCH (o:Observation)
-  WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
-    AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-  WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
-  WHERE similarity >= $threshold
-  RETURN o.id AS id, similarity
-  ORDER BY similarity DESC
-  LIMIT 1
+  CALL (c) {
+    MATCH (o:Observation)
+    USING INDEX o:Observation(scope_key)
+    WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
+      AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+    WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
+    WHERE similarity >= $threshold
+    RETURN o.id AS id, similarity
+    ORDER BY similarity DESC
+    LIMIT 1
+  }
+  RETURN id, similarity
   UNION ALL
   WITH c, total WHERE total > $exact_scan_limit
   MATCH (o:Observation)

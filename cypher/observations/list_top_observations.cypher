@@ -6,6 +6,7 @@ CALL () {
   UNWIND $keys AS key
   CALL (key) {
     MATCH (o:Observation)
+    USING INDEX o:Observation(scope_key, times_derived, created_at)
     WHERE o.scope_key = key AND o.times_derived IS NOT NULL AND o.created_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
       AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
@@ -20,6 +21,7 @@ CALL () {
   UNWIND $keys AS key
   CALL (key) {
     MATCH (o:Observation)
+    USING INDEX o:Observation(scope_key, valid_at)
     WHERE o.scope_key = key AND o.valid_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
       AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL

@@ -10,9 +10,13 @@ OPTIONAL MATCH (s:Session {workspace: $workspace, name: $session})
 WITH CASE WHEN $session IS NULL THEN null ELSE coalesce(s.next_seq, 0) END AS total
 OPTIONAL CALL (total) {
   WITH total WHERE total IS NOT NULL AND total <= $exact_scan_limit
-  MATCH (m:Message {workspace: $workspace, session: $session})
-  WHERE m.embedding IS NOT NULL
-  RETURN m, vector.similarity.cosine(m.embedding, $embedding) AS score
+  // In a subquery of its own, so the size test runs before the scan.
+  CALL () {
+    MATCH (m:Message {workspace: $workspace, session: $session})
+    WHERE m.embedding IS NOT NULL
+    RETURN m, vector.similarity.cosine(m.embedding, $embedding) AS score
+  }
+  RETURN m, score
   UNION ALL
   WITH total WHERE total > $exact_scan_limit
   MATCH (m:Message)

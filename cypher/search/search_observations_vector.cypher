@@ -12,10 +12,16 @@ OPTIONAL MATCH (:Peer {workspace: $workspace, name: s.observer})
 WITH sum(coalesce(r.observations, 0)) AS total
 OPTIONAL CALL (total) {
   WITH total WHERE total <= $exact_scan_limit
-  MATCH (o:Observation)
-  WHERE o.scope_key IN $keys AND o.workspace = $workspace AND o.level IN $levels
-    AND o.embedding IS NOT NULL
-  RETURN o, vector.similarity.cosine(o.embedding, $embedding) AS score
+  // In a subquery of its own, so the size test runs before the scan (in the same MATCH, the
+  // planner seeks every belief first and tests after).
+  CALL () {
+    MATCH (o:Observation)
+    USING INDEX o:Observation(scope_key)
+    WHERE o.scope_key IN $keys AND o.workspace = $workspace AND o.level IN $levels
+      AND o.embedding IS NOT NULL
+    RETURN o, vector.similarity.cosine(o.embedding, $embedding) AS score
+  }
+  RETURN o, score
   UNION ALL
   WITH total WHERE $exact_scan_limit < total AND total <= $wide_from
   MATCH (o:Observation)

@@ -1,6 +1,6 @@
 """Scoped observation search benchmark: recall@10 and latency of the scoped vector path against
-exact search, the naive global-index-then-filter approach for contrast, full hybrid search and
-get_context, at several corpus sizes spread over many (observer, observed) scopes.
+exact search, a filter outside the index for contrast, full hybrid search and get_context, at
+several corpus sizes spread over many (observer, observed) scopes.
 
 Corpus (one workspace, grown from the smallest size to the largest and measured at each size):
 
@@ -16,16 +16,18 @@ Corpus (one workspace, grown from the smallest size to the largest and measured 
   belief sits around its facet (cos ~0.86).
 - Content: lower-case pseudo-words: the observed peer's name, a verb, two keywords of the topic
   and the two keywords of the facet, so fulltext finds facets and topics.
-- Insert: ``cypher/bench_insert_observations.cypher`` (one ``UNWIND``, no source message) in
-  transactions of ``--batch`` rows, then ``db.awaitIndexes``.
+- Insert: ``tests/cypher/bench_insert_observations.cypher`` (one ``UNWIND``, no source
+  message; OBSERVES edges count the beliefs) in transactions of ``--batch`` rows, then
+  ``db.awaitIndexes``.
 
 Queries (per size, spread evenly over the non-empty scope-size buckets): a random belief of a
 random scope of the bucket, perturbed (cos ~0.89 to it), with a text made of its topic and facet
 keywords. Each query runs, in rotating order: ours (``vector_candidates``, limit 10), the exact
-scan (``exact``, the ground truth and the baseline), the naive global top 10 then filter, and
-hybrid ``search_observations`` (through a fake embedder that returns the precomputed vector, so
-no model is timed). Plus ``get_context`` with and without a search query, and *off-topic*
-queries (a belief of another scope) on the scopes that take the vector index path.
+scan (``exact``, the ground truth and the baseline), the naive workspace top 10 then the scope
+filter, and hybrid ``search_observations`` (through a fake embedder that returns the
+precomputed vector, so no model is timed). Plus ``get_context`` with and without a search
+query, and *off-topic* queries (a belief of another scope) on the scopes that take the index
+path.
 
 Run: ``python -m tests.bench.search_bench --sizes 2000,10000 --scopes 100`` (development) or
 ``beliefgraph bench search`` (the default sizes 10k, 100k, 1M). Writes its section of
@@ -58,9 +60,9 @@ from graph.db import Database
 from graph.keys import scope_key
 from graph.props import Meta, node_props
 from graph.repo import observation_search as search_repo
-from graph.repo import peers, scope_index, workspaces
+from graph.repo import peers, workspaces
 from graph.repo.observation_search import ObservationQuery
-from graph.repo.retrieval import OBSERVATIONS, SCOPE_INDEX_OVERFETCH
+from graph.repo.retrieval import OBSERVATIONS
 from graph.settings import Settings
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.deriver.dedup import exact_key
@@ -82,7 +84,7 @@ DIM = 384
 LIMIT = 10
 JSON_LIMIT = 16384
 WARMUP_QUERIES = 10
-PATHS = ("exact", "scope index", "global index", "fallback")
+PATHS = ("exact", "index", "wide index", "fallback")
 HUGE_DATA_DIR = 1 << 30  # delete the instance's data dir at the end when it is bigger
 
 # Corpus geometry (see the module docstring).
@@ -291,34 +293,32 @@ class PrimedEmbedder:
 
 
 class RecordingDatabase(Database):
-    """The same database, noting which statements a call ran (to tell the search path)."""
+    """The same database, noting each vector round of a search (to tell the path it took)."""
 
     def __init__(self, inner: Database) -> None:
         super().__init__(inner.driver, inner.database)
-        self.calls: list[tuple[str, int | None]] = []
+        self.calls: list[tuple[int, int, int]] = []  # (total, asked, exact_scan_limit)
 
-    async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
-        rows = await super().read(statement, **params)
-        if statement == "search_observations_scoped":
-            # One statement, two paths: its first row says whether the scope's index answered.
-            used_index = bool(rows and rows[0]["index"] is not None)
-            name = "search_observations_scope_index" if used_index else "scoped exact scan"
-            self.calls.append((name, params["candidates"] if used_index else None))
-        else:
-            self.calls.append((statement, params.get("candidates")))
+    async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:  # type: ignore[override]
+        rows = await super().read(statement, **params)  # type: ignore[arg-type]
+        if statement == "search_observations_vector" and rows:
+            total = int(rows[0]["total"])
+            asked = params["wide"] if total > params["wide_from"] else params["candidates"]
+            self.calls.append((total, asked, params["exact_scan_limit"]))
         return rows
 
     def path(self) -> tuple[str, int, int]:
-        """(path, index rounds, largest candidate count) of the last recorded call."""
-        names = [name for name, _ in self.calls]
-        scoped = names.count("search_observations_scope_index")
-        rounds = scoped + names.count("search_observations_vector")
-        biggest = max((c or 0 for name, c in self.calls if c is not None), default=0)
-        if rounds == 0:
+        """(path, index rounds, largest candidate count) of the last search."""
+        if not self.calls:
             return "exact", 0, 0
-        if names[-1] == "search_observations_exact":
-            return "fallback", rounds, biggest
-        return ("scope index" if scoped else "global index"), rounds, biggest
+        total, _, first_limit = self.calls[0]
+        if total <= first_limit:
+            return "exact", 0, 0
+        rounds = [c for c in self.calls if c[0] > c[2]]
+        biggest = max(asked for _, asked, _ in rounds)
+        if len(rounds) < len(self.calls):
+            return "fallback", len(rounds), biggest
+        return ("wide index" if total > OBSERVATIONS.wide_from else "index"), len(rounds), biggest
 
 
 # -- corpus ----------------------------------------------------------------------------------
@@ -333,13 +333,11 @@ class Fill:
     await_s: float
     indexed: int
     in_workspace: int
-    scope_indexes_built: int = 0
-    scope_index_s: float = 0.0
+    vector_indexes: int = 0
 
     def summary(self) -> dict[str, Any]:
         return {
-            "scope_indexes_built": self.scope_indexes_built,
-            "scope_index_s": self.scope_index_s,
+            "vector_indexes": self.vector_indexes,
             "size": self.size,
             "added": self.added,
             "build_s": self.build_s,
@@ -470,8 +468,7 @@ async def fill(db: Database, corpus: Corpus, total: int, batch: int, existing: i
         return Fill(total, 0, build_s, 0.0, 0.0, 0, 0)
     if existing == total:
         indexed, in_workspace = await stored(db, corpus.workspace)
-        built, index_s = await scope_indexes(db, corpus.workspace)
-        return Fill(total, 0, build_s, 0.0, 0.0, indexed, in_workspace, built, index_s)
+        return Fill(total, 0, build_s, 0.0, 0.0, indexed, in_workspace, await vector_indexes(db))
     insert_s = 0.0
     for first in range(0, len(rows), batch):
         chunk = rows[first : first + batch]
@@ -498,18 +495,13 @@ async def fill(db: Database, corpus: Corpus, total: int, batch: int, existing: i
     await db.write("await_indexes", timeout_seconds=7200)
     await_s = time.perf_counter() - start
     indexed, in_workspace = await stored(db, corpus.workspace)
-    built, index_s = await scope_indexes(db, corpus.workspace)
-    return Fill(total, len(rows), build_s, insert_s, await_s, indexed, in_workspace, built, index_s)
+    indexes = await vector_indexes(db)
+    return Fill(total, len(rows), build_s, insert_s, await_s, indexed, in_workspace, indexes)
 
 
-async def scope_indexes(db: Database, workspace: str) -> tuple[int, float]:
-    """Give the scopes that outgrew the exact scan their own index: (built, seconds)."""
-    start = time.perf_counter()
-    built = await scope_index.ensure_large(db, workspace, dimensions=DIM)
-    seconds = time.perf_counter() - start
-    if built:
-        print(f"  {len(built)} scope indexes built in {seconds:.0f} s", file=sys.stderr)
-    return len(built), seconds
+async def vector_indexes(db: Database) -> int:
+    """How many vector indexes the database holds (one per node kind, whatever the scopes)."""
+    return len(await db.read("list_vector_indexes"))
 
 
 # -- measurement -----------------------------------------------------------------------------
@@ -606,7 +598,7 @@ class Bench:
 
     def offtopic(self, count: int) -> list[Query]:
         """Queries about another scope's belief, on the scopes that use the vector index."""
-        big = [s for s in self.corpus.scopes if s.size > search_repo.EXACT_SCAN_LIMIT]
+        big = [s for s in self.corpus.scopes if s.size > OBSERVATIONS.exact_scan_limit]
         if not big:
             return []
         out = []
@@ -667,8 +659,7 @@ class Bench:
                 workspace=ws,
                 embedding=vec,
                 k=LIMIT,
-                observer=scope.observer,
-                observed=scope.observed,
+                scope_key=scope_key(ws, scope.observer, scope.observed),
             )
 
         async def hybrid() -> None:
@@ -787,7 +778,7 @@ def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
         "insert s",
         "await indexes s",
         "observations/s",
-        "scope indexes built (s)",
+        "vector indexes in the database",
         "scopes per bucket (" + " / ".join(b for b, _, _ in BUCKETS) + ")",
         "largest scope",
     ]
@@ -802,7 +793,7 @@ def corpus_table(measures: Sequence[dict[str, Any]]) -> str:
                 f"{f['insert_s']:.0f}",
                 f"{f['await_indexes_s']:.0f}",
                 f"{f['insert_per_s']:,.0f}",
-                f"{f.get('scope_indexes_built', 0)} ({f.get('scope_index_s', 0.0):.0f})",
+                str(f.get("vector_indexes", 0)),
                 counts,
                 f"{m['largest_scope']:,}",
             ]
@@ -980,8 +971,8 @@ def render(report: dict[str, Any]) -> str:
         "- 1-minute load average: "
         + ", ".join(f"{x['load']:.1f} {x['when']}" for x in env["load_1min"]),
         f"- Command: `{report['command']}` (run time {report['run_s'] / 60:.0f} min)",
-        "- Search strategy measured: `graph/repo/observation_search.py` and "
-        "`graph/repo/scope_index.py` with "
+        "- Search strategy measured: `graph/repo/observation_search.py` over the "
+        "`observation_vectors` index (filter properties workspace, scope_key, level), with "
         + ", ".join(f"{k}={v:,}" for k, v in report["strategy"].items()),
         *merged_lines(report),
         "",
@@ -996,12 +987,11 @@ def render(report: dict[str, Any]) -> str:
         "scope-specific centroid (cos ~0.89 to the global topic, so scopes overlap), facets "
         f"of ~{FACET_MEAN} beliefs saying the same thing (cos ~0.74 to the centroid), beliefs "
         "around their facet (cos ~0.86). Content: pseudo-words (peer, verb, topic and facet "
-        "keywords). Inserted with `cypher/bench_insert_observations.cypher` "
-        f"(raw `UNWIND`, {report['batch']:,} per transaction, no source messages), then "
-        "`db.awaitIndexes`. Observations/s counts insert plus index catch-up. Then every "
-        "scope above SCOPE_INDEX_MIN without an index of its own gets one "
-        "(`scope_index.ensure_large`, what the deriver does after its writes): label, "
-        "create, wait until online.",
+        "keywords). Inserted with `tests/cypher/bench_insert_observations.cypher` "
+        f"(raw `UNWIND`, {report['batch']:,} per transaction, no source messages; the "
+        "OBSERVES edges count them as the deriver's writes do), then `db.awaitIndexes`. "
+        "Observations/s counts insert plus index catch-up. The vector indexes column counts "
+        "every vector index in the database: one per node kind, however many scopes there are.",
         "",
         corpus_table(measures),
         "",
@@ -1011,18 +1001,19 @@ def render(report: dict[str, Any]) -> str:
         "evenly over the non-empty scope-size buckets, a random scope of the bucket each. Query "
         "vector: a random belief of the scope, perturbed (cos ~0.89). Every query runs all "
         "paths back to back, order rotated: **ours** = `vector_candidates(..., limit 10)` "
-        "(one statement: the scope's own index if it has one, else its count and, up to "
-        "EXACT_SCAN_LIMIT, the exact scan; growing global-index candidates otherwise); "
-        "**exact** = "
-        "`exact(...)`, the exact cosine scan of the scope: the ground truth and the baseline; "
-        "**naive** = global `db.index.vector.queryNodes(..., 10, ...)` then the scope filter "
-        "(`tests/cypher/bench_naive_vector.cypher`); **hybrid** = `search_observations` "
+        "(one statement: up to exact_scan_limit beliefs the exact scan, else the "
+        "observation_vectors index filtered inside by the scope's key, asked for `candidates` "
+        "or, above wide_from beliefs, `wide` nearest; more rounds only if filters empty the "
+        "page); **exact** = `exact(...)`, the exact cosine scan of the scope: the ground truth "
+        "and the baseline; **naive** = the same index filtered by workspace only, top 10, "
+        "then the scope filter after it (`tests/cypher/bench_naive_vector.cypher`: what a "
+        "filter outside the index gives); **hybrid** = `search_observations` "
         "(vector pool 30 + fulltext pool 30 + RRF) with a fake embedder returning the "
         "precomputed vector (no model time). recall@10 = share of the exact top 10 found "
         "(a hit scoring at least the exact 10th counts, so ties are not misses; a scope "
         "with fewer than 10 beliefs needs all of them). path = how many queries ours "
-        "answered by the exact scan, by the scope's own index, by the global index, or by "
-        "an index then the exact fallback.",
+        "answered by the exact scan, by an index round, by a wide index round, or by index "
+        "rounds then the exact fallback.",
         "",
         search_table(measures, "search"),
         "",
@@ -1035,14 +1026,14 @@ def render(report: dict[str, Any]) -> str:
         "",
         "### Off-topic queries on index-path scopes",
         "",
-        f"{report['offtopic_queries']} queries per size on scopes above EXACT_SCAN_LIMIT whose "
+        f"{report['offtopic_queries']} queries per size on scopes above exact_scan_limit whose "
         "vector is a perturbed belief of *another* scope (a question about something this peer "
         "never said): the scope's share of the global neighbours is then only its share of the "
-        "corpus, the worst case for a global index filtered afterwards.",
+        "corpus, the worst case for a filter applied after the index.",
         "",
         search_table(measures, "offtopic")
         if any(m["offtopic"] for m in measures)
-        else "(no scope above EXACT_SCAN_LIMIT at these sizes)",
+        else "(no scope above exact_scan_limit at these sizes)",
         "",
         "### get_context (ms)",
         "",
@@ -1152,7 +1143,7 @@ async def run(
     try:
         component = await statements.read_one(db, "bench_neo4j_version")
         config = await statements.read_one(
-            db, "bench_vector_index_config", name="observation_embedding"
+            db, "bench_vector_index_config", name="observation_vectors"
         )
         existing = await setup(db, corpus, args)
         indexed, _ = await stored(db, corpus.workspace)
@@ -1216,13 +1207,12 @@ async def run(
             "load_1min": [{"when": when, "load": load} for when, load in bench.loads],
         },
         "strategy": {
-            "SCOPE_INDEX_MIN": scope_index.SCOPE_INDEX_MIN,
-            "EXACT_SCAN_LIMIT": search_repo.EXACT_SCAN_LIMIT,
-            "SCOPED_OVERFETCH": SCOPE_INDEX_OVERFETCH,
-            "MIN_SCOPED_CANDIDATES": OBSERVATIONS.min_candidates,
-            "FIRST_OVERFETCH": OBSERVATIONS.overfetch,
-            "MAX_CANDIDATES": OBSERVATIONS.max_candidates,
-            "TEXT_OVERFETCH": OBSERVATIONS.text_overfetch,
+            "exact_scan_limit": OBSERVATIONS.exact_scan_limit,
+            "candidates": OBSERVATIONS.first_round(LIMIT)[0],
+            "wide_from": OBSERVATIONS.wide_from,
+            "wide": OBSERVATIONS.first_round(LIMIT)[1],
+            "max_candidates": OBSERVATIONS.max_candidates,
+            "text_overfetch": OBSERVATIONS.text_overfetch,
         },
         "sizes": args.size_list,
         "scopes": args.scopes,

@@ -1,7 +1,11 @@
-// Benchmark only (tests/bench/search_bench.py): the naive scoped search, for contrast. The global
-// top $k of the vector index, then the scope filter: a small scope is rarely in the global top k.
-CALL db.index.vector.queryNodes('observation_embedding', $k, $embedding)
-YIELD node AS o, score
-WHERE o.workspace = $workspace AND o.observer = $observer AND o.observed = $observed
+// Benchmark only (tests/bench/search_bench.py): scoped search with the scope filtered outside the
+// index, for contrast: the workspace's top $k, then the scope filter. A small scope is rarely in
+// the top k of its workspace.
+MATCH (o:Observation)
+  SEARCH o IN (VECTOR INDEX observation_vectors FOR $embedding
+               WHERE o.workspace = $workspace
+               LIMIT $k) SCORE AS score
+WITH o, score
+WHERE o.scope_key = $scope_key
 RETURN o.id AS id, score
 ORDER BY score DESC

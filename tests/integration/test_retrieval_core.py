@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import cypher
 from graph.db import Database, Tx
 from graph.records import MessageRecord
 from graph.repo import message_search, observation_search
@@ -243,6 +244,53 @@ async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
         return len(outcome.created), outcome.reinforced
 
     assert await services.db.write_tx(dedup) == (1, 2)
+
+    # The reads stay proportional to what they return, not to the view's size: the search
+    # never scans the view, the context slice reads its beliefs in index order.
+    keys = query.keys(workspace)
+    seeks = await index_seek_rows(
+        services,
+        "search_observations_vector",
+        workspace=workspace,
+        scopes=[{"observer": "bob", "observed": "alice"}],
+        embedding=probe,
+        limit=10,
+        exact_scan_limit=OBSERVATIONS.exact_scan_limit,
+        wide_from=OBSERVATIONS.wide_from,
+        candidates=200,
+        wide=500,
+        **{k: v for k, v in query.params(workspace).items() if k != "keys"},
+        keys=keys,
+    )
+    assert seeks == 0
+    top = await index_seek_rows(
+        services,
+        "list_top_observations",
+        workspace=workspace,
+        keys=keys,
+        most_derived=5,
+        most_recent=5,
+    )
+    assert top <= 2 * 5 + 2
+
+
+async def index_seek_rows(services: Services, name: str, **params: Any) -> int:
+    """Rows that index seeks on Observation produced when `name` ran (PROFILE)."""
+    catalog = cypher.catalog()
+    text = f"{cypher.LANGUAGE} PROFILE {catalog.source(name)}"
+    async with services.db.driver.session(database=services.db.database) as session:
+        result = await session.run(text, params)
+        await result.data()
+        summary = await result.consume()
+    assert summary.profile is not None
+
+    def seeks(plan: dict[str, Any]) -> int:
+        own = plan.get("rows", 0) if "IndexSeek" in plan["operatorType"] else 0
+        details = str(plan.get("args", {}).get("Details", ""))
+        own = own if ":Observation(" in details else 0
+        return own + sum(seeks(child) for child in plan.get("children", []))
+
+    return seeks(summary.profile)
 
 
 async def seed_messages(services: Services, workspace: str) -> None:
