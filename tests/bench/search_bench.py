@@ -959,7 +959,7 @@ def render(report: dict[str, Any]) -> str:
     measures = report["measures"]
     index = server.get("vector_index", {})
     lines = [
-        "## Scoped observation search and get_context",
+        f"## Scoped observation search and get_context ({report['scopes']:,} scopes)",
         "",
         f"- Date: {report['date']}",
         f"- Machine: {m.get('cores')} cores ({m.get('cpu', 'unknown CPU')}), "
@@ -1075,6 +1075,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
     parser.add_argument("--json", type=Path, default=Path("docs/bench-search.json"))
+    parser.add_argument(
+        "--section",
+        default="search",
+        help="name of the report section (bench:<name>), so runs with other --scopes can sit "
+        "beside the default one",
+    )
     parser.add_argument(
         "--workspace",
         help="workspace name (default: a new one); an existing one made by the same --seed, "
@@ -1254,7 +1260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         merge(report, args.merge)
     section = render(report)
     print(section)
-    write_section(args.report, "search", section)
+    write_section(args.report, args.section, section)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.report} and {args.json}", file=sys.stderr)
