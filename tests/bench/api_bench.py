@@ -36,11 +36,13 @@ import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
+from graph.keys import peer_key, session_key, workspace_key
 from graph.props import Meta, node_props
 from graph.repo import message_search as search_repo
 from graph.repo import messages as messages_repo
 from graph.repo import peers, sessions, workspaces
 from graph.repo.messages import MessageFilter
+from graph.repo.retrieval import MESSAGES
 from graph.settings import Settings
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.tokens import TokenCounter
@@ -360,6 +362,9 @@ def message_props(
             "seq": seq,
             "token_count": token_count,
             "embedding": embedding,
+            "workspace_key": workspace_key(workspace),
+            "session_key": session_key(workspace, session),
+            "peer_key": peer_key(workspace, peer),
         },
     )
 
@@ -591,7 +596,6 @@ class ScopeResult:
     embed: list[float] = field(default_factory=list)
     numpy: list[float] = field(default_factory=list)
     recall: list[float] = field(default_factory=list)
-    count: list[float] = field(default_factory=list)
     vector: list[float] = field(default_factory=list)
     text: list[float] = field(default_factory=list)
 
@@ -611,7 +615,6 @@ class ScopeResult:
             "query_embed_p50_ms": pct(self.embed, 50) * 1000,
             "numpy_p50_ms": pct(self.numpy, 50) * 1000,
             "vector_recall_at_limit": float(np.mean(self.recall)) if self.recall else 0.0,
-            "scope_count_p50_ms": pct(self.count, 50) * 1000,
             "vector_candidates_p50_ms": pct(self.vector, 50) * 1000,
             "text_candidates_p50_ms": pct(self.text, 50) * 1000,
         }
@@ -667,7 +670,12 @@ async def bench_search(bench: Bench, corpus: Corpus, queries: list[str]) -> list
 
     results: list[ScopeResult] = []
     for scope in scopes:
-        path = "exact scan" if scope.size <= search_repo.EXACT_SCAN_LIMIT else "vector index"
+        if scope.name == "small session" and scope.size <= MESSAGES.exact_scan_limit:
+            path = "exact scan"
+        elif "session" in scope.name:
+            path = "vector index"
+        else:
+            path = "vector index (wide)"  # peers and whole workspaces: size not counted
         result = ScopeResult(n, scope.name, scope.size, path)
         for j in range(-WARMUP_QUERIES, len(queries)):
             text = queries[j % len(queries)]
@@ -695,9 +703,8 @@ async def bench_search(bench: Bench, corpus: Corpus, queries: list[str]) -> list
                 base_s, (embed_s, numpy_s, vector, top) = await timed(baseline())
                 ours_s, _ = await timed(ours())
             # Where our time goes: the same retrieval steps, called again one by one with the
-            # pool size search_messages uses (vector_candidates includes the scope count).
+            # pool size search_messages uses.
             pool = max(args.limit * 3, 20)
-            count_s, _ = await timed(search_repo.scope_size(bench.db, corpus.workspace, filters))
             vector_s, found = await timed(
                 search_repo.vector_candidates(bench.db, corpus.workspace, vector, filters, pool)
             )
@@ -718,7 +725,6 @@ async def bench_search(bench: Bench, corpus: Corpus, queries: list[str]) -> list
             result.embed.append(embed_s)
             result.numpy.append(numpy_s)
             result.recall.append(min(good, len(top)) / max(1, len(top)))
-            result.count.append(count_s)
             result.vector.append(vector_s)
             result.text.append(text_s)
         in_scope.clear()
@@ -774,8 +780,8 @@ def search_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def breakdown_table(rows: Sequence[dict[str, Any]]) -> str:
-    header = ["corpus", "scope", "query embed", "scope count", "vector candidates",
-              "fulltext candidates", "numpy exact", "vector recall@k"]  # fmt: skip
+    header = ["corpus", "scope", "query embed", "vector candidates", "fulltext candidates",
+              "numpy exact", "vector recall@k"]  # fmt: skip
     return table(
         header,
         [
@@ -783,7 +789,6 @@ def breakdown_table(rows: Sequence[dict[str, Any]]) -> str:
                 f"{r['corpus_messages']:,}",
                 r["scope"],
                 f"{r['query_embed_p50_ms']:.1f}",
-                f"{r['scope_count_p50_ms']:.1f}",
                 f"{r['vector_candidates_p50_ms']:.1f}",
                 f"{r['text_candidates_p50_ms']:.1f}",
                 f"{r['numpy_p50_ms']:.2f}",
@@ -831,15 +836,16 @@ def render(report: dict[str, Any]) -> str:
         "",
         "### Message search",
         "",
-        f"One workspace, grown to {fill['sizes'][0]:,} then {fill['sizes'][1]:,} messages and "
+        f"One workspace, grown to {', '.join(f'{s:,}' for s in fill['sizes'])} messages and "
         f"measured at each size. Corpus: seeded chat lines from {len(Conversation.peers())} "
         "peers (assistant ~35%, alice ~30%, 18 other users share the rest), sessions of "
         f"{SESSION_SIZE:,} messages plus one session of {SMALL_SESSION_SIZE}. "
         f"{fill['note']} Messages were inserted with the raw `UNWIND` statement in transactions "
         f"of {FILL_INSERT_CHUNK:,} (fill: {fill['embed_s']:.0f} s embedding, "
         f"{fill['insert_s']:.0f} s inserting), then `db.awaitIndexes()`. "
-        "The vector and fulltext indexes are global, so they also hold the addMessages "
-        "benchmark's messages (a few thousand).",
+        "The message_vectors and message_text indexes serve every workspace (filtered inside "
+        "by workspace, session and peer), so they also hold the addMessages benchmark's "
+        "messages (a few thousand).",
         "",
         f"{report['queries']} generated questions per scope and size (after {WARMUP_QUERIES} "
         f"warm-up queries), limit {report['limit']}. Ours is `search_messages` (query embedding, "
@@ -847,15 +853,17 @@ def render(report: dict[str, Any]) -> str:
         "query embedding plus an exact cosine top-k in numpy over the scope's vectors, "
         "held in RAM and pre-sliced per scope; the two run back to back for every query, "
         "order alternating. Session scope rotates over the full sessions; peer scope is alice. "
-        "`path` is what `graph/repo/search.py` picks (exact scan up to "
-        f"{search_repo.EXACT_SCAN_LIMIT:,} messages in scope).",
+        "`path` is what `graph/repo/message_search.py` takes: the exact scan for a session of "
+        f"up to {MESSAGES.exact_scan_limit:,} messages, else the message_vectors index "
+        f"filtered inside (first round: {MESSAGES.first_round(10)[0]:,} candidates for a "
+        f"session, {MESSAGES.first_round(10)[1]:,} for a peer or the workspace at limit 10).",
         "",
         search_table(report["search"]),
         "",
         "Where our time goes (p50 ms). After each timed pair, the retrieval steps of "
-        "`search_messages` were called again one by one, with its candidate pool size: the "
-        "scope count, `vector_candidates` (which runs the scope count itself, then the exact "
-        "scan or the vector index) and `text_candidates` (fulltext). `vector recall@k`: share "
+        "`search_messages` were called again one by one, with its candidate pool size: "
+        "`vector_candidates` (one statement: the exact scan or the filtered index) and "
+        "`text_candidates` (fulltext, scoped by keys inside Lucene). `vector recall@k`: share "
         "of the numpy exact top k found in the top k of `vector_candidates` (ties count).",
         "",
         breakdown_table(report["search"]),
@@ -871,8 +879,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="beliefgraph bench api", description="addMessages and message search benchmark"
     )
-    parser.add_argument("--messages-small", type=int, default=10_000)
-    parser.add_argument("--messages-large", type=int, default=100_000)
+    parser.add_argument(
+        "--sizes",
+        default="10000,100000",
+        help="corpus sizes in messages, ascending (one workspace grown through them)",
+    )
     parser.add_argument("--batches", type=int, default=20, help="addMessages batches (timed)")
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--queries", type=int, default=200, help="per scope and corpus size")
@@ -889,10 +900,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=Path("docs/bench-api.json"))
     parser.add_argument("--keep", action="store_true", help="keep the bench workspaces")
     args = parser.parse_args(list(argv))
-    if not 0 < args.messages_small <= args.messages_large:
-        parser.error("need 0 < --messages-small <= --messages-large")
-    if args.messages_small <= SMALL_SESSION_SIZE + SESSION_SIZE:
-        parser.error(f"--messages-small must exceed {SMALL_SESSION_SIZE + SESSION_SIZE}")
+    try:
+        args.size_list = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        parser.error("--sizes: comma-separated integers")
+    if not args.size_list or args.size_list != sorted(set(args.size_list)):
+        parser.error("--sizes must be ascending and distinct")
+    if args.size_list[0] <= SMALL_SESSION_SIZE + SESSION_SIZE:
+        parser.error(f"the smallest size must exceed {SMALL_SESSION_SIZE + SESSION_SIZE}")
     args.embed_pool = max(FILL_EMBED_CHUNK, args.embed_pool // FILL_EMBED_CHUNK * FILL_EMBED_CHUNK)
     return args
 
@@ -918,7 +933,7 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
     asked = questions(args.seed, args.queries)
     search: list[dict[str, Any]] = []
     pool_from: int | None = None
-    for size in (args.messages_small, args.messages_large):
+    for size in args.size_list:
         if size <= len(corpus):
             continue
         await grow(bench, corpus, talk, min(size, args.embed_pool), None)
@@ -963,7 +978,7 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
         "limit": args.limit,
         "ingest": ingest.summary(),
         "corpus": {
-            "sizes": [args.messages_small, args.messages_large],
+            "sizes": args.size_list,
             "distinct_embedded": corpus.distinct_embedded,
             "reused_with_noise": corpus.reused,
             "embed_s": corpus.embed_s,

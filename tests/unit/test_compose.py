@@ -20,8 +20,11 @@ def compose() -> dict[str, Any]:
     return data
 
 
-def test_neo4j_is_the_526_community_image(compose: dict[str, Any]) -> None:
-    assert compose["services"]["neo4j"]["image"] == "neo4j:5.26-community"
+def test_neo4j_is_the_2026_community_image(compose: dict[str, Any]) -> None:
+    # The managed server and the image are the same release (graph/server/pom.xml).
+    pom = (ROOT / "graph" / "server" / "pom.xml").read_text(encoding="utf-8")
+    image = compose["services"]["neo4j"]["image"]
+    assert image == "neo4j:2026.09.0" and "<neo4j.version>2026.09.0</neo4j.version>" in pom
 
 
 def test_neo4j_password_is_required_not_defaulted(compose: dict[str, Any]) -> None:
