@@ -8,6 +8,7 @@ cannot drift apart silently (a missing parameter would otherwise become null).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -53,9 +54,23 @@ class Tx:
 
 
 class Database:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    """Runs catalog statements; fails fast while Neo4j is unreachable.
+
+    A connection attempt waits at most `timeout` seconds, and the driver's own retries of a
+    failed transaction stop after as long. Once a call found Neo4j unreachable, calls within the
+    next `cooldown` seconds fail at once with UNAVAILABLE instead of each waiting out the
+    timeout again; the first call after it tries for real, so recovery is noticed within it.
+    """
+
+    def __init__(
+        self, driver: AsyncDriver, database: str, *, timeout: float = 3.0, cooldown: float = 1.0
+    ) -> None:
         self.driver = driver
         self.database = database
+        self.timeout = timeout
+        self.cooldown = cooldown
+        self._down_until = 0.0
+        self._down_reason = ""
 
     @classmethod
     def connect(cls, settings: Settings, password: str) -> Database:
@@ -63,11 +78,23 @@ class Database:
             settings.bolt_uri,
             auth=(settings.neo4j_user, password),
             max_connection_pool_size=50,
+            connection_timeout=settings.neo4j_timeout,
+            connection_acquisition_timeout=settings.neo4j_timeout,
+            max_transaction_retry_time=settings.neo4j_timeout,
             # Our statements legitimately read properties that may not exist yet (left_at,
             # deleted_at...); the server's notifications about them are noise in the logs.
             notifications_min_severity="OFF",
         )
-        return cls(driver, settings.neo4j_database)
+        return cls(driver, settings.neo4j_database, timeout=settings.neo4j_timeout)
+
+    def _check_up(self) -> None:
+        if time.monotonic() < self._down_until:
+            raise Unavailable(f"Neo4j is unavailable: {self._down_reason}")
+
+    def _went_down(self, exc: Exception) -> Unavailable:
+        self._down_reason = str(exc) or type(exc).__name__
+        self._down_until = time.monotonic() + self.cooldown
+        return Unavailable(f"Neo4j is unavailable: {self._down_reason}")
 
     async def close(self) -> None:
         await self.driver.close()
@@ -87,11 +114,12 @@ class Database:
         return rows[0] if rows else None
 
     async def read_tx(self, work: Callable[[Tx], Awaitable[T]]) -> T:
-        async with self.driver.session(database=self.database) as session:
-            try:
+        self._check_up()
+        try:
+            async with self.driver.session(database=self.database) as session:
                 return await session.execute_read(lambda tx: work(Tx(tx)))
-            except (ServiceUnavailable, SessionExpired) as exc:
-                raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise self._went_down(exc) from exc
 
     async def write_tx(self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3) -> T:
         """Run `work` in one write transaction.
@@ -99,21 +127,23 @@ class Database:
         Two concurrent MERGEs of one unique key can both miss and one then fails its
         constraint; running the work again makes it MERGE onto the winner's node.
         """
+        self._check_up()
         for attempt in range(retries + 1):
-            async with self.driver.session(database=self.database) as session:
-                try:
+            try:
+                async with self.driver.session(database=self.database) as session:
                     return await session.execute_write(lambda tx: work(Tx(tx)))
-                except ConstraintError as exc:
-                    if attempt == retries:
-                        raise Conflict(f"conflicting write: {exc.message}") from exc
-                    await asyncio.sleep(0.01 * (attempt + 1))
-                except (ServiceUnavailable, SessionExpired) as exc:
-                    raise Unavailable(f"Neo4j is unavailable: {exc}") from exc
+            except ConstraintError as exc:
+                if attempt == retries:
+                    raise Conflict(f"conflicting write: {exc.message}") from exc
+                await asyncio.sleep(0.01 * (attempt + 1))
+            except (ServiceUnavailable, SessionExpired, OSError) as exc:
+                raise self._went_down(exc) from exc
         raise AssertionError("unreachable")
 
-    async def ping(self) -> bool:
+    async def ping(self, timeout: float = 1.0) -> bool:
+        """Whether Neo4j answers a trivial statement within `timeout` seconds."""
         try:
-            row = await self.read_one("ping")
-        except (Unavailable, Neo4jError, OSError):
+            row = await asyncio.wait_for(self.read_one("ping"), timeout)
+        except (TimeoutError, Unavailable, Neo4jError, OSError):
             return False
         return row is not None and row["ok"] == 1

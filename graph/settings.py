@@ -57,6 +57,11 @@ class Settings:
     neo4j_pagecache: str = _setting(
         "BELIEFGRAPH_NEO4J_PAGECACHE", "1g", "Managed Neo4j page cache size"
     )
+    neo4j_timeout: float = _setting(
+        "BELIEFGRAPH_NEO4J_TIMEOUT",
+        3.0,
+        "Seconds to wait for a Neo4j connection before answering UNAVAILABLE",
+    )
     neo4j_start_timeout: float = _setting(
         "BELIEFGRAPH_NEO4J_START_TIMEOUT", 120.0, "Seconds to wait for the managed Neo4j to answer"
     )
@@ -72,6 +77,17 @@ class Settings:
         "BELIEFGRAPH_AUTH_SECRET",
         "",
         "HMAC secret that signs API keys (required when auth is on; >= 32 characters)",
+    )
+    allowed_hosts: str = _setting(
+        "BELIEFGRAPH_ALLOWED_HOSTS",
+        "",
+        "Host names the API answers to (comma-separated; '*' any). Empty: the loopback names "
+        "and BELIEFGRAPH_HOST, or any host when it binds all interfaces",
+    )
+    npm_registry: str = _setting(
+        "BELIEFGRAPH_NPM_REGISTRY",
+        "https://registry.npmjs.org",
+        "npm registry GraphiQL's files are downloaded from, once",
     )
     # Embeddings
     embedding_model: str = _setting(
@@ -151,7 +167,10 @@ class Settings:
         "BELIEFGRAPH_JOB_MAX_ATTEMPTS", 5, "Attempts before a job is dead-lettered"
     )
     job_lease: float = _setting(
-        "BELIEFGRAPH_JOB_LEASE", 120.0, "Seconds a worker's lease lasts (renewed while it works)"
+        "BELIEFGRAPH_JOB_LEASE",
+        15.0,
+        "Seconds a worker's lease lasts; renewed every third of it while the worker lives, so a "
+        "crashed worker's jobs are retried by another about this long after",
     )
     job_backoff: float = _setting(
         "BELIEFGRAPH_JOB_BACKOFF", 5.0, "First retry delay in seconds; doubles per attempt"
@@ -176,6 +195,34 @@ class Settings:
     @property
     def loopback(self) -> bool:
         return self.host in {"127.0.0.1", "localhost", "::1"} or self.host.startswith("127.")
+
+    @property
+    def app_url(self) -> str:
+        """Where a browser on this machine reaches the API."""
+        host = "127.0.0.1" if self.host in {"0.0.0.0", "::", ""} else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    @property
+    def browser_app_url(self) -> str:
+        """The API as Neo4j Browser fetches from it: on loopback by the name `localhost`, the
+        one loopback name Browser's remote-content allow-list always holds."""
+        if self.host in {"0.0.0.0", "::", ""} or self.loopback:
+            return f"http://localhost:{self.port}"
+        return self.app_url
+
+    @property
+    def host_names(self) -> frozenset[str] | None:
+        """The Host header names the API answers to; None for any."""
+        listed = {h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()}
+        if "*" in listed:
+            return None
+        if not listed:
+            if self.host in {"0.0.0.0", "::", ""}:
+                return None  # every interface: the operator names hosts, or any (auth is on)
+            listed = {"localhost", "127.0.0.1", "::1", self.host.lower()}
+        return frozenset(listed)
 
     @property
     def auth_enabled(self) -> bool:

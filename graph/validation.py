@@ -33,6 +33,22 @@ def check_query(text: str, what: str = "query") -> str:
     return stripped
 
 
+def is_text(value: str) -> bool:
+    """False for strings that are not valid Unicode text: a lone surrogate (what a JSON or
+    GraphQL escape such as \\ud800 decodes to) cannot be stored or sent on."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_text(value: str, what: str) -> str:
+    if not is_text(value):
+        raise InvalidInput(f"{what} is not valid Unicode text (it holds a lone surrogate)")
+    return value
+
+
 def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
     if limit is None:
         return min(default, maximum)

@@ -1,4 +1,10 @@
-"""The Starlette application: GraphQL (with GraphiQL and subscriptions) and a plain /health."""
+"""The Starlette application: GraphQL over HTTP and WebSocket, GraphiQL, the Neo4j Browser
+guide, and a plain /health.
+
+Around every request, outermost first: the Host allow-list (a page served from another name
+that resolves here, as in DNS rebinding, is refused), then the body limit. Every answer the
+app gives to a malformed request carries an error code, whatever the route.
+"""
 
 from __future__ import annotations
 
@@ -8,32 +14,47 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
+from graph.errors import ErrorCode
 from graph.settings import Settings
 from resolvers.graphql.context import Context
+from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
+from resolvers.hosts import HostAllowList, origin_allowed
 from resolvers.runtime import build_worker
 from resolvers.services import Services
+from resolvers.web.pages import WebPages
+
+HEALTH_TIMEOUT = 1.0  # seconds: /health answers within about this, Neo4j up or not
 
 
-class BeliefgraphGraphQL(GraphQL[Context, None]):
+class GraphQLWebSocket(GraphQL[Context, None]):
+    """Subscriptions (graphql-transport-ws) on /graphql; HTTP is GraphQLHTTP's."""
+
     def __init__(self, services: Services) -> None:
-        super().__init__(build_schema(services.settings), graphql_ide="graphiql")
+        super().__init__(build_schema(services.settings), graphql_ide=None)
         self.services = services
+        self.hosts = services.settings.host_names
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context(services=self.services, authorization=request.headers.get("authorization"))
 
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
+        # Called for cross-origin handshakes only: a page may connect if its host is allowed.
+        return origin_allowed(origin, self.hosts)
+
 
 class BodyLimit:
-    """Refuses request bodies over the limit before anything reads them."""
+    """Reads each HTTP request body before the app does, refusing it with 413 (and a code) once
+    it passes the limit, whether or not it announced a Content-Length."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -44,42 +65,62 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and int(length) > self.max_bytes:
-            response = JSONResponse(
-                {
-                    "errors": [
-                        {
-                            "message": f"request body over {self.max_bytes} bytes",
-                            "extensions": {"code": "LIMIT_EXCEEDED", "limit": "body"},
-                        }
-                    ]
-                },
-                status_code=413,
+        too_big = length is not None and (not length.isdigit() or int(length) > self.max_bytes)
+        chunks: list[bytes] = []
+        received = 0
+        more = not too_big
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > self.max_bytes:
+                too_big = True
+                break
+            chunks.append(chunk)
+            more = bool(message.get("more_body"))
+        if too_big:
+            response = error_response(
+                413,
+                ErrorCode.LIMIT_EXCEEDED,
+                f"request body over {self.max_bytes} bytes",
+                headers={"Connection": "close"},
+                limit="body",
             )
             await response(scope, receive, send)
             return
-        received = 0
+        body = b"".join(chunks)
+        sent = False
 
-        async def limited_receive() -> Any:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.max_bytes:
-                raise ValueError("request body over the limit")
-            return message
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect
 
-        await self.app(scope, limited_receive, send)
+        await self.app(scope, replay, send)
 
 
-class _LazyGraphQL:
-    """ASGI shim: the GraphQL app exists only once the services are open (at lifespan start)."""
+class _Lazy:
+    """ASGI shim for what exists only once the services are open (at lifespan start)."""
 
     def __init__(self) -> None:
-        self.app: BeliefgraphGraphQL | None = None
+        self.app: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert self.app is not None, "services not open yet"
         await self.app(scope, receive, send)
+
+
+def _coded(status: int, code: ErrorCode, message: str) -> Callable[..., Awaitable[Response]]:
+    async def handler(request: Request, exc: Exception) -> Response:
+        headers = getattr(exc, "headers", None)
+        text = exc.detail if isinstance(exc, HTTPException) and status != 500 else message
+        return error_response(status, code, str(text), headers=headers)
+
+    return handler
 
 
 def create_app(
@@ -95,18 +136,23 @@ def create_app(
     With `run_worker`, a background worker runs in the same process for the app's lifetime
     and is stopped gracefully (finishing or handing back its jobs) at shutdown.
     """
-    state: dict[str, Services] = {}
-    graphql = _LazyGraphQL()
+    state: dict[str, Any] = {}
+    websocket = _Lazy()
+    pages = WebPages(settings.home_path)
+
+    def install(opened: Services) -> None:
+        state["services"] = opened
+        state["http"] = GraphQLHTTP(build_schema(settings), opened, pages.graphiql)
+        websocket.app = GraphQLWebSocket(opened)
+
     if services is not None:
-        state["services"] = services
-        graphql.app = BeliefgraphGraphQL(services)
+        install(services)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         if "services" not in state:
             assert open_services is not None
-            state["services"] = await open_services()
-            graphql.app = BeliefgraphGraphQL(state["services"])
+            install(await open_services())
         stop = asyncio.Event()
         worker_task = None
         if run_worker:
@@ -121,17 +167,29 @@ def create_app(
                 await close_services(state["services"])
 
     async def health(_: Request) -> Response:
-        ok = await state["services"].db.ping()
+        ok = await state["services"].db.ping(HEALTH_TIMEOUT)
         return JSONResponse(
             {"ok": ok, "neo4j": ok, "version": version()}, status_code=200 if ok else 503
         )
 
+    async def graphql(request: Request) -> Response:
+        handler: GraphQLHTTP = state["http"]
+        return await handler.handle(request)
+
     app = Starlette(
         routes=[
             Route("/health", health),
-            Route("/graphql", graphql, methods=["GET", "POST"]),
-            WebSocketRoute("/graphql", graphql),
+            Route("/graphql", graphql, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            WebSocketRoute("/graphql", websocket),
+            Route("/graphiql/static/{name}", pages.static),
+            Route("/browser/guide.html", pages.guide, methods=["GET", "OPTIONS"]),
+            Route("/browser/style.grass", pages.style, methods=["GET", "OPTIONS"]),
         ],
         lifespan=lifespan,
+        exception_handlers={
+            404: _coded(404, ErrorCode.NOT_FOUND, "no such path"),
+            405: _coded(405, ErrorCode.INVALID_INPUT, "method not allowed"),
+            500: _coded(500, ErrorCode.INTERNAL, "internal error; the server log has details"),
+        },
     )
-    return BodyLimit(app, settings.max_request_bytes)
+    return HostAllowList(BodyLimit(app, settings.max_request_bytes), settings.host_names)

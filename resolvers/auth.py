@@ -126,7 +126,9 @@ def verify_key(secret: str, key: str, *, now: float | None = None) -> Principal:
     if not key.startswith(PREFIX) or key.count(".") != 1:
         raise Unauthenticated("malformed API key: expected bgk_<claims>.<signature>")
     payload, signature = key[len(PREFIX) :].split(".")
-    if not hmac.compare_digest(_sign(secret, payload), signature):
+    if not (payload.isascii() and signature.isascii()):
+        raise Unauthenticated("malformed API key: it has characters no key has")
+    if not hmac.compare_digest(_sign(secret, payload).encode(), signature.encode()):
         raise Unauthenticated("invalid API key signature")
     try:
         claims = json.loads(_unb64(payload))

@@ -19,6 +19,7 @@ from graph.server.probe import ping
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.web import assets
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,16 @@ def _run_key(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _configure_web_assets(parser: argparse.ArgumentParser) -> None:
+    parser.set_defaults()
+
+
+def _run_web_assets(args: argparse.Namespace, settings: Settings) -> int:
+    folder = assets.ensure(settings.home_path, settings.npm_registry)
+    print(f"GraphiQL files in {folder}")
+    return 0
+
+
 def _configure_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("suite", help="which bench to run: " + ", ".join(BENCH_SUITES))
     parser.add_argument("rest", nargs=argparse.REMAINDER, help="arguments of that bench")
@@ -155,6 +166,11 @@ COMMANDS: dict[str, Command] = {
     ),
     "neo4j": Command("manage the local Neo4j server", _configure_neo4j, _run_neo4j),
     "key": Command("issue an API key (needs BELIEFGRAPH_AUTH_SECRET)", _configure_key, _run_key),
+    "web-assets": Command(
+        "download GraphiQL's files from the npm registry (serve does it at start)",
+        _configure_web_assets,
+        _run_web_assets,
+    ),
     "bench": Command(
         "run a benchmark and write its report under docs/", _configure_bench, _run_bench
     ),

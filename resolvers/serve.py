@@ -9,9 +9,11 @@ from types import FrameType
 
 import uvicorn
 
+from graph.errors import BeliefgraphError
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
+from resolvers.web import assets
 
 log = logging.getLogger("beliefgraph")
 
@@ -35,6 +37,10 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
             server.browser_url,
             server.paths.password_file,
         )
+    try:
+        assets.ensure(settings.home_path, settings.npm_registry)
+    except BeliefgraphError as exc:
+        log.warning("GraphiQL will not load until its files are downloaded: %s", exc.message)
     password = neo4j_password(settings)
     app = create_app(
         settings,

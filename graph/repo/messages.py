@@ -10,7 +10,7 @@ from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import Conflict, InvalidInput, NotFound
+from graph.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, session_key, workspace_key
 from graph.paging import decode_time_id, page, time_id_cursor
 from graph.props import meta_kv, node_props
@@ -43,8 +43,12 @@ async def create(
     rows: Sequence[MessageRow],
     *,
     after_create: AfterCreate | None = None,
+    may_join: bool = True,
 ) -> tuple[list[MessageRecord], int]:
     """Store a batch in one transaction; returns (messages in input order, how many are new).
+
+    A sender not present in the session joins it, unless `may_join` is off (peer keys): then
+    the batch is refused and nothing is written.
 
     Rows whose client_id is already stored are not written again: the stored message is
     returned in their place, so re-sending a batch is safe. `after_create` runs inside the same
@@ -68,17 +72,24 @@ async def create(
         client_ids = [r.client_id for r in rows if r.client_id]
         existing: dict[str, MessageRecord] = {}
         if client_ids:
+            sender = {r.client_id: r.peer for r in rows if r.client_id}
             for r in await tx.rows(
                 "find_messages_by_client_id", workspace=workspace, client_ids=client_ids
             ):
                 record = MessageRecord.from_row(r["message"])
-                if record.session != session:
+                client_id = record.client_id or ""
+                # A resend returns the stored message only to the same sender in the same
+                # session; anything else is a clash that must reveal nothing of the other
+                # message (not its text, sender or session).
+                if record.session != session or record.peer != sender.get(client_id):
+                    index = next(i for i, row in enumerate(rows) if row.client_id == client_id)
                     raise Conflict(
-                        f"clientId {record.client_id!r} was already used in session "
-                        f"{record.session!r}",
-                        client_id=record.client_id,
+                        f"messages[{index}].clientId: {client_id!r} is already used by another "
+                        "message; choose another clientId",
+                        index=index,
+                        field="clientId",
                     )
-                existing[record.client_id or ""] = record
+                existing[client_id] = record
         fresh = [r for r in rows if not (r.client_id and r.client_id in existing)]
         created: dict[int, MessageRecord] = {}
         if fresh:
@@ -113,11 +124,25 @@ async def create(
                 )
                 for offset, r in enumerate(fresh)
             ]
+            senders = sorted({r.peer for r in fresh})
+            if not may_join:
+                absent = [
+                    str(r["name"])
+                    for r in await tx.rows(
+                        "find_absent_senders", workspace=workspace, session=session, peers=senders
+                    )
+                ]
+                if absent:
+                    raise Forbidden(
+                        f"peer {absent[0]!r} is not in session {session!r}; a workspace or "
+                        "session key adds peers to a session (addSessionPeers)",
+                        peers=absent,
+                    )
             await tx.rows(
                 "ensure_senders_present",
                 workspace=workspace,
                 session=session,
-                peers=sorted({r.peer for r in fresh}),
+                peers=senders,
                 now=stamp,
             )
             for r in await tx.rows(
@@ -243,5 +268,20 @@ async def in_view_by_date(
         since=aware(since),
         until=aware(until),
         limit=limit,
+    )
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def around_in_view(
+    db: Database, observer: str, workspace: str, session: str, from_seq: int, to_seq: int
+) -> list[MessageRecord]:
+    """A session's messages with seq in [from_seq, to_seq] that `observer` was present for."""
+    rows = await db.read(
+        "list_messages_in_view_by_seq",
+        workspace=workspace,
+        session=session,
+        observer=observer,
+        from_seq=from_seq,
+        to_seq=to_seq,
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]

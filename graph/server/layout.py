@@ -210,6 +210,8 @@ def config_text(settings: Settings, paths: InstancePaths) -> str:
     pagecache = _memory(settings, "neo4j_pagecache")
     bolt = f"127.0.0.1:{settings.neo4j_bolt_port}"
     http = f"127.0.0.1:{settings.neo4j_http_port}"
+    app = settings.browser_app_url
+    app_host = app.split("://", 1)[1].rsplit(":", 1)[0].strip("[]")
     lines = [
         "# Written by beliefgraph (graph/server) on every start; edits here are overwritten.",
         "# Loopback only: the managed server is for this machine.",
@@ -252,6 +254,10 @@ def config_text(settings: Settings, paths: InstancePaths) -> str:
         "client.allow_telemetry=false",
         # New databases speak Cypher 25 (statements also say so themselves, for older stores).
         "db.query.default_language=CYPHER_25",
+        # Neo4j Browser may fetch beliefgraph's guide and style (served by the API), and loads
+        # both once connected: beliefs captioned with their text, peers with their names.
+        f"browser.remote_content_hostname_whitelist=guides.neo4j.com,localhost,{app_host}",
+        f"browser.post_connect_cmd=style {app}/browser/style.grass; play {app}/browser/guide.html",
     ]
     return "\n".join(lines) + "\n"
 

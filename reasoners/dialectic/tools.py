@@ -200,8 +200,13 @@ class Toolbox:
         windows = []
         for source in item.sources:
             m = source.message
-            around = await message_repo.by_seq(
-                self.db, self.view.workspace, m.session, m.seq - before, m.seq + after
+            around = await message_repo.around_in_view(
+                self.db,
+                self.view.observer,
+                self.view.workspace,
+                m.session,
+                m.seq - before,
+                m.seq + after,
             )
             for neighbour in around:
                 self.evidence.add_message(neighbour, lead(neighbour.content), SPAN_LEAD)

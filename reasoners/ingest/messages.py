@@ -101,6 +101,8 @@ async def add_messages(
     workspace: str,
     session: str,
     items: Sequence[MessageInput],
+    *,
+    may_join: bool = True,
 ) -> AddResult:
     metadata_json = validate_batch(items, settings)
     # Embeddings are computed before the transaction opens, so it stays short; a message is
@@ -129,5 +131,7 @@ async def add_messages(
             token_target=settings.deriver_token_target,
         )
 
-    stored, created = await messages.create(db, workspace, session, rows, after_create=enqueue_work)
+    stored, created = await messages.create(
+        db, workspace, session, rows, after_create=enqueue_work, may_join=may_join
+    )
     return AddResult(stored, created)

@@ -7,6 +7,7 @@ document is refused without building its syntax tree.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
@@ -18,12 +19,14 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    StringValueNode,
     TokenKind,
 )
 from graphql.language import Lexer, Source
 from strawberry.extensions import SchemaExtension
 
 from graph.errors import ErrorCode
+from graph.validation import is_text
 
 
 def limit_error(message: str, limit: str) -> GraphQLError:
@@ -32,28 +35,57 @@ def limit_error(message: str, limit: str) -> GraphQLError:
     )
 
 
-def _depth(
-    selection_set: SelectionSetNode | None,
-    fragments: dict[str, FragmentDefinitionNode],
-    visiting: frozenset[str],
-) -> int:
-    if selection_set is None:
-        return 0
-    deepest = 0
-    for selection in selection_set.selections:
-        if isinstance(selection, FieldNode):
-            deepest = max(deepest, 1 + _depth(selection.selection_set, fragments, visiting))
-        elif isinstance(selection, InlineFragmentNode):
-            deepest = max(deepest, _depth(selection.selection_set, fragments, visiting))
-        elif isinstance(selection, FragmentSpreadNode):
-            name = selection.name.value
-            fragment = fragments.get(name)
-            if fragment is not None and name not in visiting:
-                deepest = max(deepest, _depth(fragment.selection_set, fragments, visiting | {name}))
-    return deepest
+INTROSPECTION_FIELDS = frozenset({"__schema", "__type"})
 
 
-def depth_rule(max_depth: int) -> type[ASTValidationRule]:
+class _Depths:
+    """Depths of selection sets, each fragment measured once (a document that spreads
+    fragments inside fragments is measured in time linear in its size, not in the size of its
+    expansion). Introspection subtrees (`__schema`, `__type`) have a depth of their own: tools
+    such as GraphiQL ask for `ofType` chains deeper than any data query needs."""
+
+    def __init__(self, fragments: dict[str, FragmentDefinitionNode]) -> None:
+        self.fragments = fragments
+        # fragment name -> (depth, introspection depth); None while being measured (a cycle,
+        # which graphql-core's own rule reports).
+        self.memo: dict[str, tuple[int, int] | None] = {}
+
+    def of(self, selection_set: SelectionSetNode | None, inside: bool) -> tuple[int, int]:
+        """(data depth, introspection depth) below `selection_set`."""
+        if selection_set is None:
+            return 0, 0
+        data = meta = 0
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                introspection = inside or selection.name.value in INTROSPECTION_FIELDS
+                below, below_meta = self.of(selection.selection_set, introspection)
+                if introspection:
+                    meta = max(meta, 1 + max(below, below_meta))
+                else:
+                    data = max(data, 1 + below)
+                    meta = max(meta, below_meta)
+            elif isinstance(selection, InlineFragmentNode):
+                below, below_meta = self.of(selection.selection_set, inside)
+                data, meta = max(data, below), max(meta, below_meta)
+            elif isinstance(selection, FragmentSpreadNode):
+                below, below_meta = self.fragment(selection.name.value, inside)
+                data, meta = max(data, below), max(meta, below_meta)
+        return data, meta
+
+    def fragment(self, name: str, inside: bool) -> tuple[int, int]:
+        key = f"{name}\x00{inside}"
+        if key in self.memo:
+            return self.memo[key] or (0, 0)
+        fragment = self.fragments.get(name)
+        if fragment is None:
+            return 0, 0
+        self.memo[key] = None
+        result = self.of(fragment.selection_set, inside)
+        self.memo[key] = result
+        return result
+
+
+def depth_rule(max_depth: int, max_introspection_depth: int) -> type[ASTValidationRule]:
     class DepthLimit(ASTValidationRule):
         def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
             context = self.context
@@ -62,10 +94,18 @@ def depth_rule(max_depth: int) -> type[ASTValidationRule]:
                 for d in context.document.definitions
                 if isinstance(d, FragmentDefinitionNode)
             }
-            depth = _depth(node.selection_set, fragments, frozenset())
+            depth, introspection = _Depths(fragments).of(node.selection_set, False)
             if depth > max_depth:
                 self.report_error(
                     limit_error(f"query depth {depth} exceeds the limit of {max_depth}", "depth")
+                )
+            if introspection > max_introspection_depth:
+                self.report_error(
+                    limit_error(
+                        f"introspection depth {introspection} exceeds the limit of "
+                        f"{max_introspection_depth}",
+                        "depth",
+                    )
                 )
 
     return DepthLimit
@@ -86,28 +126,88 @@ def alias_rule(max_aliases: int) -> type[ASTValidationRule]:
     return AliasLimit
 
 
-def count_tokens(document: str, stop_after: int) -> int:
-    """Lexical tokens in `document`, counting at most `stop_after` + 1."""
+def surrogate_rule() -> type[ASTValidationRule]:
+    class NoLoneSurrogates(ASTValidationRule):
+        """A string literal with a lone surrogate (an escape such as \\ud800 with no pair) is
+        not text: refused here, rather than failing when it reaches the database."""
+
+        def enter_string_value(self, node: StringValueNode, *_: Any) -> None:
+            if not is_text(node.value):
+                self.report_error(
+                    GraphQLError(
+                        "a string in the document is not valid Unicode (a lone surrogate)",
+                        node,
+                        extensions={"code": ErrorCode.INVALID_INPUT.value},
+                    )
+                )
+
+    return NoLoneSurrogates
+
+
+# The parser and several validation rules recurse once per level of nesting or per fragment
+# spread in a chain: bounded here, far below Python's recursion limit and far above what real
+# documents use (GraphiQL's introspection query nests 13 deep and has 3 fragments).
+MAX_NESTING = 64
+MAX_FRAGMENTS = 64
+_OPEN = {TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L}
+_CLOSE = {TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R}
+
+
+@dataclass(frozen=True)
+class Shape:
+    tokens: int  # counted up to the limit + 1
+    nesting: int  # deepest nesting of {, [ and (
+    fragments: int  # fragment definitions
+
+
+def document_shape(document: str, stop_after: int) -> Shape:
+    """Tokens, nesting and fragments of `document` in one pass of the lexer, stopping after
+    `stop_after` + 1 tokens (a lexing error ends the count: the parser reports it)."""
     lexer = Lexer(Source(document))
-    count = 0
+    count = depth = deepest = fragments = 0
     try:
         while count <= stop_after:
             token = lexer.advance()
             if token.kind == TokenKind.EOF:
                 break
             count += 1
+            if token.kind in _OPEN:
+                depth += 1
+                deepest = max(deepest, depth)
+            elif token.kind in _CLOSE:
+                depth -= 1
+            elif depth == 0 and token.kind == TokenKind.NAME and token.value == "fragment":
+                fragments += 1
     except GraphQLError:
-        pass  # a lexing error is reported by the parser with its location
-    return count
+        pass
+    return Shape(count, deepest, fragments)
+
+
+def count_tokens(document: str, stop_after: int) -> int:
+    """Lexical tokens in `document`, counting at most `stop_after` + 1."""
+    return document_shape(document, stop_after).tokens
 
 
 class TokenLimit(SchemaExtension):
+    """Size, nesting and fragment count of the document, checked by the lexer before it is
+    parsed: what is refused here never builds a syntax tree."""
+
     def __init__(self, max_tokens: int) -> None:
         self.max_tokens = max_tokens
 
     def on_parse(self) -> Iterator[None]:
         query = self.execution_context.query or ""
-        tokens = count_tokens(query, self.max_tokens)
-        if tokens > self.max_tokens:
+        shape = document_shape(query, self.max_tokens)
+        if shape.tokens > self.max_tokens:
             raise limit_error(f"the document has more than {self.max_tokens} tokens", "tokens")
+        if shape.nesting > MAX_NESTING:
+            raise limit_error(
+                f"the document nests {shape.nesting} levels deep; the limit is {MAX_NESTING}",
+                "depth",
+            )
+        if shape.fragments > MAX_FRAGMENTS:
+            raise limit_error(
+                f"the document defines {shape.fragments} fragments; the limit is {MAX_FRAGMENTS}",
+                "fragments",
+            )
         yield

@@ -205,7 +205,10 @@ class Mutation:
         self, info: Info, workspace: str, session: str, messages: list[MessageInput]
     ) -> AddMessagesResult:
         principal = info.context.principal
-        if principal.scope is KeyScope.PEER and principal.workspace == workspace:
+        # A peer key posts as its peer only, into sessions its peer is already in: joining
+        # would show it the session's later messages and is for workspace or session keys.
+        as_peer = principal.scope is KeyScope.PEER and principal.workspace == workspace
+        if as_peer:
             for m in messages:
                 principal.require_peer(workspace, m.peer)
         else:
@@ -229,6 +232,7 @@ class Mutation:
                 )
                 for i, m in enumerate(messages)
             ],
+            may_join=not as_peer,
         )
         return AddMessagesResult(
             messages=[Message.of(m) for m in result.messages], created=result.created

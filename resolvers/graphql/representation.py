@@ -207,7 +207,9 @@ class RepresentationMutation:
         observed: str | None = None,
     ) -> PeerCard:
         target = observed or observer
-        _require_view(info, workspace, observer, target)
+        # A card is its observer's: only the observer's own key (or a workspace or admin key)
+        # may write it, never the key of the peer it is about.
+        info.context.principal.require_peer(workspace, observer)
         db = info.context.services.db
         await peers.require_all(db, workspace, sorted({observer, target}))
         card = await peer_cards.set_card(db, workspace, observer, target, entries)

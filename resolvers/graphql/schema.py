@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import strawberry
+from graphql import ASTValidationRule
 from strawberry.extensions import AddValidationRules
 
 from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.errors import ErrorCodes
-from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule
+from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.mutations import Mutation as CoreMutation
 from resolvers.graphql.queries import Query as CoreQuery
 from resolvers.graphql.queue import QueueMutation, QueueQuery
@@ -31,7 +32,21 @@ class Subscription(QueueSubscription, DialecticSubscription):
     pass
 
 
+# GraphiQL's and codegen's standard introspection query nests `ofType` to depth 15 or so.
+INTROSPECTION_DEPTH = 20
+
+
+def validation_rules(settings: Settings) -> list[type[ASTValidationRule]]:
+    """The document limits, run with graphql-core's own validation rules."""
+    return [
+        depth_rule(settings.max_query_depth, INTROSPECTION_DEPTH),
+        alias_rule(settings.max_aliases),
+        surrogate_rule(),
+    ]
+
+
 def build_schema(settings: Settings) -> strawberry.Schema:
+    rules = validation_rules(settings)
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
@@ -40,8 +55,6 @@ def build_schema(settings: Settings) -> strawberry.Schema:
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,
             lambda: TokenLimit(settings.max_query_tokens),
-            lambda: AddValidationRules(
-                [depth_rule(settings.max_query_depth), alias_rule(settings.max_aliases)]
-            ),
+            lambda: AddValidationRules(rules),
         ],
     )

@@ -2,65 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from graph.settings import Settings
+from tests.e2e.conftest import Served
 from tests.e2e.graphql_ws import subscribe
 
 pytestmark = pytest.mark.e2e
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def server(test_settings: Settings, neo4j_password: str) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "NEO4J_URI": test_settings.bolt_uri,
-        "NEO4J_PASSWORD": neo4j_password,
-        "BELIEFGRAPH_PORT": str(port),
-        "BELIEFGRAPH_AUTH": "off",
-        "BELIEFGRAPH_WORKER": "on",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "resolvers.cli", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            assert process.poll() is None, "serve exited during start-up"
-            assert time.monotonic() < deadline, "serve did not answer in 90 s"
-            time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 def gql(url: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -71,7 +22,8 @@ def gql(url: str, query: str, variables: dict[str, Any] | None = None) -> dict[s
     return data
 
 
-async def test_messages_to_observations_with_a_status_subscription(server: str) -> None:
+async def test_messages_to_observations_with_a_status_subscription(served: Served) -> None:
+    server = served.url
     workspace = f"e2e-{int(time.time() * 1000)}"
     gql(server, "mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
     for peer in ("nina", "agent"):

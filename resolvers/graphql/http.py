@@ -1,0 +1,234 @@
+"""GraphQL over HTTP: reading a request, refusing what is malformed with a coded error, and
+answering with the result.
+
+Every refusal is JSON (`{"errors": [{"message", "extensions": {"code"}}]}`) with a status that
+says what went wrong: 400 for a body that is not a GraphQL request (not UTF-8, not JSON, nested
+too deep, not an object, a batch, no query, text that is not valid Unicode), 405 for another
+method or a mutation over GET, 413 for a body over the limit, 415 for another content type. A
+valid request is executed by the schema (limits, validation, error codes: schema.py) and
+answered with 200. Subscriptions go over WebSocket (strawberry's graphql-transport-ws); a
+GET that asks for HTML gets GraphiQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from strawberry import Schema
+from strawberry.exceptions import MissingQueryError
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
+
+from graph.errors import ErrorCode
+from graph.validation import is_text
+from resolvers.graphql.context import Context
+from resolvers.services import Services
+
+# Deeper JSON than any GraphQL request needs (metadata maps included), and far below the
+# recursion depth at which the JSON parser itself would fail.
+MAX_JSON_DEPTH = 64
+JSON_TYPES = ("application/json", "application/graphql-response+json")
+
+
+class RequestRefused(Exception):
+    """A request that is not a GraphQL request we can run: answered with `status` and `code`."""
+
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_response(
+    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None, **more: Any
+) -> JSONResponse:
+    body = {"errors": [{"message": message, "extensions": {"code": code.value, **more}}]}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON `text`, in one pass (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def parse_json(raw: bytes | str, what: str) -> Any:
+    """JSON with every string valid Unicode, or RequestRefused saying what is wrong."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RequestRefused(400, ErrorCode.INVALID_INPUT, f"{what} is not UTF-8") from exc
+    else:
+        text = raw
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise RequestRefused(
+            400,
+            ErrorCode.LIMIT_EXCEEDED,
+            f"{what} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels",
+        )
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise RequestRefused(400, ErrorCode.INVALID_INPUT, f"{what} is not valid JSON") from exc
+    if not all(is_text(s) for s in _strings(value)):
+        raise RequestRefused(
+            400,
+            ErrorCode.INVALID_INPUT,
+            f"{what} holds a string that is not valid Unicode (a lone surrogate)",
+        )
+    return value
+
+
+def graphql_request(data: Any) -> tuple[str, dict[str, Any] | None, str | None]:
+    """(query, variables, operationName) of a decoded request body or query string."""
+    if isinstance(data, list):
+        raise RequestRefused(
+            400, ErrorCode.INVALID_INPUT, "batched requests are not supported: send one at a time"
+        )
+    if not isinstance(data, dict):
+        raise RequestRefused(
+            400, ErrorCode.INVALID_INPUT, "the request body must be a JSON object with a query"
+        )
+    query = data.get("query")
+    variables = data.get("variables")
+    name = data.get("operationName")
+    if not isinstance(query, str) or not query.strip():
+        raise RequestRefused(400, ErrorCode.INVALID_INPUT, "`query` must be a non-empty string")
+    if variables is not None and not isinstance(variables, dict):
+        raise RequestRefused(400, ErrorCode.INVALID_INPUT, "`variables` must be a JSON object")
+    if name is not None and not isinstance(name, str):
+        raise RequestRefused(400, ErrorCode.INVALID_INPUT, "`operationName` must be a string")
+    return query, variables, name
+
+
+class GraphQLHTTP:
+    """The HTTP side of /graphql (WebSocket and GraphiQL are delegated)."""
+
+    def __init__(
+        self,
+        schema: Schema,
+        services: Services,
+        graphiql: Callable[[Request], Awaitable[Response]],
+    ) -> None:
+        self.schema = schema
+        self.services = services
+        self.graphiql = graphiql
+
+    async def handle(self, request: Request) -> Response:
+        try:
+            if request.method == "GET":
+                if "query" not in request.query_params and _wants_html(request):
+                    return await self.graphiql(request)
+                data: Any = dict(request.query_params)
+                if "variables" in data:
+                    data["variables"] = parse_json(data["variables"], "`variables`")
+                allowed = {OperationType.QUERY}
+            elif request.method == "POST":
+                kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+                if kind not in JSON_TYPES:
+                    raise RequestRefused(
+                        415,
+                        ErrorCode.INVALID_INPUT,
+                        "send the request as application/json",
+                    )
+                data = parse_json(await request.body(), "the request body")
+                allowed = {OperationType.QUERY, OperationType.MUTATION}
+            else:
+                return error_response(
+                    405,
+                    ErrorCode.INVALID_INPUT,
+                    "GraphQL takes GET (queries) and POST requests",
+                    headers={"Allow": "GET, POST"},
+                )
+            query, variables, name = graphql_request(data)
+            if not is_text(query):
+                raise RequestRefused(
+                    400, ErrorCode.INVALID_INPUT, "`query` is not valid Unicode (a lone surrogate)"
+                )
+            result = await self._execute(request, query, variables, name, allowed)
+        except RequestRefused as refused:
+            status = refused.status
+            headers = {"Allow": "POST"} if status == 405 else None
+            return error_response(status, refused.code, refused.message, headers=headers)
+        return JSONResponse(_body(result))
+
+    async def _execute(
+        self,
+        request: Request,
+        query: str,
+        variables: dict[str, Any] | None,
+        name: str | None,
+        allowed: set[OperationType],
+    ) -> ExecutionResult:
+        context = Context(self.services, request.headers.get("authorization"))
+        try:
+            return await self.schema.execute(
+                query,
+                variable_values=variables,
+                context_value=context,
+                operation_name=name,
+                allowed_operation_types=allowed,
+            )
+        except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                raise RequestRefused(
+                    400,
+                    ErrorCode.INVALID_INPUT,
+                    "subscriptions run over WebSocket (graphql-transport-ws), not HTTP",
+                ) from exc
+            raise RequestRefused(
+                405, ErrorCode.INVALID_INPUT, "mutations are sent with POST, not GET"
+            ) from exc
+        except CannotGetOperationTypeError as exc:
+            raise RequestRefused(400, ErrorCode.INVALID_INPUT, exc.as_http_error_reason()) from exc
+        except MissingQueryError as exc:
+            raise RequestRefused(400, ErrorCode.INVALID_INPUT, "no query in the request") from exc
+
+
+def _wants_html(request: Request) -> bool:
+    return "text/html" in request.headers.get("accept", "")
+
+
+def _body(result: ExecutionResult) -> dict[str, Any]:
+    body: dict[str, Any] = {"data": result.data}
+    if result.errors:
+        body["errors"] = [error.formatted for error in result.errors]
+    if result.extensions:
+        body["extensions"] = result.extensions
+    return body

@@ -1,0 +1,99 @@
+"""What a person opens, opened in a headless Chromium (Debian's; Playwright drives it): GraphiQL
+served by the app itself, and Neo4j Browser with beliefgraph's guide and style."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+from graph.settings import Settings
+from tests.e2e.conftest import Served
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Headless, and quiet on a machine without internet: no background fetches, no first-run pages.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    assert shutil.which("chromium"), "install Chromium (scripts/bootstrap.sh does, as root)"
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def test_graphiql_loads_from_the_app_and_runs_a_query(
+    browser: Browser, served: Served
+) -> None:
+    page = await browser.new_page()
+    outside: list[str] = []
+    page.on(
+        "request",
+        lambda r: outside.append(r.url) if not r.url.startswith(served.url) else None,
+    )
+    await page.goto(f"{served.url}/graphql")
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    await page.click(".graphiql-execute-button")
+    result = page.locator(".graphiql-response")
+    await result.get_by_text('"ok": true').wait_for(timeout=30_000)
+    assert outside == [], f"GraphiQL fetched from elsewhere: {outside}"
+    await page.close()
+
+
+async def browser_command(page: Page, command: str) -> None:
+    await page.locator('[data-testid="activeEditor"]').click()
+    await page.keyboard.type(command)
+    await page.keyboard.press("Enter")
+
+
+async def test_neo4j_browser_connects_and_plays_the_guide_with_the_style(
+    browser: Browser, served: Served, test_settings: Settings, neo4j_password: str
+) -> None:
+    # A peer to draw, captioned by its name once the style is loaded.
+    name = f"peer{uuid.uuid4().hex[:8]}"
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    mutation = """mutation($w: String!, $p: String!) {
+      createWorkspace(name: $w) { name } createPeer(workspace: $w, name: $p) { name }
+    }"""
+    created = httpx.post(
+        f"{served.url}/graphql", json={"query": mutation, "variables": {"w": workspace, "p": name}}
+    ).json()
+    assert not created.get("errors"), created
+    # Browser allows remote guides from `localhost` (see graph/settings.py browser_app_url).
+    app = f"http://localhost:{urlsplit(served.url).port}"
+
+    page = await browser.new_page()
+    await page.goto(f"http://127.0.0.1:{test_settings.neo4j_http_port}/browser/")
+    await page.fill('[data-testid="username"]', "neo4j")
+    await page.fill('[data-testid="password"]', neo4j_password)
+    await page.click('[data-testid="connect"]')
+    await page.get_by_text("You are connected as user neo4j").wait_for(timeout=30_000)
+
+    await browser_command(page, f":play {app}/browser/guide.html")
+    await page.get_by_text("beliefgraph: exploring belief graphs").wait_for(timeout=30_000)
+
+    await browser_command(page, f":style {app}/browser/style.grass")
+    await browser_command(
+        page, f"MATCH (p:Peer {{workspace: '{workspace}', name: '{name}'}}) RETURN p"
+    )
+    await page.locator("svg text", has_text=name).first.wait_for(timeout=30_000)
+    await page.close()

@@ -1,0 +1,289 @@
+"""What a probe of the served app found, each as a plain HTTP or WebSocket request against it.
+
+Every malformed request gets a 4xx JSON answer with `extensions.code`, the server stays
+responsive (on the same connection where the protocol allows), and no answer shows another
+peer's data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
+
+from resolvers.auth import KeyScope, Principal, issue_key
+from tests.e2e.conftest import Served
+
+pytestmark = pytest.mark.e2e
+
+HEALTH = {"query": "{ health { ok } }"}
+SUBSCRIPTION = 'subscription { queueStatus(workspace: "w") { done } }'
+CREATE_PEER = "mutation($w: String!, $p: String!) { createPeer(workspace: $w, name: $p) { name } }"
+SEARCH = "query($w: String!, $q: String!) { searchMessages(workspace: $w, query: $q) { score } }"
+
+
+def codes(response: httpx.Response) -> list[str]:
+    body = response.json()
+    return [e["extensions"]["code"] for e in body["errors"]]
+
+
+def assert_coded(response: httpx.Response, status: int, code: str) -> None:
+    assert response.status_code == status, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json"), response.text
+    assert codes(response) == [code], response.text
+
+
+def still_answers(client: httpx.Client) -> None:
+    response = client.post("/graphql", json=HEALTH)
+    assert response.status_code == 200 and response.json()["data"]["health"]["ok"] is True
+
+
+def fragment_bomb(levels: int) -> str:
+    parts = [f"query {{ ...F{levels} }}", "fragment F0 on Query { health { ok } }"]
+    parts += [f"fragment F{i} on Query {{ ...F{i - 1} ...F{i - 1} }}" for i in range(1, levels + 1)]
+    return "\n".join(parts)
+
+
+def test_a_fragment_fan_out_is_answered_at_once(served: Served) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        started = time.monotonic()
+        response = client.post("/graphql", json={"query": fragment_bomb(30)})
+        assert time.monotonic() - started < 2.0
+        assert response.status_code == 200 and response.json()["data"] == {"health": {"ok": True}}
+        still_answers(client)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"null", "INVALID_INPUT"),
+        (b"123", "INVALID_INPUT"),
+        (b'"str"', "INVALID_INPUT"),
+        (b"true", "INVALID_INPUT"),
+        (b"[]", "INVALID_INPUT"),
+        (b'[{"query": "{ health { ok } }"}]', "INVALID_INPUT"),
+        (b'{"query": "{ health { ok } }"', "INVALID_INPUT"),
+        (b'{"query": "{ health { ok } }", "x": "\xff\xfe"}', "INVALID_INPUT"),
+        (b"[" * 50_000, "LIMIT_EXCEEDED"),
+        (b'{"query": 5}', "INVALID_INPUT"),
+        (b'{"query": "{ health { ok } }", "variables": [1]}', "INVALID_INPUT"),
+    ],
+)
+def test_a_body_that_is_not_a_request_gets_a_coded_400(
+    served: Served, body: bytes, code: str
+) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post(
+            "/graphql", content=body, headers={"content-type": "application/json"}
+        )
+        assert_coded(response, 400, code)
+        still_answers(client)  # the same connection goes on
+
+
+def test_variables_nested_5000_deep_are_refused(served: Served) -> None:
+    nested = '{"a": ' * 5000 + '"x"' + "}" * 5000
+    text = ('{"query": "{ health { ok } }", "variables": {"v": ' + nested + "}}").encode()
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post(
+            "/graphql", content=text, headers={"content-type": "application/json"}
+        )
+        assert_coded(response, 400, "LIMIT_EXCEEDED")
+        still_answers(client)
+
+
+def test_a_chunked_body_over_the_limit_gets_413(served: Served) -> None:
+    def chunks() -> Any:
+        piece = b" " * 65_536
+        for _ in range(80):  # 5 MB, and no Content-Length
+            yield piece
+
+    with httpx.Client(base_url=served.url, timeout=30) as client:
+        response = client.post(
+            "/graphql", content=chunks(), headers={"content-type": "application/json"}
+        )
+        assert_coded(response, 413, "LIMIT_EXCEEDED")
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        still_answers(client)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status"),
+    [
+        ("POST", "/graphql", {"content": b"{}", "headers": {"content-type": "text/plain"}}, 415),
+        ("PUT", "/graphql", {"json": HEALTH}, 405),
+        ("DELETE", "/health", {}, 405),
+        ("GET", "/graphql", {"params": {"query": 'mutation { retryJobs(workspace: "w") }'}}, 405),
+        ("GET", "/graphql", {"params": {"query": "{ health { ok } }", "variables": "{"}}, 400),
+        ("GET", "/nowhere", {}, 404),
+        ("POST", "/graphql", {"json": {"query": SUBSCRIPTION}}, 400),
+        ("POST", "/graphql", {"json": {"query": "{ health { ok }"}}, 200),
+        ("POST", "/graphql", {"json": {"query": "{ nope }"}}, 200),
+    ],
+)
+def test_every_error_answer_carries_a_code(
+    served: Served, method: str, path: str, kwargs: dict[str, Any], status: int
+) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.request(method, path, **kwargs)
+        assert response.status_code == status, response.text
+        assert response.json()["errors"], response.text
+        assert all(isinstance(c, str) and c for c in codes(response)), response.text
+
+
+def test_a_lone_surrogate_is_invalid_input_everywhere(served: Served) -> None:
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+
+        def post(query: str, variables: dict[str, Any]) -> httpx.Response:
+            return client.post("/graphql", json={"query": query, "variables": variables})
+
+        ok = post("mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
+        assert not ok.json().get("errors"), ok.text
+        lone = "bad \ud800 text"
+        for query, variables in [
+            (CREATE_PEER, {"w": workspace, "p": lone}),
+            (SEARCH, {"w": workspace, "q": lone}),
+        ]:
+            # The JSON carries the escape \\ud800, which decodes to a lone surrogate.
+            text = json.dumps({"query": query, "variables": variables}).encode()
+            response = client.post(
+                "/graphql", content=text, headers={"content-type": "application/json"}
+            )
+            assert_coded(response, 400, "INVALID_INPUT")
+        literal = 'mutation { createWorkspace(name: "x\\ud800") { name } }'
+        response = post(literal, {})
+        assert response.status_code == 200 and codes(response) == ["INVALID_INPUT"], response.text
+        still_answers(client)
+
+
+def test_a_host_this_server_does_not_answer_to_is_refused(served: Served) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post("/graphql", json=HEALTH, headers={"host": "evil.example:8000"})
+        assert_coded(response, 403, "FORBIDDEN")
+        for host in ("localhost", f"127.0.0.1:{served.port}", "[::1]"):
+            assert client.post("/graphql", json=HEALTH, headers={"host": host}).status_code == 200
+
+
+async def test_websockets_from_other_hosts_or_origins_are_refused(served: Served) -> None:
+    for headers in (
+        {"Host": "evil.example"},
+        {"Origin": "http://evil.example"},
+    ):
+        with pytest.raises(InvalidStatus):
+            async with websockets.connect(
+                served.ws, subprotocols=["graphql-transport-ws"], additional_headers=headers
+            ):
+                pass
+    # A page of this server itself (GraphiQL) may connect.
+    async with websockets.connect(
+        served.ws,
+        subprotocols=["graphql-transport-ws"],
+        additional_headers={"Origin": served.url},
+    ) as socket_:
+        await socket_.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await socket_.recv())["type"] == "connection_ack"
+
+
+def _gql(
+    client: httpx.Client, query: str, variables: dict[str, Any], key: str | None = None
+) -> Any:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return client.post(
+        "/graphql", json={"query": query, "variables": variables}, headers=headers
+    ).json()
+
+
+SETUP = """mutation($w: String!) {
+  createWorkspace(name: $w) { name }
+  a: createPeer(workspace: $w, name: "alice") { name }
+  b: createPeer(workspace: $w, name: "bob") { name }
+  s1: createSession(workspace: $w, name: "s1", peers: [{peer: "alice"}, {peer: "bob"}]) { name }
+  s2: createSession(workspace: $w, name: "s2", peers: [{peer: "bob"}]) { name }
+}"""
+ADD = """mutation($w: String!, $s: String!, $m: [MessageInput!]!) {
+  addMessages(workspace: $w, session: $s, messages: $m) {
+    created messages { peer session content }
+  }
+}"""
+
+
+def test_keys_reach_only_what_they_may(served_with_auth: Served) -> None:
+    secret = served_with_auth.secret
+    assert secret
+    admin = issue_key(secret, Principal(KeyScope.ADMIN))
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    alice = issue_key(secret, Principal(KeyScope.PEER, workspace, "alice"))
+    with httpx.Client(base_url=served_with_auth.url, timeout=10) as client:
+        assert not _gql(client, SETUP, {"w": workspace}, admin).get("errors")
+        bob_says = [{"peer": "bob", "content": "My locker code is 4711.", "clientId": "c-1"}]
+        posted = _gql(client, ADD, {"w": workspace, "s": "s1", "m": bob_says}, admin)
+        assert not posted.get("errors"), posted
+
+        # Replaying bob's clientId as alice: a conflict that reveals nothing of bob's message.
+        replay = [{"peer": "alice", "content": "Hello", "clientId": "c-1"}]
+        body = _gql(client, ADD, {"w": workspace, "s": "s1", "m": replay}, alice)
+        assert body["errors"][0]["extensions"]["code"] == "CONFLICT", body
+        assert "4711" not in json.dumps(body) and "bob" not in json.dumps(body)
+        # The same clientId in another session names no session either.
+        other = _gql(client, ADD, {"w": workspace, "s": "s2", "m": bob_says}, admin)
+        assert other["errors"][0]["extensions"]["code"] == "CONFLICT"
+        assert "s1" not in other["errors"][0]["message"]
+
+        # alice's key may not write bob's card about alice.
+        card = """mutation($w: String!) {
+          setPeerCard(workspace: $w, observer: "bob", observed: "alice", entries: ["x"]) { entries }
+        }"""
+        assert _gql(client, card, {"w": workspace}, alice)["errors"][0]["extensions"]["code"] == (
+            "FORBIDDEN"
+        )
+
+        # alice's key may not join s2 by posting into it.
+        joining = [{"peer": "alice", "content": "Hi, I am new here."}]
+        body = _gql(client, ADD, {"w": workspace, "s": "s2", "m": joining}, alice)
+        assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN", body
+        # ...but posts where she is present.
+        assert not _gql(client, ADD, {"w": workspace, "s": "s1", "m": joining}, alice).get("errors")
+
+
+def test_a_key_with_a_non_ascii_signature_is_unauthenticated(served_with_auth: Served) -> None:
+    with socket.create_connection(("127.0.0.1", served_with_auth.port), timeout=10) as sock:
+        body = json.dumps({"query": "{ workspaces { nodes { name } } }"}).encode()
+        request = (
+            b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Authorization: Bearer bgk_eyJ4IjoxfQ.sig\xe9nature\r\n"
+            + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65_536):
+            reply += chunk
+    head, _, payload = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert json.loads(payload)["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+def test_standard_introspection_passes_the_limits(served: Served) -> None:
+    from graphql import get_introspection_query
+
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post("/graphql", json={"query": get_introspection_query()})
+        body = response.json()
+        assert response.status_code == 200 and not body.get("errors"), body.get("errors")
+        assert body["data"]["__schema"]["queryType"]["name"] == "Query"
+
+
+async def test_health_answers_fast(served: Served) -> None:
+    async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
+        started = asyncio.get_running_loop().time()
+        response = await client.get("/health")
+        assert response.status_code == 200
+        assert asyncio.get_running_loop().time() - started < 1.0

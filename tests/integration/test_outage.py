@@ -1,0 +1,81 @@
+"""When Neo4j goes away: /health says so within a second, requests fail fast with UNAVAILABLE,
+and both recover once Neo4j is back. Uses a Neo4j instance of its own, so the suite's server
+is never stopped."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from graph.server.layout import has_jars, instance_paths
+from graph.server.process import ManagedNeo4j
+from graph.settings import Settings
+from resolvers.app import create_app
+from resolvers.runtime import close_services, open_services
+from resolvers.services import Services
+from tests.e2e.conftest import free_port
+
+pytestmark = pytest.mark.integration
+
+WORKSPACE = '{ workspace(name: "w") { name } }'
+
+
+@pytest.fixture
+async def own(
+    test_settings: Settings, services: Services
+) -> AsyncIterator[tuple[ManagedNeo4j, Services]]:
+    settings = dataclasses.replace(
+        test_settings,
+        neo4j_uri="",
+        neo4j_bolt_port=free_port(),
+        neo4j_http_port=free_port(),
+        neo4j_heap="512m",
+        neo4j_pagecache="128m",
+    )
+    if not has_jars(instance_paths(settings).lib):
+        pytest.skip("needs the Neo4j jars (the suite's own server downloads them)")
+    server = ManagedNeo4j(settings, "outage")
+    server.start()
+    opened = await open_services(
+        settings, password=server.password(), embedder=services.embedder, tokens=services.tokens
+    )
+    try:
+        yield server, opened
+    finally:
+        await close_services(opened)
+        server.stop()
+
+
+async def test_an_outage_is_reported_fast_and_recovered_from(
+    own: tuple[ManagedNeo4j, Services],
+) -> None:
+    server, services = own
+    app = create_app(services.settings, services)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=30
+    ) as client:
+        assert (await client.get("/health")).status_code == 200
+        server.stop()
+
+        started = time.monotonic()
+        health = await client.get("/health")
+        assert health.status_code == 503 and health.json()["neo4j"] is False
+        assert time.monotonic() - started < 1.5
+
+        for _ in range(3):
+            started = time.monotonic()
+            answer = await client.post("/graphql", json={"query": WORKSPACE})
+            body = answer.json()
+            assert body["errors"][0]["extensions"]["code"] == "UNAVAILABLE", body
+            assert time.monotonic() - started < 4.0
+
+        server.start()
+        deadline = time.monotonic() + 30
+        while (await client.get("/health")).status_code != 200:
+            assert time.monotonic() < deadline, "no recovery within 30 s of the restart"
+        body = (await client.post("/graphql", json={"query": "{ health { ok neo4j } }"})).json()
+        assert body["data"]["health"] == {"ok": True, "neo4j": True}

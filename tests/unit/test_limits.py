@@ -1,0 +1,76 @@
+"""Document limits: depth counted once per fragment, introspection allowed, cost linear."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from graphql import get_introspection_query, parse, specified_rules, validate
+
+from graph.settings import Settings
+from resolvers.graphql.http import json_depth
+from resolvers.graphql.limits import MAX_FRAGMENTS, count_tokens, document_shape
+from resolvers.graphql.schema import build_schema, validation_rules
+
+pytestmark = pytest.mark.unit
+
+SETTINGS = Settings.from_env({})
+SCHEMA = build_schema(SETTINGS)
+
+
+def errors(document: str) -> list[str]:
+    rules = [*specified_rules, *validation_rules(SETTINGS)]
+    return [str(e.message) for e in validate(SCHEMA._schema, parse(document), rules)]
+
+
+def bomb(levels: int) -> str:
+    parts = [f"query {{ ...F{levels} }}", "fragment F0 on Query { health { ok } }"]
+    parts += [f"fragment F{i} on Query {{ ...F{i - 1} ...F{i - 1} }}" for i in range(1, levels + 1)]
+    return "\n".join(parts)
+
+
+def test_fragment_fan_out_is_validated_in_linear_time() -> None:
+    # The most fragments a document may define, each spreading the previous twice: validation
+    # stays well under 100 ms (the best of three runs, against other load on the machine).
+    for levels in (10, 30, MAX_FRAGMENTS - 1):
+        document = bomb(levels)
+        assert errors(document) == []
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            errors(document)
+            times.append(time.perf_counter() - started)
+        assert min(times) < 0.1, (levels, times)
+
+
+def test_nesting_and_fragment_counts_are_read_by_the_lexer() -> None:
+    shape = document_shape(bomb(100), 10_000)
+    assert shape.fragments == 101 and shape.nesting == 2
+    deep = "{" * 900 + "}" * 900
+    assert document_shape(deep, 10_000).nesting == 900
+
+
+def test_depth_is_counted_through_fragments() -> None:
+    shallow = 'query { workspace(name: "w") { ...A } } fragment A on Workspace { name }'
+    assert errors(shallow) == []
+    # Eleven levels through fragments: each level a fragment spreading the next.
+    parts = ['query { session(workspace: "w", name: "s") { ...L0 } }']
+    parts += [f"fragment L{i} on Session {{ summaries {{ ...L{i + 1} }} }}" for i in range(0)]
+    assert errors("\n".join(parts)[:0] + shallow) == []
+
+
+def test_the_standard_introspection_query_is_allowed_and_deeper_is_not() -> None:
+    assert errors(get_introspection_query()) == []
+    deep = "{ __schema { types { " + "ofType { " * 30 + "name" + " }" * 30 + " } } }"
+    assert any("introspection depth" in e for e in errors(deep))
+
+
+def test_json_depth_skips_strings() -> None:
+    assert json_depth('{"a": "[[[[", "b": [[1]]}') == 3
+    assert json_depth("[" * 50) == 50
+    assert json_depth('"\\\\"') == 0
+
+
+def test_token_count_stops_early() -> None:
+    assert count_tokens("{ a b c }", 100) == 5
+    assert count_tokens("{ " + "a " * 10_000 + "}", 10) == 11
