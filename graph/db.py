@@ -80,7 +80,9 @@ class Database:
             max_connection_pool_size=50,
             connection_timeout=settings.neo4j_timeout,
             connection_acquisition_timeout=settings.neo4j_timeout,
-            max_transaction_retry_time=settings.neo4j_timeout,
+            # Retries of a transient failure stop well inside the timeout, so a request during
+            # an outage answers UNAVAILABLE within about BELIEFGRAPH_NEO4J_TIMEOUT seconds.
+            max_transaction_retry_time=settings.neo4j_timeout / 3,
             # Our statements legitimately read properties that may not exist yet (left_at,
             # deleted_at...); the server's notifications about them are noise in the logs.
             notifications_min_severity="OFF",

@@ -99,12 +99,15 @@ def _configure_worker(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="work units at once (default BELIEFGRAPH_WORKER_CONCURRENCY)",
     )
+    parser.add_argument(
+        "--workspace", help="only take this workspace's work (default: every workspace)"
+    )
 
 
 def _run_worker(args: argparse.Namespace, settings: Settings) -> int:
     from resolvers.serve import run_worker
 
-    return run_worker(settings, concurrency=args.concurrency)
+    return run_worker(settings, concurrency=args.concurrency, workspace=args.workspace)
 
 
 def _configure_key(parser: argparse.ArgumentParser) -> None:

@@ -109,9 +109,12 @@ def build_handlers(
     }
 
 
-def build_worker(services: Services, *, concurrency: int | None = None) -> Worker:
+def build_worker(
+    services: Services, *, concurrency: int | None = None, workspace: str | None = None
+) -> Worker:
     settings = services.settings
     config = WorkerConfig(
+        workspace=workspace,
         concurrency=concurrency or settings.worker_concurrency,
         lease=timedelta(seconds=settings.job_lease),
         backoff=timedelta(seconds=settings.job_backoff),

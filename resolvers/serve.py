@@ -60,7 +60,7 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     return 0
 
 
-def run_worker(settings: Settings, *, concurrency: int | None) -> int:
+def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | None) -> int:
     """`beliefgraph worker`: a worker process until SIGINT/SIGTERM, then a graceful stop."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 
@@ -70,7 +70,7 @@ def run_worker(settings: Settings, *, concurrency: int | None) -> int:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
-        worker = build_worker(services, concurrency=concurrency)
+        worker = build_worker(services, concurrency=concurrency, workspace=workspace)
         log.info("worker %s running %d units at once", worker.owner, worker.config.concurrency)
         try:
             await worker.run(stop)

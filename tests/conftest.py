@@ -114,5 +114,5 @@ class GraphQLClient:
 async def gql(services: Services) -> AsyncIterator[GraphQLClient]:
     app = create_app(services.settings, services)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
         yield GraphQLClient(http)

@@ -628,7 +628,7 @@ async def run_bench(
     app = create_app(settings, services)
     notes: list[str] = []
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://bench", timeout=None
+        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=None
     ) as http:
         api = Api(http, key)
         reader, baseline = await setup_qa(api, args, judge_llm, notes)

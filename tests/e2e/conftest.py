@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -44,7 +45,7 @@ def serve(settings: Settings, password: str, **env: str) -> Iterator[Served]:
         "NEO4J_URI": settings.bolt_uri,
         "NEO4J_PASSWORD": password,
         "BELIEFGRAPH_PORT": str(port),
-        "BELIEFGRAPH_WORKER": "on",
+        "BELIEFGRAPH_WORKER": "off",  # a shared worker would take other tests' jobs
         **env,
     }
     process = subprocess.Popen(
@@ -67,6 +68,24 @@ def serve(settings: Settings, password: str, **env: str) -> Iterator[Served]:
             assert time.monotonic() < deadline, "serve did not answer in 90 s"
             time.sleep(0.5)
         yield Served(url, port, env.get("BELIEFGRAPH_AUTH_SECRET"))
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+@contextmanager
+def worker_process(settings: Settings, password: str, workspace: str) -> Iterator[None]:
+    """A separate `beliefgraph worker` for one workspace, as a deployment with dedicated workers
+    runs it; scoped so it never takes another test's jobs."""
+    env = {**os.environ, "NEO4J_URI": settings.bolt_uri, "NEO4J_PASSWORD": password}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "resolvers.cli", "worker", "--workspace", workspace],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield
     finally:
         process.terminate()
         process.wait(30)

@@ -95,5 +95,10 @@ async def test_neo4j_browser_connects_and_plays_the_guide_with_the_style(
     await browser_command(
         page, f"MATCH (p:Peer {{workspace: '{workspace}', name: '{name}'}}) RETURN p"
     )
-    await page.locator("svg text", has_text=name).first.wait_for(timeout=30_000)
+    # Peers are drawn in the style's blue with their name as the caption (cut to fit the circle).
+    await page.locator("svg text", has_text=name[:9]).first.wait_for(timeout=30_000)
+    fills = await page.eval_on_selector_all(
+        "svg g.node circle", "circles => circles.map(c => c.getAttribute('fill'))"
+    )
+    assert "#4C8EDA" in [str(f).upper() for f in fills], fills
     await page.close()

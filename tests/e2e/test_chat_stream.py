@@ -22,8 +22,8 @@ from graph.repo.sessions import MemberSettings
 from reasoners.llm.interface import ChatMessage, ToolCall
 from resolvers.app import create_app
 from resolvers.services import Services
+from tests.e2e.conftest import free_port
 from tests.e2e.graphql_ws import subscribe
-from tests.e2e.test_served_app import free_port
 from tests.fakes.llm import ScriptedLLM, word_deltas
 from tests.integration.derive_helpers import (
     echo_deriver,

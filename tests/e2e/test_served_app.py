@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import Served
+from graph.settings import Settings
+from tests.e2e.conftest import Served, worker_process
 from tests.e2e.graphql_ws import subscribe
 
 pytestmark = pytest.mark.e2e
@@ -22,10 +23,17 @@ def gql(url: str, query: str, variables: dict[str, Any] | None = None) -> dict[s
     return data
 
 
-async def test_messages_to_observations_with_a_status_subscription(served: Served) -> None:
+async def test_messages_to_observations_with_a_status_subscription(
+    served: Served, test_settings: Settings, neo4j_password: str
+) -> None:
     server = served.url
     workspace = f"e2e-{int(time.time() * 1000)}"
     gql(server, "mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
+    with worker_process(test_settings, neo4j_password, workspace):
+        await _derive_through_the_api(server, workspace)
+
+
+async def _derive_through_the_api(server: str, workspace: str) -> None:
     for peer in ("nina", "agent"):
         gql(
             server,

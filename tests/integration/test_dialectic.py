@@ -425,7 +425,7 @@ query($w: String!, $p: String!, $t: String, $q: String!, $l: ReasoningLevel! = L
 async def client(services: Services) -> AsyncIterator[GraphQLClient]:
     app = create_app(services.settings, services)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
         yield GraphQLClient(http)
 
 

@@ -289,7 +289,7 @@ def subscription_error_code(error: GraphQLError) -> str:
 async def api(secured: Services) -> AsyncIterator[Api]:
     app = create_app(secured.settings, secured)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
         yield Api(http, secured)
 
 

@@ -71,7 +71,8 @@ async def test_an_outage_is_reported_fast_and_recovered_from(
             answer = await client.post("/graphql", json={"query": WORKSPACE})
             body = answer.json()
             assert body["errors"][0]["extensions"]["code"] == "UNAVAILABLE", body
-            assert time.monotonic() - started < 4.0
+            took = time.monotonic() - started
+            assert took < services.settings.neo4j_timeout + 1.5, f"UNAVAILABLE after {took:.1f} s"
 
         server.start()
         deadline = time.monotonic() + 30
