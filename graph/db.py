@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncTransaction
 from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired
 
 import cypher
@@ -40,7 +40,7 @@ def check_params(name: str, params: dict[str, Any]) -> None:
 class Tx:
     """A transaction handle that only runs catalog statements."""
 
-    def __init__(self, tx: AsyncManagedTransaction) -> None:
+    def __init__(self, tx: AsyncManagedTransaction | AsyncTransaction) -> None:
         self._tx = tx
 
     async def rows(self, statement: Statement, /, **params: Any) -> list[Row]:
@@ -141,6 +141,20 @@ class Database:
             except (ServiceUnavailable, SessionExpired, OSError) as exc:
                 raise self._went_down(exc) from exc
         raise AssertionError("unreachable")
+
+    async def rehearse(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run `work` in a write transaction that is always rolled back: what its writes
+        would return, or which check would reject them, with nothing kept."""
+        self._check_up()
+        try:
+            async with self.driver.session(database=self.database) as session:
+                tx = await session.begin_transaction()
+                try:
+                    return await work(Tx(tx))
+                finally:
+                    await tx.rollback()
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise self._went_down(exc) from exc
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""

@@ -39,6 +39,9 @@ JOB_STATUSES = {
     "dead": "dead",
 }
 SUMMARY_KINDS = {"short": "short", "long": "long"}
+ORIGINS = {"deriver": "deriver", "dreamer:rules": "dreamer:rules", "dreamer:llm": "dreamer:llm"}
+DREAM_TRIGGERS = {"threshold": "threshold", "idle": "idle", "manual": "manual"}
+DREAM_MODES = {"rules": "rules", "llm": "llm"}
 
 
 class Workspace(StructuredNode):
@@ -126,6 +129,19 @@ class Observation(StructuredNode):
     facets = ArrayProperty(StringProperty(), default=list)
     superseded_at = DateTimeNeo4jFormatProperty()
     deleted_at = DateTimeNeo4jFormatProperty()
+    # What wrote it: "deriver", "dreamer:rules" (the zero-key dreamer) or "dreamer:llm".
+    origin = StringProperty(choices=ORIGINS)
+    # Set until a dream has read it (the dreamer's own index finds these).
+    dream_pending = BooleanProperty()
+    # Written by the dream that read it, for later dreams' index lookups (dreamer/slots.py):
+    # the attribute the fact fills, and its claim with polarity ("+..." / "-...").
+    slot = StringProperty()
+    claim_key = StringProperty()
+    # Written by the deriver's duplicate probe, which already searches the representation for
+    # each new fact: the beliefs this one resembles (cosine >= BELIEFGRAPH_DREAM_SIMILARITY),
+    # so the zero-key dreamer does not search again. Removed once a dream has read it.
+    near_ids = ArrayProperty(StringProperty())
+    near_similarities = ArrayProperty(FloatProperty())
 
 
 class File(StructuredNode):
@@ -190,15 +206,27 @@ class Dream(StructuredNode):
 
 
 class DreamRun(StructuredNode):
+    """One committed dream of a representation: what triggered it and what it changed."""
+
     __label__ = "DreamRun"
     uid = StringProperty(required=True, db_property="id")
     workspace = StringProperty(required=True)
-    dream = StringProperty(required=True)
-    status = StringProperty(required=True)
-    output = StringProperty()
-    error = StringProperty()
+    observer = StringProperty(required=True)
+    observed = StringProperty(required=True)
+    seq = IntegerProperty()  # the representation's run number, set in the commit
+    trigger = StringProperty(required=True, choices=DREAM_TRIGGERS)
+    mode = StringProperty(required=True, choices=DREAM_MODES)
     started_at = DateTimeNeo4jFormatProperty(required=True)
-    finished_at = DateTimeNeo4jFormatProperty()
+    finished_at = DateTimeNeo4jFormatProperty(required=True)
+    observations = IntegerProperty(default=0)  # new beliefs it read
+    created = IntegerProperty(default=0)
+    superseded = IntegerProperty(default=0)
+    contradictions = IntegerProperty(default=0)
+    pruned = IntegerProperty(default=0)
+    card_changes = IntegerProperty(default=0)
+    tokens_in = IntegerProperty(default=0)
+    tokens_out = IntegerProperty(default=0)
+    events = StringProperty(default="[]")  # JSON list: what subscribers receive
 
 
 class Job(StructuredNode):

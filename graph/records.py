@@ -168,6 +168,7 @@ class ObservationRecord:
     facets: list[str]
     superseded_at: datetime | None
     deleted_at: datetime | None
+    origin: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> ObservationRecord:
@@ -189,6 +190,7 @@ class ObservationRecord:
             facets=list(row.get("facets") or []),
             superseded_at=to_datetime(row.get("superseded_at")),
             deleted_at=to_datetime(row.get("deleted_at")),
+            origin=row.get("origin"),
         )
 
 
@@ -201,12 +203,24 @@ class SourceSpan:
 
 
 @dataclass(frozen=True)
+class Replaced:
+    """A belief a knowledge update superseded."""
+
+    id: str
+    content: str
+    superseded_at: datetime | None
+
+
+@dataclass(frozen=True)
 class SourcedObservation:
-    """An observation with its premise ids and its source spans (oldest message first)."""
+    """An observation with its premise ids, its source spans (oldest message first), the
+    beliefs it replaced and the ids of those that replaced it."""
 
     observation: ObservationRecord
     premise_ids: list[str]
     sources: list[SourceSpan]
+    replaces: list[Replaced] = field(default_factory=list)
+    replaced_by: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,6 +229,8 @@ class ObservationDetail:
     premises: list[ObservationRecord] = field(default_factory=list)
     sources: list[SourceSpan] = field(default_factory=list)
     dependents: list[ObservationRecord] = field(default_factory=list)
+    replaces: list[ObservationRecord] = field(default_factory=list)  # what it superseded
+    replaced_by: list[ObservationRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

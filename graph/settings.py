@@ -156,6 +156,47 @@ class Settings:
         "Tool-iteration budget per reasoning level, e.g. low=3,max=12; levels not named keep "
         "minimal=0, low=2, medium=4, high=6, max=10",
     )
+    # Dreams
+    dream_mode: str = _setting(
+        "BELIEFGRAPH_DREAM_MODE",
+        "auto",
+        "auto | rules | llm | off: who revises beliefs; auto = the LLM specialists when an LLM "
+        "is configured, else the zero-key rules; off = no dream is scheduled",
+    )
+    dream_threshold: int = _setting(
+        "BELIEFGRAPH_DREAM_THRESHOLD",
+        10,
+        "New explicit beliefs in a representation that schedule a dream (enough to revise, few "
+        "enough that an update shows within a conversation or two)",
+    )
+    dream_min_interval: float = _setting(
+        "BELIEFGRAPH_DREAM_MIN_INTERVAL",
+        300.0,
+        "Least seconds between two threshold-triggered dreams of one representation (a busy "
+        "conversation dreams every 5 minutes at most, in bigger batches)",
+    )
+    dream_idle: float = _setting(
+        "BELIEFGRAPH_DREAM_IDLE",
+        1800.0,
+        "Seconds without new beliefs after which a representation's undreamed beliefs are "
+        "dreamed even below the threshold (0: no idle trigger)",
+    )
+    dream_batch: int = _setting(
+        "BELIEFGRAPH_DREAM_BATCH",
+        1000,
+        "Most new beliefs one dream reads; the rest go to the next dream, scheduled at once",
+    )
+    dream_similarity: float = _setting(
+        "BELIEFGRAPH_DREAM_SIMILARITY",
+        0.85,
+        "Cosine at or above which the zero-key dreamer counts two facts as near-identical "
+        "(an induction needs 3 from 2 sessions)",
+    )
+    dream_iterations: int = _setting(
+        "BELIEFGRAPH_DREAM_ITERATIONS",
+        12,
+        "Model turns with tool calls each LLM dream specialist may take",
+    )
     # Worker and queue
     worker: str = _setting(
         "BELIEFGRAPH_WORKER", "on", "on | off: whether `serve` also runs a worker in-process"
@@ -260,6 +301,16 @@ class Settings:
             )
         if self.worker not in {"on", "off"}:
             raise InvalidInput(f"BELIEFGRAPH_WORKER must be on or off, not {self.worker!r}")
+        if self.dream_mode not in {"auto", "rules", "llm", "off"}:
+            raise InvalidInput(
+                f"BELIEFGRAPH_DREAM_MODE must be auto, rules, llm or off, not {self.dream_mode!r}"
+            )
+        if self.dream_threshold < 0 or self.dream_min_interval < 0 or self.dream_idle < 0:
+            raise InvalidInput(
+                "BELIEFGRAPH_DREAM_THRESHOLD, _MIN_INTERVAL and _IDLE must not be negative"
+            )
+        if not 0.0 < self.dream_similarity <= 1.0:
+            raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")
         for name in (
             "max_page_size",
             "max_batch",
@@ -271,6 +322,8 @@ class Settings:
             "summary_long_every",
             "worker_concurrency",
             "job_max_attempts",
+            "dream_batch",
+            "dream_iterations",
         ):
             if getattr(self, name) <= 0:
                 raise InvalidInput(f"{name} must be positive")

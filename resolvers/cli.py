@@ -160,6 +160,7 @@ BENCH_SUITES = {
     "search": "search_bench",
     "pipeline": "pipeline_bench",
     "memory": "memory_bench",
+    "dream": "dream_bench",
 }
 
 COMMANDS: dict[str, Command] = {

@@ -10,19 +10,23 @@ from datetime import timedelta
 from pathlib import Path
 
 from graph.db import Database
-from graph.errors import Unavailable
+from graph.errors import InvalidInput, Unavailable
 from graph.schema import install_schema
 from graph.settings import Settings
+from graph.validation import now as utc_now
 from reasoners.deriver.extractors import ExtractiveExtractor, Extractor, LLMExtractor
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.dialectic.levels import ReasoningLevels
+from reasoners.dreamer import scheduling
+from reasoners.dreamer.handler import DreamHandler
+from reasoners.dreamer.scheduling import DREAM
 from reasoners.embeddings.model import Embedder, SentenceTransformerEmbedder
 from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
-from reasoners.queue.worker import Handler, Worker, WorkerConfig
+from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
 from resolvers.services import Services
 
@@ -80,6 +84,12 @@ async def open_services(
     if llm is None:
         config = llm_config_from_env(os.environ if env is None else env)
         llm = OpenAICompatibleLLM(config) if config is not None else None
+    if settings.dream_mode == "llm" and llm is None:
+        await db.close()
+        raise InvalidInput(
+            "BELIEFGRAPH_DREAM_MODE=llm needs an LLM endpoint; configure one, or use auto "
+            "(the zero-key dreamer when there is none) or rules"
+        )
     log.info("provider: %s", "extractive (no LLM configured)" if llm is None else llm.mode)
     return Services(settings=settings, db=db, embedder=embedder, tokens=counter, llm=llm)
 
@@ -106,6 +116,7 @@ def build_handlers(
     return {
         DERIVE: DeriverHandler(db, embedder, extractor_for(llm), settings),
         SUMMARIZE: SummarizerHandler(db, llm, tokens, settings),
+        DREAM: DreamHandler(db, embedder, llm, settings),
     }
 
 
@@ -123,4 +134,11 @@ def build_worker(
     handlers = build_handlers(
         services.db, services.embedder, services.tokens, services.llm, settings
     )
-    return Worker(services.db, handlers, config)
+    periodic = []
+    if scheduling.idle_at(settings, utc_now()) is not None:
+
+        async def idle_dreams() -> int:
+            return await scheduling.idle_scan(services.db, settings, config.workspace)
+
+        periodic.append(Periodic("idle dream scan", scheduling.IDLE_SCAN_SECONDS, idle_dreams))
+    return Worker(services.db, handlers, config, periodic=periodic)

@@ -1,8 +1,10 @@
-// For each candidate, an existing explicit belief of its representation that it repeats: the
-// same normalized text (through the (scope_key, content_key) index), else the most similar
-// one at or above $threshold (vector.similarity.cosine's scale). A representation of at most
-// $exact_scan_limit beliefs is compared with each of them; a larger one through the
-// observation_vectors index (its $neighbours nearest), so the write path does not grow with it.
+// For each candidate, the existing explicit beliefs of its representation it resembles, most
+// similar first: one with the same normalized text (through the (scope_key, content_key)
+// index, similarity 2.0), then up to $neighbours at or above $floor (vector.similarity.cosine's
+// scale). A representation of at most $exact_scan_limit beliefs is compared with each of them;
+// a larger one through the observation_vectors index (its $neighbours nearest), so the write
+// path does not grow with it. The caller takes the first at or above its duplicate threshold
+// as the belief the candidate repeats; the rest are what a dream compares it with.
 UNWIND $candidates AS c
 OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
                -[r:OBSERVES]->(:Peer {workspace: $workspace, name: c.observed})
@@ -23,10 +25,10 @@ CALL (c, total) {
     WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
       AND o.deleted_at IS NULL AND o.superseded_at IS NULL
     WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
-    WHERE similarity >= $threshold
+    WHERE similarity >= $floor
     RETURN o.id AS id, similarity
     ORDER BY similarity DESC
-    LIMIT 1
+    LIMIT $neighbours
   }
   RETURN id, similarity
   UNION ALL
@@ -37,11 +39,9 @@ CALL (c, total) {
                    AND o.level = 'explicit'
                  LIMIT $neighbours) SCORE AS similarity
   WITH o, similarity
-  WHERE similarity >= $threshold AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  WHERE similarity >= $floor AND o.deleted_at IS NULL AND o.superseded_at IS NULL
   RETURN o.id AS id, similarity
-  ORDER BY similarity DESC
-  LIMIT 1
 }
 WITH c, id, similarity
 ORDER BY similarity DESC
-RETURN c.index AS index, collect(id)[0] AS id
+RETURN c.index AS index, collect({id: id, similarity: similarity}) AS found

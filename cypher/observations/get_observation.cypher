@@ -4,6 +4,10 @@ WITH o, collect(premise {.*, embedding: null}) AS premises
 OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
 WITH o, premises, collect({message: m {.*, embedding: null}, span: d.span}) AS sources
 OPTIONAL MATCH (dependent:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o)
+WITH o, premises, sources, collect(dependent {.*, embedding: null}) AS dependents
 RETURN o {.*, embedding: null} AS observation, premises,
-       [s IN sources WHERE s.message IS NOT NULL] AS sources,
-       collect(dependent {.*, embedding: null}) AS dependents
+       [s IN sources WHERE s.message IS NOT NULL] AS sources, dependents,
+       [(o)-[:SUPERSEDES]->(old:Observation) WHERE old.workspace = $workspace
+          | old {.*, embedding: null}] AS replaces,
+       [(new:Observation)-[:SUPERSEDES]->(o) WHERE new.workspace = $workspace
+          | new {.*, embedding: null}] AS replaced_by

@@ -1,14 +1,24 @@
-// Observations of one (observer, observed) scope by id, with their premise ids and source
-// spans. Ids outside the scope (another observer's view, another session) return nothing, so
-// a tool given such an id cannot tell it from one that does not exist.
+// Observations of one (observer, observed) scope by id, with their premise ids, source spans
+// and knowledge updates (what each replaced, what replaced it). Ids outside the scope (another
+// observer's view, another session) return nothing, so a tool given such an id cannot tell it
+// from one that does not exist. With $as_of, as they stood then: beliefs written later are
+// absent, and only the knowledge updates made by then are shown.
 MATCH (o:Observation)
 WHERE o.id IN $ids AND o.workspace = $workspace
   AND o.observer = $observer AND o.observed = $observed
   AND o.deleted_at IS NULL
   AND ($session IS NULL OR o.session = $session)
+  AND ($as_of IS NULL OR o.created_at <= $as_of)
 RETURN o {.*, embedding: null} AS observation,
        [(o)-[:DERIVED_FROM]->(p:Observation)
           WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premise_ids,
        [(o)-[d:DERIVED_FROM]->(m:Message)
           WHERE m.workspace = $workspace AND m.deleted_at IS NULL
-          | {message: m {.*, embedding: null}, span: d.span}] AS sources
+          | {message: m {.*, embedding: null}, span: d.span}] AS sources,
+       [(o)-[s:SUPERSEDES]->(old:Observation)
+          WHERE old.workspace = $workspace AND old.deleted_at IS NULL
+            AND ($as_of IS NULL OR s.at <= $as_of)
+          | old {.id, .content, .superseded_at}] AS replaces,
+       [(new:Observation)-[s:SUPERSEDES]->(o)
+          WHERE new.workspace = $workspace AND new.deleted_at IS NULL
+            AND ($as_of IS NULL OR s.at <= $as_of) | new.id] AS replaced_by

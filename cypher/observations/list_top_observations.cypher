@@ -1,7 +1,7 @@
 // The most-derived and the most recent current beliefs of one or several representations
 // (the context slice). Each is read in index order (observation_key_derived, _recent): the
 // ORDER BY names the whole index key and the WHERE tests each part, so the read stops after
-// the beliefs it keeps rather than sorting the representation.
+// the beliefs it keeps rather than sorting the representation. $as_of: as they stood then.
 CALL () {
   UNWIND $keys AS key
   CALL (key) {
@@ -9,7 +9,9 @@ CALL () {
     USING INDEX o:Observation(scope_key, times_derived, created_at)
     WHERE o.scope_key = key AND o.times_derived IS NOT NULL AND o.created_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
-      AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
+      AND NOT coalesce(o.stale, false)
+      AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
+      AND ($as_of IS NULL OR o.created_at <= $as_of)
     RETURN o
     ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
     LIMIT $most_derived
@@ -24,7 +26,9 @@ CALL () {
     USING INDEX o:Observation(scope_key, valid_at)
     WHERE o.scope_key = key AND o.valid_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
-      AND NOT coalesce(o.stale, false) AND o.superseded_at IS NULL
+      AND NOT coalesce(o.stale, false)
+      AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
+      AND ($as_of IS NULL OR o.created_at <= $as_of)
     RETURN o
     ORDER BY o.scope_key DESC, o.valid_at DESC
     LIMIT $most_recent

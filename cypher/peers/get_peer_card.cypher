@@ -1,2 +1,5 @@
-MATCH (:Peer {workspace: $workspace, name: $observer})-[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
-RETURN r.card AS card, r.card_updated_at AS updated_at
+// Each line's support is the space-separated ids of the observations it rests on ('' for a
+// line the app wrote).
+MATCH (:Peer {workspace: $workspace, name: $observer})
+      -[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
+RETURN r.card AS card, r.card_support AS card_support, r.card_updated_at AS updated_at

@@ -10,7 +10,8 @@ WITH size(hits) AS raw,
         WHERE h.o.workspace = $workspace AND h.o.scope_key IN $keys AND h.o.level IN $levels
           AND h.o.deleted_at IS NULL
           AND ($include_stale OR NOT coalesce(h.o.stale, false))
-          AND ($include_superseded OR h.o.superseded_at IS NULL)
+          AND ($include_superseded OR h.o.superseded_at IS NULL OR h.o.superseded_at > $as_of)
+          AND ($as_of IS NULL OR h.o.created_at <= $as_of)
           AND ($session_ids IS NULL OR h.o.session IN $session_ids)
           AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
                OR NOT h.o.session IN $exclude_session_ids)

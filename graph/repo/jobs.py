@@ -37,12 +37,13 @@ class NewJob:
     peer: str | None = None
     tokens: int = 0
     max_attempts: int = 5
+    id: str | None = None  # chosen by the caller when something already names the job
 
     def props(self, stamp: datetime) -> dict[str, Any]:
         return node_props(
             models.Job,
             {
-                "uid": str(uuid.uuid4()),
+                "uid": self.id or str(uuid.uuid4()),
                 "workspace": self.workspace,
                 "kind": self.kind,
                 "work_unit": self.work_unit,

@@ -49,6 +49,7 @@ class ObservationQuery:
     include_stale: bool = False
     include_superseded: bool = False
     also_observed: tuple[str, ...] = ()
+    as_of: datetime | None = None  # the beliefs as they stood then
 
     @property
     def observed_peers(self) -> list[str]:
@@ -69,6 +70,7 @@ class ObservationQuery:
             "until": aware(self.until),
             "include_stale": self.include_stale,
             "include_superseded": self.include_superseded,
+            "as_of": aware(self.as_of),
         }
 
 
@@ -193,6 +195,7 @@ async def top(
         "list_top_observations",
         workspace=workspace,
         keys=query.keys(workspace),
+        as_of=aware(query.as_of),
         most_derived=most_derived,
         most_recent=most_recent,
     )

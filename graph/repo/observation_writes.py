@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
+
+import numpy as np
 
 from graph import models
 from graph.db import Tx
@@ -38,10 +42,19 @@ def neo4j_similarity(cosine: float) -> float:
     return (1.0 + cosine) / 2.0
 
 
-async def _duplicates(
-    tx: Tx, workspace: str, facts: list[ExplicitFact], threshold: float
-) -> dict[int, str]:
-    """fact position -> the existing belief it repeats (see find_scope_duplicates.cypher).
+@dataclass(frozen=True)
+class Resemblance:
+    """What the probe of one fact found: the belief it repeats, if any, and the beliefs it
+    resembles at or above the near threshold (id, cosine), most similar first."""
+
+    duplicate_of: str | None
+    near: list[tuple[str, float]]
+
+
+async def _probe(
+    tx: Tx, workspace: str, facts: list[ExplicitFact], threshold: float, near: float | None
+) -> list[Resemblance]:
+    """One probe per fact (see find_scope_duplicates.cypher).
 
     It runs inside the write transaction. A small representation is compared belief by
     belief, so a concurrent derivation's commit is always seen; in a large one the vector index
@@ -57,21 +70,65 @@ async def _duplicates(
         }
         for i, f in enumerate(facts)
     ]
-    found = await tx.rows(
+    floor = threshold if near is None else min(threshold, near)
+    rows = await tx.rows(
         "find_scope_duplicates",
         workspace=workspace,
-        threshold=neo4j_similarity(threshold),
+        floor=neo4j_similarity(floor),
         exact_scan_limit=OBSERVATIONS.exact_scan_limit,
         neighbours=DUPLICATE_NEIGHBOURS,
         candidates=candidates,
     )
-    return {int(r["index"]): str(r["id"]) for r in found if r["id"] is not None}
+    found = {int(r["index"]): r["found"] for r in rows}
+    out = []
+    for i in range(len(facts)):
+        hits = [(str(h["id"]), float(h["similarity"])) for h in found.get(i, [])]
+        duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
+        close = (
+            []
+            if near is None
+            else [(id_, min(1.0, 2.0 * s - 1.0)) for id_, s in hits if s >= neo4j_similarity(near)]
+        )
+        best: dict[str, float] = {}
+        for id_, cosine in close:
+            best[id_] = max(cosine, best.get(id_, -1.0))
+        out.append(Resemblance(duplicate, list(best.items())))
+    return out
+
+
+def _similar_pairs(
+    facts: Sequence[ExplicitFact], positions: Sequence[int], near: float
+) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) for facts i < j of one write and one scope at least `near` similar: the
+    index cannot see them yet, as they are written together."""
+    by_scope: dict[tuple[str, str], list[int]] = {}
+    for i in positions:
+        by_scope.setdefault((facts[i].observer, facts[i].observed), []).append(i)
+    pairs = []
+    for group in by_scope.values():
+        if len(group) < 2:
+            continue
+        m = np.asarray([facts[i].embedding for i in group], dtype=np.float32)
+        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+        sims = np.triu(m @ m.T, k=1)
+        for a, b in zip(*np.nonzero(sims >= near), strict=True):
+            pairs.append((group[int(a)], group[int(b)], float(sims[a, b])))
+    return pairs
+
+
+def _near_props(close: list[tuple[str, float]] | None) -> dict[str, Any]:
+    if close is None:
+        return {}
+    ranked = sorted(close, key=lambda pair: -pair[1])[:DUPLICATE_NEIGHBOURS]
+    return {"near_ids": [i for i, _ in ranked], "near_similarities": [s for _, s in ranked]}
 
 
 @dataclass(frozen=True)
 class WriteOutcome:
     created: list[str]
     reinforced: int
+    # New beliefs per (observer, observed): what the dream scheduler counts.
+    by_scope: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 async def write_explicit(
@@ -80,12 +137,22 @@ async def write_explicit(
     facts: list[ExplicitFact],
     *,
     threshold: float,
+    near: float | None = None,
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
-    (`threshold` is a cosine: facts at least this similar to a belief repeat it)."""
+    (`threshold` is a cosine: facts at least this similar to a belief repeat it). With `near`,
+    each new fact records the beliefs at least that similar, earlier facts of this write
+    included, for the zero-key dreamer (Observation.near_ids)."""
     if not facts:
         return WriteOutcome([], 0)
-    duplicate_of = await _duplicates(tx, workspace, facts, threshold)
+    probed = await _probe(tx, workspace, facts, threshold, near)
+    duplicate_of = {i: r.duplicate_of for i, r in enumerate(probed) if r.duplicate_of}
+    ids = [str(uuid.uuid4()) for _ in facts]
+    close = [list(r.near) for r in probed]
+    if near is not None:
+        fresh_at = [i for i in range(len(facts)) if i not in duplicate_of]
+        for i, j, similarity in _similar_pairs(facts, fresh_at, near):
+            close[j].append((ids[i], similarity))
     stamp = now()
     fresh = [
         {
@@ -94,7 +161,7 @@ async def write_explicit(
             "props": node_props(
                 models.Observation,
                 {
-                    "uid": str(uuid.uuid4()),
+                    "uid": ids[i],
                     "workspace": workspace,
                     "observer": f.observer,
                     "observed": f.observed,
@@ -109,6 +176,9 @@ async def write_explicit(
                     "times_derived": 1,
                     "stale": False,
                     "facets": [],
+                    "origin": "deriver",
+                    "dream_pending": True,
+                    **_near_props(close[i] if near is not None else None),
                 },
             ),
         }
@@ -121,6 +191,13 @@ async def write_explicit(
         else []
     )
     created = [str(r["id"]) for r in rows]
+    scope_of = {}
+    for item in fresh:
+        props: dict[str, Any] = item["props"]  # type: ignore[assignment]
+        scope_of[props["id"]] = (props["observer"], props["observed"])
+    by_scope: dict[tuple[str, str], int] = {}
+    for created_id in created:
+        by_scope[scope_of[created_id]] = by_scope.get(scope_of[created_id], 0) + 1
     repeats = [
         {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
         for i, f in enumerate(facts)
@@ -128,4 +205,4 @@ async def write_explicit(
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
-    return WriteOutcome(created, len(repeats))
+    return WriteOutcome(created, len(repeats), by_scope)

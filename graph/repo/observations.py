@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from graph.db import Database
 from graph.errors import NotFound
@@ -13,9 +14,12 @@ from graph.records import (
     ObservationDetail,
     ObservationRecord,
     Page,
+    Replaced,
     SourcedObservation,
     SourceSpan,
+    to_datetime,
 )
+from graph.validation import aware
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class ObservationFilter:
     levels: list[str] | None = None
     include_stale: bool = False
     include_superseded: bool = False
+    as_of: datetime | None = None  # the beliefs as they stood then
 
 
 async def list_page(
@@ -39,6 +44,7 @@ async def list_page(
         levels=filters.levels,
         include_stale=filters.include_stale,
         include_superseded=filters.include_superseded,
+        as_of=aware(filters.as_of),
         after_time=after_time,
         after_id=after_id,
         limit=limit + 1,
@@ -58,17 +64,27 @@ async def get_detail(db: Database, workspace: str, observation_id: str) -> Obser
             for s in row["sources"]
         ],
         dependents=[ObservationRecord.from_row(d) for d in row["dependents"]],
+        replaces=[ObservationRecord.from_row(r) for r in row["replaces"]],
+        replaced_by=[ObservationRecord.from_row(r) for r in row["replaced_by"]],
     )
 
 
 async def in_view(
-    db: Database, view: Representation, session: str | None, ids: list[str]
+    db: Database,
+    view: Representation,
+    session: str | None,
+    ids: list[str],
+    *,
+    as_of: datetime | None = None,
 ) -> list[SourcedObservation]:
     """The observations among `ids` that belong to `view` (and `session`, if given), with their
-    premises and sources; an id from anywhere else is simply absent."""
+    premises and sources; an id from anywhere else is simply absent. With `as_of`, as they
+    stood at that time."""
     if not ids:
         return []
-    rows = await db.read("get_observations_in_view", **view.params(), session=session, ids=ids)
+    rows = await db.read(
+        "get_observations_in_view", **view.params(), session=session, ids=ids, as_of=as_of
+    )
     found = []
     for row in rows:
         sources = [
@@ -78,7 +94,14 @@ async def in_view(
         sources.sort(key=lambda src: (src.message.created_at, src.message.seq))
         found.append(
             SourcedObservation(
-                ObservationRecord.from_row(row["observation"]), sorted(row["premise_ids"]), sources
+                ObservationRecord.from_row(row["observation"]),
+                sorted(row["premise_ids"]),
+                sources,
+                [
+                    Replaced(r["id"], r["content"], to_datetime(r.get("superseded_at")))
+                    for r in row["replaces"]
+                ],
+                sorted(row["replaced_by"]),
             )
         )
     return found

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from graph.db import Database
 from graph.errors import InvalidInput, NotFound
@@ -15,11 +16,33 @@ MAX_ENTRY_CHARS = 300
 
 
 @dataclass(frozen=True)
+class CardLine:
+    text: str
+    support: tuple[str, ...] = ()  # observation ids; () for a line the app wrote itself
+
+    @property
+    def joined(self) -> str:
+        return " ".join(self.support)
+
+
+@dataclass(frozen=True)
 class PeerCard:
     observer: str
     observed: str
     entries: list[str]
     updated_at: datetime | None
+    support: list[tuple[str, ...]] = field(default_factory=list)  # per entry
+
+    @classmethod
+    def from_row(cls, observer: str, observed: str, row: dict[str, Any] | None) -> PeerCard:
+        if row is None or row["card"] is None:
+            return cls(observer, observed, [], None)
+        entries = list(row["card"])
+        stored = list(row.get("card_support") or [])
+        support = [
+            tuple(str(stored[i]).split()) if i < len(stored) else () for i in range(len(entries))
+        ]
+        return cls(observer, observed, entries, to_datetime(row["updated_at"]), support)
 
 
 def check_entries(entries: list[str]) -> list[str]:
@@ -38,9 +61,7 @@ async def get(db: Database, workspace: str, observer: str, observed: str) -> Pee
     row = await db.read_one(
         "get_peer_card", workspace=workspace, observer=observer, observed=observed
     )
-    if row is None or row["card"] is None:
-        return PeerCard(observer, observed, [], None)
-    return PeerCard(observer, observed, list(row["card"]), to_datetime(row["updated_at"]))
+    return PeerCard.from_row(observer, observed, row)
 
 
 async def set_card(
@@ -56,4 +77,4 @@ async def set_card(
     )
     if row is None:
         raise NotFound(f"peers {observer!r} and {observed!r} must both exist in {workspace!r}")
-    return PeerCard(observer, observed, list(row["card"]), to_datetime(row["updated_at"]))
+    return PeerCard.from_row(observer, observed, row)

@@ -9,6 +9,7 @@ packs them with packing.py. Tokens are counted with the embedding model's WordPi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from graph.db import Database
 from graph.errors import InvalidInput
@@ -37,6 +38,7 @@ class ContextRequest:
     most_derived: int = 5
     most_recent: int = 5
     include_summary: bool = True
+    as_of: datetime | None = None  # beliefs as they stood then (messages and card: current)
 
     def check(self) -> None:
         if not 1 <= self.tokens <= MAX_BUDGET:
@@ -95,7 +97,7 @@ async def get_context(
         await peers.get(db, ws, observed)
         await peers.get(db, ws, observer)
         relevant = []
-        query = ObservationQuery(observer, observed)
+        query = ObservationQuery(observer, observed, as_of=request.as_of)
         if request.search_query and request.search_limit:
             hits = await search_observations(
                 db, embedder, ws, request.search_query, query, request.search_limit

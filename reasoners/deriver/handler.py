@@ -25,6 +25,7 @@ from reasoners.deriver.dedup import exact_key, find_duplicate
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
+from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
 from reasoners.queue.worker import Prepared
@@ -150,10 +151,16 @@ class DeriverHandler:
 
         async def write(tx: Tx) -> None:
             outcome = await write_explicit(
-                tx, workspace, planned, threshold=self.settings.dedup_threshold
+                tx,
+                workspace,
+                planned,
+                threshold=self.settings.dedup_threshold,
+                # The duplicate probe finds each fact's neighbours anyway; kept for dreams.
+                near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,
             )
             self.stats.written += len(outcome.created)
             self.stats.repeats += outcome.reinforced
+            await scheduling.after_derivation(tx, self.settings, workspace, outcome.by_scope)
 
         return Prepared(
             results=share_usage(unit, usage),

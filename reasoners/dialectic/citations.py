@@ -38,14 +38,25 @@ class Citations:
 
 
 def resolve_citations(refs: list[tuple[str, str]], evidence: Evidence) -> Citations:
-    """The cited nodes a tool showed in this conversation; any other marker is dropped."""
-    observations = [
-        evidence.observations[i] for k, i in refs if k == "obs" and i in evidence.observations
-    ]
+    """The cited nodes a tool showed in this conversation; any other marker is dropped.
+
+    A cited derived belief brings its premises (as far as they were shown), and every cited
+    observation its source messages, so a citation always reaches the message spans."""
+    observation_ids: dict[str, None] = {}
+    message_ids: dict[str, None] = {}
+    for kind, identifier in refs:
+        if kind == "obs":
+            for grounded in evidence.grounds(identifier):
+                observation_ids.setdefault(grounded, None)
+                for message_id in evidence.sources.get(grounded, []):
+                    message_ids.setdefault(message_id, None)
+        elif identifier in evidence.messages:
+            message_ids.setdefault(identifier, None)
+    observations = [evidence.observations[i] for i in observation_ids]
     messages = [
         MessageCitation(i, evidence.messages[i].span, evidence.messages[i].message)
-        for k, i in refs
-        if k == "msg" and i in evidence.messages
+        for i in message_ids
+        if i in evidence.messages
     ]
     return Citations(observations, messages)
 

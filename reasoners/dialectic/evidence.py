@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from graph.keys import Representation
-from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from graph.records import MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
 from reasoners.text.spans import locate
@@ -30,6 +30,7 @@ class View:
     observer: str
     observed: str
     session: str | None = None
+    as_of: datetime | None = None  # answer from the beliefs as they stood then
 
     @property
     def representation(self) -> Representation:
@@ -41,6 +42,7 @@ class View:
             observed=self.observed,
             levels=levels,
             session_ids=[self.session] if self.session is not None else None,
+            as_of=self.as_of,
         )
 
 
@@ -68,6 +70,10 @@ class Evidence:
 
     observations: dict[str, ObservationRecord] = field(default_factory=dict)
     messages: dict[str, EvidenceMessage] = field(default_factory=dict)
+    # What each shown observation rests on: its premises' ids and its source messages' ids,
+    # so citing a derived belief cites its premises down to the message spans.
+    premises: dict[str, list[str]] = field(default_factory=dict)
+    sources: dict[str, list[str]] = field(default_factory=dict)
 
     def add_observation(self, observation: ObservationRecord) -> None:
         self.observations.setdefault(observation.id, observation)
@@ -83,8 +89,24 @@ class Evidence:
 
     def add_item(self, item: ObservationItem) -> None:
         self.add_observation(item.observation)
+        self.premises.setdefault(item.observation.id, list(item.premise_ids))
+        self.sources.setdefault(item.observation.id, [s.message.id for s in item.sources])
         for source in item.sources:
             self.add_message(source.message, source.span, SPAN_SOURCE)
+        for premise in item.premises:
+            self.add_item(premise)
+
+    def grounds(self, observation_id: str, limit: int = MAX_PROVENANCE_NODES) -> list[str]:
+        """The observation and its premises down to explicit facts, as far as shown here."""
+        order: list[str] = []
+        frontier = [observation_id]
+        while frontier and len(order) < limit:
+            current = frontier.pop(0)
+            if current in order or current not in self.observations:
+                continue
+            order.append(current)
+            frontier.extend(self.premises.get(current, []))
+        return order
 
 
 def lead(text: str) -> str:
@@ -126,12 +148,16 @@ def quote(text: str) -> str:
 
 @dataclass(frozen=True)
 class ObservationItem:
-    """An observation with its premise ids and verbatim source spans."""
+    """An observation with its premise ids and verbatim source spans; for a derived one, its
+    premises themselves (down to explicit facts); for a knowledge update, what it replaced."""
 
     observation: ObservationRecord
     premise_ids: list[str] = field(default_factory=list)
     sources: list[SourceSpan] = field(default_factory=list)
     score: float | None = None
+    premises: tuple[ObservationItem, ...] = ()
+    replaces: tuple[Replaced, ...] = ()
+    replaced_by: tuple[str, ...] = ()
 
     def render(self, indent: str = "") -> str:
         o = self.observation
@@ -147,7 +173,18 @@ class ObservationItem:
         if o.stale:
             notes.append(f"STALE ({o.stale_reason or 'a premise changed'})")
         lines = [f"{indent}[obs:{o.id}] ({', '.join(notes)}) {shorten(o.content)}"]
-        if self.premise_ids:
+        for old in self.replaces:
+            lines.append(
+                f"{indent}    replaces [obs:{old.id}] (current until {day(old.superseded_at)}): "
+                f"{quote(old.content)}"
+            )
+        if self.replaced_by:
+            newer = ", ".join(f"[obs:{i}]" for i in self.replaced_by)
+            lines.append(f"{indent}    replaced by {newer}")
+        if self.premises:
+            lines.append(f"{indent}    premises:")
+            lines += [p.render(indent + "      ") for p in self.premises]
+        elif self.premise_ids:
             premises = ", ".join(f"[obs:{p}]" for p in self.premise_ids)
             lines.append(f"{indent}    premises: {premises}")
         for s in self.sources:

@@ -21,6 +21,7 @@ turns bad ones (and ids out of view) into an error text for the model, never an 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from pydantic import (
@@ -70,6 +71,8 @@ from reasoners.search.observations import search_observations
 # Longest tool output the model gets; a longer one is cut with a note, so that one broad call
 # cannot crowd the rest of the conversation out of the model's context.
 MAX_TOOL_CHARS = 12_000
+PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
+MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -116,10 +119,16 @@ class Toolbox:
         if not ids:
             return {}
         found = await observation_repo.in_view(
-            self.db, self.view.representation, self.view.session, ids
+            self.db, self.view.representation, self.view.session, ids, as_of=self.view.as_of
         )
         return {
-            f.observation.id: ObservationItem(f.observation, f.premise_ids, f.sources)
+            f.observation.id: ObservationItem(
+                f.observation,
+                f.premise_ids,
+                f.sources,
+                replaces=tuple(f.replaces),
+                replaced_by=tuple(f.replaced_by),
+            )
             for f in found
         }
 
@@ -137,13 +146,26 @@ class Toolbox:
     ) -> list[ObservationItem]:
         found = await self.items([o.id for o, _ in ranked])
         result = [
-            ObservationItem(o, found[o.id].premise_ids, found[o.id].sources, score)
+            await self.grounded(replace(found[o.id], observation=o, score=score))
             for o, score in ranked
             if o.id in found
         ]
         for item in result:
             self.evidence.add_item(item)
         return result
+
+    async def grounded(self, item: ObservationItem, depth: int = PREMISE_DEPTH) -> ObservationItem:
+        """A derived belief with its premises attached, down to explicit facts (bounded), so
+        the model sees what it rests on and a citation of it reaches the message spans."""
+        if not item.premise_ids or depth == 0:
+            return item
+        found = await self.items(item.premise_ids[:MAX_PREMISES_SHOWN])
+        premises = [
+            await self.grounded(found[p], depth - 1)
+            for p in item.premise_ids[:MAX_PREMISES_SHOWN]
+            if p in found
+        ]
+        return replace(item, premises=tuple(premises))
 
     async def prefetch(self, embedding: list[float], limit: int) -> list[ObservationItem]:
         """The view's observations nearest to a question's embedding (vector similarity)."""

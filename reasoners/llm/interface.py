@@ -38,6 +38,8 @@ class DialecticLevel(StrEnum):
 ROLES: tuple[str, ...] = (
     "deriver",
     "summarizer",
+    "dreamer-deduction",
+    "dreamer-induction",
     *(f"dialectic-{level}" for level in DialecticLevel),
 )
 

@@ -49,6 +49,15 @@ class WorkerConfig:
     workspace: str | None = None  # only this workspace's jobs (None: all)
 
 
+@dataclass(frozen=True)
+class Periodic:
+    """Work a worker runs every `every` seconds beside its slots (a scheduler's scan)."""
+
+    name: str
+    every: float
+    run: Callable[[], Awaitable[object]]
+
+
 def default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
@@ -61,6 +70,7 @@ class Worker:
     owner: str = field(default_factory=default_owner)
     processed_units: int = 0
     failed_units: int = 0
+    periodic: list[Periodic] = field(default_factory=list)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Run `concurrency` slots until `stop` is set, then finish or hand back their work."""
@@ -68,6 +78,7 @@ class Worker:
             asyncio.create_task(self._slot(stop, f"{self.owner}#{i}"))
             for i in range(self.config.concurrency)
         ]
+        slots += [asyncio.create_task(self._every(stop, task)) for task in self.periodic]
         try:
             await asyncio.gather(*slots)
         finally:
@@ -127,6 +138,17 @@ class Worker:
                         await task
                     await jobs.release(self.db, unit)
                     log.info("released %s at shutdown", unit.key)
+
+    async def _every(self, stop: asyncio.Event, task: Periodic) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), task.every)
+            if stop.is_set():
+                return
+            try:
+                await task.run()
+            except Exception:
+                log.exception("%s failed; it runs again in %.0f s", task.name, task.every)
 
     async def _process(self, unit: ClaimedUnit) -> None:
         heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task()))

@@ -8,6 +8,8 @@ and admin keys from any.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
@@ -90,9 +92,22 @@ class ChatEvent:
     done: bool = False
 
 
-def _view(info: Info, workspace: str, peer: str, target: str | None, session: str | None) -> View:
+AS_OF = (
+    "Answer from the beliefs as they stood at this time (written by then and not yet "
+    "superseded); messages and the peer card stay current."
+)
+
+
+def _view(
+    info: Info,
+    workspace: str,
+    peer: str,
+    target: str | None,
+    session: str | None,
+    as_of: datetime | None,
+) -> View:
     info.context.principal.require_peer(workspace, peer)
-    return View(workspace, peer, target if target is not None else peer, session)
+    return View(workspace, peer, target if target is not None else peer, session, as_of)
 
 
 @strawberry.type
@@ -110,8 +125,9 @@ class DialecticQuery:
         target: str | None = None,
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> ChatAnswer:
-        view = _view(info, workspace, peer, target, session)
+        view = _view(info, workspace, peer, target, session, as_of)
         services = info.context.services
         answer = await dialectic.chat(
             services.db,
@@ -140,8 +156,9 @@ class DialecticSubscription:
         target: str | None = None,
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+        as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
     ) -> AsyncGenerator[ChatEvent, None]:
-        view = _view(info, workspace, peer, target, session)
+        view = _view(info, workspace, peer, target, session, as_of)
         services = info.context.services
         events = dialectic.chat_stream(
             services.db,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from importlib import metadata as package_metadata
+from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
@@ -193,6 +195,13 @@ class Query:
         include_superseded: bool = False,
         first: int | None = None,
         after: str | None = None,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="The beliefs as they stood at this time: written by then and not yet "
+                "superseded (superseded ones come back for times before their update).",
+            ),
+        ] = None,
     ) -> Connection[Observation]:
         principal = info.context.principal
         principal.in_workspace(workspace)
@@ -207,6 +216,7 @@ class Query:
                 levels=[level.value for level in levels] if levels else None,
                 include_stale=include_stale,
                 include_superseded=include_superseded,
+                as_of=as_of,
             ),
             after=after,
             limit=page_size(info.context, first),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
@@ -31,6 +32,20 @@ class PeerCard:
     observed: str
     entries: list[str]
     updated_at: datetime | None
+    support: list[list[strawberry.ID]] = strawberry.field(
+        description="Per entry, the observations it rests on (empty for a line the app wrote "
+        "with setPeerCard; a dream never writes a line without them)."
+    )
+
+    @classmethod
+    def of(cls, card: peer_cards.PeerCard) -> PeerCard:
+        return cls(
+            observer=card.observer,
+            observed=card.observed,
+            entries=card.entries,
+            updated_at=card.updated_at,
+            support=[[strawberry.ID(i) for i in ids] for ids in card.support],
+        )
 
 
 @strawberry.type
@@ -62,6 +77,11 @@ class ObservationFilterInput:
     until: datetime | None = None
     include_stale: bool = False
     include_superseded: bool = False
+    as_of: datetime | None = strawberry.field(
+        default=None,
+        description="The beliefs as they stood at this time: written by then and not yet "
+        "superseded.",
+    )
 
 
 def _require_view(info: Info, workspace: str, observer: str, observed: str) -> None:
@@ -106,6 +126,7 @@ class RepresentationQuery:
                 until=f.until,
                 include_stale=f.include_stale,
                 include_superseded=f.include_superseded,
+                as_of=f.as_of,
             ),
             page_size(info.context, limit),
         )
@@ -126,12 +147,7 @@ class RepresentationQuery:
         target = observed or observer
         _require_view(info, workspace, observer, target)
         card = await peer_cards.get(info.context.services.db, workspace, observer, target)
-        return PeerCard(
-            observer=card.observer,
-            observed=card.observed,
-            entries=card.entries,
-            updated_at=card.updated_at,
-        )
+        return PeerCard.of(card)
 
     @strawberry.field(
         description="getContext: a token-budgeted context blob for your agent's prompt: "
@@ -149,6 +165,13 @@ class RepresentationQuery:
         search_query: str | None = None,
         search_limit: int = 10,
         include_summary: bool = True,
+        as_of: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="Pack the beliefs as they stood at this time (the peer card, summary "
+                "and messages stay current).",
+            ),
+        ] = None,
     ) -> ContextBlob:
         principal = info.context.principal
         if peer_target is not None:
@@ -169,6 +192,7 @@ class RepresentationQuery:
                 search_query=search_query,
                 search_limit=search_limit,
                 include_summary=include_summary,
+                as_of=as_of,
             ),
         )
         packed = result.packed
@@ -213,9 +237,4 @@ class RepresentationMutation:
         db = info.context.services.db
         await peers.require_all(db, workspace, sorted({observer, target}))
         card = await peer_cards.set_card(db, workspace, observer, target, entries)
-        return PeerCard(
-            observer=card.observer,
-            observed=card.observed,
-            entries=card.entries,
-            updated_at=card.updated_at,
-        )
+        return PeerCard.of(card)

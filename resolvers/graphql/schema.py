@@ -8,6 +8,7 @@ from strawberry.extensions import AddValidationRules
 
 from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
+from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.mutations import Mutation as CoreMutation
@@ -18,17 +19,17 @@ from resolvers.graphql.representation import RepresentationMutation, Representat
 
 
 @strawberry.type
-class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery):
+class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery):
     pass
 
 
 @strawberry.type
-class Mutation(CoreMutation, QueueMutation, RepresentationMutation):
+class Mutation(CoreMutation, QueueMutation, RepresentationMutation, DreamMutation):
     pass
 
 
 @strawberry.type
-class Subscription(QueueSubscription, DialecticSubscription):
+class Subscription(QueueSubscription, DialecticSubscription, DreamSubscription):
     pass
 
 

@@ -208,6 +208,9 @@ class Observation:
     stale_reason: str | None
     facets: list[str]
     superseded_at: datetime | None
+    origin: str | None = strawberry.field(
+        description='What wrote it: "deriver", "dreamer:rules" (no LLM) or "dreamer:llm".'
+    )
 
     @classmethod
     def of(cls, r: records.ObservationRecord) -> Observation:
@@ -228,6 +231,7 @@ class Observation:
             stale_reason=r.stale_reason,
             facets=r.facets,
             superseded_at=r.superseded_at,
+            origin=r.origin,
         )
 
 
@@ -243,6 +247,12 @@ class ObservationDetail:
     premises: list[Observation]
     sources: list[SourceSpan]
     dependents: list[Observation]
+    replaces: list[Observation] = strawberry.field(
+        description="The beliefs this one superseded (a knowledge update keeps them)."
+    )
+    replaced_by: list[Observation] = strawberry.field(
+        description="The belief that superseded this one, if any."
+    )
 
     @classmethod
     def of(cls, d: records.ObservationDetail) -> ObservationDetail:
@@ -251,6 +261,8 @@ class ObservationDetail:
             premises=[Observation.of(p) for p in d.premises],
             sources=[SourceSpan(message=Message.of(s.message), span=s.span) for s in d.sources],
             dependents=[Observation.of(p) for p in d.dependents],
+            replaces=[Observation.of(p) for p in d.replaces],
+            replaced_by=[Observation.of(p) for p in d.replaced_by],
         )
 
 

@@ -34,7 +34,7 @@ import shlex
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,7 @@ from tests.bench.qa import (
     question_text,
 )
 from tests.bench.retrieval import (
+    DREAMED,
     RANKER_LABELS,
     RANKERS,
     Baselines,
@@ -144,6 +145,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         type=Path,
         help="resumable per-question log (default ~/.cache/beliefgraph/bench/"
         "memory-<dataset>-<file>.jsonl)",
+    )
+    parser.add_argument(
+        "--dream",
+        action="store_true",
+        help="after the queue drains, dream each representation the app keeps (zero-key "
+        "without an LLM) and rank the observations again (ranker 'dreamed')",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore the log: start over")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces afterwards")
@@ -251,6 +258,7 @@ class Totals:
     drain_s: float = 0.0
     retrieval_s: float = 0.0
     qa_s: float = 0.0
+    dream_s: float = 0.0
     embed_wait_s: float = 0.0
     loads: list[float] = field(default_factory=list)
 
@@ -361,15 +369,81 @@ class Bench:
         matrix = await asyncio.to_thread(self.memo.matrix, corpus.texts)
         baselines = Baselines(corpus, matrix)
         session_of = conversation.session_of()
+        records = []
         for question in questions:
             progress.show(f"{question.id}: evaluating")
             record = await self.question(question, conversation, ingested, baselines, session_of)
             record["conversation_stats"] = stats
+            records.append(record)
+        if args.dream:
+            progress.show(f"{conversation.id}: dreaming")
+            stats["dream"] = await self.dream(ingested, conversation)
+            for question, record in zip(questions, records, strict=True):
+                await self.rank_dreamed(question, conversation, ingested, session_of, record)
+        for question, record in zip(questions, records, strict=True):
             self.store.add(record)
             progress.advance(question.id)
         if not args.keep:
             await delete_workspace(self.api, ingested.workspace)
         self.totals.loads.append(os.getloadavg()[0])
+
+    def scopes(self, conversation: Conversation, ingested: Ingested) -> list[tuple[str, str]]:
+        peer = ingested.peer_of
+        return [(peer[o], peer[d]) for o, d in app_views(self.args.dataset, conversation)]
+
+    async def dream(self, ingested: Ingested, conversation: Conversation) -> dict[str, Any]:
+        """One dream of each representation the app keeps, then the queue drained."""
+        start = time.perf_counter()
+        for observer, observed in self.scopes(conversation, ingested):
+            await self.api.call(
+                SCHEDULE_DREAM,
+                {"w": ingested.workspace, "observer": observer, "observed": observed},
+            )
+        await self.drain(ingested.workspace)
+        runs = []
+        for observer, observed in self.scopes(conversation, ingested):
+            data = await self.api.call(
+                DREAM_RUNS, {"w": ingested.workspace, "observer": observer, "observed": observed}
+            )
+            runs += data["dreamRuns"]
+        seconds = time.perf_counter() - start
+        self.totals.dream_s += seconds
+        return {
+            "dream_s": round(seconds, 3),
+            "runs": len(runs),
+            "read": sum(r["observationsRead"] for r in runs),
+            "superseded": sum(r["superseded"] for r in runs),
+            "created": sum(r["created"] for r in runs),
+            "contradictions": sum(r["contradictions"] for r in runs),
+        }
+
+    async def rank_dreamed(
+        self,
+        question: Question,
+        conversation: Conversation,
+        ingested: Ingested,
+        session_of: dict[str, str],
+        record: dict[str, Any],
+    ) -> None:
+        ranking = await rank_observations(
+            self.api,
+            ingested.workspace,
+            question_text(question),
+            self.scopes(conversation, ingested),
+            ingested.message_to_turn,
+            self.args.depth,
+        )
+        record["retrieval"][DREAMED] = score_ranking(
+            ranking.turns,
+            question.evidence_turn_ids,
+            question.evidence_session_ids,
+            session_of,
+            self.args.ks,
+        )
+        record["evidence_ranks"][DREAMED] = evidence_ranks(
+            ranking.turns, question.evidence_turn_ids
+        )
+        record["ranked_lengths"][DREAMED] = len(ranking.turns)
 
     async def question(
         self,
@@ -385,8 +459,7 @@ class Bench:
         to_turn = ingested.message_to_turn
         start = time.perf_counter()
         text = question_text(question)
-        peer = ingested.peer_of
-        scopes = [(peer[o], peer[d]) for o, d in app_views(args.dataset, conversation)]
+        scopes = self.scopes(conversation, ingested)
         rankings: dict[str, list[str]] = {
             "ours": await rank_ours(self.api, ingested.workspace, text, to_turn, depth)
         }
@@ -502,6 +575,7 @@ def store_config(
         "reasoning_level": args.reasoning_level if args.reader == "dialectic" else None,
         "context_tokens": args.context_tokens if args.reader == "context" else None,
         "baseline": baseline.name if baseline is not None else None,
+        "dream": bool(args.dream),
     }
 
 
@@ -541,6 +615,7 @@ def summarize(
     notes: list[str],
 ) -> dict[str, Any]:
     args = bench.args
+    rankers = (*RANKERS, DREAMED) if args.dream else RANKERS
     records = bench.store.ordered([q.id for q in questions])
     stats = {r["conversation_id"]: r["conversation_stats"] for r in records}
     info = machine()
@@ -587,17 +662,43 @@ def summarize(
             "drain_s": bench.totals.drain_s,
             "retrieval_s": bench.totals.retrieval_s,
             "qa_s": bench.totals.qa_s,
+            "dream_s": bench.totals.dream_s,
         },
         "ks": list(args.ks),
         "depth": args.depth,
-        "rankers": list(RANKERS),
+        "rankers": list(rankers),
         "ranker_labels": dict(RANKER_LABELS),
-        "method": METHOD.format(depth=args.depth),
-        "retrieval": reporting.retrieval_summary(records, RANKERS, args.ks),
+        "method": METHOD.format(depth=args.depth) + (DREAM_METHOD if args.dream else ""),
+        "dreams": dream_totals(stats.values()) if args.dream else None,
+        "retrieval": reporting.retrieval_summary(records, rankers, args.ks),
         "qa": qa,
         "qa_notes": notes,
         "per_question": [{k: v for k, v in r.items() if k != "config"} for r in records],
     }
+
+
+def dream_totals(stats: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    keys = ("dream_s", "runs", "read", "superseded", "created", "contradictions")
+    return {k: sum(float(s.get("dream", {}).get(k, 0)) for s in stats) for k in keys}
+
+
+SCHEDULE_DREAM = """
+mutation($w: String!, $observer: String!, $observed: String!) {
+  scheduleDream(workspace: $w, observer: $observer, observed: $observed) { jobId }
+}"""
+DREAM_RUNS = """
+query($w: String!, $observer: String!, $observed: String!) {
+  dreamRuns(workspace: $w, observer: $observer, observed: $observed) {
+    observationsRead superseded created contradictions
+  }
+}"""
+DREAM_METHOD = (
+    " With `--dream`: no dream runs while the queue drains (the dream triggers are off for the "
+    "bench), so **observations** is the ranking before any dream; then `scheduleDream` for each "
+    "representation the app keeps, the queue drained again, and **observations after "
+    "dreaming** ranks the same way (superseded beliefs leave it; a derived belief maps to its "
+    "premises' turns)."
+)
 
 
 def command_line(argv: Sequence[str]) -> str:
@@ -698,7 +799,10 @@ async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str,
     where = neo4j.where
     config = llm_config_from_env(os.environ)
     llm: LLM | None = OpenAICompatibleLLM(config) if config is not None else None
-    services = await open_services(neo4j.settings, password=neo4j.password, llm=llm)
+    # No dream runs by itself while a conversation is derived: with --dream, dreams are
+    # scheduled after the queue drained, so the rankings before and after are both known.
+    settings = dataclasses.replace(neo4j.settings, dream_threshold=0, dream_idle=0)
+    services = await open_services(settings, password=neo4j.password, llm=llm)
     try:
         row = await statements.read_one(services.db, "bench_neo4j_version")
         if row:

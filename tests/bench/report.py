@@ -266,6 +266,15 @@ def render(report: Mapping[str, Any]) -> str:
         f"- Observations built by: **{report['provider']['observations']}** "
         f"({counts['observations']:,} observations after the queue drained; "
         f"{counts['dead_jobs']} dead jobs).",
+        *(
+            [
+                f"- Dreams (`--dream`): {d['runs']:.0f} runs read {d['read']:,.0f} beliefs, "
+                f"superseded {d['superseded']:,.0f} and created {d['created']:,.0f} "
+                f"({d['contradictions']:,.0f} contradictions) in {d['dream_s']:.0f} s."
+            ]
+            if (d := report.get("dreams"))
+            else []
+        ),
         f"- Wall time: {_clock(timings['wall_s'])} for this invocation"
         + (f" ({timings['resumed']} questions resumed from the log)" if timings["resumed"] else "")
         + f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts, in a thread "

@@ -38,9 +38,11 @@ from tests.bench.ingest import Api
 from tests.bench.metrics import DEFAULT_KS, retrieval_metrics, sessions_from_turns
 
 RANKERS: tuple[str, ...] = ("ours", "observations", "bm25", "dense")
+DREAMED = "dreamed"  # the observations again, after a dream of each representation (--dream)
 RANKER_LABELS: dict[str, str] = {
     "ours": "beliefgraph searchMessages",
     "observations": "beliefgraph observations → turns",
+    DREAMED: "beliefgraph observations after dreaming → turns",
     "bm25": "BM25 over turns",
     "dense": "dense cosine over turns",
 }
@@ -200,7 +202,8 @@ def sources_query(count: int) -> str:
     """One request for the source messages of ``count`` observations (aliases o0, o1...)."""
     variables = ", ".join(f"$i{i}: ID!" for i in range(count))
     fields = " ".join(
-        f"o{i}: observation(workspace: $w, id: $i{i}) {{ sources {{ message {{ id }} }} }}"
+        f"o{i}: observation(workspace: $w, id: $i{i}) "
+        "{ sources { message { id } } premises { id } }"
         for i in range(count)
     )
     return f"query($w: String!, {variables}) {{ {fields} }}"
@@ -266,18 +269,37 @@ async def rank_observations(
     return ObservationRanking(turns[:depth], len(ordered), unmapped)
 
 
-async def observation_sources(
+async def _sources_and_premises(
     api: Api, workspace: str, observation_ids: Sequence[str]
-) -> dict[str, list[str]]:
-    """Observation id -> ids of the messages it was derived from (DERIVED_FROM {span})."""
-    out: dict[str, list[str]] = {}
+) -> dict[str, tuple[list[str], list[str]]]:
+    out: dict[str, tuple[list[str], list[str]]] = {}
     for start in range(0, len(observation_ids), SOURCES_PER_REQUEST):
         chunk = list(observation_ids[start : start + SOURCES_PER_REQUEST])
         variables: dict[str, str] = {"w": workspace}
         variables.update({f"i{i}": oid for i, oid in enumerate(chunk)})
         data = await api.call(sources_query(len(chunk)), variables)
         for i, oid in enumerate(chunk):
-            out[oid] = [s["message"]["id"] for s in data[f"o{i}"]["sources"]]
+            node = data[f"o{i}"]
+            out[oid] = (
+                [s["message"]["id"] for s in node["sources"]],
+                [p["id"] for p in node["premises"]],
+            )
+    return out
+
+
+async def observation_sources(
+    api: Api, workspace: str, observation_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """Observation id -> ids of the messages it was derived from (DERIVED_FROM {span}); a
+    derived belief (no messages of its own) maps to its premises' messages, one level down."""
+    found = await _sources_and_premises(api, workspace, observation_ids)
+    premises = sorted({p for sources, ps in found.values() if not sources for p in ps})
+    below = await _sources_and_premises(api, workspace, premises) if premises else {}
+    out: dict[str, list[str]] = {}
+    for oid, (sources, ps) in found.items():
+        if not sources:
+            sources = [m for p in ps for m in below.get(p, ([], []))[0]]
+        out[oid] = list(dict.fromkeys(sources))
     return out
 
 

@@ -28,15 +28,18 @@ from graphql import GraphQLError
 
 from graph import models
 from graph.errors import BeliefgraphError
-from graph.keys import scope_key
+from graph.keys import Representation, scope_key
 from graph.props import node_props
+from graph.repo import dreams
 from graph.validation import now
+from reasoners.dreamer import scheduling
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
+from tests.integration.derive_helpers import worker_for
 
 pytestmark = pytest.mark.integration
 
@@ -57,6 +60,7 @@ class Side:
     messages: dict[tuple[str, str], str] = field(default_factory=dict)  # (peer, session) -> id
     observations: dict[str, str] = field(default_factory=dict)  # "observer->observed" -> id
     jobs: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> session, peer, status
+    runs: list[str] = field(default_factory=list)  # dream run ids
 
     @property
     def own_peer(self) -> str:
@@ -66,7 +70,13 @@ class Side:
     def secrets(self) -> list[str]:
         """Strings that appear only in this workspace's data: its name (in every content,
         metadata and own-peer name), its message, observation and job ids."""
-        return [self.name, *self.messages.values(), *self.observations.values(), *self.jobs]
+        return [
+            self.name,
+            *self.messages.values(),
+            *self.observations.values(),
+            *self.jobs,
+            *self.runs,
+        ]
 
     def dead_job(self) -> str:
         return next(i for i, job in self.jobs.items() if job["status"] == "dead")
@@ -231,10 +241,17 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     )
     o["bob->alice"] = await add_observation(services, side, "bob", "alice", source=("alice", "s1"))
     o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
+    # One dream of alice's view of bob, run now (the derive jobs wait for their max age).
+    alice_bob = Representation(name, "alice", "bob")
+    await scheduling.on_demand(services.db, services.settings, alice_bob)
+    assert await worker_for(services, name, None).drain() == 1
+    side.runs = [r.id for r in await dreams.list_runs(services.db, alice_bob, before=None, limit=5)]
     await cypher(services, KILL_JOB, w=name)
     side.jobs = {r.pop("id"): r for r in await cypher(services, LIST_JOBS, w=name)}
     statuses = sorted(job["status"] for job in side.jobs.values())
-    assert statuses == ["dead", "pending", "pending", "pending"], "update KILL_JOB and LIST_JOBS"
+    assert statuses == ["dead", "done", "pending", "pending", "pending"], (
+        "update KILL_JOB and LIST_JOBS"
+    )
     return side
 
 
@@ -508,6 +525,24 @@ CASES = [
         echoes=False,
     ),
     Case(
+        "dreamRuns",
+        """query($w: String!) {
+          dreamRuns(workspace: $w, observer: "alice", observed: "bob") { id observer trigger }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "dreamEvents",
+        """subscription($w: String!) {
+          dreamEvents(workspace: $w, observer: "alice", observed: "bob", afterRun: 0) {
+            run kind mode
+          }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
         "context",
         f"""query($w: String!) {{
           context(workspace: $w, tokens: 2000, peerTarget: "bob", peerPerspective: "alice",
@@ -538,6 +573,15 @@ CASES = [
               messages {{ id span message {{ {MESSAGE_FIELDS} }} }} }}
           }}
         }}""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+        echoes=False,
+    ),
+    Case(
+        "scheduleDream",
+        """mutation($w: String!) {
+          scheduleDream(workspace: $w, observer: "alice", observed: "bob") { jobId created }
+        }""",
         lambda s: {"w": s.name},
         only(KeyScope.WORKSPACE, KeyScope.PEER),
         echoes=False,

@@ -268,6 +268,7 @@ async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
         "list_top_observations",
         workspace=workspace,
         keys=keys,
+        as_of=None,
         most_derived=5,
         most_recent=5,
     )

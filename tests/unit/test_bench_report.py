@@ -109,7 +109,10 @@ def test_baselines_rank_turn_ids() -> None:
 def test_sources_query_aliases_each_observation() -> None:
     query = sources_query(2)
     assert query.startswith("query($w: String!, $i0: ID!, $i1: ID!)")
-    assert "o1: observation(workspace: $w, id: $i1) { sources { message { id } } }" in query
+    assert (
+        "o1: observation(workspace: $w, id: $i1) { sources { message { id } } premises { id } }"
+        in query
+    )
 
 
 class _CountingEmbedder:

@@ -1,0 +1,21 @@
+// Current explicit beliefs of a representation that fill the given slots (keys earlier dreams
+// stored; reasoners/dreamer/slots.py), through the (scope_key, slot) index, plus every slot
+// starting with one of $prefixes (family members and pets, for the peer card).
+CALL () {
+  UNWIND $slots AS slot
+  MATCH (o:Observation)
+  USING INDEX o:Observation(scope_key, slot)
+  WHERE o.scope_key = $scope AND o.slot = slot
+  RETURN o
+  UNION
+  UNWIND $prefixes AS prefix
+  MATCH (o:Observation)
+  USING INDEX o:Observation(scope_key, slot)
+  WHERE o.scope_key = $scope AND o.slot STARTS WITH prefix
+  RETURN o
+}
+WITH o
+WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  AND NOT coalesce(o.stale, false) AND NOT o.id IN $exclude
+RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .slot} AS observation
+LIMIT $limit

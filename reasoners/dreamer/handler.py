@@ -1,0 +1,274 @@
+"""The dream job: revise one representation's beliefs, then commit everything at once.
+
+    claim ─► read: the representation's undreamed beliefs (at most BELIEFGRAPH_DREAM_BATCH)
+          ─► plan: the LLM specialists (specialists.py), each edit checked by a dry run of its
+             write, or, with no LLM, the rules (rules.py)
+          ─► commit, in the worker's transaction with the job's completion: supersessions,
+             new beliefs with their premises, prunes, the card, the beliefs' dreamed marks, the
+             DreamRun with its events, and the next dream if beliefs are left over.
+
+A crash before the commit leaves nothing behind; the job's lease runs out and the dream is
+redone from the same undreamed beliefs. At the commit, an item the checked writes reject (what
+changed since it was planned) is left out, with what cites it, and logged: the rest commits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graph.db import Database, Tx
+from graph.keys import Representation
+from graph.repo import dreams
+from graph.repo.dreams import Belief, ProcessedBelief, RunRecord
+from graph.repo.jobs import ClaimedUnit, JobResult
+from graph.settings import Settings
+from graph.validation import now as utc_now
+from reasoners.dreamer import scheduling
+from reasoners.dreamer.apply import apply_plan
+from reasoners.dreamer.plan import CardLine, DreamPlan
+from reasoners.dreamer.rules import Neighbour, Related, keys_of, plan_rules
+from reasoners.dreamer.slots import CARD_PREFIXES
+from reasoners.dreamer.specialists import Specialists
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.llm.interface import LLM, Usage
+from reasoners.queue.worker import Prepared
+
+log = logging.getLogger("beliefgraph.dreamer")
+
+RULES, LLM_MODE = "rules", "llm"
+NEIGHBOURS = 10  # nearest beliefs a new fact is compared with for inductions
+RELATED_LIMIT = 5000  # beliefs one lookup of slots or claims may return
+CARD_SLOTS = (
+    "name",
+    "age",
+    "residence",
+    "hometown",
+    "occupation",
+    "workplace",
+    "relationship status",
+)
+
+
+def dream_mode(settings: Settings, llm: LLM | None) -> str:
+    """Which dreamer runs: "llm" or "rules" (BELIEFGRAPH_DREAM_MODE; auto picks by the LLM)."""
+    if settings.dream_mode == LLM_MODE or (settings.dream_mode == "auto" and llm is not None):
+        return LLM_MODE
+    return RULES
+
+
+@dataclass
+class DreamStats:
+    runs: int = 0
+    observations: int = 0
+    created: int = 0
+    superseded: int = 0
+    usage: Usage = field(default_factory=Usage)
+    embed_seconds: float = 0.0  # model time spent embedding derived beliefs
+
+
+@dataclass
+class DreamHandler:
+    db: Database
+    embedder: Embedder
+    llm: LLM | None
+    settings: Settings
+    stats: DreamStats = field(default_factory=DreamStats)
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        head = unit.jobs[0]
+        observer = str(head.payload.get("observer", ""))
+        observed = str(head.payload.get("observed", ""))
+        triggers = {str(j.payload.get("trigger", "manual")) for j in unit.jobs}
+        trigger = "manual" if "manual" in triggers else sorted(triggers)[0]
+        view = Representation(head.workspace, observer, observed)
+        started = utc_now()
+        mode = dream_mode(self.settings, self.llm)
+        state = await dreams.state(self.db, view)
+        read = await dreams.pending(
+            self.db, view, limit=self.settings.dream_batch, with_embeddings=mode == RULES
+        )
+        current = [b for b in read if b.current]
+        usage = Usage()
+        vectors: dict[str, list[float]] = {}
+        if mode == RULES:
+            plan = await self._rules(view, current, state.card)
+        else:
+            assert self.llm is not None  # open_services refuses llm mode without an LLM
+            specialists = Specialists(self.db, self.embedder, self.llm, self.settings, view)
+            plan, usage = await specialists.run(current, state.card, manual=trigger == "manual")
+            vectors = dict(specialists.vectors)
+        missing = [b for b in plan.beliefs if b.id not in vectors]
+        began = time.perf_counter()
+        embedded = await embed_async(self.embedder, [b.content for b in missing])
+        self.stats.embed_seconds += time.perf_counter() - began
+        vectors.update(zip([b.id for b in missing], embedded, strict=True))
+        processed = [ProcessedBelief(b.id, *_keys(b, observed)) for b in read]
+        origin = f"dreamer:{mode}"
+        more_waiting = len(read) >= self.settings.dream_batch
+
+        async def write(tx: Tx) -> None:
+            stamp = utc_now()
+            # Lenient: what changed since the plan was checked (a concurrent derivation, the
+            # app's card edits) leaves an item out instead of failing the whole dream again.
+            applied = await apply_plan(
+                tx,
+                view,
+                plan,
+                vectors,
+                card_before=state.card,
+                origin=origin,
+                now=stamp,
+                lenient=True,
+            )
+            run = RunRecord(
+                id=str(uuid.uuid4()),
+                trigger=trigger,
+                mode=mode,
+                started_at=started,
+                finished_at=stamp,
+                observations=len(read),
+                created=applied.created,
+                superseded=applied.superseded,
+                contradictions=applied.contradictions,
+                pruned=applied.pruned,
+                card_changes=applied.card_changes,
+                tokens_in=usage.input_tokens,
+                tokens_out=usage.output_tokens,
+                events=applied.events,
+            )
+            seq, remaining = await dreams.finish(
+                tx,
+                view,
+                run,
+                processed,
+                job_ids=[j.id for j in unit.jobs],
+                idle_at=scheduling.idle_at(self.settings, stamp),
+            )
+            await scheduling.follow_up(
+                tx, self.settings, view, remaining=remaining, more_waiting=more_waiting
+            )
+            self.stats.runs += 1
+            self.stats.observations += len(read)
+            self.stats.created += applied.created
+            self.stats.superseded += applied.superseded
+            self.stats.usage = self.stats.usage + usage
+            log.info(
+                "dream %d of %s -> %s (%s, %s): %d read, %d created, %d superseded",
+                seq,
+                observer,
+                observed,
+                mode,
+                trigger,
+                len(read),
+                applied.created,
+                applied.superseded,
+            )
+
+        share = len(unit.jobs)
+        results = [
+            JobResult(
+                j.id,
+                tokens_in=usage.input_tokens // share,
+                tokens_out=usage.output_tokens // share,
+            )
+            for j in unit.jobs
+        ]
+        return Prepared(results=results, write=write)
+
+    async def _rules(
+        self, view: Representation, new: Sequence[Belief], card: list[CardLine]
+    ) -> DreamPlan:
+        related = await self.related(view, new, card)
+        return plan_rules(
+            view.observed,
+            new,
+            related,
+            similarity=self.settings.dream_similarity,
+            new_id=lambda: str(uuid.uuid4()),
+        )
+
+    async def related(
+        self, view: Representation, new: Sequence[Belief], card: list[CardLine]
+    ) -> Related:
+        """What the graph holds around the new facts, through index lookups per new fact."""
+        ids = [b.id for b in new]
+        keys = [keys_of(b, view.observed) for b in new]
+        slots = {k.slot for k in keys if k.slot} | set(CARD_SLOTS)
+        slotted = await dreams.by_slots(
+            self.db, view, sorted(slots), CARD_PREFIXES, exclude=ids, limit=RELATED_LIMIT
+        )
+        opposite = [
+            ("-" if k.claim.startswith("+") else "+") + k.claim[1:] for k in keys if k.claim
+        ]
+        by_claim = await dreams.by_claims(self.db, view, opposite, exclude=ids, limit=RELATED_LIMIT)
+        neighbours = await self._neighbours(view, new)
+        linked_ids = set(ids) | {n.belief.id for ns in neighbours.values() for n in ns}
+        linked_ids |= {b.id for bs in by_claim.values() for b in bs}
+        linked = await dreams.links(self.db, view, sorted(linked_ids))
+        return Related(
+            slotted=slotted,
+            by_claim=by_claim,
+            neighbours=neighbours,
+            inductions=[b for b in linked if b.level == "inductive"],
+            contradicted=frozenset(
+                frozenset(b.premise_ids) for b in linked if b.level == "contradiction"
+            ),
+            card=card,
+        )
+
+    async def _neighbours(
+        self, view: Representation, new: Sequence[Belief]
+    ) -> dict[str, list[Neighbour]]:
+        """Each new explicit fact's near-identical beliefs, both ways: the neighbours the
+        deriver recorded (read by id), a vector search for facts it recorded none for, and each
+        of those links reversed, so that an earlier fact also sees the later ones."""
+        threshold = self.settings.dream_similarity
+        explicit = [b for b in new if b.level == "explicit"]
+        searched = await dreams.near(
+            self.db,
+            view,
+            [b for b in explicit if b.near is None],
+            threshold=threshold,
+            neighbours=NEIGHBOURS,
+        )
+        recorded = {
+            b.id: [(i, s) for i, s in b.near if s >= threshold]
+            for b in explicit
+            if b.near is not None
+        }
+        wanted = {i for pairs in recorded.values() for i, _ in pairs}
+        known = {b.id: b for b in explicit}
+        found = {b.id: b for b in await dreams.current(self.db, view, sorted(wanted - set(known)))}
+        found.update(known)
+        links: dict[str, dict[str, float]] = {}
+
+        def link(a: str, b: str, similarity: float) -> None:
+            links.setdefault(a, {})[b] = max(similarity, links.get(a, {}).get(b, -1.0))
+
+        for key, pairs in recorded.items():
+            for other, similarity in pairs:
+                if other in found:
+                    link(key, other, similarity)
+                    link(other, key, similarity)
+        for key, hits in searched.items():
+            for belief, similarity in hits:
+                found.setdefault(belief.id, belief)
+                link(key, belief.id, similarity)
+                link(belief.id, key, similarity)
+        return {
+            key: [
+                Neighbour(found[other], similarity)
+                for other, similarity in sorted(links.get(key, {}).items(), key=lambda p: -p[1])
+            ]
+            for key in known
+        }
+
+
+def _keys(belief: Belief, observed: str) -> tuple[str | None, str | None]:
+    """Stored in either mode, so the rules find these beliefs later whichever dreamer ran."""
+    keys = keys_of(belief, observed)
+    return keys.slot, keys.claim

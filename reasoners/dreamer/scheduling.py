@@ -1,0 +1,140 @@
+"""When dreams are scheduled: a threshold of new beliefs, an idle representation, or a request.
+
+A dream is a Job like any other (kind "dream", one work unit per representation), so it
+survives restarts and runs once at a time per representation. Which representation claimed one
+is kept on its OBSERVES edge (graph/repo/dreams.py), inside the transaction that enqueues the
+job, so no trigger ever schedules a second dream while one waits or runs.
+
+- Threshold: the deriver's write counts its new explicit beliefs per representation; at
+  BELIEFGRAPH_DREAM_THRESHOLD the dream is enqueued, runnable BELIEFGRAPH_DREAM_MIN_INTERVAL
+  after the previous dream of the representation (at once if there was none).
+- Idle: a worker scans every `IDLE_SCAN_SECONDS` for representations that got no new belief for
+  BELIEFGRAPH_DREAM_IDLE seconds and still have undreamed ones.
+- On demand: `scheduleDream` enqueues one now, or makes the waiting one runnable now.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from graph.db import Database, Tx
+from graph.errors import NotFound
+from graph.keys import Representation
+from graph.repo import dreams, jobs
+from graph.repo.dreams import DreamClaim
+from graph.repo.jobs import NewJob
+from graph.settings import Settings
+from graph.validation import now as utc_now
+
+DREAM = "dream"
+IDLE_SCAN_SECONDS = 30.0
+IDLE_SCAN_LIMIT = 100  # claims per scan; the next scan takes the rest
+
+
+def dream_unit(workspace: str, observer: str, observed: str) -> str:
+    # "/" cannot occur in names, so the key is unambiguous.
+    return f"{DREAM}/{workspace}/{observer}/{observed}"
+
+
+def enabled(settings: Settings) -> bool:
+    return settings.dream_mode != "off"
+
+
+def idle_at(settings: Settings, stamp: datetime) -> datetime | None:
+    if not enabled(settings) or settings.dream_idle <= 0:
+        return None
+    return stamp + timedelta(seconds=settings.dream_idle)
+
+
+def threshold(settings: Settings) -> int:
+    return settings.dream_threshold if enabled(settings) else 0
+
+
+def dream_job(settings: Settings, claim: DreamClaim, trigger: str, run_after: datetime) -> NewJob:
+    return NewJob(
+        workspace=claim.workspace,
+        kind=DREAM,
+        work_unit=dream_unit(claim.workspace, claim.observer, claim.observed),
+        payload={"observer": claim.observer, "observed": claim.observed, "trigger": trigger},
+        run_after=run_after,
+        peer=claim.observed,
+        max_attempts=settings.job_max_attempts,
+        id=claim.job_id,
+    )
+
+
+def paced(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
+    """When a threshold dream may run: the minimum interval after the previous one."""
+    if claim.last_dream_at is None:
+        return stamp
+    return max(stamp, claim.last_dream_at + timedelta(seconds=settings.dream_min_interval))
+
+
+async def after_derivation(
+    tx: Tx, settings: Settings, workspace: str, written: dict[tuple[str, str], int]
+) -> list[str]:
+    """In the deriver's transaction: count its new beliefs and enqueue the dreams now due."""
+    stamp = utc_now()
+    claims = await dreams.note_new_beliefs(
+        tx,
+        workspace,
+        written,
+        threshold=threshold(settings),
+        idle_at=idle_at(settings, stamp),
+    )
+    return await jobs.enqueue(
+        tx, [dream_job(settings, c, "threshold", paced(settings, c, stamp)) for c in claims]
+    )
+
+
+async def follow_up(
+    tx: Tx, settings: Settings, view: Representation, *, remaining: int, more_waiting: bool
+) -> list[str]:
+    """In a dream's transaction: schedule the next one when beliefs are left over, at once if
+    the batch limit left some unread, else paced like any threshold dream."""
+    if not enabled(settings) or not (more_waiting or 0 < threshold(settings) <= remaining):
+        return []
+    stamp = utc_now()
+    claimed = await dreams.claim_now(tx, view, now=stamp)
+    if claimed is None or not claimed[1]:
+        return []
+    claim = DreamClaim(view.workspace, view.observer, view.observed, claimed[0], stamp)
+    run_after = stamp if more_waiting else paced(settings, claim, stamp)
+    return await jobs.enqueue(tx, [dream_job(settings, claim, "threshold", run_after)])
+
+
+async def idle_scan(db: Database, settings: Settings, workspace: str | None = None) -> int:
+    """Enqueue dreams for idle representations; returns how many."""
+    if idle_at(settings, utc_now()) is None:
+        return 0
+
+    async def work(tx: Tx) -> int:
+        stamp = utc_now()
+        claims = await dreams.claim_idle(tx, now=stamp, workspace=workspace, limit=IDLE_SCAN_LIMIT)
+        await jobs.enqueue(tx, [dream_job(settings, c, "idle", stamp) for c in claims])
+        return len(claims)
+
+    return await db.write_tx(work)
+
+
+async def on_demand(db: Database, settings: Settings, view: Representation) -> tuple[str, bool]:
+    """Schedule a dream now: (job id, whether a new job was created) — an existing waiting or
+    running dream of the representation is reused (and made runnable now)."""
+
+    async def work(tx: Tx) -> tuple[str, bool] | None:
+        stamp = utc_now()
+        claimed = await dreams.claim_now(tx, view, now=stamp)
+        if claimed is None:
+            return None
+        job_id, created = claimed
+        if created:
+            claim = DreamClaim(view.workspace, view.observer, view.observed, job_id, None)
+            await jobs.enqueue(tx, [dream_job(settings, claim, "manual", stamp)])
+        return job_id, created
+
+    result = await db.write_tx(work)
+    if result is None:
+        raise NotFound(
+            f"peers {view.observer!r} and {view.observed!r} must both exist in {view.workspace!r}"
+        )
+    return result

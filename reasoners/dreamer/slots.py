@@ -1,0 +1,316 @@
+"""Which attribute a fact fills, and what it claims, for the zero-key dreamer (pure).
+
+`slot_of` reads facts of the shape "<peer> lives in Lisbon" or "<peer>'s favourite colour is
+green" as (slot, value) pairs. Two facts that fill one updatable slot with different values are a
+knowledge update; the same value is a repeat. `claim_of` reduces a fact to a polarity-free key, so
+"Alice eats meat" and "Alice doesn't eat meat" meet, and "no longer" marks a lapsed one.
+
+Precision comes before recall, by construction:
+- the subject must be the peer itself: "Alice's sister lives in Rome" fills nothing;
+- values are cut at the first comma, clause or time word and must be short; places and
+  employers must be proper nouns (capitalised), so "lives in a small flat" fills nothing;
+- future, past-habitual and hedged forms ("is moving to", "used to live", "might move") and
+  negations never fill a slot;
+- only single-valued attributes are updatable: a second child's name is not an update.
+
+English only. Facts whose wording these patterns do not know are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+# The extractive deriver dates its facts: "... (stated on 2024-05-03)."
+_STATED = re.compile(r"\s*\(stated on [^)]*\)\s*\.?\s*$", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+# Where a value ends: punctuation, or a word that starts a new clause or a time expression.
+_BOUNDARY = re.compile(
+    r"[,.;:!?()\"]| (?:with|for|since|because|and|but|as|where|when|after|before|until|from"
+    r"|last|this|next|in \d{4}|a few|about|around|now|recently|ago|yesterday|today|tonight"
+    r"|currently|anymore|any more|again|these days|at the moment|which|who|that|so|to be|by"
+    r"|at|in|on|near|while|during|full-time|part-time)\b",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|her|his|their|its)\s+", re.IGNORECASE)
+_NOT_A_VALUE = frozenset(
+    [
+        "home",
+        "night",
+        "nights",
+        "weekends",
+        "work",
+        "school",
+        "night-time",
+        "the",
+        "moment",
+        "the",
+        "same",
+        "place",
+        "the",
+        "weekend",
+        "weekend",
+        "morning",
+        "mornings",
+        "evening",
+        "evenings",
+    ]
+)
+_NUMBER = re.compile(r"^\d{1,3}$")
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    updatable: bool  # a later different value replaces the earlier one
+    card: bool  # an identity marker the peer card keeps
+
+
+RESIDENCE = Slot("residence", True, True)
+WORKPLACE = Slot("workplace", True, True)
+OCCUPATION = Slot("occupation", True, True)
+AGE = Slot("age", True, True)
+NAME = Slot("name", True, True)
+RELATIONSHIP = Slot("relationship status", True, True)
+HOMETOWN = Slot("hometown", False, True)
+
+
+def favourite(thing: str) -> Slot:
+    return Slot(f"favourite {thing}", True, False)
+
+
+def relation(thing: str) -> Slot:
+    """Family members and pets: identity markers, but a second one is not an update."""
+    kind = "pet" if thing in ("dog", "cat") else "family"
+    return Slot(f"{kind} {thing}", False, True)
+
+
+CARD_PREFIXES = ("family ", "pet ")
+
+
+@dataclass(frozen=True)
+class SlotFill:
+    slot: Slot
+    value: str  # normalised: lower case, no article
+
+    @property
+    def key(self) -> str:
+        """What the graph indexes: facts of one slot are found by it."""
+        return self.slot.name
+
+
+@dataclass(frozen=True)
+class Pattern:
+    slot: Slot | Callable[[str], Slot]  # a callable names the slot from the `thing` group
+    regex: re.Pattern[str]
+    proper: bool = False  # the value must be capitalised (a place, an employer)
+    number: bool = False  # the value must be a number (an age)
+    max_words: int = 5
+
+
+def _p(slot: Slot | Callable[[str], Slot], text: str, **kw: bool | int) -> Pattern:
+    return Pattern(slot, re.compile(text, re.IGNORECASE), **kw)  # type: ignore[arg-type]
+
+
+_NOW = r"(?:now |currently |still |also )?"
+_JUST = r"(?:just |recently |finally |also )?"
+# After "<peer> " (or "<peer>'s " for the possessive ones).
+_PATTERNS: tuple[Pattern, ...] = (
+    _p(
+        RESIDENCE,
+        _NOW + r"(?:lives|is (?:now |currently |still )?living|has been living|has lived|resides"
+        r"|is (?:now |currently )?based) in (?P<v>.+)",
+        proper=True,
+    ),
+    _p(RESIDENCE, _JUST + r"(?:has )?(?:moved|relocated) (?:back )?to (?P<v>.+)", proper=True),
+    _p(
+        WORKPLACE,
+        _NOW + r"(?:works|is working|has been working|has worked) (?:at|for) (?P<v>.+)",
+        proper=True,
+    ),
+    _p(
+        WORKPLACE,
+        _JUST + r"(?:started|began|has started) (?:working|a new job|a job) (?:at|for) (?P<v>.+)",
+        proper=True,
+    ),
+    _p(WORKPLACE, _JUST + r"got a (?:new )?job (?:at|with) (?P<v>.+)", proper=True),
+    _p(OCCUPATION, _NOW + r"works as (?:a|an) (?P<v>.+)", max_words=4),
+    _p(OCCUPATION, r"is (?:a|an) (?P<v>.+?) by (?:profession|trade)", max_words=4),
+    _p(AGE, r"is (?P<v>\d{1,3}) years? old\b.*", number=True),
+    _p(AGE, _JUST + r"turned (?P<v>\d{1,3})\b.*", number=True),
+    _p(NAME, r"goes by (?P<v>.+)", proper=True, max_words=3),
+    _p(NAME, r"prefers to be called (?P<v>.+)", proper=True, max_words=3),
+    _p(
+        RELATIONSHIP,
+        _NOW + r"is (?P<v>married|single|engaged|divorced|widowed|separated)\b.*",
+    ),
+    _p(RELATIONSHIP, _JUST + r"got (?P<v>married|engaged|divorced)\b.*"),
+    _p(HOMETOWN, r"(?:is|comes) (?:originally )?from (?P<v>.+)", proper=True),
+    _p(HOMETOWN, r"grew up in (?P<v>.+)", proper=True),
+    _p(
+        relation,
+        r"has (?:a|an|one) (?P<thing>daughter|son|sister|brother|wife|husband|partner|"
+        r"girlfriend|boyfriend|dog|cat) (?:named|called) (?P<v>.+)",
+        proper=True,
+        max_words=3,
+    ),
+)
+_POSSESSIVE: tuple[Pattern, ...] = (
+    _p(
+        favourite,
+        r"(?:all[- ]time |absolute )?favou?rite (?P<thing>[a-z]+(?: [a-z]+)?) is (?P<v>.+)",
+        max_words=6,
+    ),
+    _p(NAME, r"(?:full |real |preferred )?name is (?P<v>.+)", proper=True, max_words=4),
+    _p(
+        relation,
+        r"(?P<thing>daughter|son|sister|brother|wife|husband|partner|girlfriend|boyfriend)"
+        r"(?:'s name)? is (?:named |called )?(?P<v>.+)",
+        proper=True,
+        max_words=3,
+    ),
+)
+_HEDGES = re.compile(
+    r"\b(?:might|may|maybe|perhaps|probably|would|could|wants? to|plans? to|hopes? to|"
+    r"thinking of|used to|will|going to|if|not|n't|never|no longer)\b",
+    re.IGNORECASE,
+)
+
+
+def core_text(content: str) -> str:
+    """The fact without the deriver's date suffix, apostrophes unified, spaces collapsed."""
+    text = _STATED.sub("", content.translate(_APOSTROPHES))
+    return _SPACES.sub(" ", text).strip().rstrip(".").strip()
+
+
+def _subject_rest(text: str, name: str) -> tuple[str, bool] | None:
+    """The text after the peer's name, and whether it was possessive ("Alice's ...")."""
+    lowered = text.lower()
+    for prefix in (name.lower(), "the " + name.lower()):
+        if lowered.startswith(prefix + "'s "):
+            return text[len(prefix) + 3 :], True
+        if lowered.startswith(prefix + " "):
+            return text[len(prefix) + 1 :], False
+    return None
+
+
+def _value(raw: str, pattern: Pattern) -> str | None:
+    cut = _BOUNDARY.search(raw)
+    value = (raw[: cut.start()] if cut else raw).strip()
+    value = _ARTICLE.sub("", value).strip()
+    if not value or len(value.split()) > pattern.max_words:
+        return None
+    if pattern.number:
+        return value if _NUMBER.match(value) else None
+    if pattern.proper and not value[0].isupper():
+        return None
+    lowered = value.lower()
+    return None if lowered in _NOT_A_VALUE else lowered
+
+
+def slot_of(content: str, name: str) -> SlotFill | None:
+    """The (slot, value) a fact about `name` fills, or None when it fills none we know."""
+    text = core_text(content)
+    found = _subject_rest(text, name)
+    if found is None:
+        return None
+    rest, possessive = found
+    if _HEDGES.search(rest):
+        return None
+    for pattern in _POSSESSIVE if possessive else _PATTERNS:
+        match = pattern.regex.fullmatch(rest)
+        if match is None:
+            continue
+        value = _value(match.group("v"), pattern)
+        if value is None:
+            return None
+        slot = pattern.slot
+        if not isinstance(slot, Slot):
+            slot = slot(match.group("thing").lower())
+        return SlotFill(slot, value)
+    return None
+
+
+# --- claims -------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NEGATIONS = frozenset(["not", "no", "never"])
+_CONTRACTED = {
+    "don't": "",
+    "doesn't": "",
+    "didn't": "",
+    "isn't": "is",
+    "aren't": "are",
+    "wasn't": "was",
+    "weren't": "were",
+    "can't": "can",
+    "cannot": "can",
+    "won't": "will",
+    "hasn't": "has",
+    "haven't": "have",
+    "hadn't": "had",
+    "wouldn't": "would",
+    "shouldn't": "should",
+    "couldn't": "could",
+}
+# Words that change neither what is claimed nor its polarity.
+_NEUTRAL = frozenset(
+    ["do", "does", "did", "really", "actually", "definitely", "also", "too", "always", "again"]
+)
+_LAPSED = re.compile(r"\bno longer\b|\banymore\b|\bany more\b", re.IGNORECASE)
+# "no longer" is itself the negation; "anymore" only marks one ("doesn't ... anymore").
+_NO_LONGER = re.compile(r"\bno longer\b", re.IGNORECASE)
+_AGAIN = re.compile(r"\bagain\b", re.IGNORECASE)
+_ANYMORE = re.compile(r"\banymore\b|\bany more\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str  # the statement without negation, crudely stemmed
+    negated: bool
+    # The claim ends an earlier opposite state: a negation with "no longer" or "anymore", a
+    # positive claim with "again".
+    lapsed: bool
+
+    @property
+    def opposite_key(self) -> str:
+        return ("+" if self.negated else "-") + self.key
+
+    @property
+    def signed_key(self) -> str:
+        """What the graph indexes: the opposite claim of a fact is found by its sign flipped."""
+        return ("-" if self.negated else "+") + self.key
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def claim_of(content: str) -> Claim | None:
+    """The claim a fact makes, or None for one too short to compare safely (< 3 words)."""
+    text = core_text(content).lower()
+    lapsed = bool(_LAPSED.search(text))
+    text = _ANYMORE.sub(" ", _NO_LONGER.sub(" not ", text))
+    negated = False
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        if word in _CONTRACTED:
+            negated = not negated
+            word = _CONTRACTED[word]
+        elif word in _NEGATIONS:
+            negated = not negated
+            continue
+        if word and word not in _NEUTRAL:
+            words.append(_stem(word))
+    if len(words) < 3:
+        return None
+    # "again" on a positive claim ends an earlier negation, as "no longer" ends a positive one.
+    resumed = not negated and _AGAIN.search(text) is not None
+    return Claim(" ".join(words), negated, (lapsed and negated) or resumed)

@@ -1,0 +1,259 @@
+"""GraphQL for dreams: `scheduleDream`, `dreamRuns`, and the `dreamEvents` subscription.
+
+A dream belongs to its observer: scheduling one needs the observer's key (or a workspace or
+admin key); reading runs and events, like reading the representation, also the observed
+peer's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import strawberry
+
+from graph.errors import InvalidInput
+from graph.keys import Representation
+from graph.repo import dreams, peers
+from graph.repo.dreams import DreamRunRecord
+from reasoners.dreamer import scheduling
+from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import page_size
+
+MIN_INTERVAL = 0.2
+RUNS_PER_POLL = 20
+
+
+@strawberry.enum(description="What a dream event reports.")
+class DreamEventKind(Enum):
+    RUN = "run"
+    BELIEF = "belief"
+    SUPERSEDED = "superseded"
+    PRUNED = "pruned"
+    CARD = "card"
+
+
+@strawberry.type(description="A belief as a dream event names it.")
+class BeliefRef:
+    id: strawberry.ID
+    level: str | None
+    content: str
+
+    @classmethod
+    def of(cls, ref: dict[str, Any] | None) -> BeliefRef | None:
+        if ref is None:
+            return None
+        return cls(id=strawberry.ID(str(ref["id"])), level=ref.get("level"), content=ref["content"])
+
+
+@strawberry.type(
+    description="What a committed dream did, in commit order. RUN comes first for every run, "
+    "with its trigger and mode, even when the run changed nothing. BELIEF: a new deductive, "
+    "inductive or "
+    "contradiction belief with its premises (and the belief it replaced, for a knowledge "
+    "update). SUPERSEDED: `belief` replaced `replaced`. PRUNED: a derived belief marked stale. "
+    "CARD: lines added to and removed from the peer card."
+)
+class DreamEvent:
+    run: strawberry.ID
+    run_number: int = strawberry.field(description="The representation's run number, from 1.")
+    index: int = strawberry.field(description="Position in the run, in commit order.")
+    kind: DreamEventKind
+    committed_at: datetime
+    belief: BeliefRef | None = None
+    premises: list[BeliefRef] = strawberry.field(default_factory=list)
+    replaced: BeliefRef | None = None
+    pattern_type: str | None = None
+    confidence: float | None = None
+    reason: str | None = None
+    card_added: list[str] = strawberry.field(default_factory=list)
+    card_removed: list[str] = strawberry.field(default_factory=list)
+    trigger: str | None = strawberry.field(default=None, description="On RUN events.")
+    mode: str | None = strawberry.field(default=None, description="On RUN events.")
+
+
+def events_of(run: DreamRunRecord) -> list[DreamEvent]:
+    def common(index: int) -> dict[str, Any]:
+        return {
+            "run": strawberry.ID(run.id),
+            "run_number": run.seq,
+            "index": index,
+            "committed_at": run.finished_at,
+        }
+
+    found = [DreamEvent(kind=DreamEventKind.RUN, trigger=run.trigger, mode=run.mode, **common(0))]
+    for index, event in enumerate(run.events, start=1):
+        kind = event.get("kind")
+        if kind == "belief":
+            belief = event["belief"]
+            found.append(
+                DreamEvent(
+                    kind=DreamEventKind.BELIEF,
+                    belief=BeliefRef.of(belief),
+                    premises=[b for b in map(BeliefRef.of, event["premises"]) if b is not None],
+                    replaced=BeliefRef.of(event.get("replaced")),
+                    pattern_type=belief.get("pattern_type"),
+                    confidence=belief.get("confidence"),
+                    **common(index),
+                )
+            )
+        elif kind == "superseded":
+            found.append(
+                DreamEvent(
+                    kind=DreamEventKind.SUPERSEDED,
+                    belief=BeliefRef.of(event["new"]),
+                    replaced=BeliefRef.of(event["old"]),
+                    **common(index),
+                )
+            )
+        elif kind == "pruned":
+            found.append(
+                DreamEvent(
+                    kind=DreamEventKind.PRUNED,
+                    belief=BeliefRef.of(event["belief"]),
+                    reason=event.get("reason"),
+                    **common(index),
+                )
+            )
+        elif kind == "card":
+            found.append(
+                DreamEvent(
+                    kind=DreamEventKind.CARD,
+                    card_added=list(event["added"]),
+                    card_removed=list(event["removed"]),
+                    **common(index),
+                )
+            )
+    return found
+
+
+@strawberry.type(description="One committed dream of a representation.")
+class DreamRun:
+    id: strawberry.ID
+    observer: str
+    observed: str
+    run_number: int
+    trigger: str = strawberry.field(description="threshold, idle or manual")
+    mode: str = strawberry.field(description="rules (no LLM) or llm")
+    started_at: datetime
+    finished_at: datetime
+    observations_read: int
+    created: int = strawberry.field(description="New derived beliefs, contradictions included.")
+    superseded: int
+    contradictions: int
+    pruned: int
+    card_changes: int
+    tokens_in: int
+    tokens_out: int
+    events: list[DreamEvent]
+
+    @classmethod
+    def of(cls, r: DreamRunRecord) -> DreamRun:
+        return cls(
+            id=strawberry.ID(r.id),
+            observer=r.observer,
+            observed=r.observed,
+            run_number=r.seq,
+            trigger=r.trigger,
+            mode=r.mode,
+            started_at=r.started_at,
+            finished_at=r.finished_at,
+            observations_read=r.observations,
+            created=r.created,
+            superseded=r.superseded,
+            contradictions=r.contradictions,
+            pruned=r.pruned,
+            card_changes=r.card_changes,
+            tokens_in=r.tokens_in,
+            tokens_out=r.tokens_out,
+            events=events_of(r),
+        )
+
+
+@strawberry.type
+class ScheduledDream:
+    job_id: strawberry.ID
+    created: bool = strawberry.field(
+        description="False when a dream of this representation was already waiting or "
+        "running (a waiting one is made runnable now)."
+    )
+
+
+def _require_view(info: Info, workspace: str, observer: str, observed: str) -> Representation:
+    principal = info.context.principal
+    principal.in_workspace(workspace)
+    if principal.peer not in (observer, observed):
+        principal.require_workspace(workspace)
+    return Representation(workspace, observer, observed)
+
+
+@strawberry.type
+class DreamQuery:
+    @strawberry.field(description="A representation's committed dreams, newest first.")
+    async def dream_runs(
+        self,
+        info: Info,
+        workspace: str,
+        observer: str,
+        observed: str,
+        before: int | None = None,
+        first: int | None = None,
+    ) -> list[DreamRun]:
+        view = _require_view(info, workspace, observer, observed)
+        runs = await dreams.list_runs(
+            info.context.services.db, view, before=before, limit=page_size(info.context, first)
+        )
+        return [DreamRun.of(r) for r in runs]
+
+
+@strawberry.type
+class DreamMutation:
+    @strawberry.mutation(
+        description="Dream now over observer's beliefs about observed (default: itself): one "
+        "dream job, or the one already waiting or running."
+    )
+    async def schedule_dream(
+        self, info: Info, workspace: str, observer: str, observed: str | None = None
+    ) -> ScheduledDream:
+        target = observed or observer
+        info.context.principal.require_peer(workspace, observer)
+        services = info.context.services
+        await peers.require_all(services.db, workspace, sorted({observer, target}))
+        if not scheduling.enabled(services.settings):
+            raise InvalidInput("dreams are off (BELIEFGRAPH_DREAM_MODE=off)")
+        job_id, created = await scheduling.on_demand(
+            services.db, services.settings, Representation(workspace, observer, target)
+        )
+        return ScheduledDream(job_id=strawberry.ID(job_id), created=created)
+
+
+@strawberry.type
+class DreamSubscription:
+    @strawberry.subscription(
+        description="Each committed dream's events, in commit order, as they commit: from the "
+        "run after `afterRun` (default: runs committed from now on)."
+    )
+    async def dream_events(
+        self,
+        info: Info,
+        workspace: str,
+        observer: str,
+        observed: str,
+        after_run: int | None = None,
+        interval_seconds: float = 1.0,
+    ) -> AsyncGenerator[DreamEvent, None]:
+        view = _require_view(info, workspace, observer, observed)
+        db = info.context.services.db
+        if after_run is None:
+            after_run = (await dreams.state(db, view)).dream_runs
+        while True:
+            runs = await dreams.runs_since(db, view, after=after_run, limit=RUNS_PER_POLL)
+            for run in runs:
+                for event in events_of(run):
+                    yield event
+                after_run = run.seq
+            if len(runs) < RUNS_PER_POLL:
+                await asyncio.sleep(max(interval_seconds, MIN_INTERVAL))

@@ -1,0 +1,693 @@
+"""Dreams on the real graph: scheduling, the zero-key and LLM dreamers, provenance checks in the
+Cypher writes, time travel, dream runs and their events."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graph.db import Tx
+from graph.keys import Representation
+from graph.repo import dreams, jobs, observations, peer_cards
+from graph.repo.dreams import DerivedWrite, ProvenanceRejected
+from graph.repo.peer_cards import CardLine
+from graph.validation import now
+from reasoners.dialectic.chat import chat
+from reasoners.dialectic.evidence import View
+from reasoners.dialectic.levels import DEFAULT_LEVELS
+from reasoners.dreamer import scheduling
+from reasoners.dreamer.apply import apply_plan
+from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
+from reasoners.embeddings.model import embed_async
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
+from resolvers.services import Services
+from tests.conftest import GraphQLClient
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import worker_for
+from tests.integration.dream_helpers import (
+    belief_id,
+    call,
+    contents,
+    conversation,
+    derive,
+    dream_now,
+    id_of,
+    runs,
+    say,
+    tool_results,
+    turn,
+    with_dreams,
+)
+
+pytestmark = pytest.mark.integration
+
+AGENT_ALICE = ("agent", "alice")
+
+
+async def paris_then_lisbon(services: Services, workspace: str) -> None:
+    await conversation(services, workspace, "s1", "s2")
+    await say(services, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await say(services, workspace, "s2", "2024-06-01", "I moved to Lisbon last month.")
+    await derive(services, workspace)
+
+
+def no_patterns(messages: Any, schema: Any) -> str:
+    return "No pattern is supported."
+
+
+# --- the zero-key dreamer ------------------------------------------------------------------------
+
+
+async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    before = now()
+    assert any("Paris" in c for c in await contents(s, workspace))
+    await dream_now(s, workspace, *AGENT_ALICE)
+
+    current = await contents(s, workspace)
+    assert any("Lisbon" in c for c in current) and not any("Paris" in c for c in current)
+    assert any("Paris" in c for c in await contents(s, workspace, as_of=before))
+    assert any("Paris" in c for c in await contents(s, workspace, include_superseded=True))
+
+    paris = await belief_id(s, workspace, "Paris")
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    detail = await observations.get_detail(s.db, workspace, lisbon)
+    assert [o.id for o in detail.replaces] == [paris]
+    old = await observations.get_detail(s.db, workspace, paris)
+    assert [o.id for o in old.replaced_by] == [lisbon]
+    assert old.observation.superseded_at is not None
+
+    (run,) = await runs(s, workspace)
+    assert (run.mode, run.trigger, run.superseded, run.seq) == ("rules", "manual", 1, 1)
+    assert run.events[0]["kind"] == "superseded"
+    assert (run.events[0]["old"]["id"], run.events[0]["new"]["id"]) == (paris, lisbon)
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert card.support == [(lisbon,)] and "Lisbon" in card.entries[0]
+    # The other representation (alice's self-model) was not dreamed.
+    assert any("Paris" in c for c in await contents(s, workspace, "alice", "alice"))
+    # Nothing is left undreamed; dreaming again changes nothing.
+    view = Representation(workspace, *AGENT_ALICE)
+    assert await dreams.pending(s.db, view, limit=10, with_embeddings=False) == []
+    await dream_now(s, workspace, *AGENT_ALICE)
+    second, _ = await runs(s, workspace)
+    assert (second.seq, second.observations, second.events) == (2, 0, [])
+
+
+async def test_zero_key_contradiction_is_flagged_once_with_both_premises(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
+    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    contradictions = await contents(s, workspace, levels=["contradiction"])
+    assert len(contradictions) == 1 and "conflicts with" in contradictions[0]
+    detail = await observations.get_detail(
+        s.db, workspace, await belief_id(s, workspace, "Contradiction")
+    )
+    assert len(detail.premises) == 2 and detail.observation.origin == "dreamer:rules"
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["recorded", "searched"])
+async def test_zero_key_induction_from_near_identical_facts_across_sessions(
+    services: Services, workspace: str, recorded: bool
+) -> None:
+    """The deriver records each fact's near neighbours (facts of the same write included) and
+    the dream reads them; facts written without that record are searched for instead."""
+    deriving = with_dreams(services, dream_mode="rules" if recorded else "off")
+    await conversation(deriving, workspace, "s1", "s2")
+    await say(
+        deriving,
+        workspace,
+        "s1",
+        "2024-03-01",
+        "I go running before work.",
+        "I run before work most mornings.",
+    )
+    await derive(deriving, workspace)
+    await say(deriving, workspace, "s2", "2024-03-09", "I went running before work today.")
+    await derive(deriving, workspace)
+
+    view = Representation(workspace, *AGENT_ALICE)
+    pending = await dreams.pending(services.db, view, limit=10, with_embeddings=True)
+    running = [b for b in pending if "run" in b.content]
+    assert len(running) == 3
+    if recorded:
+        assert all(b.near is not None and not b.embedding for b in running)
+        linked = {frozenset((b.id, other)) for b in running for other, _ in b.near or ()}
+        vectors = await embed_async(services.embedder, [b.content for b in running])
+        expected = {
+            frozenset((running[i].id, running[j].id))
+            for i, j in itertools.combinations(range(3), 2)
+            if float(np.dot(vectors[i], vectors[j])) >= services.settings.dream_similarity
+        }
+        assert len(expected) >= 2 and linked == expected
+    else:
+        assert all(b.near is None and b.embedding for b in running)
+
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    (induction,) = await contents(s, workspace, levels=["inductive"])
+    assert induction.startswith("A recurring pattern (3 times across 2 sessions)")
+    detail = await observations.get_detail(
+        s.db, workspace, await belief_id(s, workspace, "A recurring pattern")
+    )
+    assert {p.id for p in detail.premises} == {b.id for b in running}
+    after = await dreams.pending(s.db, view, limit=10, with_embeddings=False)
+    assert after == []
+
+
+# --- the LLM dreamer -----------------------------------------------------------------------------
+
+
+async def test_llm_knowledge_update_creates_supersedes(services: Services, workspace: str) -> None:
+    await paris_then_lisbon(services, workspace)
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            return turn(
+                call(
+                    "update_belief",
+                    old_id=id_of(messages, "Paris"),
+                    new_id=id_of(messages, "Lisbon"),
+                )
+            )
+        assert tool_results(messages)[-1].startswith("accepted"), tool_results(messages)
+        return "alice moved from Paris to Lisbon."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    current = await contents(services, workspace)
+    assert not any("Paris" in c for c in current)
+    (run,) = await runs(services, workspace)
+    assert (run.mode, run.superseded) == ("llm", 1)
+    assert run.tokens_in > 0  # the specialists' usage is recorded
+
+
+async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
+    services: Services, workspace: str
+) -> None:
+    await paris_then_lisbon(services, workspace)
+    foreign = await belief_id(services, workspace, "Lisbon", "alice", "alice")
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        results = tool_results(messages)
+        lisbon = id_of(messages, "Lisbon")
+        if not results:
+            return turn(
+                call("add_deduction", content="alice lives abroad.", premise_ids=[foreign]),
+                call("add_deduction", content="alice speaks some Portuguese.", premise_ids=[]),
+                call("set_peer_card", lines=[{"text": "Lives in Lisbon", "support": []}]),
+            )
+        if len(results) == 3:
+            return turn(
+                call("add_deduction", content="alice lives in Portugal.", premise_ids=[lisbon]),
+                call("set_peer_card", lines=[{"text": "Lives in Lisbon", "support": [lisbon]}]),
+            )
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    results = tool_results(llm.calls_for("dreamer-deduction")[-1].messages)
+    assert results[0].startswith("rejected: premises from another representation")
+    assert results[1].startswith("rejected: a deductive belief needs at least 1")
+    assert results[2].startswith("rejected: card line 0 has no support")
+    assert results[3].startswith("accepted") and results[4].startswith("accepted")
+    assert await contents(services, workspace, levels=["deductive"]) == ["alice lives in Portugal."]
+    card = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    assert card.entries == ["Lives in Lisbon"]
+
+
+# --- provenance, checked by the Cypher writes -----------------------------------------------------
+
+
+async def _rejected(services: Services, work: Callable[[Tx], Awaitable[object]]) -> str:
+    with pytest.raises(ProvenanceRejected) as caught:
+        await services.db.write_tx(work)
+    return caught.value.message
+
+
+def _derived(level: str, *premises: str, content: str = "derived") -> DerivedWrite:
+    return DerivedWrite(
+        id=f"{level}-{len(premises)}-{'-'.join(premises)[:40]}-{now().timestamp()}",
+        level=level,
+        content=content,
+        embedding=[0.1] * 384,
+        premise_ids=premises,
+    )
+
+
+async def test_the_cypher_write_rejects_bad_premises_and_writes_nothing(
+    services: Services, workspace: str
+) -> None:
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    paris = await belief_id(services, workspace, "Paris")
+    foreign = await belief_id(services, workspace, "Lisbon", "alice", "alice")
+    before = await contents(services, workspace, include_stale=True, include_superseded=True)
+
+    def write(*beliefs: DerivedWrite) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dreams.create_derived(
+            tx, view, list(beliefs), origin="dreamer:llm", now=now()
+        )
+
+    assert "at least 1 distinct premises, got 0" in await _rejected(
+        services, write(_derived("deductive"))
+    )
+    assert "premises from another representation" in await _rejected(
+        services, write(_derived("deductive", foreign))
+    )
+    assert "not found in this workspace: missing-id" in (
+        await _rejected(services, write(_derived("deductive", "missing-id")))
+    )
+    assert "at least 2 distinct premises, got 1" in await _rejected(
+        services, write(_derived("inductive", lisbon))
+    )
+    assert "at least 2 distinct premises, got 1" in await _rejected(
+        services, write(_derived("inductive", lisbon, lisbon))
+    )
+    # One bad item fails the whole write, the good one included.
+    await _rejected(services, write(_derived("deductive", lisbon), _derived("deductive")))
+    assert await contents(services, workspace, include_stale=True, include_superseded=True) == (
+        before
+    )
+
+    # A stale premise: a deduction, then pruned.
+    deduction = _derived("deductive", lisbon, content="alice lives in Portugal.")
+    await services.db.write_tx(write(deduction))
+    await services.db.write_tx(lambda tx: dreams.prune(tx, view, [(deduction.id, "test")]))
+    assert "stale, deleted or superseded" in await _rejected(
+        services, write(_derived("deductive", deduction.id))
+    )
+    # A replacement older than the belief it would replace.
+    assert "older than" in await _rejected(
+        services,
+        lambda tx: dreams.supersede(tx, view, [(lisbon, paris)], origin="dreamer:llm", now=now()),
+    )
+    # A superseded premise.
+    await services.db.write_tx(
+        lambda tx: dreams.supersede(tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now())
+    )
+    assert "stale, deleted or superseded" in await _rejected(
+        services, write(_derived("deductive", paris))
+    )
+    assert "is not current" in await _rejected(
+        services,
+        lambda tx: dreams.supersede(tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now()),
+    )
+    assert "explicit fact" in await _rejected(
+        services, lambda tx: dreams.prune(tx, view, [(lisbon, "no")])
+    )
+
+
+async def test_one_write_cannot_chain_or_cross_its_own_supersessions(
+    services: Services, workspace: str
+) -> None:
+    await conversation(services, workspace, "s1", "s2")
+    await say(services, workspace, "s1", "2024-01-05", "I live in Paris.", "I work at Acme.")
+    await say(services, workspace, "s2", "2024-01-05", "I live in Rome.")
+    await say(services, workspace, "s2", "2024-06-01", "I moved to Lisbon last month.")
+    await derive(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris, rome, lisbon, acme = [
+        await belief_id(services, workspace, c) for c in ("Paris", "Rome", "Lisbon", "Acme")
+    ]
+
+    def supersede(*pairs: tuple[str, str]) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dreams.supersede(tx, view, list(pairs), origin="dreamer:llm", now=now())
+
+    # Paris and Rome hold from the same day: each could replace the other, not both at once.
+    assert "superseded in the same write" in await _rejected(
+        services, supersede((paris, rome), (rome, paris))
+    )
+    assert "superseded in the same write" in await _rejected(
+        services, supersede((paris, rome), (rome, lisbon))
+    )
+
+    def write(*beliefs: DerivedWrite) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dreams.create_derived(
+            tx, view, list(beliefs), origin="dreamer:llm", now=now()
+        )
+
+    replaces_rome = dataclasses.replace(_derived("deductive", lisbon), supersedes=rome)
+    assert "superseded by one item and a premise of another" in await _rejected(
+        services, write(replaces_rome, _derived("deductive", rome))
+    )
+    # A belief resting on January facts cannot replace one valid from June.
+    assert "is newer than the premises" in await _rejected(
+        services,
+        write(dataclasses.replace(_derived("deductive", acme, paris), supersedes=lisbon)),
+    )
+    assert await contents(services, workspace, levels=["deductive"]) == []
+
+
+async def test_a_lenient_commit_leaves_out_rejected_items_and_what_cites_them(
+    services: Services, workspace: str
+) -> None:
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    paris = await belief_id(services, workspace, "Paris")
+    run = uuid.uuid4().hex  # belief ids are unique across the whole database
+    good = NewBelief(f"good-{run}", "deductive", "alice lives in Portugal.", (lisbon,))
+    bad = NewBelief(f"bad-{run}", "deductive", "alice lives nowhere.", ("missing-id",))
+    cites_bad = NewBelief(f"cites-bad-{run}", "deductive", "alice is a nomad.", (bad.id,))
+    plan = DreamPlan(
+        supersessions=[Supersession(paris, lisbon), Supersession("missing-id", lisbon)],
+        beliefs=[good, bad, cites_bad],
+    )
+    vectors = {b.id: [1.0] + [0.0] * (services.settings.embedding_dim - 1) for b in plan.beliefs}
+
+    def commit(lenient: bool) -> Callable[[Tx], Awaitable[Any]]:
+        return lambda tx: apply_plan(
+            tx, view, plan, vectors, card_before=[], origin="dreamer:rules", now=now(),
+            lenient=lenient,
+        )  # fmt: skip
+
+    assert "missing-id" in await _rejected(services, commit(False))
+    applied = await services.db.write_tx(commit(True))
+    assert (applied.superseded, applied.created, applied.rejected) == (1, 1, 3)
+    assert await contents(services, workspace, levels=["deductive"]) == [good.content]
+    assert not any("Paris" in c for c in await contents(services, workspace))
+
+
+async def test_the_cypher_write_rejects_unsupported_card_lines(
+    services: Services, workspace: str
+) -> None:
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    foreign = await belief_id(services, workspace, "Lisbon", "alice", "alice")
+
+    def card(*lines: CardLine) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dreams.set_card(tx, view, list(lines), now=now())
+
+    assert "has no support" in await _rejected(services, card(CardLine("Lives in Lisbon")))
+    assert "not current beliefs" in await _rejected(
+        services, card(CardLine("Lives in Lisbon", (foreign,)))
+    )
+    assert "not current beliefs" in await _rejected(
+        services, card(CardLine("Lives in Lisbon", (lisbon, "missing-id")))
+    )
+    assert (await peer_cards.get(services.db, workspace, *AGENT_ALICE)).entries == []
+    # An app's own line is kept without support; a dream's line needs it.
+    await peer_cards.set_card(services.db, workspace, *AGENT_ALICE, ["Prefers email"])
+    await services.db.write_tx(
+        card(CardLine("Prefers email"), CardLine("Lives in Lisbon", (lisbon,)))
+    )
+    kept = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    assert kept.entries == ["Prefers email", "Lives in Lisbon"]
+    assert kept.support == [(), (lisbon,)]
+    # A line the app adds while a dream runs survives the dream's card, written from before.
+    await peer_cards.set_card(
+        services.db, workspace, *AGENT_ALICE, ["Prefers email", "Lives in Lisbon", "Vegan"]
+    )
+    await services.db.write_tx(card(CardLine("Prefers email"), CardLine("Lisbon", (lisbon,))))
+    after = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    assert after.entries == ["Prefers email", "Lisbon", "Lives in Lisbon", "Vegan"]
+    assert after.support == [(), (lisbon,), (), ()]
+
+
+# --- scheduling ----------------------------------------------------------------------------------
+
+
+def dream_jobs(found: list[jobs.JobRecord]) -> dict[tuple[str, str], int]:
+    counts: dict[tuple[str, str], int] = {}
+    for job in found:
+        if job.kind == scheduling.DREAM:
+            key = (job.payload["observer"], job.payload["observed"])
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+async def all_jobs(services: Services, workspace: str) -> list[jobs.JobRecord]:
+    return await jobs.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=None,
+        with_errors=False,
+        limit=100,
+    )
+
+
+async def test_a_threshold_crossing_enqueues_exactly_one_dream(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=3, dream_min_interval=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(
+        s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak."
+    )
+    await say(s, workspace, "s2", "2024-01-06", "I speak Welsh.", "I bake bread.", "I like jazz.")
+    await jobs.flush(s.db, workspace, None, None)
+    worker = worker_for(s, workspace, None)
+    # Both derivations commit at once; each alone crosses the threshold.
+    await asyncio.gather(worker.run_once("one"), worker.run_once("two"))
+    assert dream_jobs(await all_jobs(s, workspace)) == {
+        ("agent", "alice"): 1,
+        ("alice", "alice"): 1,
+    }
+
+    await worker.drain()
+    done = await runs(s, workspace)
+    assert [r.trigger for r in done] == ["threshold"] and done[0].observations == 6
+    await say(s, workspace, "s1", "2024-01-07", "I collect stamps.", "I knit scarves.")
+    await derive(s, workspace)
+    assert dream_jobs(await all_jobs(s, workspace)) == {
+        ("agent", "alice"): 1,
+        ("alice", "alice"): 1,
+    }
+    await say(s, workspace, "s1", "2024-01-08", "I sail on weekends.")
+    await derive(s, workspace)
+    assert dream_jobs(await all_jobs(s, workspace)) == {
+        ("agent", "alice"): 2,
+        ("alice", "alice"): 2,
+    }
+
+
+async def test_the_minimum_interval_delays_the_next_dream(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=1, dream_min_interval=3600)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-05", "I play chess.")
+    await derive(s, workspace)
+    assert len(await runs(s, workspace)) == 1  # the first dream runs at once
+    await say(s, workspace, "s1", "2024-01-06", "I grow tomatoes.")
+    await derive(s, workspace)
+    waiting = [
+        j for j in await all_jobs(s, workspace) if j.kind == "dream" and j.status == "pending"
+    ]
+    assert len(waiting) == 2 and all((j.run_after - now()).total_seconds() > 3000 for j in waiting)
+    assert len(await runs(s, workspace)) == 1
+    await dream_now(s, workspace, *AGENT_ALICE)  # on demand makes the waiting one run now
+    assert len(await runs(s, workspace)) == 2
+
+
+async def test_an_idle_representation_is_dreamed_below_the_threshold(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=100, dream_idle=1.0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.")
+    await derive(s, workspace)
+    assert await scheduling.idle_scan(s.db, s.settings, workspace) == 0
+    await asyncio.sleep(1.2)
+    assert await scheduling.idle_scan(s.db, s.settings, workspace) == 2  # both representations
+    assert await scheduling.idle_scan(s.db, s.settings, workspace) == 0
+    await worker_for(s, workspace, None).drain()
+    (run,) = await runs(s, workspace)
+    assert (run.trigger, run.observations) == ("idle", 2)
+
+
+# --- events -------------------------------------------------------------------------------------
+
+EVENTS = """subscription($w: String!, $after: Int) {
+  dreamEvents(workspace: $w, observer: "agent", observed: "alice", afterRun: $after,
+              intervalSeconds: 0.2) {
+    runNumber index kind belief { content } replaced { content } cardAdded cardRemoved
+  }
+}"""
+
+
+async def test_a_subscriber_receives_each_runs_events_in_commit_order(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    schema = build_schema(s.settings)
+    stream: Any = await schema.subscribe(
+        EVENTS, variable_values={"w": workspace}, context_value=Context(s, None)
+    )
+    from_start: Any = await schema.subscribe(
+        EVENTS, variable_values={"w": workspace, "after": 0}, context_value=Context(s, None)
+    )
+    first_next = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.3)  # the subscription has read the run count (0) before the dream
+    await dream_now(s, workspace, *AGENT_ALICE)
+    await say(s, workspace, "s2", "2024-09-01", "I moved to Porto.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+
+    async def take(source: Any, first: Any = None, count: int = 6) -> list[dict[str, Any]]:
+        got = []
+        for i in range(count):
+            result = await asyncio.wait_for(first if (i == 0 and first) else anext(source), 10)
+            assert not result.errors, result.errors
+            got.append(result.data["dreamEvents"])
+        return got
+
+    events = await take(stream, first_next)
+    assert [(e["runNumber"], e["index"], e["kind"]) for e in events] == [
+        (1, 0, "RUN"),
+        (1, 1, "SUPERSEDED"),
+        (1, 2, "CARD"),
+        (2, 0, "RUN"),
+        (2, 1, "SUPERSEDED"),
+        (2, 2, "CARD"),
+    ]
+    assert "Paris" in events[1]["replaced"]["content"]
+    assert "Lisbon" in events[1]["belief"]["content"]
+    assert "Porto" in events[4]["belief"]["content"]
+    assert any("Porto" in line for line in events[5]["cardAdded"])
+    assert any("Lisbon" in line for line in events[5]["cardRemoved"])
+    assert await take(from_start) == events
+    await stream.aclose()
+    await from_start.aclose()
+
+
+# --- reads: GraphQL, context, the dialectic ------------------------------------------------
+
+
+async def test_graphql_schedules_dreams_and_reads_runs_cards_and_the_past(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    await paris_then_lisbon(services, workspace)
+    before = now().isoformat()
+    scheduled = await gql.ok(
+        'mutation($w: String!) { scheduleDream(workspace: $w, observer: "agent", '
+        'observed: "alice") { jobId created } }',
+        {"w": workspace},
+    )
+    assert scheduled["scheduleDream"]["created"] is True
+    again = await gql.ok(
+        'mutation($w: String!) { scheduleDream(workspace: $w, observer: "agent", '
+        'observed: "alice") { jobId created } }',
+        {"w": workspace},
+    )
+    assert again["scheduleDream"] == {**scheduled["scheduleDream"], "created": False}
+    await worker_for(services, workspace, None).drain()  # no LLM: the rules dream
+
+    data = await gql.ok(
+        """query($w: String!, $t: DateTime!) {
+          dreamRuns(workspace: $w, observer: "agent", observed: "alice") {
+            runNumber mode trigger superseded events { kind belief { id } replaced { id } }
+          }
+          peerCard(workspace: $w, observer: "agent", observed: "alice") { entries support }
+          now: searchObservations(workspace: $w, observer: "agent", observed: "alice",
+                                  query: "where does alice live") { observation { content } }
+          then: searchObservations(workspace: $w, observer: "agent", observed: "alice",
+                                   query: "where does alice live", filter: {asOf: $t}) {
+            observation { content }
+          }
+          past: observations(workspace: $w, observer: "agent", observed: "alice", asOf: $t) {
+            nodes { content }
+          }
+          context(workspace: $w, tokens: 500, peerTarget: "alice", peerPerspective: "agent",
+                  asOf: $t) { representation { content } }
+        }""",
+        {"w": workspace, "t": before},
+    )
+    (run,) = data["dreamRuns"]
+    assert (run["runNumber"], run["mode"], run["trigger"], run["superseded"]) == (
+        1,
+        "rules",
+        "manual",
+        1,
+    )
+    assert run["events"][0]["kind"] == "RUN"
+    lisbon = run["events"][1]["belief"]["id"]
+    assert data["peerCard"]["support"] == [[lisbon]]
+    assert not any("Paris" in h["observation"]["content"] for h in data["now"])
+    assert any("Paris" in h["observation"]["content"] for h in data["then"])
+    assert any("Paris" in n["content"] for n in data["past"]["nodes"])
+    assert any("Paris" in o["content"] for o in data["context"]["representation"])
+    detail = await gql.ok(
+        "query($w: String!, $id: ID!) { observation(workspace: $w, id: $id) { "
+        "replaces { content } replacedBy { id } observation { origin } } }",
+        {"w": workspace, "id": lisbon},
+    )
+    assert "Paris" in detail["observation"]["replaces"][0]["content"]
+    assert detail["observation"]["observation"]["origin"] == "deriver"
+
+
+async def test_the_dialectic_answers_with_the_current_value_and_what_it_replaced(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    before = now()
+    await dream_now(s, workspace, *AGENT_ALICE)
+    view = View(workspace, "agent", "alice")
+    answer = await chat(
+        s.db, s.embedder, None, view, "Where does alice live?", level="low", levels=DEFAULT_LEVELS
+    )
+    assert "Lisbon" in answer.answer and "replaces [obs:" in answer.answer
+    assert not any("Paris" in o.content for o in answer.citations.observations)
+    past = View(workspace, "agent", "alice", as_of=before)
+    then = await chat(
+        s.db, s.embedder, None, past, "Where does alice live?", level="low", levels=DEFAULT_LEVELS
+    )
+    assert any("Paris" in o.content for o in then.citations.observations)
+
+
+async def test_citing_a_derived_belief_cites_its_premises_down_to_message_spans(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
+    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    contradiction = await belief_id(s, workspace, "Contradiction")
+
+    def answer(messages: Any, schema: Any) -> str:
+        assert "premises:" in str(messages[-1]["content"])  # shown with its premises
+        return f"Her statements conflict [obs:{contradiction}]."
+
+    llm = ScriptedLLM({"dialectic-minimal": answer})
+    reply = await chat(
+        s.db,
+        s.embedder,
+        llm,
+        View(workspace, "agent", "alice"),
+        "Does alice eat meat?",
+        level="minimal",
+        levels=DEFAULT_LEVELS,
+    )
+    cited = {o.id for o in reply.citations.observations}
+    premises = {
+        p.id for p in (await observations.get_detail(s.db, workspace, contradiction)).premises
+    }
+    assert cited == {contradiction, *premises}
+    spans = [m.span for m in reply.citations.messages]
+    assert any("I eat meat" in span for span in spans)
+    assert any("don't eat meat" in span for span in spans)
