@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 from graph.db import Tx
 from graph.keys import Representation
-from graph.repo import dreams
-from graph.repo.dreams import DerivedWrite, ProvenanceRejected
+from graph.repo import dream_writes
+from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from reasoners.dreamer.plan import (
     CONTRADICTION,
     CardLine,
@@ -104,7 +104,7 @@ async def _write_card(
     """The card as written (the rejection names lines by their position in this write)."""
     while card_changed(card_before, card):
         try:
-            await dreams.set_card(tx, view, card, now=now)
+            await dream_writes.set_card(tx, view, card, now=now)
             break
         except ProvenanceRejected as rejected:
             bad = {int(i) for i in rejected.ids}
@@ -137,7 +137,7 @@ async def apply_plan(
 
     async def supersede(items: list[Supersession]) -> list[dict[str, Any]]:
         pairs = [(s.old_id, s.new_id) for s in items]
-        return await dreams.supersede(tx, view, pairs, origin=origin, now=now)
+        return await dream_writes.supersede(tx, view, pairs, origin=origin, now=now)
 
     for row in await _dropping_rejected(
         supersede, list(plan.supersessions), lambda s: s.old_id, lenient=lenient, applied=applied
@@ -146,12 +146,12 @@ async def apply_plan(
         applied.events.append(
             {"kind": "superseded", "old": _ref(row["old"]), "new": _ref(row["new"])}
         )
-    for row in await dreams.prune(tx, view, [(p.id, p.reason) for p in plan.prunes]):
+    for row in await dream_writes.prune(tx, view, [(p.id, p.reason) for p in plan.prunes]):
         applied.pruned += 1
         applied.events.append({"kind": "pruned", "belief": _ref(row), "reason": row["reason"]})
 
     async def create(wave: list[NewBelief]) -> list[dict[str, Any]]:
-        return await dreams.create_derived(
+        return await dream_writes.create_derived(
             tx,
             view,
             [

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
 from graph.keys import Representation
-from graph.repo import dreams
-from graph.repo.dreams import Belief, ProcessedBelief, RunRecord
+from graph.repo import dream_runs, dreams
+from graph.repo.dream_runs import ProcessedBelief, RunRecord
+from graph.repo.dreams import Belief
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
 from graph.validation import now as utc_now
@@ -140,7 +141,7 @@ class DreamHandler:
                 tokens_out=usage.output_tokens,
                 events=applied.events,
             )
-            seq, remaining = await dreams.finish(
+            seq, remaining = await dream_runs.finish(
                 tx,
                 view,
                 run,

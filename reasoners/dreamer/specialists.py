@@ -24,7 +24,7 @@ from graph.db import Database
 from graph.keys import Representation
 from graph.records import ObservationRecord
 from graph.repo import observation_search, observations
-from graph.repo.dreams import ProvenanceRejected
+from graph.repo.dream_writes import ProvenanceRejected
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS
 from graph.settings import Settings

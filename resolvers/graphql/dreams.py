@@ -17,8 +17,8 @@ import strawberry
 
 from graph.errors import InvalidInput
 from graph.keys import Representation
-from graph.repo import dreams, peers
-from graph.repo.dreams import DreamRunRecord
+from graph.repo import dream_runs, dreams, peers
+from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
@@ -203,7 +203,7 @@ class DreamQuery:
         first: int | None = None,
     ) -> list[DreamRun]:
         view = _require_view(info, workspace, observer, observed)
-        runs = await dreams.list_runs(
+        runs = await dream_runs.list_runs(
             info.context.services.db, view, before=before, limit=page_size(info.context, first)
         )
         return [DreamRun.of(r) for r in runs]
@@ -250,7 +250,7 @@ class DreamSubscription:
         if after_run is None:
             after_run = (await dreams.state(db, view)).dream_runs
         while True:
-            runs = await dreams.runs_since(db, view, after=after_run, limit=RUNS_PER_POLL)
+            runs = await dream_runs.runs_since(db, view, after=after_run, limit=RUNS_PER_POLL)
             for run in runs:
                 for event in events_of(run):
                     yield event

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.keys import Representation
-from graph.repo import dreams, jobs, observations
+from graph.repo import dream_runs, jobs, observations
 from graph.repo.observations import ObservationFilter
 from graph.repo.sessions import MemberSettings
 from reasoners.dreamer import scheduling
@@ -95,9 +95,9 @@ async def belief_id(
 
 async def runs(
     services: Services, workspace: str, observer: str = "agent", observed: str = "alice"
-) -> list[dreams.DreamRunRecord]:
+) -> list[dream_runs.DreamRunRecord]:
     view = Representation(workspace, observer, observed)
-    return await dreams.list_runs(services.db, view, before=None, limit=50)
+    return await dream_runs.list_runs(services.db, view, before=None, limit=50)
 
 
 def shown_ids(messages: list[ChatMessage]) -> dict[str, str]:

@@ -15,8 +15,8 @@ import pytest
 
 from graph.db import Tx
 from graph.keys import Representation
-from graph.repo import dreams, jobs, observations, peer_cards
-from graph.repo.dreams import DerivedWrite, ProvenanceRejected
+from graph.repo import dream_writes, dreams, jobs, observations, peer_cards
+from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from graph.repo.peer_cards import CardLine
 from graph.validation import now
 from reasoners.dialectic.chat import chat
@@ -262,7 +262,7 @@ async def test_the_cypher_write_rejects_bad_premises_and_writes_nothing(
     before = await contents(services, workspace, include_stale=True, include_superseded=True)
 
     def write(*beliefs: DerivedWrite) -> Callable[[Tx], Awaitable[object]]:
-        return lambda tx: dreams.create_derived(
+        return lambda tx: dream_writes.create_derived(
             tx, view, list(beliefs), origin="dreamer:llm", now=now()
         )
 
@@ -290,28 +290,34 @@ async def test_the_cypher_write_rejects_bad_premises_and_writes_nothing(
     # A stale premise: a deduction, then pruned.
     deduction = _derived("deductive", lisbon, content="alice lives in Portugal.")
     await services.db.write_tx(write(deduction))
-    await services.db.write_tx(lambda tx: dreams.prune(tx, view, [(deduction.id, "test")]))
+    await services.db.write_tx(lambda tx: dream_writes.prune(tx, view, [(deduction.id, "test")]))
     assert "stale, deleted or superseded" in await _rejected(
         services, write(_derived("deductive", deduction.id))
     )
     # A replacement older than the belief it would replace.
     assert "older than" in await _rejected(
         services,
-        lambda tx: dreams.supersede(tx, view, [(lisbon, paris)], origin="dreamer:llm", now=now()),
+        lambda tx: dream_writes.supersede(
+            tx, view, [(lisbon, paris)], origin="dreamer:llm", now=now()
+        ),
     )
     # A superseded premise.
     await services.db.write_tx(
-        lambda tx: dreams.supersede(tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now())
+        lambda tx: dream_writes.supersede(
+            tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now()
+        )
     )
     assert "stale, deleted or superseded" in await _rejected(
         services, write(_derived("deductive", paris))
     )
     assert "is not current" in await _rejected(
         services,
-        lambda tx: dreams.supersede(tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now()),
+        lambda tx: dream_writes.supersede(
+            tx, view, [(paris, lisbon)], origin="dreamer:llm", now=now()
+        ),
     )
     assert "explicit fact" in await _rejected(
-        services, lambda tx: dreams.prune(tx, view, [(lisbon, "no")])
+        services, lambda tx: dream_writes.prune(tx, view, [(lisbon, "no")])
     )
 
 
@@ -329,7 +335,9 @@ async def test_one_write_cannot_chain_or_cross_its_own_supersessions(
     ]
 
     def supersede(*pairs: tuple[str, str]) -> Callable[[Tx], Awaitable[object]]:
-        return lambda tx: dreams.supersede(tx, view, list(pairs), origin="dreamer:llm", now=now())
+        return lambda tx: dream_writes.supersede(
+            tx, view, list(pairs), origin="dreamer:llm", now=now()
+        )
 
     # Paris and Rome hold from the same day: each could replace the other, not both at once.
     assert "superseded in the same write" in await _rejected(
@@ -340,7 +348,7 @@ async def test_one_write_cannot_chain_or_cross_its_own_supersessions(
     )
 
     def write(*beliefs: DerivedWrite) -> Callable[[Tx], Awaitable[object]]:
-        return lambda tx: dreams.create_derived(
+        return lambda tx: dream_writes.create_derived(
             tx, view, list(beliefs), origin="dreamer:llm", now=now()
         )
 
@@ -395,7 +403,7 @@ async def test_the_cypher_write_rejects_unsupported_card_lines(
     foreign = await belief_id(services, workspace, "Lisbon", "alice", "alice")
 
     def card(*lines: CardLine) -> Callable[[Tx], Awaitable[object]]:
-        return lambda tx: dreams.set_card(tx, view, list(lines), now=now())
+        return lambda tx: dream_writes.set_card(tx, view, list(lines), now=now())
 
     assert "has no support" in await _rejected(services, card(CardLine("Lives in Lisbon")))
     assert "not current beliefs" in await _rejected(

@@ -30,7 +30,7 @@ from graph import models
 from graph.errors import BeliefgraphError
 from graph.keys import Representation, scope_key
 from graph.props import node_props
-from graph.repo import dreams
+from graph.repo import dream_runs
 from graph.validation import now
 from reasoners.dreamer import scheduling
 from resolvers.app import create_app
@@ -245,7 +245,9 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     alice_bob = Representation(name, "alice", "bob")
     await scheduling.on_demand(services.db, services.settings, alice_bob)
     assert await worker_for(services, name, None).drain() == 1
-    side.runs = [r.id for r in await dreams.list_runs(services.db, alice_bob, before=None, limit=5)]
+    side.runs = [
+        r.id for r in await dream_runs.list_runs(services.db, alice_bob, before=None, limit=5)
+    ]
     await cypher(services, KILL_JOB, w=name)
     side.jobs = {r.pop("id"): r for r in await cypher(services, LIST_JOBS, w=name)}
     statuses = sorted(job["status"] for job in side.jobs.values())
