@@ -6,6 +6,7 @@
 from typing import Literal
 
 Statement = Literal[
+    "add_sub_peer",
     "await_indexes",
     "claim_dream",
     "claim_idle_dreams",
@@ -98,6 +99,7 @@ Statement = Literal[
     "list_messages_in_view_by_seq",
     "list_observations",
     "list_observations_missing_scope_key",
+    "list_parent_peers",
     "list_peers",
     "list_pending_observations",
     "list_recent_session_messages",
@@ -106,6 +108,7 @@ Statement = Literal[
     "list_session_messages_by_seq",
     "list_session_senders",
     "list_sessions",
+    "list_sub_peers",
     "list_summaries",
     "list_top_observations",
     "list_unit_head_jobs",
@@ -125,6 +128,7 @@ Statement = Literal[
     "release_jobs",
     "release_work_unit",
     "remove_scope_label",
+    "remove_sub_peer",
     "reserve_message_seq",
     "retry_dead_jobs",
     "search_messages_exact",

@@ -24,6 +24,11 @@ def _default_home() -> str:
     return str(Path.home() / ".cache" / "beliefgraph")
 
 
+# The sub-peer statements walk MEMBER_OF with this literal bound (Cypher takes no parameter
+# there), so no setting may allow chains longer than it.
+MAX_PEER_DEPTH_CAP = 32
+
+
 @dataclass(frozen=True)
 class Settings:
     # Neo4j
@@ -112,6 +117,12 @@ class Settings:
         "BELIEFGRAPH_MAX_MESSAGE_CHARS", 25000, "Largest message content, in characters"
     )
     max_batch: int = _setting("BELIEFGRAPH_MAX_BATCH", 100, "Most messages per addMessages call")
+    max_peer_depth: int = _setting(
+        "BELIEFGRAPH_MAX_PEER_DEPTH",
+        10,
+        "Longest chain of sub-peers (MEMBER_OF edges) a workspace may build, at most 32: an "
+        "add that would make a longer one is refused",
+    )
     max_metadata_bytes: int = _setting(
         "BELIEFGRAPH_MAX_METADATA_BYTES", 16384, "Largest metadata / configuration JSON, in bytes"
     )
@@ -308,6 +319,10 @@ class Settings:
         if self.dream_threshold < 0 or self.dream_min_interval < 0 or self.dream_idle < 0:
             raise InvalidInput(
                 "BELIEFGRAPH_DREAM_THRESHOLD, _MIN_INTERVAL and _IDLE must not be negative"
+            )
+        if not 1 <= self.max_peer_depth <= MAX_PEER_DEPTH_CAP:
+            raise InvalidInput(
+                f"BELIEFGRAPH_MAX_PEER_DEPTH must be between 1 and {MAX_PEER_DEPTH_CAP}"
             )
         if not 0.0 < self.dream_similarity <= 1.0:
             raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import strawberry
 from graphql import ASTValidationRule
 from strawberry.extensions import AddValidationRules
+from strawberry.schema.config import StrawberryConfig
 
 from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
+from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery
 from resolvers.graphql.mutations import Mutation as CoreMutation
 from resolvers.graphql.queries import Query as CoreQuery
 from resolvers.graphql.queue import QueueMutation, QueueQuery
@@ -19,12 +21,12 @@ from resolvers.graphql.representation import RepresentationMutation, Representat
 
 
 @strawberry.type
-class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery):
+class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery, MemberQuery):
     pass
 
 
 @strawberry.type
-class Mutation(CoreMutation, QueueMutation, RepresentationMutation, DreamMutation):
+class Mutation(CoreMutation, QueueMutation, RepresentationMutation, DreamMutation, MemberMutation):
     pass
 
 
@@ -52,6 +54,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        config=StrawberryConfig(scalar_map=SCALARS),
         extensions=[
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,

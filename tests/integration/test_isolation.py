@@ -206,7 +206,8 @@ async def add_observation(
 
 
 async def fill(api: Api, services: Services, name: str) -> Side:
-    """Peers alice, bob and one own peer; sessions s1 (all three) and s2; four messages with
+    """Peers alice, bob (alice's sub-peer) and one own peer; sessions s1 (all three) and s2;
+    four messages with
     fixed clientIds; observations alice->bob (explicit, plus a deduction), bob->alice, bob->bob;
     the jobs those messages queued, bob's in s2 dead-lettered."""
     side = Side(name)
@@ -241,6 +242,8 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     )
     o["bob->alice"] = await add_observation(services, side, "bob", "alice", source=("alice", "s1"))
     o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
+    # bob is a sub-peer of alice in both workspaces: each tree must stay in its own.
+    await api.ok(ADD_SUB_PEER, {"w": name, "parent": "alice", "child": "bob"}, key=ADMIN_KEY)
     # One dream of alice's view of bob, run now (the derive jobs wait for their max age).
     alice_bob = Representation(name, "alice", "bob")
     await scheduling.on_demand(services.db, services.settings, alice_bob)
@@ -367,6 +370,9 @@ def counts_all_jobs(side: Side, data: Vars) -> bool:
 
 
 ALICE_IN_S1 = {"peer": "alice", "session": "s1"}
+ADD_SUB_PEER = """mutation($w: String!, $parent: String!, $child: String!) {
+  addSubPeer(workspace: $w, parent: $parent, child: $child) { parent child changed }
+}"""
 QUEUE_STATUS = """{kind}($w: String!, $p: String, $s: String) {{
   queueStatus(workspace: $w, peer: $p, session: $s) {{ pending running done dead }}
 }}"""
@@ -527,6 +533,22 @@ CASES = [
         echoes=False,
     ),
     Case(
+        "subPeers",
+        """query($w: String!) {
+          subPeers(workspace: $w, peer: "alice", depth: "ALL") { peer { workspace name } distance }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "parentPeers",
+        """query($w: String!) {
+          parentPeers(workspace: $w, peer: "bob") { peer { workspace name } distance }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE),
+    ),
+    Case(
         "dreamRuns",
         """query($w: String!) {
           dreamRuns(workspace: $w, observer: "alice", observed: "bob") { id observer trigger }
@@ -577,6 +599,22 @@ CASES = [
         }}""",
         lambda s: {"w": s.name},
         only(KeyScope.WORKSPACE, KeyScope.PEER),
+        echoes=False,
+    ),
+    Case(
+        "addSubPeer",
+        ADD_SUB_PEER,
+        lambda s: {"w": s.name, "parent": "alice", "child": "bob"},
+        only(KeyScope.WORKSPACE),
+        echoes=False,
+    ),
+    Case(
+        "removeSubPeer",
+        """mutation($w: String!) {
+          removeSubPeer(workspace: $w, parent: "bob", child: "alice") { parent child changed }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE),
         echoes=False,
     ),
     Case(

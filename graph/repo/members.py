@@ -1,0 +1,73 @@
+"""Sub-peers: MEMBER_OF edges between the peers of one workspace (many-to-many, no cycles).
+
+alice-dm and alice-groupchat may be sub-peers of alice; a team may have its members as
+sub-peers; a peer may have several parents. The cycle and chain-length checks run inside the
+Cypher write, under a per-workspace lock, so concurrent adds cannot build a cycle between them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.db import Database
+from graph.errors import InvalidInput, NotFound
+from graph.records import PeerRecord
+from graph.repo import workspaces
+from graph.settings import MAX_PEER_DEPTH_CAP
+from graph.validation import now
+
+ALL = MAX_PEER_DEPTH_CAP  # a depth that reaches every peer of a tree
+
+
+@dataclass(frozen=True)
+class Related:
+    """A peer above or below another, at its shortest distance in MEMBER_OF edges."""
+
+    peer: PeerRecord
+    distance: int
+
+
+async def add(db: Database, workspace: str, parent: str, child: str, *, max_depth: int) -> bool:
+    """Make `child` a sub-peer of `parent`; False when it already was. Raises InvalidInput
+    (a cycle, a chain over `max_depth`) or NotFound, having written nothing."""
+    row = await db.write_one(
+        "add_sub_peer",
+        workspace=workspace,
+        parent=parent,
+        child=child,
+        max_depth=max_depth,
+        now=now(),
+    )
+    if row is None:
+        await workspaces.get(db, workspace)  # raises NotFound naming the workspace
+        raise AssertionError("add_sub_peer returned nothing")
+    if row["missing"] is not None:
+        missing = str(row["missing"])
+        raise NotFound(
+            f"peer {missing!r} does not exist in workspace {workspace!r}", peers=[missing]
+        )
+    if row["problem"] is not None:
+        raise InvalidInput(str(row["problem"]))
+    return bool(row["created"])
+
+
+async def remove(db: Database, workspace: str, parent: str, child: str) -> bool:
+    """`child` is no longer a sub-peer of `parent`; False when it was not one."""
+    row = await db.write_one("remove_sub_peer", workspace=workspace, parent=parent, child=child)
+    return bool(row and row["removed"])
+
+
+async def below(
+    db: Database, workspace: str, peer: str, *, depth: int, limit: int
+) -> list[Related]:
+    rows = await db.read("list_sub_peers", workspace=workspace, peer=peer, depth=depth, limit=limit)
+    return [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in rows]
+
+
+async def above(
+    db: Database, workspace: str, peer: str, *, depth: int, limit: int
+) -> list[Related]:
+    rows = await db.read(
+        "list_parent_peers", workspace=workspace, peer=peer, depth=depth, limit=limit
+    )
+    return [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in rows]

@@ -1,0 +1,132 @@
+"""GraphQL for sub-peers: `addSubPeer`, `removeSubPeer`, `subPeers`, `parentPeers`.
+
+Reshaping the tree changes what reads of a peer aggregate, so it takes a workspace (or admin)
+key; a peer key may list the peers above and below its own peer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import NewType
+
+import strawberry
+from strawberry.types.scalar import ScalarDefinition
+
+from graph.errors import InvalidInput
+from graph.repo import members
+from graph.repo.members import Related
+from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import page_size
+from resolvers.graphql.types import Peer
+
+
+def parse_depth(value: object) -> int:
+    """A depth in MEMBER_OF edges: a whole number from 0, or "ALL" (every level)."""
+    if value == "ALL":
+        return members.ALL
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(f'depth must be a whole number from 0 or "ALL", not {value!r}')
+    return min(value, members.ALL)
+
+
+Depth = NewType("Depth", int)
+SCALARS: dict[object, ScalarDefinition] = {
+    Depth: strawberry.scalar(
+        name="Depth",
+        description='How many MEMBER_OF levels to follow: 0 (the peer alone), 1, 2, ... or "ALL".',
+        serialize=lambda value: "ALL" if value >= members.ALL else value,
+        parse_value=parse_depth,
+    )
+}
+
+
+@strawberry.type(description="A peer above or below another, with its distance in levels.")
+class RelatedPeer:
+    peer: Peer
+    distance: int = strawberry.field(description="Fewest MEMBER_OF edges between the two.")
+
+    @classmethod
+    def of(cls, related: Related) -> RelatedPeer:
+        return cls(peer=Peer.of(related.peer), distance=related.distance)
+
+
+@strawberry.type(description="A MEMBER_OF edge that was added or removed.")
+class SubPeerChange:
+    parent: str
+    child: str
+    changed: bool = strawberry.field(
+        description="False when nothing changed (the edge already existed, or did not)."
+    )
+
+
+Lister = Callable[..., Awaitable[list[Related]]]
+
+
+async def _related(
+    info: Info, lister: Lister, workspace: str, peer: str, depth: int, first: int | None
+) -> list[RelatedPeer]:
+    info.context.principal.require_peer(workspace, peer)
+    found = await lister(
+        info.context.services.db,
+        workspace,
+        peer,
+        depth=int(depth),
+        limit=page_size(info.context, first),
+    )
+    return [RelatedPeer.of(r) for r in found]
+
+
+@strawberry.type
+class MemberQuery:
+    @strawberry.field(
+        description="The peers below `peer` (its sub-peers, theirs, ...) down to `depth` "
+        "levels, each once at its shortest distance, nearest first."
+    )
+    async def sub_peers(
+        self,
+        info: Info,
+        workspace: str,
+        peer: str,
+        depth: Depth = Depth(1),
+        first: int | None = None,
+    ) -> list[RelatedPeer]:
+        return await _related(info, members.below, workspace, peer, depth, first)
+
+    @strawberry.field(
+        description="The peers above `peer` (its parents, theirs, ...) up to `depth` levels, "
+        "each once at its shortest distance, nearest first."
+    )
+    async def parent_peers(
+        self,
+        info: Info,
+        workspace: str,
+        peer: str,
+        depth: Depth = Depth(1),
+        first: int | None = None,
+    ) -> list[RelatedPeer]:
+        return await _related(info, members.above, workspace, peer, depth, first)
+
+
+@strawberry.type
+class MemberMutation:
+    @strawberry.mutation(
+        description="Make `child` a sub-peer of `parent` (a peer may have several parents). "
+        "Refused when it would make a cycle or a chain longer than BELIEFGRAPH_MAX_PEER_DEPTH."
+    )
+    async def add_sub_peer(
+        self, info: Info, workspace: str, parent: str, child: str
+    ) -> SubPeerChange:
+        info.context.principal.require_workspace(workspace)
+        services = info.context.services
+        created = await members.add(
+            services.db, workspace, parent, child, max_depth=services.settings.max_peer_depth
+        )
+        return SubPeerChange(parent=parent, child=child, changed=created)
+
+    @strawberry.mutation(description="`child` stops being a sub-peer of `parent`.")
+    async def remove_sub_peer(
+        self, info: Info, workspace: str, parent: str, child: str
+    ) -> SubPeerChange:
+        info.context.principal.require_workspace(workspace)
+        removed = await members.remove(info.context.services.db, workspace, parent, child)
+        return SubPeerChange(parent=parent, child=child, changed=removed)

@@ -1,0 +1,152 @@
+"""Sub-peers on the real graph: MEMBER_OF adds checked for cycles and chain length inside the
+Cypher write (racing adds included), many-to-many trees, listing by depth, and the GraphQL
+surface."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from graph.errors import InvalidInput, NotFound
+from graph.repo import members
+from resolvers.services import Services
+from tests.conftest import GraphQLClient
+from tests.integration.derive_helpers import make_peers
+
+pytestmark = pytest.mark.integration
+
+MAX = 10
+
+
+async def add(services: Services, workspace: str, parent: str, child: str) -> bool:
+    return await members.add(services.db, workspace, parent, child, max_depth=MAX)
+
+
+async def names_below(services: Services, workspace: str, peer: str, depth: int) -> list[str]:
+    found = await members.below(services.db, workspace, peer, depth=depth, limit=100)
+    return [f"{r.peer.name}@{r.distance}" for r in found]
+
+
+async def test_cycles_are_refused_self_direct_and_indirect(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "a", "b", "c")
+    with pytest.raises(InvalidInput, match="its own sub-peer"):
+        await add(services, workspace, "a", "a")
+    assert await add(services, workspace, "a", "b")  # b under a
+    with pytest.raises(InvalidInput, match="would make a cycle"):
+        await add(services, workspace, "b", "a")
+    assert await add(services, workspace, "b", "c")  # c under b
+    with pytest.raises(InvalidInput, match="would make a cycle"):
+        await add(services, workspace, "c", "a")
+    assert await names_below(services, workspace, "a", members.ALL) == ["b@1", "c@2"]
+    # Adding an edge that exists changes nothing; removing one that does not, neither.
+    assert not await add(services, workspace, "a", "b")
+    assert not await members.remove(services.db, workspace, "c", "a")
+    assert await members.remove(services.db, workspace, "b", "c")
+    assert await add(services, workspace, "c", "b") is True  # no longer a cycle
+    with pytest.raises(NotFound, match="'nobody'"):
+        await add(services, workspace, "a", "nobody")
+
+
+async def test_of_two_racing_opposite_adds_exactly_one_wins(
+    services: Services, workspace: str
+) -> None:
+    pairs = [(f"x{i}", f"y{i}") for i in range(8)]
+    await make_peers(services, workspace, *[name for pair in pairs for name in pair])
+
+    async def attempt(parent: str, child: str) -> bool:
+        try:
+            return await add(services, workspace, parent, child)
+        except InvalidInput:
+            return False
+
+    for x, y in pairs:
+        won = await asyncio.gather(attempt(x, y), attempt(y, x))
+        assert sorted(won) == [False, True], (x, y, won)
+        above_x = await members.above(services.db, workspace, x, depth=members.ALL, limit=10)
+        above_y = await members.above(services.db, workspace, y, depth=members.ALL, limit=10)
+        assert len(above_x) + len(above_y) == 1
+
+
+async def test_a_chain_longer_than_the_limit_is_refused_where_two_chains_meet(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, *"abcdef")
+    for parent, child in ("ab", "bc"):
+        await members.add(services.db, workspace, parent, child, max_depth=4)
+    await members.add(services.db, workspace, "d", "e", max_depth=4)
+    # a-b-c above, d-e below: joining c over d makes a chain of 2 + 1 + 1 = 4 edges.
+    await members.add(services.db, workspace, "c", "d", max_depth=4)
+    with pytest.raises(InvalidInput, match="would be 5 long; the limit is 4"):
+        await members.add(services.db, workspace, "e", "f", max_depth=4)
+
+
+async def test_many_to_many_trees_list_by_depth(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "team", "alice", "bob", "alice-dm", "alice-group")
+    for parent, child in [
+        ("team", "alice"),
+        ("team", "bob"),
+        ("alice", "alice-dm"),
+        ("alice", "alice-group"),
+        ("bob", "alice-group"),  # two parents
+    ]:
+        await add(services, workspace, parent, child)
+    assert await names_below(services, workspace, "team", 1) == ["alice@1", "bob@1"]
+    assert await names_below(services, workspace, "team", members.ALL) == [
+        "alice@1",
+        "bob@1",
+        "alice-dm@2",
+        "alice-group@2",
+    ]
+    assert await names_below(services, workspace, "alice-dm", members.ALL) == []
+    above = await members.above(services.db, workspace, "alice-group", depth=1, limit=10)
+    assert [(r.peer.name, r.distance) for r in above] == [("alice", 1), ("bob", 1)]
+    above = await members.above(services.db, workspace, "alice-group", depth=2, limit=10)
+    assert [(r.peer.name, r.distance) for r in above] == [("alice", 1), ("bob", 1), ("team", 2)]
+
+
+async def test_graphql_adds_lists_and_refuses_with_codes(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice", "alice-dm")
+    add_doc = """mutation($w: String!, $p: String!, $c: String!) {
+      addSubPeer(workspace: $w, parent: $p, child: $c) { parent child changed }
+    }"""
+    data = await gql.ok(add_doc, {"w": workspace, "p": "alice", "c": "alice-dm"})
+    assert data["addSubPeer"] == {"parent": "alice", "child": "alice-dm", "changed": True}
+    assert await gql.error_code(add_doc, {"w": workspace, "p": "alice-dm", "c": "alice"}) == (
+        "INVALID_INPUT"
+    )
+    assert await gql.error_code(add_doc, {"w": workspace, "p": "alice", "c": "ghost"}) == (
+        "NOT_FOUND"
+    )
+    list_doc = """query($w: String!, $d: Depth) {
+      subPeers(workspace: $w, peer: "alice", depth: $d) { peer { name } distance }
+      parentPeers(workspace: $w, peer: "alice-dm", depth: $d) { peer { name } distance }
+    }"""
+    for depth in (1, "ALL"):
+        data = await gql.ok(list_doc, {"w": workspace, "d": depth})
+        assert data["subPeers"] == [{"peer": {"name": "alice-dm"}, "distance": 1}]
+        assert data["parentPeers"] == [{"peer": {"name": "alice"}, "distance": 1}]
+    literal = """query($w: String!) {
+      a: subPeers(workspace: $w, peer: "alice", depth: ALL) { distance }
+      b: subPeers(workspace: $w, peer: "alice", depth: "ALL") { distance }
+      c: subPeers(workspace: $w, peer: "alice", depth: 2) { distance }
+    }"""
+    assert await gql.ok(literal, {"w": workspace}) == {
+        "a": [{"distance": 1}],
+        "b": [{"distance": 1}],
+        "c": [{"distance": 1}],
+    }
+    data = await gql.ok(list_doc, {"w": workspace, "d": 0})
+    assert data == {"subPeers": [], "parentPeers": []}
+    for bad in (-1, "some", 1.5, True):
+        body = await gql.raw(list_doc, {"w": workspace, "d": bad})
+        assert body["errors"][0]["extensions"]["code"] == "INVALID_INPUT", (bad, body)
+    remove_doc = """mutation($w: String!) {
+      removeSubPeer(workspace: $w, parent: "alice", child: "alice-dm") { changed }
+    }"""
+    assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": True}
+    assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": False}
