@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -51,6 +52,14 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def markers(name: str) -> tuple[str, str]:
     return f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+
+
+def publish(report: Path, json_path: Path, name: str, text: str, data: Any) -> None:
+    """Print a bench's rendered section, write it into the report and its data beside it."""
+    print(text)
+    write_section(report, name, text)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
 def write_section(path: Path, name: str, body: str) -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import shlex
 import sys
@@ -56,7 +55,7 @@ from reasoners.embeddings.model import embed_async
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import bench_neo4j, machine, table, write_section
+from tests.bench.common import bench_neo4j, machine, publish, table
 
 BOLT_PORT = 47687
 HTTP_PORT = 47474
@@ -476,11 +475,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     report = asyncio.run(main_async(args))
-    text = render(report)
-    print(text)
-    write_section(args.report, "dream", text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    publish(args.report, args.json, "dream", render(report), report)
     return 0
 
 

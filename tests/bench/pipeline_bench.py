@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import shlex
 import sys
@@ -40,7 +39,7 @@ from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.runtime import build_handlers, close_services, open_services
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
-from tests.bench.common import bench_neo4j, machine, table, write_section
+from tests.bench.common import bench_neo4j, machine, publish, table
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 
@@ -252,18 +251,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         return await run(services, args)
     finally:
         await close_services(services)
-        if neo4j.server is not None and not args.keep:
+        if neo4j.server is not None and neo4j.started_here and not args.keep:
             neo4j.server.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     report = asyncio.run(main_async(args))
-    text = render(report)
-    print(text)
-    write_section(args.report, "pipeline", text)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    publish(args.report, args.json, "pipeline", render(report), report)
     return 0
 
 

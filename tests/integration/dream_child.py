@@ -8,15 +8,11 @@ environment and the Neo4j password on stdin.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from datetime import timedelta
 from typing import Any
 
-from graph.settings import Settings
-from reasoners.queue.worker import Worker, WorkerConfig
-from resolvers.runtime import build_handlers, open_services
 from tests.fakes.llm import ScriptedLLM
+from tests.integration.child_worker import serve
 from tests.integration.dream_helpers import call, id_of, tool_results, turn
 
 
@@ -29,20 +25,7 @@ def deduction(messages: Any, schema: Any) -> Any:
     return "unreachable"
 
 
-async def main() -> None:
-    settings = Settings.from_env()
-    services = await open_services(settings, password=sys.stdin.readline().strip())
-    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": ["No patterns."]})
-    handlers = build_handlers(services.db, services.embedder, services.tokens, llm, settings)
-    worker = Worker(
-        services.db,
-        handlers,
-        WorkerConfig(lease=timedelta(seconds=3), workspace=sys.argv[1]),
-        owner="child",
-    )
-    print("ready", flush=True)
-    await worker.run(asyncio.Event())
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(
+        serve(ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": ["No patterns."]}))
+    )

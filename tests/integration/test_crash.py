@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +11,7 @@ from graph.repo import jobs
 from graph.repo.sessions import MemberSettings
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
+from tests.integration.child_worker import worker_child
 from tests.integration.derive_helpers import (
     beliefs,
     echo_deriver,
@@ -25,7 +22,6 @@ from tests.integration.derive_helpers import (
 )
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_sigkill_mid_job_loses_and_duplicates_nothing(
@@ -36,42 +32,13 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
     await post(services, workspace, "s1", ("alice", "I moved to Porto."), ("bob", "Nice."))
     await jobs.flush(services.db, workspace, None, None)
 
-    settings = services.settings
-    env = {
-        **os.environ,
-        "BELIEFGRAPH_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-        "BELIEFGRAPH_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
-        "BELIEFGRAPH_AUTH": "off",
-    }
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.worker_child", workspace],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(neo4j_password + "\n")
-        child.stdin.flush()
-        lines: list[str] = []
-        while "deriving" not in lines:
-            line = await asyncio.to_thread(child.stdout.readline)
-            assert line, f"the child exited early: {lines}"
-            lines.append(line.strip())
+    async with worker_child(
+        services, "tests.integration.worker_child", workspace, neo4j_password, "deriving"
+    ) as child:
         # The child holds the alice unit and is inside its LLM call: kill it there.
         assert (await jobs.status(services.db, workspace, None, None)).running >= 1
         child.send_signal(signal.SIGKILL)
         child.wait(10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(10)
-        if child.stdout is not None:
-            child.stdout.close()
-        if child.stdin is not None:
-            child.stdin.close()
 
     worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     assert await worker.drain() <= 1, "the dead worker's unit is still leased"

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +13,7 @@ from graph.repo import dreams, jobs
 from reasoners.dreamer import scheduling
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
+from tests.integration.child_worker import worker_child
 from tests.integration.derive_helpers import worker_for
 from tests.integration.dream_helpers import (
     call,
@@ -31,7 +28,6 @@ from tests.integration.dream_helpers import (
 )
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def deduction(messages: Any, schema: Any) -> Any:
@@ -51,41 +47,13 @@ async def test_sigkill_mid_dream_leaves_nothing_and_the_dream_is_retried(
     job_id, _ = await scheduling.on_demand(services.db, services.settings, view)
     pending_before = await dreams.pending(services.db, view, limit=10, with_embeddings=False)
 
-    settings = services.settings
-    env = {
-        **os.environ,
-        "BELIEFGRAPH_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-        "BELIEFGRAPH_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
-        "BELIEFGRAPH_AUTH": "off",
-    }
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tests.integration.dream_child", workspace],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(neo4j_password + "\n")
-        child.stdin.flush()
-        lines: list[str] = []
-        while "dreaming" not in lines:
-            line = await asyncio.to_thread(child.stdout.readline)
-            assert line, f"the child exited early: {lines}"
-            lines.append(line.strip())
+    async with worker_child(
+        services, "tests.integration.dream_child", workspace, neo4j_password, "dreaming"
+    ) as child:
         # The child has had one edit accepted (rehearsed) and hangs in its next model call.
         assert (await jobs.status(services.db, workspace, None, "alice")).running == 1
         child.send_signal(signal.SIGKILL)
         child.wait(10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(10)
-        for stream in (child.stdout, child.stdin):
-            if stream is not None:
-                stream.close()
 
     # Nothing of the killed dream is in the graph: no belief, no run, nothing marked dreamed.
     assert await contents(services, workspace, levels=["deductive"]) == []

@@ -59,6 +59,16 @@ async def paris_then_lisbon(services: Services, workspace: str) -> None:
     await derive(services, workspace)
 
 
+async def meat_then_not(services: Services, workspace: str) -> Services:
+    """A fact and its negation from two sessions, derived; the zero-key dreamer, on demand."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
+    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
+    await derive(s, workspace)
+    return s
+
+
 def no_patterns(messages: Any, schema: Any) -> str:
     return "No pattern is supported."
 
@@ -107,11 +117,7 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
 async def test_zero_key_contradiction_is_flagged_once_with_both_premises(
     services: Services, workspace: str
 ) -> None:
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1", "s2")
-    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
-    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
-    await derive(s, workspace)
+    s = await meat_then_not(services, workspace)
     await dream_now(s, workspace, *AGENT_ALICE)
     await dream_now(s, workspace, *AGENT_ALICE)
     contradictions = await contents(s, workspace, levels=["contradiction"])
@@ -669,11 +675,7 @@ async def test_the_dialectic_answers_with_the_current_value_and_what_it_replaced
 async def test_citing_a_derived_belief_cites_its_premises_down_to_message_spans(
     services: Services, workspace: str
 ) -> None:
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1", "s2")
-    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
-    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
-    await derive(s, workspace)
+    s = await meat_then_not(services, workspace)
     await dream_now(s, workspace, *AGENT_ALICE)
     contradiction = await belief_id(s, workspace, "Contradiction")
 
