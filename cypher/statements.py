@@ -90,6 +90,7 @@ Statement = Literal[
     "lease_work_unit",
     "leave_session",
     "leave_session_except",
+    "list_aggregation_peers",
     "list_dream_runs",
     "list_dream_runs_since",
     "list_jobs",

@@ -123,6 +123,12 @@ class Settings:
         "Longest chain of sub-peers (MEMBER_OF edges) a workspace may build, at most 32: an "
         "add that would make a longer one is refused",
     )
+    max_aggregation_peers: int = _setting(
+        "BELIEFGRAPH_MAX_AGGREGATION_PEERS",
+        2000,
+        "Most peers one aggregated read (a peer and its sub-peers at the asked depth) may cover; "
+        "a read over more is refused with LIMIT_EXCEEDED",
+    )
     max_metadata_bytes: int = _setting(
         "BELIEFGRAPH_MAX_METADATA_BYTES", 16384, "Largest metadata / configuration JSON, in bytes"
     )
@@ -329,6 +335,7 @@ class Settings:
         for name in (
             "max_page_size",
             "max_batch",
+            "max_aggregation_peers",
             "max_message_chars",
             "embedding_dim",
             "deriver_token_target",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.db import Database
-from graph.errors import InvalidInput, NotFound
+from graph.errors import InvalidInput, LimitExceeded, NotFound
 from graph.records import PeerRecord
 from graph.repo import workspaces
 from graph.settings import MAX_PEER_DEPTH_CAP
@@ -71,3 +71,24 @@ async def above(
         "list_parent_peers", workspace=workspace, peer=peer, depth=depth, limit=limit
     )
     return [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in rows]
+
+
+async def aggregation_set(
+    db: Database, workspace: str, peer: str, *, depth: int, max_peers: int
+) -> list[str]:
+    """`peer` first, then the peers below it down to `depth` levels, nearest first: the peers a
+    read of `peer` covers. Just `peer` when it does not exist (the read then finds nothing).
+    Raises LimitExceeded when the set would hold more than `max_peers` peers."""
+    row = await db.read_one(
+        "list_aggregation_peers", workspace=workspace, peer=peer, depth=depth, limit=max_peers
+    )
+    if row is None:
+        return [peer]
+    names = [str(n) for n in row["peers"]]
+    if len(names) > max_peers:
+        raise LimitExceeded(
+            f"a read of {peer!r} at depth {depth} covers more than {max_peers} peers "
+            "(BELIEFGRAPH_MAX_AGGREGATION_PEERS); ask for a smaller depth",
+            limit="aggregation_peers",
+        )
+    return names
