@@ -1,13 +1,16 @@
-// Observations of one (observer, observed) scope by id, with their premise ids, source spans
-// and knowledge updates (what each replaced, what replaced it). Ids outside the scope (another
-// observer's view, another session) return nothing, so a tool given such an id cannot tell it
-// from one that does not exist. With $as_of, as they stood then: beliefs written later are
+// Observations of one or several representations (scope keys) by id, with their premise ids,
+// source spans and knowledge updates (what each replaced, what replaced it). Ids outside them
+// (another observer's view, a session filtered out) return nothing, so a tool given such an
+// id cannot tell it from one that does not exist. With $as_of, as they stood then: beliefs written later are
 // absent, and only the knowledge updates made by then are shown.
 MATCH (o:Observation)
 WHERE o.id IN $ids AND o.workspace = $workspace
-  AND o.observer = $observer AND o.observed = $observed
+  AND o.scope_key IN $keys
   AND o.deleted_at IS NULL
-  AND ($session IS NULL OR o.session = $session)
+  AND ($session_ids IS NULL OR o.session IN $session_ids)
+  AND ($exclude_session_ids IS NULL OR o.session IS NULL
+       OR NOT o.session IN $exclude_session_ids)
+  AND (NOT $exclude_derived OR o.session IS NOT NULL)
   AND ($as_of IS NULL OR o.created_at <= $as_of)
 RETURN o {.*, embedding: null} AS observation,
        [(o)-[:DERIVED_FROM]->(p:Observation)

@@ -1,11 +1,21 @@
-// A representation's beliefs, oldest first. With $as_of, as they stood then: written by then
-// and not yet superseded (a superseded belief is current until its superseded_at).
-MATCH (o:Observation {workspace: $workspace, observer: $observer, observed: $observed})
-WHERE o.deleted_at IS NULL
-  AND ($levels IS NULL OR o.level IN $levels)
+// The beliefs of one or several representations (scope keys: a peer and its sub-peers, as
+// one observer sees them), oldest first. With $as_of, as they stood then: written by then and
+// not yet superseded (a superseded belief is current until its superseded_at). Session
+// filters: only $session_ids, none of $exclude_session_ids (beliefs with no session, the
+// derived ones, stay unless $exclude_derived).
+MATCH (o:Observation)
+WHERE o.scope_key IN $keys AND o.workspace = $workspace
+  AND o.deleted_at IS NULL
+  AND o.level IN $levels
   AND ($include_stale OR NOT coalesce(o.stale, false))
   AND ($include_superseded OR o.superseded_at IS NULL OR o.superseded_at > $as_of)
   AND ($as_of IS NULL OR o.created_at <= $as_of)
+  AND ($session_ids IS NULL OR o.session IN $session_ids)
+  AND ($exclude_session_ids IS NULL OR o.session IS NULL
+       OR NOT o.session IN $exclude_session_ids)
+  AND (NOT $exclude_derived OR o.session IS NOT NULL)
+  AND ($since IS NULL OR coalesce(o.valid_at, o.created_at) >= $since)
+  AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
   AND ($after_time IS NULL OR o.created_at > $after_time
        OR (o.created_at = $after_time AND o.id > $after_id))
 RETURN o {.*, embedding: null} AS observation

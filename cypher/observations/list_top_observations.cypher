@@ -2,6 +2,8 @@
 // (the context slice). Each is read in index order (observation_key_derived, _recent): the
 // ORDER BY names the whole index key and the WHERE tests each part, so the read stops after
 // the beliefs it keeps rather than sorting the representation. $as_of: as they stood then.
+// Session filters: only $session_ids, none of $exclude_session_ids (beliefs with no session,
+// the derived ones, stay unless $exclude_derived).
 CALL () {
   UNWIND $keys AS key
   CALL (key) {
@@ -12,6 +14,10 @@ CALL () {
       AND NOT coalesce(o.stale, false)
       AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
       AND ($as_of IS NULL OR o.created_at <= $as_of)
+      AND ($session_ids IS NULL OR o.session IN $session_ids)
+      AND ($exclude_session_ids IS NULL OR o.session IS NULL
+           OR NOT o.session IN $exclude_session_ids)
+      AND (NOT $exclude_derived OR o.session IS NOT NULL)
     RETURN o
     ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
     LIMIT $most_derived
@@ -29,6 +35,10 @@ CALL () {
       AND NOT coalesce(o.stale, false)
       AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
       AND ($as_of IS NULL OR o.created_at <= $as_of)
+      AND ($session_ids IS NULL OR o.session IN $session_ids)
+      AND ($exclude_session_ids IS NULL OR o.session IS NULL
+           OR NOT o.session IN $exclude_session_ids)
+      AND (NOT $exclude_derived OR o.session IS NOT NULL)
     RETURN o
     ORDER BY o.scope_key DESC, o.valid_at DESC
     LIMIT $most_recent

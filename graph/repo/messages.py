@@ -11,11 +11,12 @@ from typing import Any
 from graph import models
 from graph.db import Database, Tx
 from graph.errors import Conflict, Forbidden, InvalidInput, NotFound
-from graph.keys import Representation, peer_key, session_key, workspace_key
+from graph.keys import peer_key, session_key, workspace_key
 from graph.paging import decode_time_id, page, time_id_cursor
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
 from graph.repo import sessions
+from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware, now
 
 AfterCreate = Callable[[Tx, list[MessageRecord]], Awaitable[None]]
@@ -241,30 +242,41 @@ async def recent(db: Database, workspace: str, session: str, limit: int) -> list
     return [MessageRecord.from_row(r["message"]) for r in rows]
 
 
+def _view_params(workspace: str, query: ObservationQuery) -> dict[str, Any]:
+    """What the message-in-view statements take: the query's (observer, observed) pairs and its
+    session filters."""
+    return {
+        "workspace": workspace,
+        "scopes": [{"observer": o, "observed": p} for o, p in query.pairs],
+        "session_ids": query.session_ids,
+        "exclude_session_ids": query.exclude_session_ids,
+    }
+
+
 async def grep_in_view(
-    db: Database, view: Representation, session: str | None, text: str, limit: int
+    db: Database, workspace: str, query: ObservationQuery, text: str, limit: int
 ) -> list[MessageRecord]:
-    """The observed peer's messages the observer could see that contain `text` (any case),
-    newest first."""
+    """The observed peers' messages their observers could see that contain `text` (any
+    case), newest first."""
     rows = await db.read(
-        "grep_messages_in_view", **view.params(), session=session, text=text, limit=limit
+        "grep_messages_in_view", **_view_params(workspace, query), text=text, limit=limit
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]
 
 
 async def in_view_by_date(
     db: Database,
-    view: Representation,
-    session: str | None,
+    workspace: str,
+    query: ObservationQuery,
     since: datetime | None,
     until: datetime | None,
     limit: int,
 ) -> list[MessageRecord]:
-    """The observed peer's messages the observer could see in [since, until), oldest first."""
+    """The observed peers' messages their observers could see in [since, until), oldest
+    first."""
     rows = await db.read(
         "list_messages_in_view_by_date",
-        **view.params(),
-        session=session,
+        **_view_params(workspace, query),
         since=aware(since),
         until=aware(until),
         limit=limit,

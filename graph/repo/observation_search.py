@@ -35,8 +35,8 @@ ALL_LEVELS = [level.value for level in ObservationLevel]
 
 @dataclass(frozen=True)
 class ObservationQuery:
-    """Which beliefs a search may return: `observer`'s of `observed` (and of `also_observed`,
-    searched together), narrowed by the filters."""
+    """Which beliefs a read may return: `observer`'s of `observed` and of the `aggregated`
+    peers below it (its sub-peers, read together), narrowed by the filters."""
 
     observer: str
     observed: str
@@ -48,15 +48,23 @@ class ObservationQuery:
     until: datetime | None = None
     include_stale: bool = False
     include_superseded: bool = False
-    also_observed: tuple[str, ...] = ()
+    aggregated: tuple[str, ...] = ()  # sub-peers of `observed` the read also covers
     as_of: datetime | None = None  # the beliefs as they stood then
 
     @property
     def observed_peers(self) -> list[str]:
-        return [self.observed, *(p for p in self.also_observed if p != self.observed)]
+        return [self.observed, *(p for p in self.aggregated if p != self.observed)]
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The (observer, observed) representations read. A peer's view of itself aggregates
+        its sub-peers' views of themselves: each sub-peer's own conversations are where its
+        self-knowledge was derived."""
+        self_view = self.observer == self.observed
+        return [(p if self_view else self.observer, p) for p in self.observed_peers]
 
     def keys(self, workspace: str) -> list[str]:
-        return [scope_key(workspace, self.observer, p) for p in self.observed_peers]
+        return [scope_key(workspace, observer, observed) for observer, observed in self.pairs]
 
     def params(self, workspace: str) -> dict[str, Any]:
         """The filter parameters every observation search statement takes."""
@@ -93,7 +101,7 @@ async def _vector_round(
     row = await db.read_one(
         "search_observations_vector",
         workspace=workspace,
-        scopes=[{"observer": query.observer, "observed": p} for p in query.observed_peers],
+        scopes=[{"observer": o, "observed": p} for o, p in query.pairs],
         embedding=embedding,
         limit=limit,
         exact_scan_limit=exact_scan_limit,
@@ -190,12 +198,17 @@ async def top(
     most_derived: int,
     most_recent: int,
 ) -> TopObservations:
-    """The most-derived and the most recent current beliefs of the query's representations."""
+    """The most-derived and the most recent current beliefs of the query's representations
+    (its levels, dates, staleness and supersession flags do not apply; its sessions do)."""
+    params = query.params(workspace)
     row = await db.read_one(
         "list_top_observations",
         workspace=workspace,
-        keys=query.keys(workspace),
-        as_of=aware(query.as_of),
+        keys=params["keys"],
+        as_of=params["as_of"],
+        session_ids=params["session_ids"],
+        exclude_session_ids=params["exclude_session_ids"],
+        exclude_derived=params["exclude_derived"],
         most_derived=most_derived,
         most_recent=most_recent,
     )

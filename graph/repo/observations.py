@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-
 from graph.db import Database
 from graph.errors import NotFound
-from graph.keys import Representation
 from graph.paging import decode_time_id, page, time_id_cursor
 from graph.records import (
     MessageRecord,
@@ -19,32 +15,18 @@ from graph.records import (
     SourceSpan,
     to_datetime,
 )
-from graph.validation import aware
-
-
-@dataclass(frozen=True)
-class ObservationFilter:
-    observer: str
-    observed: str
-    levels: list[str] | None = None
-    include_stale: bool = False
-    include_superseded: bool = False
-    as_of: datetime | None = None  # the beliefs as they stood then
+from graph.repo.observation_search import ObservationQuery
 
 
 async def list_page(
-    db: Database, workspace: str, filters: ObservationFilter, *, after: str | None, limit: int
+    db: Database, workspace: str, query: ObservationQuery, *, after: str | None, limit: int
 ) -> Page[ObservationRecord]:
+    """The query's beliefs, oldest first, a page at a time."""
     after_time, after_id = decode_time_id(after)
     rows = await db.read(
         "list_observations",
         workspace=workspace,
-        observer=filters.observer,
-        observed=filters.observed,
-        levels=filters.levels,
-        include_stale=filters.include_stale,
-        include_superseded=filters.include_superseded,
-        as_of=aware(filters.as_of),
+        **query.params(workspace),
         after_time=after_time,
         after_id=after_id,
         limit=limit + 1,
@@ -70,20 +52,24 @@ async def get_detail(db: Database, workspace: str, observation_id: str) -> Obser
 
 
 async def in_view(
-    db: Database,
-    view: Representation,
-    session: str | None,
-    ids: list[str],
-    *,
-    as_of: datetime | None = None,
+    db: Database, workspace: str, query: ObservationQuery, ids: list[str]
 ) -> list[SourcedObservation]:
-    """The observations among `ids` that belong to `view` (and `session`, if given), with their
-    premises and sources; an id from anywhere else is simply absent. With `as_of`, as they
-    stood at that time."""
+    """The observations among `ids` that belong to the query's representations and sessions,
+    with their premises and sources; an id from anywhere else is simply absent. With the
+    query's `as_of`, as they stood at that time. Stale and superseded beliefs are included:
+    a reader following provenance must reach them."""
     if not ids:
         return []
+    params = query.params(workspace)
     rows = await db.read(
-        "get_observations_in_view", **view.params(), session=session, ids=ids, as_of=as_of
+        "get_observations_in_view",
+        workspace=workspace,
+        keys=params["keys"],
+        session_ids=params["session_ids"],
+        exclude_session_ids=params["exclude_session_ids"],
+        exclude_derived=params["exclude_derived"],
+        ids=ids,
+        as_of=params["as_of"],
     )
     found = []
     for row in rows:

@@ -39,6 +39,10 @@ class ContextRequest:
     most_recent: int = 5
     include_summary: bool = True
     as_of: datetime | None = None  # beliefs as they stood then (messages and card: current)
+    aggregated: tuple[str, ...] = ()  # sub-peers of peer_target the representation covers
+    session_ids: list[str] | None = None  # beliefs and messages from these sessions only
+    exclude_session_ids: list[str] | None = None
+    exclude_derived: bool = False  # leave out beliefs with no session
 
     def check(self) -> None:
         if not 1 <= self.tokens <= MAX_BUDGET:
@@ -64,9 +68,11 @@ class ContextResult:
     messages: list[MessageRecord]
 
 
-def observation_line(o: ObservationRecord) -> str:
+def observation_line(o: ObservationRecord, target: str | None = None) -> str:
+    """One belief as the context shows it; one about a sub-peer of `target` names it."""
     when = (o.valid_at or o.created_at).date().isoformat()
-    return f"{o.content} [{o.level}, {when}]"
+    about = f"about {o.observed}, " if target is not None and o.observed != target else ""
+    return f"{o.content} [{about}{o.level}, {when}]"
 
 
 def slice_order(
@@ -97,7 +103,15 @@ async def get_context(
         await peers.get(db, ws, observed)
         await peers.get(db, ws, observer)
         relevant = []
-        query = ObservationQuery(observer, observed, as_of=request.as_of)
+        query = ObservationQuery(
+            observer,
+            observed,
+            as_of=request.as_of,
+            aggregated=request.aggregated,
+            session_ids=request.session_ids,
+            exclude_session_ids=request.exclude_session_ids,
+            exclude_derived=request.exclude_derived,
+        )
         if request.search_query and request.search_limit:
             hits = await search_observations(
                 db, embedder, ws, request.search_query, query, request.search_limit
@@ -120,7 +134,7 @@ async def get_context(
             short = await summaries.latest(db, ws, request.session, "short")
             long = await summaries.latest(db, ws, request.session, "long")
         recent = await messages.recent(db, ws, request.session, MAX_RECENT_MESSAGES)
-    lines = [observation_line(o) for o in slice_]
+    lines = [observation_line(o, observed) for o in slice_]
     card_text = "\n".join(card)
     packed = pack(
         request.tokens,

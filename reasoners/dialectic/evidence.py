@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from graph.keys import Representation
 from graph.records import MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
@@ -24,25 +23,41 @@ GREP_WINDOW = 200  # characters shown on each side of a grep match
 
 @dataclass(frozen=True)
 class View:
-    """Whose view the tools read: what `observer` knows about `observed`."""
+    """Whose view the tools read: what `observer` knows about `observed` and about the
+    `aggregated` peers below it (its sub-peers, at the depth the caller asked), within the
+    session filters."""
 
     workspace: str
     observer: str
     observed: str
-    session: str | None = None
+    session: str | None = None  # only this session's evidence
     as_of: datetime | None = None  # answer from the beliefs as they stood then
+    aggregated: tuple[str, ...] = ()
+    session_ids: tuple[str, ...] | None = None  # only these sessions (with `session`: both)
+    exclude_session_ids: tuple[str, ...] | None = None
+    exclude_derived: bool = False  # leave out beliefs with no session (deductions, inductions)
 
     @property
-    def representation(self) -> Representation:
-        return Representation(self.workspace, self.observer, self.observed)
+    def sessions(self) -> list[str] | None:
+        """The sessions evidence may come from (None: any)."""
+        if self.session is None:
+            return list(self.session_ids) if self.session_ids is not None else None
+        if self.session_ids is not None and self.session not in self.session_ids:
+            return []
+        return [self.session]
 
     def query(self, levels: list[str] | None = None) -> ObservationQuery:
         return ObservationQuery(
             observer=self.observer,
             observed=self.observed,
             levels=levels,
-            session_ids=[self.session] if self.session is not None else None,
+            session_ids=self.sessions,
+            exclude_session_ids=(
+                list(self.exclude_session_ids) if self.exclude_session_ids is not None else None
+            ),
+            exclude_derived=self.exclude_derived,
             as_of=self.as_of,
+            aggregated=self.aggregated,
         )
 
 
@@ -158,10 +173,13 @@ class ObservationItem:
     premises: tuple[ObservationItem, ...] = ()
     replaces: tuple[Replaced, ...] = ()
     replaced_by: tuple[str, ...] = ()
+    about: str | None = None  # the sub-peer it is about, in a view aggregating sub-peers
 
     def render(self, indent: str = "") -> str:
         o = self.observation
         notes = [o.level, f"valid {day(o.valid_at or o.created_at)}"]
+        if self.about is not None:
+            notes.insert(0, f"about {self.about}")
         if o.session:
             notes.append(f"session {o.session}")
         if o.times_derived > 1:
@@ -306,3 +324,21 @@ class PeerCardResult:
         return f"Peer card ({self.observer} about {self.observed}):\n" + "\n".join(
             f"- {entry}" for entry in self.entries
         )
+
+
+@dataclass(frozen=True)
+class PeerList:
+    """Peers above or below one peer, each with its distance in MEMBER_OF levels."""
+
+    direction: str  # "sub-peers" or "parent peers"
+    peer: str
+    peers: list[tuple[str, int]]
+
+    def render(self) -> str:
+        if not self.peers:
+            return f"{self.peer} has no {self.direction} visible in this memory."
+        lines = [
+            f"- {name} ({distance} level{'s' if distance > 1 else ''})"
+            for name, distance in self.peers
+        ]
+        return f"The {self.direction} of {self.peer}:\n" + "\n".join(lines)

@@ -85,6 +85,23 @@ class PeerCardArgs(ToolArgs):
     pass
 
 
+class _PeerArgs(ToolArgs):
+    peer: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The observed peer (default) or one of its sub-peers this memory covers.",
+    )
+
+
+class SubPeersArgs(_PeerArgs):
+    depth: int = Field(1, ge=1, le=10, description="How many levels down to list.")
+
+
+class ParentPeersArgs(_PeerArgs):
+    depth: int = Field(1, ge=1, le=10, description="How many levels up to list.")
+
+
 def _spec(name: str, description: str, model: type[BaseModel]) -> ToolSpec:
     schema = model.model_json_schema()
     # Titles repeat the field names and cost tokens on every call; models do not need them.
@@ -129,6 +146,18 @@ TOOL_SPECS: list[ToolSpec] = [
         "The observer's short card of stable facts about the observed peer.",
         PeerCardArgs,
     ),
+    _spec(
+        "list_sub_peers",
+        "The sub-peers of the observed peer (or of one of its sub-peers): the parts it is made "
+        "of, such as one conversation channel of a person or one member of a team.",
+        SubPeersArgs,
+    ),
+    _spec(
+        "list_parent_peers",
+        "The peers a peer belongs to (a team, a person it is a part of), as far as this memory "
+        "can see them.",
+        ParentPeersArgs,
+    ),
 ]
 ARGUMENTS: dict[str, type[ToolArgs]] = {
     "search_observations": SearchObservationsArgs,
@@ -137,6 +166,8 @@ ARGUMENTS: dict[str, type[ToolArgs]] = {
     "message_context": MessageContextArgs,
     "provenance": ProvenanceArgs,
     "peer_card": PeerCardArgs,
+    "list_sub_peers": SubPeersArgs,
+    "list_parent_peers": ParentPeersArgs,
 }
 
 

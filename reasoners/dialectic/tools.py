@@ -1,10 +1,10 @@
 """The dialectic's tools: read-only reads of one (observer, observed) view for the tool loop.
 
-A `Toolbox` is bound to one `Scope` when it is made, and no tool takes a workspace, observer or
-observed argument, so whatever the model asks for it reads only what the observer could know
-about the observed (theory-of-mind scoping, DESIGN invariant 2):
+A `Toolbox` is bound to one `View` when it is made, and no tool takes a workspace or observer
+argument, so whatever the model asks for it reads only what the observer could know about the
+observed and the sub-peers the view aggregates (theory-of-mind scoping, DESIGN invariant 2):
 
-- observations of the view (and, with a session, only those from that session);
+- observations of the view (and, with session filters, only those they let through);
 - messages the observed peer sent in sessions the observer took part in, or all of the
   observed's messages when a peer asks about itself;
 - the neighbours of an in-view observation's source message, in that message's session.
@@ -31,8 +31,8 @@ from pydantic import (
 from graph.db import Database
 from graph.errors import BeliefgraphError, InvalidInput, NotFound
 from graph.records import ObservationRecord
+from graph.repo import members, observation_search, peer_cards
 from graph.repo import messages as message_repo
-from graph.repo import observation_search, peer_cards
 from graph.repo import observations as observation_repo
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
@@ -46,6 +46,7 @@ from reasoners.dialectic.evidence import (
     ObservationItem,
     ObservationResults,
     PeerCardResult,
+    PeerList,
     Provenance,
     ProvenanceNode,
     View,
@@ -58,9 +59,11 @@ from reasoners.dialectic.tool_specs import (
     GrepMessagesArgs,
     MessageContextArgs,
     MessagesByDateArgs,
+    ParentPeersArgs,
     PeerCardArgs,
     ProvenanceArgs,
     SearchObservationsArgs,
+    SubPeersArgs,
     ToolArgs,
     argument_error,
 )
@@ -73,6 +76,7 @@ from reasoners.search.observations import search_observations
 MAX_TOOL_CHARS = 12_000
 PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
+MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -92,6 +96,11 @@ def matched_span(content: str, text: str) -> str:
             return content[at : at + len(text)]
     match = re.search(re.escape(text), content, re.IGNORECASE)
     return match.group(0) if match else lead(content)
+
+
+ToolResult = (
+    ObservationResults | MessageResults | MessageContext | Provenance | PeerCardResult | PeerList
+)
 
 
 # --- the toolbox ------------------------------------------------------------------------------
@@ -118,9 +127,7 @@ class Toolbox:
         """In-view observations among `ids`, with premises and sources (others are absent)."""
         if not ids:
             return {}
-        found = await observation_repo.in_view(
-            self.db, self.view.representation, self.view.session, ids, as_of=self.view.as_of
-        )
+        found = await observation_repo.in_view(self.db, self.view.workspace, self.view.query(), ids)
         return {
             f.observation.id: ObservationItem(
                 f.observation,
@@ -128,6 +135,9 @@ class Toolbox:
                 f.sources,
                 replaces=tuple(f.replaces),
                 replaced_by=tuple(f.replaced_by),
+                about=(
+                    f.observation.observed if f.observation.observed != self.view.observed else None
+                ),
             )
             for f in found
         }
@@ -192,7 +202,7 @@ class Toolbox:
 
     async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
         found = await message_repo.grep_in_view(
-            self.db, self.view.representation, self.view.session, text, limit
+            self.db, self.view.workspace, self.view.query(), text, limit
         )
         items = []
         for message in found:
@@ -205,7 +215,7 @@ class Toolbox:
         self, since: datetime | None = None, until: datetime | None = None, limit: int = 20
     ) -> MessageResults:
         found = await message_repo.in_view_by_date(
-            self.db, self.view.representation, self.view.session, since, until, limit
+            self.db, self.view.workspace, self.view.query(), since, until, limit
         )
         items = []
         for message in found:
@@ -222,9 +232,11 @@ class Toolbox:
         windows = []
         for source in item.sources:
             m = source.message
+            # The belief's own observer: in an aggregated view it may be a sub-peer (a peer's
+            # view of itself covers each sub-peer's view of itself).
             around = await message_repo.around_in_view(
                 self.db,
-                self.view.observer,
+                item.observation.observer,
                 self.view.workspace,
                 m.session,
                 m.seq - before,
@@ -259,6 +271,36 @@ class Toolbox:
             self.evidence.add_item(node.item)
         return Provenance(observation_id, nodes, truncated)
 
+    def _covered(self, peer: str | None) -> str:
+        """`peer` if this view covers it (the observed peer or an aggregated sub-peer)."""
+        name = peer or self.view.observed
+        if name != self.view.observed and name not in self.view.aggregated:
+            raise NotFound(
+                f"{name} is not {self.view.observed} or one of the sub-peers this memory covers"
+            )
+        return name
+
+    async def sub_peers(self, peer: str | None, depth: int) -> PeerList:
+        # Everything below a covered peer is below the observed peer too: nothing outside the
+        # observed peer's tree can show up.
+        name = self._covered(peer)
+        found = await members.below(
+            self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
+        )
+        return PeerList("sub-peers", name, [(r.peer.name, r.distance) for r in found])
+
+    async def parent_peers(self, peer: str | None, depth: int) -> PeerList:
+        """A peer's parents; outside a peer's view of itself, only those this view covers
+        (another peer's memberships are not the observer's to see)."""
+        name = self._covered(peer)
+        found = await members.above(
+            self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
+        )
+        if self.view.observer != self.view.observed:
+            covered = {self.view.observed, *self.view.aggregated}
+            found = [r for r in found if r.peer.name in covered]
+        return PeerList("parent peers", name, [(r.peer.name, r.distance) for r in found])
+
     async def peer_card(self) -> PeerCardResult:
         s = self.view
         card = await peer_cards.get(self.db, s.workspace, s.observer, s.observed)
@@ -284,7 +326,14 @@ class Toolbox:
 
     async def _run(
         self, args: ToolArgs
-    ) -> ObservationResults | MessageResults | MessageContext | Provenance | PeerCardResult:
+    ) -> (
+        ObservationResults
+        | MessageResults
+        | MessageContext
+        | Provenance
+        | PeerCardResult
+        | PeerList
+    ):
         match args:
             case SearchObservationsArgs():
                 return await self.search_observations(
@@ -302,4 +351,8 @@ class Toolbox:
                 return await self.provenance(args.observation_id, args.depth)
             case PeerCardArgs():
                 return await self.peer_card()
+            case SubPeersArgs():
+                return await self.sub_peers(args.peer, args.depth)
+            case ParentPeersArgs():
+                return await self.parent_peers(args.peer, args.depth)
         raise BeliefgraphError(f"no runner for {type(args).__name__}")

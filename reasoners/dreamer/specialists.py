@@ -270,7 +270,9 @@ class Specialists:
         return "\n".join(render_belief(b) for b in found) or "No current belief matches."
 
     async def _similar(self, args: SimilarArgs) -> str:
-        known = await observations.in_view(self.db, self.view, None, [args.observation_id])
+        known = await observations.in_view(
+            self.db, self.view.workspace, self.query, [args.observation_id]
+        )
         if not known:
             return f"error: no belief {args.observation_id} in this representation"
         found = await self._found(known[0].observation.content, args.limit + 1)
@@ -278,7 +280,9 @@ class Specialists:
         return "\n".join(render_belief(b) for b in shown) or "No similar current belief."
 
     async def _sources(self, args: SourcesArgs) -> str:
-        known = await observations.in_view(self.db, self.view, None, args.observation_ids)
+        known = await observations.in_view(
+            self.db, self.view.workspace, self.query, args.observation_ids
+        )
         if not known:
             return "None of these ids is a belief of this representation."
         lines = []

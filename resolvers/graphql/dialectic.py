@@ -8,6 +8,7 @@ and admin keys from any.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
@@ -19,6 +20,8 @@ from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.llm.interface import DialecticLevel
 from resolvers.graphql.context import Info
+from resolvers.graphql.inputs import ExcludeDerivedArg, ExcludeSessionIdsArg, SessionIdsArg
+from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
 from resolvers.graphql.types import Message, Observation
 
 # The dialectic's own enum, exposed as is (strawberry registers it in place).
@@ -98,16 +101,38 @@ AS_OF = (
 )
 
 
-def _view(
+async def _view(
     info: Info,
     workspace: str,
     peer: str,
     target: str | None,
     session: str | None,
     as_of: datetime | None,
+    filters: SessionFilters,
 ) -> View:
     info.context.principal.require_peer(workspace, peer)
-    return View(workspace, peer, target if target is not None else peer, session, as_of)
+    observed = target if target is not None else peer
+    return View(
+        workspace,
+        peer,
+        observed,
+        session,
+        as_of,
+        aggregated=await aggregated(info, workspace, observed, filters.depth),
+        session_ids=tuple(filters.session_ids) if filters.session_ids is not None else None,
+        exclude_session_ids=(
+            tuple(filters.exclude_session_ids) if filters.exclude_session_ids is not None else None
+        ),
+        exclude_derived=filters.exclude_derived,
+    )
+
+
+@dataclass(frozen=True)
+class SessionFilters:
+    depth: int
+    session_ids: list[str] | None
+    exclude_session_ids: list[str] | None
+    exclude_derived: bool
 
 
 @strawberry.type
@@ -126,8 +151,13 @@ class DialecticQuery:
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+        depth: DepthArg = ONE_LEVEL,
+        session_ids: SessionIdsArg = None,
+        exclude_session_ids: ExcludeSessionIdsArg = None,
+        exclude_derived: ExcludeDerivedArg = False,
     ) -> ChatAnswer:
-        view = _view(info, workspace, peer, target, session, as_of)
+        filters = SessionFilters(depth, session_ids, exclude_session_ids, exclude_derived)
+        view = await _view(info, workspace, peer, target, session, as_of, filters)
         services = info.context.services
         answer = await dialectic.chat(
             services.db,
@@ -157,8 +187,13 @@ class DialecticSubscription:
         session: str | None = None,
         reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
+        depth: DepthArg = ONE_LEVEL,
+        session_ids: SessionIdsArg = None,
+        exclude_session_ids: ExcludeSessionIdsArg = None,
+        exclude_derived: ExcludeDerivedArg = False,
     ) -> AsyncGenerator[ChatEvent, None]:
-        view = _view(info, workspace, peer, target, session, as_of)
+        filters = SessionFilters(depth, session_ids, exclude_session_ids, exclude_derived)
+        view = await _view(info, workspace, peer, target, session, as_of, filters)
         services = info.context.services
         events = dialectic.chat_stream(
             services.db,

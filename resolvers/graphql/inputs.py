@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import strawberry
 
 from graph.errors import InvalidInput
 from graph.props import Meta
@@ -10,6 +12,26 @@ from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
 from resolvers.graphql.context import Context
 from resolvers.graphql.types import MessageFilterInput
+
+# Session filters of representation reads (observations, context, chat), as arguments.
+SessionIdsArg = Annotated[
+    list[str] | None,
+    strawberry.argument(description="Only beliefs and messages from these sessions."),
+]
+ExcludeSessionIdsArg = Annotated[
+    list[str] | None,
+    strawberry.argument(
+        description="Leave out beliefs and messages from these sessions (derived beliefs, "
+        "which have no session, stay)."
+    ),
+]
+ExcludeDerivedArg = Annotated[
+    bool,
+    strawberry.argument(
+        description="Leave out beliefs with no session (deductions and inductions drawn "
+        "across conversations)."
+    ),
+]
 
 
 def as_map(value: Any, what: str) -> dict[str, Any] | None:

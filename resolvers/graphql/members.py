@@ -7,7 +7,7 @@ key; a peer key may list the peers above and below its own peer.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import NewType
+from typing import Annotated, NewType
 
 import strawberry
 from strawberry.types.scalar import ScalarDefinition
@@ -30,6 +30,7 @@ def parse_depth(value: object) -> int:
 
 
 Depth = NewType("Depth", int)
+ONE_LEVEL = Depth(1)  # the default depth of reads and listings
 SCALARS: dict[object, ScalarDefinition] = {
     Depth: strawberry.scalar(
         name="Depth",
@@ -61,6 +62,31 @@ class SubPeerChange:
 
 Lister = Callable[..., Awaitable[list[Related]]]
 
+DEPTH_HELP = (
+    "How many levels of sub-peers the read covers besides the peer itself: 0 (the peer "
+    'alone), 1 (its sub-peers, the default), 2, ... or "ALL". Each result names the peer it '
+    "is about."
+)
+
+
+DepthArg = Annotated[Depth, strawberry.argument(description=DEPTH_HELP)]
+
+
+async def aggregated(info: Info, workspace: str, peer: str, depth: int) -> tuple[str, ...]:
+    """The sub-peers a read of `peer` at `depth` covers besides `peer` (one MEMBER_OF
+    traversal; none at depth 0)."""
+    if depth == 0:
+        return ()
+    services = info.context.services
+    names = await members.aggregation_set(
+        services.db,
+        workspace,
+        peer,
+        depth=int(depth),
+        max_peers=services.settings.max_aggregation_peers,
+    )
+    return tuple(names[1:])
+
 
 async def _related(
     info: Info, lister: Lister, workspace: str, peer: str, depth: int, first: int | None
@@ -87,7 +113,7 @@ class MemberQuery:
         info: Info,
         workspace: str,
         peer: str,
-        depth: Depth = Depth(1),
+        depth: Depth = ONE_LEVEL,
         first: int | None = None,
     ) -> list[RelatedPeer]:
         return await _related(info, members.below, workspace, peer, depth, first)
@@ -101,7 +127,7 @@ class MemberQuery:
         info: Info,
         workspace: str,
         peer: str,
-        depth: Depth = Depth(1),
+        depth: Depth = ONE_LEVEL,
         first: int | None = None,
     ) -> list[RelatedPeer]:
         return await _related(info, members.above, workspace, peer, depth, first)

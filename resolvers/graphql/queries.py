@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from importlib import metadata as package_metadata
 from typing import Annotated
@@ -10,10 +11,18 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph.repo import messages, observations, peers, sessions, workspaces
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from reasoners.search.messages import search_messages
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import as_map, message_filter, page_size
+from resolvers.graphql.inputs import (
+    ExcludeDerivedArg,
+    ExcludeSessionIdsArg,
+    SessionIdsArg,
+    as_map,
+    message_filter,
+    page_size,
+)
+from resolvers.graphql.members import ONE_LEVEL, Depth, DepthArg, aggregated
 from resolvers.graphql.types import (
     Connection,
     Health,
@@ -159,7 +168,7 @@ class Query:
 
     @strawberry.field(
         description="Hybrid search (vector + fulltext, fused by reciprocal "
-        "rank) over messages of a workspace, a session or a peer."
+        "rank) over messages of a workspace, a session or a peer (and its sub-peers)."
     )
     async def search_messages(
         self,
@@ -168,11 +177,22 @@ class Query:
         query: str,
         filter: MessageFilterInput | None = None,
         limit: int | None = None,
+        depth: Annotated[
+            Depth,
+            strawberry.argument(
+                description="With `filter.peer`: how many levels of its sub-peers' messages "
+                'to search too: 0 (the peer alone), 1 (the default), 2, ... or "ALL". Each '
+                "hit's message names its sender."
+            ),
+        ] = ONE_LEVEL,
     ) -> list[MessageHit]:
         filters = message_filter(filter)
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
         services = info.context.services
         await workspaces.get(services.db, workspace)
+        if filters.peer is not None:
+            below = await aggregated(info, workspace, filters.peer, depth)
+            filters = replace(filters, also_peers=below)
         hits = await search_messages(
             services.db,
             services.embedder,
@@ -183,7 +203,10 @@ class Query:
         )
         return [MessageHit.of(h) for h in hits]
 
-    @strawberry.field(description="Observer's beliefs about observed, oldest first.")
+    @strawberry.field(
+        description="Observer's beliefs about observed (and, with `depth`, about its "
+        "sub-peers), oldest first."
+    )
     async def observations(
         self,
         info: Info,
@@ -202,6 +225,10 @@ class Query:
                 "superseded (superseded ones come back for times before their update).",
             ),
         ] = None,
+        depth: DepthArg = ONE_LEVEL,
+        session_ids: SessionIdsArg = None,
+        exclude_session_ids: ExcludeSessionIdsArg = None,
+        exclude_derived: ExcludeDerivedArg = False,
     ) -> Connection[Observation]:
         principal = info.context.principal
         principal.in_workspace(workspace)
@@ -210,13 +237,17 @@ class Query:
         page = await observations.list_page(
             info.context.services.db,
             workspace,
-            ObservationFilter(
+            ObservationQuery(
                 observer=observer,
                 observed=observed,
                 levels=[level.value for level in levels] if levels else None,
                 include_stale=include_stale,
                 include_superseded=include_superseded,
                 as_of=as_of,
+                session_ids=session_ids,
+                exclude_session_ids=exclude_session_ids,
+                exclude_derived=exclude_derived,
+                aggregated=await aggregated(info, workspace, observed, depth),
             ),
             after=after,
             limit=page_size(info.context, first),

@@ -12,7 +12,13 @@ from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.search.observations import search_observations
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import page_size
+from resolvers.graphql.inputs import (
+    ExcludeDerivedArg,
+    ExcludeSessionIdsArg,
+    SessionIdsArg,
+    page_size,
+)
+from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
 from resolvers.graphql.types import Message, Observation, ObservationLevel, Summary
 
 TOKENIZER = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary), offline"
@@ -94,8 +100,8 @@ def _require_view(info: Info, workspace: str, observer: str, observed: str) -> N
 @strawberry.type
 class RepresentationQuery:
     @strawberry.field(
-        description="Search one observer's beliefs about one peer (vector + "
-        "fulltext, fused by reciprocal rank)."
+        description="Search one observer's beliefs about one peer and, with `depth`, its "
+        "sub-peers (vector + fulltext, fused by reciprocal rank)."
     )
     async def search_observations(
         self,
@@ -106,6 +112,7 @@ class RepresentationQuery:
         query: str,
         filter: ObservationFilterInput | None = None,
         limit: int | None = None,
+        depth: DepthArg = ONE_LEVEL,
     ) -> list[ObservationHit]:
         _require_view(info, workspace, observer, observed)
         services = info.context.services
@@ -127,6 +134,7 @@ class RepresentationQuery:
                 include_stale=f.include_stale,
                 include_superseded=f.include_superseded,
                 as_of=f.as_of,
+                aggregated=await aggregated(info, workspace, observed, depth),
             ),
             page_size(info.context, limit),
         )
@@ -172,6 +180,10 @@ class RepresentationQuery:
                 "and messages stay current).",
             ),
         ] = None,
+        depth: DepthArg = ONE_LEVEL,
+        session_ids: SessionIdsArg = None,
+        exclude_session_ids: ExcludeSessionIdsArg = None,
+        exclude_derived: ExcludeDerivedArg = False,
     ) -> ContextBlob:
         principal = info.context.principal
         if peer_target is not None:
@@ -193,6 +205,14 @@ class RepresentationQuery:
                 search_limit=search_limit,
                 include_summary=include_summary,
                 as_of=as_of,
+                aggregated=(
+                    await aggregated(info, workspace, peer_target, depth)
+                    if peer_target is not None
+                    else ()
+                ),
+                session_ids=session_ids,
+                exclude_session_ids=exclude_session_ids,
+                exclude_derived=exclude_derived,
             ),
         )
         packed = result.packed

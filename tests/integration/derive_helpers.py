@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.repo import jobs, observations, peers, sessions
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.ingest.messages import MessageInput, add_messages
@@ -94,6 +94,6 @@ async def flush_and_drain(services: Services, workspace: str, worker: Worker) ->
 
 async def beliefs(services: Services, workspace: str, observer: str, observed: str) -> list[str]:
     page = await observations.list_page(
-        services.db, workspace, ObservationFilter(observer, observed), after=None, limit=100
+        services.db, workspace, ObservationQuery(observer, observed), after=None, limit=100
     )
     return [o.content for o in page.items]

@@ -10,7 +10,7 @@ from typing import Any
 
 from graph.keys import Representation
 from graph.repo import dream_runs, jobs, observations
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.dreamer import scheduling
 from reasoners.llm.interface import ChatMessage, ChatTurn, ToolCall
@@ -72,7 +72,7 @@ async def contents(
     page = await observations.list_page(
         services.db,
         workspace,
-        ObservationFilter(observer, observed, **filters),
+        ObservationQuery(observer, observed, **filters),
         after=None,
         limit=100,
     )
@@ -85,7 +85,7 @@ async def belief_id(
     page = await observations.list_page(
         services.db,
         workspace,
-        ObservationFilter(observer, observed, include_superseded=True, include_stale=True),
+        ObservationQuery(observer, observed, include_superseded=True, include_stale=True),
         after=None,
         limit=200,
     )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from graph.repo import jobs, observations
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
@@ -109,7 +109,7 @@ async def test_ungrounded_outputs_are_rejected_and_counted(
     assert (deriver.stats.ungrounded, deriver.stats.bad_citations) == (1, 1)
 
     page = await observations.list_page(
-        services.db, workspace, ObservationFilter("alice", "alice"), after=None, limit=5
+        services.db, workspace, ObservationQuery("alice", "alice"), after=None, limit=5
     )
     detail = await observations.get_detail(services.db, workspace, page.items[0].id)
     [source] = detail.sources
@@ -143,7 +143,7 @@ async def test_repeated_facts_are_counted_not_duplicated(
         await post(services, workspace, "s1", ("alice", text))
         await flush_and_drain(services, workspace, worker)
     page = await observations.list_page(
-        services.db, workspace, ObservationFilter("alice", "alice"), after=None, limit=5
+        services.db, workspace, ObservationQuery("alice", "alice"), after=None, limit=5
     )
     [only] = page.items
     assert only.times_derived == 3

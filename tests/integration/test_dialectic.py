@@ -20,10 +20,11 @@ import httpx
 import pytest
 
 from graph import models
+from graph.keys import scope_key
 from graph.props import node_props
 from graph.records import ObservationRecord
 from graph.repo import messages, observations, peer_cards
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.dialectic.chat import MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
@@ -87,7 +88,7 @@ async def belief(
     services: Services, workspace: str, observer: str, observed: str, needle: str
 ) -> ObservationRecord:
     page = await observations.list_page(
-        services.db, workspace, ObservationFilter(observer, observed), after=None, limit=100
+        services.db, workspace, ObservationQuery(observer, observed), after=None, limit=100
     )
     [found] = [o for o in page.items if needle in o.content]
     return found
@@ -523,6 +524,7 @@ async def deduce(
             "workspace": workspace,
             "observer": premises[0].observer,
             "observed": premises[0].observed,
+            "scope_key": scope_key(workspace, premises[0].observer, premises[0].observed),
             "level": "deductive",
             "content": content,
             "embedding": embedding,

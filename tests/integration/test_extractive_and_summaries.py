@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graph.repo import observations, summaries
-from graph.repo.observations import ObservationFilter
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.llm.interface import ChatMessage
 from reasoners.summarizer.schema import SummaryOutput
@@ -62,7 +62,7 @@ async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
     worker = worker_for(services, workspace, None)  # no LLM: the extractive provider
     await flush_and_drain(services, workspace, worker)
     page = await observations.list_page(
-        services.db, workspace, ObservationFilter("maya", "maya"), after=None, limit=100
+        services.db, workspace, ObservationQuery("maya", "maya"), after=None, limit=100
     )
     facts = page.items
     assert len(facts) >= 8, [f.content for f in facts]
@@ -78,7 +78,7 @@ async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
         assert source.message.peer == "maya"
     # The assistant watched maya: it holds the same facts about her; nobody models the questions.
     others = await observations.list_page(
-        services.db, workspace, ObservationFilter("assistant", "maya"), after=None, limit=100
+        services.db, workspace, ObservationQuery("assistant", "maya"), after=None, limit=100
     )
     assert len(others.items) == len(facts)
 

@@ -146,7 +146,7 @@ async def test_several_representations_are_one_search(services: Services, worksp
     await write(
         services, workspace, [fact("bob", "Dora bakes sourdough bread.", vector, message, "dora")]
     )
-    both = ObservationQuery("bob", "alice", also_observed=("dora",))
+    both = ObservationQuery("bob", "alice", aggregated=("dora",))
     for thresholds in (OBSERVATIONS, INDEX_ALWAYS):
         hits = await observation_search.vector_candidates(
             services.db, workspace, vector, both, 10, thresholds=thresholds
@@ -269,6 +269,9 @@ async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
         workspace=workspace,
         keys=keys,
         as_of=None,
+        session_ids=None,
+        exclude_session_ids=None,
+        exclude_derived=False,
         most_derived=5,
         most_recent=5,
     )

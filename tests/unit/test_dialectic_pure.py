@@ -238,6 +238,8 @@ def test_tool_specs_are_json_schema_objects() -> None:
         "message_context",
         "provenance",
         "peer_card",
+        "list_sub_peers",
+        "list_parent_peers",
     ]
     for spec in TOOL_SPECS:
         assert spec.parameters["type"] == "object"
