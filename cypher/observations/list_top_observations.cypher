@@ -1,7 +1,9 @@
 // The most-derived and the most recent current beliefs of one or several representations
 // (the context slice). Each is read in index order (observation_key_derived, _recent): the
 // ORDER BY names the whole index key and the WHERE tests each part, so the read stops after
-// the beliefs it keeps rather than sorting the representation. $as_of: as they stood then.
+// the beliefs it keeps rather than sorting the representation. The tests have no OR in them:
+// the planner would split an OR into a union of two seeks and lose the index order.
+// $as_of: as they stood then (a null comparison means "no bound", hence the coalesces).
 // Session filters: only $session_ids, none of $exclude_session_ids (beliefs with no session,
 // the derived ones, stay unless $exclude_derived).
 CALL () {
@@ -12,12 +14,11 @@ CALL () {
     WHERE o.scope_key = key AND o.times_derived IS NOT NULL AND o.created_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
       AND NOT coalesce(o.stale, false)
-      AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
-      AND ($as_of IS NULL OR o.created_at <= $as_of)
-      AND ($session_ids IS NULL OR o.session IN $session_ids)
-      AND ($exclude_session_ids IS NULL OR o.session IS NULL
-           OR NOT o.session IN $exclude_session_ids)
-      AND (NOT $exclude_derived OR o.session IS NOT NULL)
+      AND coalesce(o.superseded_at > $as_of, o.superseded_at IS NULL)
+      AND coalesce(o.created_at <= $as_of, $as_of IS NULL)
+      AND coalesce(o.session IN $session_ids, $session_ids IS NULL)
+      AND NOT coalesce(o.session IN $exclude_session_ids, false)
+      AND CASE WHEN $exclude_derived THEN o.session IS NOT NULL ELSE true END
     RETURN o
     ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
     LIMIT $most_derived
@@ -33,12 +34,11 @@ CALL () {
     WHERE o.scope_key = key AND o.valid_at IS NOT NULL
       AND o.workspace = $workspace AND o.deleted_at IS NULL
       AND NOT coalesce(o.stale, false)
-      AND (o.superseded_at IS NULL OR o.superseded_at > $as_of)
-      AND ($as_of IS NULL OR o.created_at <= $as_of)
-      AND ($session_ids IS NULL OR o.session IN $session_ids)
-      AND ($exclude_session_ids IS NULL OR o.session IS NULL
-           OR NOT o.session IN $exclude_session_ids)
-      AND (NOT $exclude_derived OR o.session IS NOT NULL)
+      AND coalesce(o.superseded_at > $as_of, o.superseded_at IS NULL)
+      AND coalesce(o.created_at <= $as_of, $as_of IS NULL)
+      AND coalesce(o.session IN $session_ids, $session_ids IS NULL)
+      AND NOT coalesce(o.session IN $exclude_session_ids, false)
+      AND CASE WHEN $exclude_derived THEN o.session IS NOT NULL ELSE true END
     RETURN o
     ORDER BY o.scope_key DESC, o.valid_at DESC
     LIMIT $most_recent
