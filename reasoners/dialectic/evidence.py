@@ -338,7 +338,7 @@ class PeerList:
         if not self.peers:
             return f"{self.peer} has no {self.direction} visible in this memory."
         lines = [
-            f"- {name} ({distance} level{'s' if distance > 1 else ''})"
+            f"- {name} ({distance} level{'s' if distance > 1 else ''} away)"
             for name, distance in self.peers
         ]
         return f"The {self.direction} of {self.peer}:\n" + "\n".join(lines)
