@@ -81,14 +81,14 @@ class Side:
     def dead_job(self) -> str:
         return next(i for i, job in self.jobs.items() if job["status"] == "dead")
 
-    def key(self, scope: KeyScope) -> str:
-        """A key of `scope` for this workspace: peer keys are alice's, session keys s1's."""
+    def key(self, scope: KeyScope, peer: str = "alice") -> str:
+        """A key of `scope` for this workspace: peer keys are `peer`'s, session keys s1's."""
         return issue_key(
             SECRET,
             Principal(
                 scope,
                 workspace=None if scope is KeyScope.ADMIN else self.name,
-                peer="alice" if scope is KeyScope.PEER else None,
+                peer=peer if scope is KeyScope.PEER else None,
                 session="s1" if scope is KeyScope.SESSION else None,
             ),
         )
@@ -451,7 +451,8 @@ CASES = [
     Case(
         "searchMessages",
         f"""query($w: String!, $f: MessageFilterInput) {{
-          searchMessages(workspace: $w, query: "golden retriever puppy", filter: $f, limit: 50) {{
+          searchMessages(workspace: $w, query: "golden retriever puppy", filter: $f, limit: 50,
+                         depth: "ALL") {{
             message {{ {MESSAGE_FIELDS} }}
           }}
         }}""",
@@ -463,7 +464,8 @@ CASES = [
         "observations",
         f"""query($w: String!) {{
           observations(workspace: $w, observer: "alice", observed: "bob",
-                       includeStale: true, includeSuperseded: true) {{
+                       includeStale: true, includeSuperseded: true, depth: "ALL",
+                       excludeSessionIds: ["s9"], excludeDerived: false) {{
             nodes {{ {OBSERVATION_FIELDS} }}
           }}
         }}""",
@@ -515,7 +517,8 @@ CASES = [
         "searchObservations",
         f"""query($w: String!) {{
           searchObservations(workspace: $w, observer: "alice", observed: "bob",
-                             query: "bob alice believes") {{
+                             query: "bob alice believes", depth: "ALL",
+                             filter: {{excludeSessionIds: ["s9"]}}) {{
             observation {{ {OBSERVATION_FIELDS} }}
           }}
         }}""",
@@ -570,7 +573,7 @@ CASES = [
         "context",
         f"""query($w: String!) {{
           context(workspace: $w, tokens: 2000, peerTarget: "bob", peerPerspective: "alice",
-                  searchQuery: "bob") {{
+                  searchQuery: "bob", depth: "ALL", excludeSessionIds: ["s9"]) {{
             text peerCard representation {{ {OBSERVATION_FIELDS} }}
           }}
         }}""",
@@ -580,7 +583,8 @@ CASES = [
     Case(
         "chat",
         f"""query($w: String!) {{
-          chat(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe") {{
+          chat(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe",
+               depth: "ALL", excludeSessionIds: ["s9"]) {{
             answer mode citations {{ observations {{ {OBSERVATION_FIELDS} }}
               messages {{ id span message {{ {MESSAGE_FIELDS} }} }} }}
           }}
@@ -592,7 +596,8 @@ CASES = [
     Case(
         "chatStream",
         f"""subscription($w: String!) {{
-          chatStream(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe") {{
+          chatStream(workspace: $w, peer: "alice", target: "bob", query: "what does bob believe",
+                     depth: "ALL", sessionIds: ["s1", "s2"]) {{
             delta done citations {{ observations {{ {OBSERVATION_FIELDS} }}
               messages {{ id span message {{ {MESSAGE_FIELDS} }} }} }}
           }}
@@ -976,14 +981,16 @@ query($w: String!, $f: MessageFilterInput) {
   messages(workspace: $w, filter: $f, first: 100) { nodes { id peer session content } }
 }"""
 SEARCH = """
-query($w: String!, $f: MessageFilterInput) {
-  searchMessages(workspace: $w, query: "train late puppy", filter: $f, limit: 50) {
+query($w: String!, $f: MessageFilterInput, $depth: Depth) {
+  searchMessages(workspace: $w, query: "train late puppy", filter: $f, limit: 50, depth: $depth) {
     message { id peer session }
   }
 }"""
 OBSERVATIONS = """
-query($w: String!, $observer: String!, $observed: String!) {
-  observations(workspace: $w, observer: $observer, observed: $observed) { nodes { id content } }
+query($w: String!, $observer: String!, $observed: String!, $depth: Depth) {
+  observations(workspace: $w, observer: $observer, observed: $observed, depth: $depth) {
+    nodes { id content }
+  }
 }"""
 OBSERVATION = (
     "query($w: String!, $id: ID!) { observation(workspace: $w, id: $id) { observation { id } } }"
@@ -1020,8 +1027,11 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     }
     for f in ({"peer": "bob"}, None, {"session": "s1"}):
         assert await api.error_code(MESSAGES, {"w": w, "f": f}, key=alice) == "FORBIDDEN", f
-    found = await api.ok(SEARCH, {"w": w, "f": {"peer": "alice"}}, key=alice)
+    found = await api.ok(SEARCH, {"w": w, "f": {"peer": "alice"}, "depth": 0}, key=alice)
     assert {h["message"]["peer"] for h in found["searchMessages"]} == {"alice"}
+    # It reads down its tree: bob is alice's sub-peer, so a search of alice covers bob.
+    found = await api.ok(SEARCH, {"w": w, "f": {"peer": "alice"}}, key=alice)
+    assert {h["message"]["peer"] for h in found["searchMessages"]} == {"alice", "bob"}
     assert await api.error_code(SEARCH, {"w": w, "f": {"peer": "bob"}}, key=alice) == "FORBIDDEN"
     own_message = {"w": w, "id": a.messages[("alice", "s2")]}
     assert (await api.ok(MESSAGE, own_message, key=alice))["message"]["peer"] == "alice"
@@ -1037,9 +1047,15 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
         a.observations["alice->bob:deduction"],
     }
     as_observed = await api.ok(
-        OBSERVATIONS, {"w": w, "observer": "bob", "observed": "alice"}, key=alice
+        OBSERVATIONS, {"w": w, "observer": "bob", "observed": "alice", "depth": 0}, key=alice
     )
     assert [o["id"] for o in as_observed["observations"]["nodes"]] == [a.observations["bob->alice"]]
+    # Down its tree: bob's view of alice and of bob, alice's sub-peer.
+    down = await api.ok(OBSERVATIONS, {"w": w, "observer": "bob", "observed": "alice"}, key=alice)
+    assert {o["id"] for o in down["observations"]["nodes"]} == {
+        a.observations["bob->alice"],
+        a.observations["bob->bob"],
+    }
     others = {"w": w, "observer": "bob", "observed": "bob"}
     assert await api.error_code(OBSERVATIONS, others, key=alice) == "FORBIDDEN"
     own_belief = {"w": w, "id": a.observations["bob->alice"]}
@@ -1066,6 +1082,25 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     assert code == "FORBIDDEN"
     bob = await api.ok(PEER, {"w": w, "n": "bob"}, key=ADMIN_KEY)
     assert bob["peer"]["metadata"] == {"home": w}
+
+
+async def test_a_sub_peer_key_cannot_read_up_its_tree(api: Api, world: World) -> None:
+    """bob is alice's sub-peer: its key reads bob, never alice's aggregated views."""
+    a = world.a
+    bob = a.key(KeyScope.PEER, "bob")
+    w = a.name
+    mine = await api.ok(OBSERVATIONS, {"w": w, "observer": "alice", "observed": "bob"}, key=bob)
+    assert {o["id"] for o in mine["observations"]["nodes"]} == {
+        a.observations["alice->bob"],
+        a.observations["alice->bob:deduction"],
+    }
+    up = {"w": w, "observer": "alice", "observed": "alice", "depth": "ALL"}
+    assert await api.error_code(OBSERVATIONS, up, key=bob) == "FORBIDDEN"
+    up_search = {"w": w, "f": {"peer": "alice"}, "depth": "ALL"}
+    assert await api.error_code(SEARCH, up_search, key=bob) == "FORBIDDEN"
+    for case in ("Query.searchObservations", "Query.context", "Query.chat"):
+        document = CASE[case].document.replace('"bob"', '"alice"', 1)
+        assert await api.error_code(document, {"w": w}, key=bob) == "FORBIDDEN", case
 
 
 async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) -> None:
