@@ -161,6 +161,7 @@ BENCH_SUITES = {
     "pipeline": "pipeline_bench",
     "memory": "memory_bench",
     "dream": "dream_bench",
+    "tree": "tree_bench",
 }
 
 COMMANDS: dict[str, Command] = {
