@@ -11,6 +11,12 @@ gets, in order (each step idempotent, so a crash resumes at the next start):
 3. backfills: `scope_key` on beliefs that predate it, the fulltext keys on messages, and
    `valid_at` where a belief lacks it.
 
+Version 3 moves peer cards from their OBSERVES edges (`card`, `card_support`,
+`card_updated_at`) into system-managed files of the observed peer (graph/repo/peer_cards.py),
+one card per write that also removes the edge's properties, so a crash resumes where it
+stopped. The moved cards' chunks get their embeddings at start-up, where the embedder is
+(reasoners/peers/files.py embed_missing_chunks).
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -20,10 +26,12 @@ import logging
 
 from graph.db import Database
 from graph.keys import peer_key, scope_key, session_key, workspace_key
+from graph.repo.peer_cards import card_path
+from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
@@ -118,19 +126,49 @@ async def backfill_valid_at(db: Database) -> int:
             return total
 
 
+async def move_cards(db: Database) -> int:
+    """Peer cards from OBSERVES edges into their files (version 3)."""
+    total = 0
+    while cards := await db.read("list_observes_cards", limit=100):
+        for row in cards:
+            ws, observer, observed = (
+                str(row["workspace"]),
+                str(row["observer"]),
+                str(row["observed"]),
+            )
+            await db.write(
+                "move_observes_card",
+                workspace=ws,
+                observer=observer,
+                observed=observed,
+                path=card_path(observer, observed),
+                peer_key=peer_key(ws, observed),
+                now=now(),
+            )
+            total += 1
+    return total
+
+
 async def migrate(db: Database, version: int) -> None:
     """Everything a graph at `version` needs before the current indexes are created."""
     if version >= SCHEMA_VERSION:
         return
+    if version < 2:
+        await _to_filtered_indexes(db)
+    cards = await move_cards(db)
+    if cards:
+        log.info("migrated to layout %d: moved %d peer cards into files", SCHEMA_VERSION, cards)
+
+
+async def _to_filtered_indexes(db: Database) -> None:
     dropped = await drop_legacy(db)
     keyed = await backfill_scope_keys(db)
     messages = await backfill_message_keys(db)
     dated = await backfill_valid_at(db)
     if dropped or keyed or messages or dated:
         log.info(
-            "migrated to layout %d: dropped %s; keys on %d beliefs and %d messages; "
+            "migrated to layout 2: dropped %s; keys on %d beliefs and %d messages; "
             "valid_at on %d beliefs",
-            SCHEMA_VERSION,
             ", ".join(dropped) or "no index",
             keyed,
             messages,

@@ -155,6 +155,12 @@ class File(StructuredNode):
     metadata = StringProperty(default="{}")
     created_at = DateTimeNeo4jFormatProperty(required=True)
     updated_at = DateTimeNeo4jFormatProperty(required=True)
+    chunks = IntegerProperty(default=0)  # how many FileChunks it has: picks the search path
+    # A peer card's file (managed_by "system"): whose card it is, its entries, and per entry
+    # the space-separated ids of the observations it rests on ('' for a line the app wrote).
+    card_observer = StringProperty()
+    card_entries = ArrayProperty(StringProperty())
+    card_support = ArrayProperty(StringProperty())
 
 
 class FileChunk(StructuredNode):
@@ -163,6 +169,8 @@ class FileChunk(StructuredNode):
     workspace = StringProperty(required=True)
     file_id = StringProperty(required=True)
     peer = StringProperty(required=True)  # the file's peer: chunk search filters on it
+    peer_key = StringProperty(required=True)  # graph/keys.py peer_key: scopes fulltext hits
+    path = StringProperty(required=True)  # the file's path (files are never renamed)
     index = IntegerProperty(required=True)
     content = StringProperty(required=True)
     embedding = ArrayProperty(FloatProperty())

@@ -263,3 +263,53 @@ class SummaryRecord:
             token_count=int(row["token_count"]),
             created_at=required_datetime(row["created_at"]),
         )
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    id: str
+    workspace: str
+    peer: str
+    path: str
+    content: str
+    managed_by: str | None  # None: the app's; "system" or "dream:<name>": the service's
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> FileRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            peer=row["peer"],
+            path=row["path"],
+            content=row["content"],
+            managed_by=row.get("managed_by"),
+            metadata=load_json(row.get("metadata")),
+            created_at=required_datetime(row["created_at"]),
+            updated_at=required_datetime(row["updated_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class FileChunkRecord:
+    """One searchable piece of a file: which peer's file, which path, and where in it."""
+
+    id: str
+    workspace: str
+    peer: str
+    path: str
+    index: int
+    content: str
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> FileChunkRecord:
+        return cls(
+            id=row["id"],
+            workspace=row["workspace"],
+            peer=row["peer"],
+            path=row["path"],
+            index=int(row["index"]),
+            content=row["content"],
+        )

@@ -132,6 +132,23 @@ class Settings:
     max_metadata_bytes: int = _setting(
         "BELIEFGRAPH_MAX_METADATA_BYTES", 16384, "Largest metadata / configuration JSON, in bytes"
     )
+    max_file_chars: int = _setting(
+        "BELIEFGRAPH_MAX_FILE_CHARS",
+        100_000,
+        "Largest peer file content, in characters",
+    )
+    max_files_per_peer: int = _setting(
+        "BELIEFGRAPH_MAX_FILES_PER_PEER",
+        1000,
+        "Most files one peer may hold (peer cards included); a create over it is refused with "
+        "LIMIT_EXCEEDED",
+    )
+    file_chunk_tokens: int = _setting(
+        "BELIEFGRAPH_FILE_CHUNK_TOKENS",
+        200,
+        "Token budget of one searchable chunk of a peer file (headings included), from 16 to "
+        "256 (the embedding model reads at most 256 tokens)",
+    )
     max_request_bytes: int = _setting(
         "BELIEFGRAPH_MAX_REQUEST_BYTES", 4_000_000, "Largest HTTP request body, in bytes"
     )
@@ -330,6 +347,8 @@ class Settings:
             raise InvalidInput(
                 f"BELIEFGRAPH_MAX_PEER_DEPTH must be between 1 and {MAX_PEER_DEPTH_CAP}"
             )
+        if not 16 <= self.file_chunk_tokens <= 256:
+            raise InvalidInput("BELIEFGRAPH_FILE_CHUNK_TOKENS must be between 16 and 256")
         if not 0.0 < self.dream_similarity <= 1.0:
             raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")
         for name in (
@@ -337,6 +356,8 @@ class Settings:
             "max_batch",
             "max_aggregation_peers",
             "max_message_chars",
+            "max_file_chars",
+            "max_files_per_peer",
             "embedding_dim",
             "deriver_token_target",
             "deriver_batch_tokens",

@@ -18,6 +18,30 @@ def check_name(value: str, what: str) -> str:
     return value
 
 
+MAX_PATH_CHARS = 512
+
+
+def check_path(path: str) -> str:
+    """A file path: relative, `/`-separated, no empty, `.` or `..` segments, printable."""
+    check_text(path, "path")
+    if not path:
+        raise InvalidInput("path: empty; give a relative path such as notes/todo.md")
+    if len(path) > MAX_PATH_CHARS:
+        raise InvalidInput(f"path: {len(path)} characters; the limit is {MAX_PATH_CHARS}")
+    if path.startswith("/"):
+        raise InvalidInput(f"path {path!r} must be relative: drop the leading '/'")
+    if "\\" in path or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise InvalidInput(f"path {path!r} has a backslash or control character; use '/'")
+    for segment in path.split("/"):
+        if segment in {"", ".", ".."}:
+            raise InvalidInput(
+                f"path {path!r} has an empty, '.' or '..' segment; use names between single '/'"
+            )
+        if segment != segment.strip():
+            raise InvalidInput(f"path {path!r}: a segment starts or ends with whitespace")
+    return path
+
+
 # Longest search text or question: far beyond any real question, short enough that embedding
 # and Lucene parsing stay cheap.
 MAX_QUERY_CHARS = 2000

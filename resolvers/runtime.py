@@ -25,6 +25,7 @@ from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
+from reasoners.peers.files import embed_missing_chunks
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
@@ -75,6 +76,7 @@ async def open_services(
                 f"BELIEFGRAPH_EMBEDDING_DIM is {settings.embedding_dim}; set them to agree"
             )
         await install_schema(db, settings.embedding_dim)
+        await embed_missing_chunks(db, embedder)
     except BaseException:
         await db.close()
         raise

@@ -2,10 +2,14 @@
 // at least one observation, and every cited one is a current belief of this representation
 // ($scope); a line without support (`own`) must be one the app wrote itself and is kept as is.
 // App lines written while the dream ran (it read the card before) are kept too, after its own.
+// The card is the system-managed File of the observed peer at $path, one chunk per line
+// (embedded with the line's own embedding, or the one the same line had before).
 MATCH (:Peer {workspace: $workspace, name: $observer})
-      -[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
-WITH r, [i IN range(0, size(coalesce(r.card, [])) - 1)
-           WHERE coalesce(r.card_support[i], '') = '' | r.card[i]] AS app_lines
+      -[:OBSERVES]->(b:Peer {workspace: $workspace, name: $observed})
+OPTIONAL MATCH (b)-[:HAS_FILE]->(card:File {path: $path})
+WHERE card.managed_by = 'system'
+WITH b, [i IN range(0, size(coalesce(card.card_entries, [])) - 1)
+           WHERE coalesce(card.card_support[i], '') = '' | card.card_entries[i]] AS app_lines
 CALL (app_lines) {
   UNWIND range(0, size($lines) - 1) AS index
   WITH index, $lines[index] AS line
@@ -24,14 +28,34 @@ CALL (app_lines) {
            + 'beliefs of this representation'
   END}) AS checked
 }
-WITH r, app_lines, checked, [c IN checked WHERE c.problem IS NOT NULL] AS rejected
-CALL (r, app_lines, checked, rejected) {
-  WITH r, app_lines, checked WHERE size(rejected) = 0
-  WITH r, checked,
+WITH b, app_lines, checked, [c IN checked WHERE c.problem IS NOT NULL] AS rejected
+CALL (b, app_lines, checked, rejected) {
+  WITH b, app_lines, checked WHERE size(rejected) = 0
+  WITH b, checked,
        [l IN app_lines WHERE NOT l IN [c IN checked WHERE c.line.own | c.line.text]] AS added
-  SET r.card = [c IN checked | c.line.text] + added,
-      r.card_support = [c IN checked | c.line.joined] + [l IN added | ''],
-      r.card_updated_at = $now
+  WITH b, [c IN checked | c.line.text] + added AS texts,
+       [c IN checked | c.line.joined] + [l IN added | ''] AS support,
+       [c IN checked | c.line.embedding] + [l IN added | null] AS vectors
+  MERGE (f:File {workspace: $workspace, peer: $observed, path: $path})
+    ON CREATE SET f.id = randomUUID(), f.created_at = $now, f.metadata = '{}',
+                  f.managed_by = 'system'
+  MERGE (b)-[:HAS_FILE]->(f)
+  WITH f, texts, support, vectors, [(f)-[:HAS_CHUNK]->(c:FileChunk) | c] AS old
+  WITH f, texts, support, vectors, old,
+       [c IN old | {content: c.content, embedding: c.embedding}] AS kept
+  SET f.card_observer = $observer, f.card_entries = texts, f.card_support = support,
+      f.content = reduce(text = '', line IN texts | text + '- ' + line + '\n'),
+      f.chunks = size(texts), f.updated_at = $now
+  FOREACH (c IN old | DETACH DELETE c)
+  WITH f, texts, vectors, kept
+  CALL (f, texts, vectors, kept) {
+    UNWIND range(0, size(texts) - 1) AS i
+    CREATE (f)-[:HAS_CHUNK]->(c:FileChunk)
+    SET c.id = randomUUID(), c.workspace = f.workspace, c.file_id = f.id, c.peer = f.peer,
+        c.peer_key = $peer_key, c.path = f.path, c.index = i, c.content = texts[i],
+        c.embedding = coalesce(vectors[i],
+                               head([k IN kept WHERE k.content = texts[i] | k.embedding]))
+  }
   RETURN count(*) AS written
 }
 RETURN [c IN checked | {id: toString(c.index), problem: c.problem}] AS items, written > 0 AS written

@@ -1,5 +1,6 @@
+// The observer's card of the observed peer: the system-managed File of `observed` at $path.
 // Each line's support is the space-separated ids of the observations it rests on ('' for a
 // line the app wrote).
-MATCH (:Peer {workspace: $workspace, name: $observer})
-      -[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
-RETURN r.card AS card, r.card_support AS card_support, r.card_updated_at AS updated_at
+MATCH (f:File {workspace: $workspace, peer: $observed, path: $path})
+WHERE f.managed_by = 'system' AND f.card_observer = $observer
+RETURN f.card_entries AS card, f.card_support AS card_support, f.updated_at AS updated_at

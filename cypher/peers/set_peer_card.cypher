@@ -1,6 +1,27 @@
 // An app writes the card itself: its lines cite nothing (a dream keeps them as they are).
+// The card is a system-managed File of the observed peer at $path: its content is the entries
+// as a markdown list, and each entry is one chunk, embedded with $vectors[i] or else with the
+// embedding the same entry had before; the old chunks go in the same write.
 MATCH (a:Peer {workspace: $workspace, name: $observer})
 MATCH (b:Peer {workspace: $workspace, name: $observed})
-MERGE (a)-[r:OBSERVES]->(b)
-SET r.card = $card, r.card_support = [line IN $card | ''], r.card_updated_at = $now
-RETURN r.card AS card, r.card_support AS card_support, r.card_updated_at AS updated_at
+MERGE (a)-[:OBSERVES]->(b)
+MERGE (f:File {workspace: $workspace, peer: $observed, path: $path})
+  ON CREATE SET f.id = randomUUID(), f.created_at = $now, f.metadata = '{}',
+                f.managed_by = 'system'
+MERGE (b)-[:HAS_FILE]->(f)
+WITH f, [(f)-[:HAS_CHUNK]->(c:FileChunk) | c] AS old
+WITH f, old, [c IN old | {content: c.content, embedding: c.embedding}] AS kept
+SET f.card_observer = $observer, f.card_entries = $card, f.card_support = [l IN $card | ''],
+    f.content = reduce(text = '', line IN $card | text + '- ' + line + '\n'),
+    f.chunks = size($card), f.updated_at = $now
+FOREACH (c IN old | DETACH DELETE c)
+WITH f, kept
+CALL (f, kept) {
+  UNWIND range(0, size($card) - 1) AS i
+  CREATE (f)-[:HAS_CHUNK]->(c:FileChunk)
+  SET c.id = randomUUID(), c.workspace = f.workspace, c.file_id = f.id, c.peer = f.peer,
+      c.peer_key = $peer_key, c.path = f.path, c.index = i, c.content = $card[i],
+      c.embedding = coalesce($vectors[i],
+                             head([k IN kept WHERE k.content = $card[i] | k.embedding]))
+}
+RETURN f.card_entries AS card, f.card_support AS card_support, f.updated_at AS updated_at

@@ -8,7 +8,7 @@ items (a specialist gets the reasons as tool feedback from a dry run first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -16,9 +16,9 @@ from typing import Any
 from graph import models
 from graph.db import Tx
 from graph.errors import InvalidInput
-from graph.keys import Representation
+from graph.keys import Representation, peer_key
 from graph.props import node_props
-from graph.repo.peer_cards import CardLine
+from graph.repo.peer_cards import CardLine, card_path
 
 
 class ProvenanceRejected(InvalidInput):
@@ -141,18 +141,28 @@ async def prune(
 
 
 async def set_card(
-    tx: Tx, view: Representation, lines: Sequence[CardLine], *, now: datetime
+    tx: Tx,
+    view: Representation,
+    lines: Sequence[CardLine],
+    *,
+    now: datetime,
+    vectors: Mapping[str, list[float]] | None = None,
 ) -> None:
+    """The dream's card, written to the card's file. `vectors` (line text -> embedding) embeds
+    the lines' chunks; a line without one keeps the embedding the same line had."""
     row = await tx.one(
         "set_dream_card",
         **view.params(),
         scope=view.key,
+        path=card_path(view.observer, view.observed),
+        peer_key=peer_key(view.workspace, view.observed),
         lines=[
             {
                 "text": line.text,
                 "support": list(line.support),
                 "joined": line.joined,
                 "own": not line.support,
+                "embedding": (vectors or {}).get(line.text),
             }
             for line in lines
         ],

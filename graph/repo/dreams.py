@@ -19,7 +19,7 @@ from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.records import required_datetime, to_datetime
 from graph.repo.observation_writes import neo4j_similarity
-from graph.repo.peer_cards import CardLine
+from graph.repo.peer_cards import CardLine, card_path
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,9 @@ class DreamState:
 
 
 async def state(db: Database, view: Representation) -> DreamState:
-    row = await db.read_one("get_dream_state", **view.params())
+    row = await db.read_one(
+        "get_dream_state", **view.params(), path=card_path(view.observer, view.observed)
+    )
     if row is None:
         return DreamState(0, [])
     support = list(row["card_support"])

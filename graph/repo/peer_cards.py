@@ -1,14 +1,23 @@
-"""Peer cards: an observer's compact list of stable facts about a peer (on the OBSERVES edge)."""
+"""Peer cards: an observer's compact list of stable facts about a peer.
+
+A card is a system-managed File of the peer it is about (graph/repo/files.py): `card.md` for a
+peer's card of itself, `cards/<observer>.md` for another peer's card of it. Its content is the
+entries as a markdown list; the entries and their support are kept as lists on the File, and
+each entry is one searchable chunk.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from graph.db import Database
 from graph.errors import InvalidInput, NotFound
+from graph.keys import peer_key
 from graph.records import to_datetime
+from graph.repo.files import CARD_PATH, CARDS_FOLDER
 from graph.validation import now
 
 MAX_ENTRIES = 40
@@ -57,22 +66,45 @@ def check_entries(entries: list[str]) -> list[str]:
     return cleaned
 
 
+def card_path(observer: str, observed: str) -> str:
+    """Where `observer`'s card of `observed` lives among `observed`'s files."""
+    return CARD_PATH if observer == observed else f"{CARDS_FOLDER}{observer}.md"
+
+
 async def get(db: Database, workspace: str, observer: str, observed: str) -> PeerCard:
     row = await db.read_one(
-        "get_peer_card", workspace=workspace, observer=observer, observed=observed
+        "get_peer_card",
+        workspace=workspace,
+        observer=observer,
+        observed=observed,
+        path=card_path(observer, observed),
     )
     return PeerCard.from_row(observer, observed, row)
 
 
 async def set_card(
-    db: Database, workspace: str, observer: str, observed: str, entries: list[str]
+    db: Database,
+    workspace: str,
+    observer: str,
+    observed: str,
+    entries: list[str],
+    *,
+    embed: Callable[[list[str]], Awaitable[list[list[float]]]] | None = None,
 ) -> PeerCard:
+    """Replace the card with the app's `entries`. `embed` gives each entry's chunk its
+    embedding; without it an entry keeps the one it had, and a new entry has none until
+    start-up embeds it (reasoners/peers/files.py embed_missing_chunks)."""
+    card = check_entries(entries)
+    vectors: list[list[float] | None] = list(await embed(card)) if embed and card else []
     row = await db.write_one(
         "set_peer_card",
         workspace=workspace,
         observer=observer,
         observed=observed,
-        card=check_entries(entries),
+        path=card_path(observer, observed),
+        peer_key=peer_key(workspace, observed),
+        card=card,
+        vectors=vectors or [None] * len(card),
         now=now(),
     )
     if row is None:

@@ -72,6 +72,20 @@ OBSERVATIONS = Thresholds(
     min_text_candidates=50,
     max_text_candidates=20_000,
 )
+# File chunks: a peer's files are usually few, so most searches are exact scans; above that,
+# the observation numbers (same index layout: workspace plus one scope property inside).
+FILES = Thresholds(
+    exact_scan_limit=1_000,
+    overfetch=20,
+    min_candidates=200,
+    wide_from=5_000,
+    wide_overfetch=50,
+    min_wide=500,
+    max_candidates=16_000,
+    text_overfetch=1,
+    min_text_candidates=50,
+    max_text_candidates=20_000,
+)
 
 
 @dataclass(frozen=True)

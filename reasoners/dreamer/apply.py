@@ -100,11 +100,12 @@ async def _write_card(
     now: datetime,
     lenient: bool,
     applied: Applied,
+    card_vectors: Mapping[str, list[float]] | None = None,
 ) -> list[CardLine]:
     """The card as written (the rejection names lines by their position in this write)."""
     while card_changed(card_before, card):
         try:
-            await dream_writes.set_card(tx, view, card, now=now)
+            await dream_writes.set_card(tx, view, card, now=now, vectors=card_vectors)
             break
         except ProvenanceRejected as rejected:
             bad = {int(i) for i in rejected.ids}
@@ -126,6 +127,7 @@ async def apply_plan(
     origin: str,
     now: datetime,
     lenient: bool = False,
+    card_vectors: Mapping[str, list[float]] | None = None,
 ) -> Applied:
     """Supersessions first (they only relate existing beliefs), prunes, then new beliefs (which
     may cite beliefs written just before), and the card last (its support must be current after
@@ -199,7 +201,9 @@ async def apply_plan(
                 }
             )
     if plan.card is not None:
-        card = await _write_card(tx, view, list(plan.card), card_before, now, lenient, applied)
+        card = await _write_card(
+            tx, view, list(plan.card), card_before, now, lenient, applied, card_vectors
+        )
         if card_changed(card_before, card):
             added, removed = card_diff(list(card_before), card)
             applied.card_changes = len(added) + len(removed)

@@ -107,6 +107,12 @@ class DreamHandler:
         embedded = await embed_async(self.embedder, [b.content for b in missing])
         self.stats.embed_seconds += time.perf_counter() - began
         vectors.update(zip([b.id for b in missing], embedded, strict=True))
+        # The card's new lines get embeddings for their chunks (unchanged lines keep theirs).
+        before = {line.text for line in state.card}
+        new_lines = sorted({line.text for line in plan.card or [] if line.text not in before})
+        card_vectors = dict(
+            zip(new_lines, await embed_async(self.embedder, new_lines), strict=True)
+        )
         processed = [ProcessedBelief(b.id, *_keys(b, observed)) for b in read]
         origin = f"dreamer:{mode}"
         more_waiting = len(read) >= self.settings.dream_batch
@@ -124,6 +130,7 @@ class DreamHandler:
                 origin=origin,
                 now=stamp,
                 lenient=True,
+                card_vectors=card_vectors,
             )
             run = RunRecord(
                 id=str(uuid.uuid4()),

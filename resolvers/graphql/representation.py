@@ -10,6 +10,7 @@ import strawberry
 from graph.repo import peer_cards, peers
 from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import ContextRequest, get_context
+from reasoners.embeddings.model import embed_async
 from reasoners.search.observations import search_observations
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
@@ -256,5 +257,10 @@ class RepresentationMutation:
         info.context.principal.require_peer(workspace, observer)
         db = info.context.services.db
         await peers.require_all(db, workspace, sorted({observer, target}))
-        card = await peer_cards.set_card(db, workspace, observer, target, entries)
+        embedder = info.context.services.embedder
+
+        async def embed(texts: list[str]) -> list[list[float]]:
+            return await embed_async(embedder, texts)
+
+        card = await peer_cards.set_card(db, workspace, observer, target, entries, embed=embed)
         return PeerCard.of(card)

@@ -11,6 +11,7 @@ from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes
+from resolvers.graphql.files import FileMutation, FileQuery
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery
 from resolvers.graphql.mutations import Mutation as CoreMutation
@@ -21,12 +22,21 @@ from resolvers.graphql.representation import RepresentationMutation, Representat
 
 
 @strawberry.type
-class Query(CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery, MemberQuery):
+class Query(
+    CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery, MemberQuery, FileQuery
+):
     pass
 
 
 @strawberry.type
-class Mutation(CoreMutation, QueueMutation, RepresentationMutation, DreamMutation, MemberMutation):
+class Mutation(
+    CoreMutation,
+    QueueMutation,
+    RepresentationMutation,
+    DreamMutation,
+    MemberMutation,
+    FileMutation,
+):
     pass
 
 

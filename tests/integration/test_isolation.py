@@ -244,6 +244,11 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     o["bob->bob"] = await add_observation(services, side, "bob", "bob", source=("bob", "s2"))
     # bob is a sub-peer of alice in both workspaces: each tree must stay in its own.
     await api.ok(ADD_SUB_PEER, {"w": name, "parent": "alice", "child": "bob"}, key=ADMIN_KEY)
+    # Files of alice and of bob, her sub-peer, each naming the workspace.
+    for peer, path in (("alice", "notes.md"), ("alice", "todo.md"), ("bob", "notes.md")):
+        content = f"# {name}\n\n{peer} keeps notes about the golden retriever puppy."
+        variables = {"w": name, "p": peer, "path": path, "c": content}
+        await api.ok(CREATE_FILE, variables, key=ADMIN_KEY)
     # One dream of alice's view of bob, run now (the derive jobs wait for their max age).
     alice_bob = Representation(name, "alice", "bob")
     await scheduling.on_demand(services.db, services.settings, alice_bob)
@@ -370,6 +375,9 @@ def counts_all_jobs(side: Side, data: Vars) -> bool:
 
 
 ALICE_IN_S1 = {"peer": "alice", "session": "s1"}
+CREATE_FILE = """mutation($w: String!, $p: String!, $path: String!, $c: String!) {
+  createFile(workspace: $w, peer: $p, path: $path, content: $c) { peer path content }
+}"""
 ADD_SUB_PEER = """mutation($w: String!, $parent: String!, $child: String!) {
   addSubPeer(workspace: $w, parent: $parent, child: $child) { parent child changed }
 }"""
@@ -544,6 +552,32 @@ CASES = [
         only(KeyScope.WORKSPACE, KeyScope.PEER),
     ),
     Case(
+        "file",
+        """query($w: String!) {
+          file(workspace: $w, peer: "alice", path: "notes.md") { workspace peer path content }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "files",
+        """query($w: String!) {
+          files(workspace: $w, peer: "alice", first: 10) { nodes { workspace path content } }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "searchFiles",
+        """query($w: String!) {
+          searchFiles(workspace: $w, peer: "alice", query: "puppy notes", depth: "ALL") {
+            peer path chunkIndex content
+          }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
         "parentPeers",
         """query($w: String!) {
           parentPeers(workspace: $w, peer: "bob") { peer { workspace name } distance }
@@ -636,6 +670,31 @@ CASES = [
         """mutation($w: String!) {
           setPeerCard(workspace: $w, observer: "alice", observed: "bob",
                       entries: ["Bob of this workspace"]) { observer observed entries }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+        echoes=False,
+    ),
+    Case(
+        "createFile",
+        CREATE_FILE,
+        lambda s: {"w": s.name, "p": "alice", "path": "new.md", "c": f"{s.name}: a new file"},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "updateFile",
+        """mutation($w: String!, $c: String!) {
+          updateFile(workspace: $w, peer: "alice", path: "notes.md", content: $c) {
+            workspace path content
+          }
+        }""",
+        lambda s: {"w": s.name, "c": f"{s.name}: notes rewritten"},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+    ),
+    Case(
+        "deleteFile",
+        """mutation($w: String!) {
+          deleteFile(workspace: $w, peer: "alice", path: "todo.md")
         }""",
         lambda s: {"w": s.name},
         only(KeyScope.WORKSPACE, KeyScope.PEER),
@@ -1205,3 +1264,26 @@ async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world
     ]
     for variables, key in refused:
         assert await api.error_code(CREATE_KEY, variables, key=key) == "FORBIDDEN", variables
+
+
+async def test_a_peer_key_reads_files_down_its_tree_and_never_up(api: Api, world: World) -> None:
+    a = world.a
+    alice = a.key(KeyScope.PEER)
+    bob = issue_key(SECRET, Principal(KeyScope.PEER, workspace=a.name, peer="bob"))
+    search = CASE["Query.searchFiles"]
+    found = await api.ok(search.document, search.variables(a), key=alice)
+    assert {h["peer"] for h in found["searchFiles"]} == {"alice", "bob"}
+    # bob is alice's sub-peer: his key reads his own files, none of hers.
+    own = {"w": a.name, "p": "bob", "path": "notes.md"}
+    read = "query($w: String!, $p: String!, $path: String!) { file(workspace: $w, peer: $p, path: $path) { peer } }"  # noqa: E501
+    assert (await api.ok(read, own, key=bob))["file"]["peer"] == "bob"
+    for case in (
+        "Query.file",
+        "Query.files",
+        "Query.searchFiles",
+        "Mutation.createFile",
+        "Mutation.updateFile",
+        "Mutation.deleteFile",
+    ):
+        body = await api.raw(CASE[case].document, CASE[case].variables(a), key=bob)
+        assert error_code(body) == "FORBIDDEN", (case, body)

@@ -1,0 +1,4 @@
+// Chunk text plus the peer's key, so a query can require its peers (`+peer_key:<key>`) and
+// Lucene itself keeps the hits within them.
+CREATE FULLTEXT INDEX file_chunk_text IF NOT EXISTS
+FOR (c:FileChunk) ON EACH [c.content, c.peer_key]

@@ -1,0 +1,13 @@
+// Fulltext hits among the chunks of some peers' files: $query requires their peer keys, so
+// Lucene returns only chunks in scope, best first; at most $candidates of them.
+CALL db.index.fulltext.queryNodes('file_chunk_text', $query, {limit: $candidates})
+YIELD node, score
+WITH collect({c: node, score: score}) AS hits
+WITH size(hits) AS raw,
+     [h IN hits WHERE h.c.workspace = $workspace AND h.c.peer IN $peers][0..$limit] AS kept
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k.c AS c, k.score AS score
+  RETURN collect({chunk: c {.*, embedding: null}, score: score}) AS found
+}
+RETURN raw, found

@@ -1,0 +1,1 @@
+"""Peer-level capabilities: files (chunking, writes, search) and peer cards as files."""

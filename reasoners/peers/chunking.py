@@ -1,0 +1,136 @@
+"""Markdown chunking for file search (pure).
+
+A file is split into sections at its headings, each section into paragraphs (blank lines),
+and paragraphs are packed into chunks of at most `budget` tokens. Every chunk of a section
+starts with the section's heading path ("# Guide > ## Setup"), so a chunk found alone still
+says where it came from. A paragraph over the budget is split into sentences; a sentence over
+it is cut into pieces of whole words (and a word over it, by characters) as a last resort.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.text.sentences import split_sentences
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^(```|~~~)")
+_BLANK = re.compile(r"\n[ \t]*\n")
+# A heading never takes more than this share of a chunk's budget: its tail is cut instead.
+HEADING_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str  # the heading path, "" before the first heading
+    body: str
+
+
+def sections(text: str) -> list[Section]:
+    """The text split at its markdown headings (not inside fenced code); each section carries
+    the path of headings above it, nearest last."""
+    found: list[Section] = []
+    path: list[tuple[int, str]] = []
+    lines: list[str] = []
+    in_fence = False
+
+    def close() -> None:
+        body = "\n".join(lines).strip()
+        heading = " > ".join(title for _, title in path)
+        if body or heading:
+            found.append(Section(heading, body))
+        lines.clear()
+
+    for line in text.splitlines():
+        if _FENCE.match(line.strip()):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match is None:
+            lines.append(line)
+            continue
+        close()
+        level = len(match.group(1))
+        path = [(lvl, title) for lvl, title in path if lvl < level]
+        path.append((level, f"{match.group(1)} {match.group(2)}"))
+    close()
+    # A heading directly followed by a sub-heading has no body of its own: its path lives on
+    # in the sub-section's heading, so the empty section is dropped when more follow.
+    return [s for i, s in enumerate(found) if s.body or i == len(found) - 1]
+
+
+def _cut_words(text: str, budget: int, tokens: TokenCounter) -> list[str]:
+    """Pieces of whole words within `budget`; a single word over it is cut by characters."""
+    pieces: list[str] = []
+    current = ""
+    for word in text.split():
+        candidate = f"{current} {word}" if current else word
+        if tokens.count(candidate) <= budget:
+            current = candidate
+            continue
+        if current:
+            pieces.append(current)
+        current = word
+        while tokens.count(current) > budget:
+            # The longest prefix within the budget (a single character always fits).
+            low, high = 1, len(current)
+            while low < high:
+                middle = (low + high + 1) // 2
+                if tokens.count(current[:middle]) <= budget:
+                    low = middle
+                else:
+                    high = middle - 1
+            pieces.append(current[:low])
+            current = current[low:]
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _units(paragraph: str, budget: int, tokens: TokenCounter) -> list[str]:
+    """The paragraph whole if it fits, else its sentences, else pieces of them."""
+    if tokens.count(paragraph) <= budget:
+        return [paragraph]
+    units: list[str] = []
+    for sentence in split_sentences(paragraph) or [paragraph]:
+        if tokens.count(sentence) <= budget:
+            units.append(sentence)
+        else:
+            units.extend(_cut_words(sentence, budget, tokens))
+    return units
+
+
+def _heading_within(heading: str, budget: int, tokens: TokenCounter) -> str:
+    limit = max(1, int(budget * HEADING_SHARE))
+    if tokens.count(heading) <= limit:
+        return heading
+    return _cut_words(heading, limit, tokens)[0]
+
+
+def chunk_markdown(text: str, budget: int, tokens: TokenCounter) -> list[str]:
+    """The chunks of `text`, in order, each at most `budget` tokens (heading included)."""
+    if budget < 2:
+        raise ValueError("a chunk budget needs at least 2 tokens")
+    chunks: list[str] = []
+    for section in sections(text):
+        heading = _heading_within(section.heading, budget, tokens) if section.heading else ""
+        prefix = f"{heading}\n\n" if heading else ""
+        room = budget - tokens.count(prefix) if heading else budget
+        if not section.body:
+            chunks.append(heading)
+            continue
+        current: list[str] = []
+        for paragraph in (p.strip() for p in _BLANK.split(section.body)):
+            if not paragraph:
+                continue
+            for unit in _units(paragraph, room, tokens):
+                # The budget is checked on the joined text, as it will be stored.
+                candidate = "\n\n".join([*current, unit])
+                if current and tokens.count(candidate) > room:
+                    chunks.append(prefix + "\n\n".join(current))
+                    current = []
+                current.append(unit)
+        if current:
+            chunks.append(prefix + "\n\n".join(current))
+    return chunks

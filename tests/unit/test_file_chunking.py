@@ -1,0 +1,108 @@
+"""Markdown chunking for file search, and file path checks (no database)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from graph.errors import InvalidInput
+from graph.repo.files import check_user_path
+from graph.validation import MAX_PATH_CHARS, check_path
+from reasoners.embeddings.tokens import MiniLMTokenCounter
+from reasoners.peers.chunking import chunk_markdown, sections
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def tokens() -> MiniLMTokenCounter:
+    return MiniLMTokenCounter()
+
+
+def test_sections_carry_their_heading_path_and_skip_fenced_code() -> None:
+    text = "Intro.\n# Guide\n## Setup\nInstall.\n```\n# not a heading\n```\n# Other\nText."
+    found = sections(text)
+    assert [(s.heading, s.body.splitlines()[0]) for s in found] == [
+        ("", "Intro."),
+        ("# Guide > ## Setup", "Install."),
+        ("# Other", "Text."),
+    ]
+    assert "# not a heading" in found[1].body
+
+
+def test_paragraphs_are_packed_within_the_budget_with_their_heading(
+    tokens: MiniLMTokenCounter,
+) -> None:
+    paragraphs = [f"Paragraph {i} tells one small fact about the garden." for i in range(12)]
+    text = "# Garden\n\n" + "\n\n".join(paragraphs)
+    chunks = chunk_markdown(text, 40, tokens)
+    assert len(chunks) > 1
+    assert all(tokens.count(c) <= 40 for c in chunks)
+    assert all(c.startswith("# Garden\n\n") for c in chunks)
+    # Every paragraph is kept whole, once, in order.
+    body = "\n\n".join(c.removeprefix("# Garden\n\n") for c in chunks)
+    assert body == "\n\n".join(paragraphs)
+
+
+def test_sections_never_share_a_chunk(tokens: MiniLMTokenCounter) -> None:
+    chunks = chunk_markdown("# A\n\nShort.\n\n# B\n\nAlso short.", 200, tokens)
+    assert chunks == ["# A\n\nShort.", "# B\n\nAlso short."]
+
+
+def test_a_long_paragraph_is_split_by_sentences_then_by_words(
+    tokens: MiniLMTokenCounter,
+) -> None:
+    sentences = [f"Sentence number {i} is about the weather in spring." for i in range(10)]
+    chunks = chunk_markdown(" ".join(sentences), 30, tokens)
+    assert all(tokens.count(c) <= 30 for c in chunks)
+    assert chunks[0].startswith("Sentence number 0") and "Sentence number 9" in chunks[-1]
+    # A "sentence" with no end is cut between words; a word longer than the budget, by letters.
+    endless = " ".join(["word"] * 100) + " " + "x" * 400
+    pieces = chunk_markdown(endless, 16, tokens)
+    assert all(tokens.count(p) <= 16 for p in pieces)
+    assert "".join(p.replace(" ", "").replace("\n", "") for p in pieces) == endless.replace(" ", "")
+
+
+def test_an_over_long_heading_leaves_room_for_text(tokens: MiniLMTokenCounter) -> None:
+    heading = "# " + " ".join(["title"] * 100)
+    chunks = chunk_markdown(f"{heading}\n\nThe body.", 20, tokens)
+    assert all(tokens.count(c) <= 20 for c in chunks)
+    assert chunks[-1].endswith("The body.")
+
+
+def test_empty_text_has_no_chunks(tokens: MiniLMTokenCounter) -> None:
+    assert chunk_markdown("", 50, tokens) == []
+    assert chunk_markdown("  \n\n ", 50, tokens) == []
+
+
+@pytest.mark.parametrize("path", ["a.md", "notes/2024/todo.md", "a b/c-d_e.txt", "x" * 512])
+def test_good_paths(path: str) -> None:
+    assert check_path(path) == path
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("", "empty"),
+        ("/etc/passwd", "relative"),
+        ("a//b", "empty, '.' or '..'"),
+        ("a/../b", "empty, '.' or '..'"),
+        ("./a", "empty, '.' or '..'"),
+        ("a/", "empty, '.' or '..'"),
+        ("a\\b", "backslash"),
+        ("a\nb", "control"),
+        (" a/b", "whitespace"),
+        ("x" * (MAX_PATH_CHARS + 1), "limit"),
+    ],
+)
+def test_bad_paths_say_what_to_fix(path: str, says: str) -> None:
+    with pytest.raises(InvalidInput, match=re.escape(says)):
+        check_path(path)
+
+
+@pytest.mark.parametrize("path", ["card.md", "cards/bob.md", "cards/x/y.md"])
+def test_card_paths_are_kept_for_peer_cards(path: str) -> None:
+    with pytest.raises(InvalidInput, match="setPeerCard"):
+        check_user_path(path)
+    assert check_user_path("cardigan.md") == "cardigan.md"
