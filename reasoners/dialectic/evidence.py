@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from graph.records import MessageRecord, ObservationRecord, Replaced, SourceSpan
+from graph.records import FileChunkRecord, MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
 from reasoners.text.spans import locate
@@ -36,6 +36,13 @@ class View:
     session_ids: tuple[str, ...] | None = None  # only these sessions (with `session`: both)
     exclude_session_ids: tuple[str, ...] | None = None
     exclude_derived: bool = False  # leave out beliefs with no session (deductions, inductions)
+    # Whether the asker may read the covered peers' files (a key for the observed peer, or a
+    # workspace key); without it, file search shows only this view's own peer cards.
+    read_files: bool = False
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return self.query().pairs
 
     @property
     def sessions(self) -> list[str] | None:
@@ -342,3 +349,19 @@ class PeerList:
             for name, distance in self.peers
         ]
         return f"The {self.direction} of {self.peer}:\n" + "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class FileResults:
+    query: str
+    passages: list[FileChunkRecord]
+
+    def render(self) -> str:
+        if not self.passages:
+            return f"No file passage in this memory matches {self.query!r}."
+        lines = [f"File passages matching {self.query!r}, best first:"]
+        for chunk in self.passages:
+            lines.append(
+                f"- {chunk.peer}/{chunk.path} (part {chunk.index + 1}): {shorten(chunk.content)}"
+            )
+        return "\n".join(lines)

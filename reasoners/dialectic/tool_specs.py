@@ -85,6 +85,11 @@ class PeerCardArgs(ToolArgs):
     pass
 
 
+class SearchFilesArgs(ToolArgs):
+    query: str = Field(min_length=1, max_length=500, description="What to look for, in words.")
+    limit: int = Field(5, ge=1, le=20, description="How many file passages to return.")
+
+
 class _PeerArgs(ToolArgs):
     peer: str | None = Field(
         None,
@@ -147,6 +152,13 @@ TOOL_SPECS: list[ToolSpec] = [
         PeerCardArgs,
     ),
     _spec(
+        "search_files",
+        "Semantic and keyword search over the reference files kept for the observed peer and "
+        "the sub-peers this memory covers (profiles, notes, policies, the peer card). Shows "
+        "each passage with its peer and file path.",
+        SearchFilesArgs,
+    ),
+    _spec(
         "list_sub_peers",
         "The sub-peers of the observed peer (or of one of its sub-peers): the parts it is made "
         "of, such as one conversation channel of a person or one member of a team.",
@@ -166,6 +178,7 @@ ARGUMENTS: dict[str, type[ToolArgs]] = {
     "message_context": MessageContextArgs,
     "provenance": ProvenanceArgs,
     "peer_card": PeerCardArgs,
+    "search_files": SearchFilesArgs,
     "list_sub_peers": SubPeersArgs,
     "list_parent_peers": ParentPeersArgs,
 }

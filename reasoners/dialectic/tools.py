@@ -34,12 +34,15 @@ from graph.records import ObservationRecord
 from graph.repo import members, observation_search, peer_cards
 from graph.repo import messages as message_repo
 from graph.repo import observations as observation_repo
+from graph.repo.files import is_reserved
+from graph.repo.peer_cards import card_path
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
     SPAN_LEAD,
     SPAN_MATCH,
     ContextWindow,
     Evidence,
+    FileResults,
     MessageContext,
     MessageItem,
     MessageResults,
@@ -62,6 +65,7 @@ from reasoners.dialectic.tool_specs import (
     ParentPeersArgs,
     PeerCardArgs,
     ProvenanceArgs,
+    SearchFilesArgs,
     SearchObservationsArgs,
     SubPeersArgs,
     ToolArgs,
@@ -69,6 +73,7 @@ from reasoners.dialectic.tool_specs import (
 )
 from reasoners.embeddings.model import Embedder
 from reasoners.llm.interface import ToolCall, ToolSpec
+from reasoners.search.files import search_files
 from reasoners.search.observations import search_observations
 
 # Longest tool output the model gets; a longer one is cut with a note, so that one broad call
@@ -77,6 +82,7 @@ MAX_TOOL_CHARS = 12_000
 PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
+FILE_OVERFETCH = 3  # file passages asked per one shown (the card rule drops some)
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -99,7 +105,13 @@ def matched_span(content: str, text: str) -> str:
 
 
 ToolResult = (
-    ObservationResults | MessageResults | MessageContext | Provenance | PeerCardResult | PeerList
+    ObservationResults
+    | MessageResults
+    | MessageContext
+    | Provenance
+    | PeerCardResult
+    | PeerList
+    | FileResults
 )
 
 
@@ -271,6 +283,23 @@ class Toolbox:
             self.evidence.add_item(node.item)
         return Provenance(observation_id, nodes, truncated)
 
+    async def search_files(self, query: str, limit: int = 5) -> FileResults:
+        """Passages of the covered peers' files. Peer cards are (observer, observed) views:
+        only this view's own cards show; other files only to an asker who may read them."""
+        own_cards = {(p, card_path(o, p)) for o, p in self.view.pairs}
+        peers = [p for _, p in self.view.pairs]
+        # Asked wide, since the card rule drops some hits after the search.
+        hits = await search_files(
+            self.db, self.embedder, self.view.workspace, peers, query, limit * FILE_OVERFETCH
+        )
+        kept = [
+            h.item
+            for h in hits
+            if (h.item.peer, h.item.path) in own_cards
+            or (self.view.read_files and not is_reserved(h.item.path))
+        ]
+        return FileResults(query, kept[:limit])
+
     def _covered(self, peer: str | None) -> str:
         """`peer` if this view covers it (the observed peer or an aggregated sub-peer)."""
         name = peer or self.view.observed
@@ -324,16 +353,7 @@ class Toolbox:
         except (NotFound, InvalidInput) as exc:
             return f"Error: {exc.message}"
 
-    async def _run(
-        self, args: ToolArgs
-    ) -> (
-        ObservationResults
-        | MessageResults
-        | MessageContext
-        | Provenance
-        | PeerCardResult
-        | PeerList
-    ):
+    async def _run(self, args: ToolArgs) -> ToolResult:
         match args:
             case SearchObservationsArgs():
                 return await self.search_observations(
@@ -351,6 +371,8 @@ class Toolbox:
                 return await self.provenance(args.observation_id, args.depth)
             case PeerCardArgs():
                 return await self.peer_card()
+            case SearchFilesArgs():
+                return await self.search_files(args.query, args.limit)
             case SubPeersArgs():
                 return await self.sub_peers(args.peer, args.depth)
             case ParentPeersArgs():

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import strawberry
 
+from graph.errors import Forbidden
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic import citations
 from reasoners.dialectic.evidence import View
@@ -110,8 +111,14 @@ async def _view(
     as_of: datetime | None,
     filters: SessionFilters,
 ) -> View:
-    info.context.principal.require_peer(workspace, peer)
+    principal = info.context.principal
+    principal.require_peer(workspace, peer)
     observed = target if target is not None else peer
+    try:
+        principal.require_peer(workspace, observed)  # what reading its files takes
+        read_files = True
+    except Forbidden:
+        read_files = False
     return View(
         workspace,
         peer,
@@ -124,6 +131,7 @@ async def _view(
             tuple(filters.exclude_session_ids) if filters.exclude_session_ids is not None else None
         ),
         exclude_derived=filters.exclude_derived,
+        read_files=read_files,
     )
 
 

@@ -8,18 +8,21 @@ and each peer observes itself; the scripted deriver states every message as one 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from graph.errors import LimitExceeded
 from graph.records import ObservationRecord
-from graph.repo import members, observations
+from graph.repo import members, observations, peer_cards
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.tools import Toolbox
+from reasoners.embeddings.model import embed_async
 from reasoners.llm.interface import ToolCall
+from reasoners.peers.files import FileWriter
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
@@ -281,3 +284,43 @@ async def test_an_aggregation_over_the_limit_is_refused(
     variables = {"w": world, "observer": "agent", "observed": "team", "depth": -1}
     body = await gql.raw(OBSERVATIONS, variables)
     assert body["errors"] and "depth must be a whole number" in str(body["errors"])
+
+
+async def test_dialectic_file_search_covers_sub_peers_and_keeps_cards_in_their_views(
+    services: Services, world: str
+) -> None:
+    writer = FileWriter(services.db, services.embedder, services.tokens, services.settings)
+    await writer.create(
+        world,
+        "alice-dm",
+        "profile.md",
+        "# Pets\n\nComet is a retired racing greyhound who sleeps most of the day.",
+    )
+    await make_peers(services, world, "carol")
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return await embed_async(services.embedder, texts)
+
+    await peer_cards.set_card(
+        services.db, world, "carol", "alice-dm", ["Walks a greyhound"], embed=embed
+    )
+    await peer_cards.set_card(
+        services.db, world, "agent", "alice-dm", ["Owns a greyhound"], embed=embed
+    )
+    below = tuple(
+        (await members.aggregation_set(services.db, world, "alice", depth=1, max_peers=10))[1:]
+    )
+    view = View(world, "agent", "alice", aggregated=below, read_files=True)
+    tools = Toolbox(services.db, services.embedder, view)
+    text = await tools.dispatch(ToolCall("f", "search_files", {"query": "greyhound dog"}))
+    assert "alice-dm/profile.md (part 1)" in text and "retired racing greyhound" in text
+    # The agent's own card of alice-dm shows; carol's card is carol's view and never does.
+    assert "alice-dm/cards/agent.md" in text and "cards/carol.md" not in text
+    # An asker who may not read alice's files sees only the view's own cards.
+    narrow = Toolbox(services.db, services.embedder, replace(view, read_files=False))
+    text = await narrow.dispatch(ToolCall("f", "search_files", {"query": "greyhound dog"}))
+    assert "profile.md" not in text and "alice-dm/cards/agent.md" in text
+    # Without aggregation the sub-peer's files are out of view.
+    alone = Toolbox(services.db, services.embedder, View(world, "agent", "alice", read_files=True))
+    text = await alone.dispatch(ToolCall("f", "search_files", {"query": "greyhound dog"}))
+    assert "alice-dm" not in text

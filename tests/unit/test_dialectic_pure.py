@@ -238,6 +238,7 @@ def test_tool_specs_are_json_schema_objects() -> None:
         "message_context",
         "provenance",
         "peer_card",
+        "search_files",
         "list_sub_peers",
         "list_parent_peers",
     ]
