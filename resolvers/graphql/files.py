@@ -21,7 +21,7 @@ from reasoners.search.files import search_files
 from reasoners.search.hybrid import Hit
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import as_map, page_size
-from resolvers.graphql.members import Depth
+from resolvers.graphql.members import ONE_LEVEL, Depth
 from resolvers.graphql.types import Connection, as_json, connection
 
 WORKSPACE = "The workspace the peer belongs to."
@@ -95,7 +95,6 @@ def _writer(info: Info) -> FileWriter:
     return FileWriter(s.db, s.embedder, s.tokens, s.settings)
 
 
-ONE_LEVEL = Depth(1)
 Workspace = Annotated[str, strawberry.argument(description=WORKSPACE)]
 PeerName = Annotated[str, strawberry.argument(description=PEER)]
 Path = Annotated[str, strawberry.argument(description=PATH)]
