@@ -65,7 +65,14 @@ def render_evidence(items: list[ObservationItem]) -> str:
     return "\n".join(item.render() for item in items)
 
 
-MAX_SUB_PEERS_NAMED = 20  # sub-peers named in the question; list_sub_peers shows the rest
+MAX_NAMED = 20  # sub-peers or sessions named in the question; the tools show the rest
+
+
+def some(names: tuple[str, ...]) -> str:
+    """The first names of a list, and how many more there are."""
+    shown = ", ".join(names[:MAX_NAMED])
+    more = len(names) - MAX_NAMED
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def dialectic_messages(
@@ -87,19 +94,16 @@ def dialectic_messages(
         f"Memory: {view_name(view)} (observer {view.observer}, peer {view.observed}).",
     ]
     if view.aggregated:
-        named = ", ".join(view.aggregated[:MAX_SUB_PEERS_NAMED])
-        more = len(view.aggregated) - MAX_SUB_PEERS_NAMED
-        named += f" and {more} more" if more > 0 else ""
         parts.append(
-            f"It includes what is known about {view.observed}'s sub-peers ({named}); "
-            "observations about one of them say so."
+            f"It includes what is known about {view.observed}'s sub-peers "
+            f"({some(view.aggregated)}); observations about one of them say so."
         )
     if view.session is not None:
         parts.append(f"Only evidence from session {view.session} is available.")
     if view.session_ids is not None:
-        parts.append(f"Only evidence from sessions {', '.join(view.session_ids)} is available.")
+        parts.append(f"Only evidence from sessions {some(view.session_ids)} is available.")
     if view.exclude_session_ids:
-        parts.append(f"Evidence from sessions {', '.join(view.exclude_session_ids)} is excluded.")
+        parts.append(f"Evidence from sessions {some(view.exclude_session_ids)} is excluded.")
     if not tools:
         parts.append("No tools are available for this question: answer from the evidence below.")
     parts.append(f"\nQuestion: {query}")
