@@ -275,3 +275,24 @@ async def test_bad_arguments_become_an_error_for_the_model(call: ToolCall, expec
     text = await tools.dispatch(call)
     assert text.startswith("Error:"), text
     assert expected in text, text
+
+
+def test_a_views_session_filters_combine_with_its_session() -> None:
+    assert View("w", "bob", "alice").sessions is None
+    assert View("w", "bob", "alice", "s1").sessions == ["s1"]
+    assert View("w", "bob", "alice", session_ids=("s1", "s2")).sessions == ["s1", "s2"]
+    assert View("w", "bob", "alice", "s1", session_ids=("s1", "s2")).sessions == ["s1"]
+    # A session outside the listed ones leaves nothing to read.
+    assert View("w", "bob", "alice", "s3", session_ids=("s1",)).sessions == []
+
+
+def test_an_aggregated_views_pairs_follow_whose_view_it_is() -> None:
+    assert View("w", "bob", "alice", aggregated=("alice-dm",)).pairs == [
+        ("bob", "alice"),
+        ("bob", "alice-dm"),
+    ]
+    # A peer's view of itself covers each sub-peer's view of itself.
+    assert View("w", "alice", "alice", aggregated=("alice-dm",)).pairs == [
+        ("alice", "alice"),
+        ("alice-dm", "alice-dm"),
+    ]
