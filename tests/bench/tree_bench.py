@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import shlex
 import sys
 import time
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from graph import models
+from graph.errors import NotFound
 from graph.keys import scope_key
 from graph.props import node_props
 from graph.repo import members, observation_search, peers, workspaces
@@ -96,16 +98,26 @@ def vectors(count: int, centers: np.ndarray[Any, Any], rng: np.random.Generator)
     return unit(centers[topic] + 0.9 * unit(rng.standard_normal((count, centers.shape[1]))))
 
 
-async def build(services: Services, workspace: str, tree: Tree, args: argparse.Namespace) -> Any:
+def topic_centers(args: argparse.Namespace, dim: int) -> Any:
+    return unit(np.random.default_rng(args.seed).standard_normal((TOPICS, dim)))
+
+
+async def built(services: Services, workspace: str, args: argparse.Namespace) -> bool:
+    """Whether a run with these arguments already built this workspace (--reuse)."""
+    rows = await statements.read(services.db, "count_workspace_nodes", workspace=workspace)
+    # Its peers (the observer too) and beliefs; the Workspace node has no `workspace`.
+    return bool(rows) and int(rows[0]["total"]) == args.peers + 1 + args.observations
+
+
+async def build(services: Services, workspace: str, tree: Tree, args: argparse.Namespace) -> None:
     db = services.db
     await workspaces.get_or_create(db, workspace)
     for name in [OBSERVER, *tree.names]:
         await peers.get_or_create(db, workspace, name)
     for parent, child in tree.edges:
         await members.add(db, workspace, parent, child, max_depth=args.depth)
-    rng = np.random.default_rng(args.seed)
-    dim = services.settings.embedding_dim
-    centers = unit(rng.standard_normal((TOPICS, dim)))
+    rng = np.random.default_rng(args.seed + 1)
+    centers = topic_centers(args, services.settings.embedding_dim)
     sizes = zipf_sizes(args.observations, len(tree.names), rng)
     start = datetime(2026, 1, 1, tzinfo=UTC)
     rows: list[dict[str, Any]] = []
@@ -138,7 +150,6 @@ async def build(services: Services, workspace: str, tree: Tree, args: argparse.N
             rows = []
     await insert(services, workspace, rows)
     await db.write("await_indexes", timeout_seconds=7200)
-    return centers
 
 
 async def insert(services: Services, workspace: str, rows: list[dict[str, Any]]) -> None:
@@ -207,10 +218,16 @@ async def measure_start(
 async def run(services: Services, args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed)
     tree = plan_tree(args.peers, args.depth, args.extra, rng)
-    workspace = f"tree-bench-{uuid.uuid4().hex[:8]}"
+    # The corpus is deterministic in the arguments, so a kept server can serve it again.
+    workspace = f"tree-bench-{args.seed}-{args.peers}-{args.depth}-{args.observations}"
     started = time.perf_counter()
-    centers = await build(services, workspace, tree, args)
+    reused = args.reuse and await built(services, workspace, args)
+    if not reused:
+        with contextlib.suppress(NotFound):  # what an interrupted run left
+            await workspaces.delete(services.db, workspace)
+        await build(services, workspace, tree, args)
     build_s = time.perf_counter() - started
+    centers = topic_centers(args, services.settings.embedding_dim)
     settings = services.settings
     inner = [n for n, lv in zip(tree.names, tree.level, strict=True) if 1 <= lv <= 3]
     starts = [tree.names[0], *[str(x) for x in rng.choice(inner, args.inner, replace=False)]]
@@ -236,8 +253,15 @@ async def run(services: Services, args: argparse.Namespace) -> dict[str, Any]:
         "longest_chain": max(tree.level),
         "observations": args.observations,
         "build_s": round(build_s, 1),
+        "reused": reused,
         "rows": rows,
     }
+
+
+def build_text(report: dict[str, Any]) -> str:
+    if report.get("reused"):
+        return "built by an earlier run with the same arguments and reused"
+    return f"build and index: {report['build_s']:.0f} s"
 
 
 def render(report: dict[str, Any]) -> str:
@@ -274,7 +298,7 @@ def render(report: dict[str, Any]) -> str:
         f"A MEMBER_OF tree of {report['peers']:,} peers and {report['edges']:,} edges (some "
         f"peers have two parents; longest chain {report['longest_chain']}), built through the "
         f"checked write, and {report['observations']:,} beliefs of one observer about them, "
-        f"Zipf-sized per peer (build and index: {report['build_s']:.0f} s). Each row reads at "
+        f"Zipf-sized per peer ({build_text(report)}). Each row reads at "
         f"depth ALL from one peer, {root['queries']} queries: the aggregation set (one "
         "breadth-first traversal) beside a plain variable-length match over every path; the "
         "product's aggregated vector search over the set's scopes beside the exact cosine over "
@@ -315,6 +339,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
     parser.add_argument("--json", type=Path, default=Path("docs/bench-tree.json"))
     parser.add_argument("--keep", action="store_true", help="keep the server running")
+    parser.add_argument(
+        "--reuse", action="store_true", help="reuse the corpus an earlier run left in the server"
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv)
     if not args.peers >= 2 or not 1 <= args.depth <= 32 or args.observations < args.peers:
