@@ -119,6 +119,7 @@ Statement = Literal[
     "list_sub_peers",
     "list_summaries",
     "list_top_observations",
+    "list_tree_peers",
     "list_unit_head_jobs",
     "list_unkeyed_sessions",
     "list_vector_indexes",

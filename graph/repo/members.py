@@ -76,12 +76,16 @@ async def above(
 async def aggregation_set(
     db: Database, workspace: str, peer: str, *, depth: int, max_peers: int
 ) -> list[str]:
-    """`peer` first, then the peers below it down to `depth` levels, nearest first: the peers a
-    read of `peer` covers. Just `peer` when it does not exist (the read then finds nothing).
-    Raises LimitExceeded when the set would hold more than `max_peers` peers."""
-    row = await db.read_one(
-        "list_aggregation_peers", workspace=workspace, peer=peer, depth=depth, limit=max_peers
-    )
+    """`peer` first, then the peers below it down to `depth` levels (nearest first, except at
+    depth ALL): the peers a read of `peer` covers. Just `peer` when it does not exist (the
+    read then finds nothing). Raises LimitExceeded when the set would hold more than
+    `max_peers` peers."""
+    if depth >= ALL:
+        row = await db.read_one("list_tree_peers", workspace=workspace, peer=peer, limit=max_peers)
+    else:
+        row = await db.read_one(
+            "list_aggregation_peers", workspace=workspace, peer=peer, depth=depth, limit=max_peers
+        )
     if row is None:
         return [peer]
     names = [str(n) for n in row["peers"]]

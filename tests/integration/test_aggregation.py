@@ -276,11 +276,16 @@ async def test_dialectic_tools_follow_the_view_and_list_its_peers(
 async def test_an_aggregation_over_the_limit_is_refused(
     gql: GraphQLClient, services: Services, world: str
 ) -> None:
-    assert await members.aggregation_set(
+    everyone = ["team", "alice", "bob", "alice-dm", "alice-gc"]
+    found = await members.aggregation_set(
         services.db, world, "team", depth=members.ALL, max_peers=5
-    ) == ["team", "alice", "bob", "alice-dm", "alice-gc"]
-    with pytest.raises(LimitExceeded, match="covers more than 4 peers"):
-        await members.aggregation_set(services.db, world, "team", depth=members.ALL, max_peers=4)
+    )
+    assert found[0] == "team" and sorted(found) == sorted(everyone)
+    found = await members.aggregation_set(services.db, world, "team", depth=2, max_peers=5)
+    assert found == everyone  # nearest first at a bounded depth
+    for depth in (2, members.ALL):
+        with pytest.raises(LimitExceeded, match="covers more than 4 peers"):
+            await members.aggregation_set(services.db, world, "team", depth=depth, max_peers=4)
     variables = {"w": world, "observer": "agent", "observed": "team", "depth": -1}
     body = await gql.raw(OBSERVATIONS, variables)
     assert body["errors"] and "depth must be a whole number" in str(body["errors"])
