@@ -27,6 +27,7 @@ from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RESTRUCTURE, RestructureHandler
+from reasoners.peers.splits import SPLIT, SplitHandler
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
@@ -121,6 +122,7 @@ def build_handlers(
         SUMMARIZE: SummarizerHandler(db, llm, tokens, settings),
         DREAM: DreamHandler(db, embedder, llm, settings),
         RESTRUCTURE: RestructureHandler(db, settings),
+        SPLIT: SplitHandler(db, settings),
     }
 
 

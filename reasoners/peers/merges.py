@@ -55,6 +55,8 @@ def scope_moves(
     return [
         {
             "from_scope": scope_key(workspace, observer, observed),
+            "from_observer": observer,
+            "from_observed": observed,
             "observer": swap(observer),
             "observed": swap(observed),
             "scope": scope_key(workspace, swap(observer), swap(observed)),
@@ -151,7 +153,7 @@ async def _step_source(
     return True
 
 
-async def _dream_target(tx: Tx, settings: Settings, workspace: str, target: str) -> None:
+async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) -> None:
     """Schedule a dream now for each of the target's representations."""
     if not scheduling.enabled(settings):
         return
@@ -201,7 +203,7 @@ class RestructureHandler:
             batch = self.settings.restructure_batch
             if not await _step_source(tx, job.workspace, op, source, batch, stamp):
                 return False
-        await _dream_target(tx, self.settings, job.workspace, op.target)
+        await dream_target(tx, self.settings, job.workspace, op.target)
         return True
 
 

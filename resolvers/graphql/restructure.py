@@ -3,8 +3,8 @@ delete beliefs, and purge.
 
 Keys: these change or erase a workspace's data, so they take a workspace (or admin) key. The
 one exception is a peer's own messages: a peer key may delete or edit messages its peer sent.
-Session keys cannot delete a session, and peer keys cannot purge, rename or merge, not even
-their own peer.
+Session keys cannot delete a session, and peer keys cannot purge, rename, merge or split, not
+even their own peer.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import strawberry
 
 from graph.errors import NotFound
 from graph.repo import messages, observations
-from reasoners.peers import invalidation, merges, purge
+from reasoners.peers import invalidation, merges, purge, splits
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message, Observation
 
@@ -121,12 +121,22 @@ async def _own_messages(info: Info, workspace: str, ids: list[str]) -> None:
         principal.require_peer(workspace, peer)
 
 
-@strawberry.type(description="A peer rename or merge, queued as resumable jobs.")
+@strawberry.type(description="A peer rename, merge or split, queued as resumable jobs.")
 class Restructuring:
     operation: strawberry.ID = strawberry.field(
         description="The operation's id, in the payload of each of its jobs (see `jobs`)."
     )
-    target: str = strawberry.field(description="The peer that receives the data.")
+    target: str = strawberry.field(
+        description="The peer that receives the data (for a split, the peer split up)."
+    )
+
+
+@strawberry.input(description="One sub-peer of a split and the sessions it takes over.")
+class SplitPart:
+    child: str = strawberry.field(description="The new sub-peer's name (must not exist).")
+    sessions: list[str] = strawberry.field(
+        description="The sessions whose messages and beliefs move to the sub-peer."
+    )
 
 
 @strawberry.type
@@ -150,6 +160,31 @@ class RestructureMutation:
         return Restructuring(
             operation=strawberry.ID(await merges.start(s.db, s.settings, workspace, op)),
             target=new_name,
+        )
+
+    @strawberry.mutation(
+        description="Split a peer into sub-peers by session: each new sub-peer (MEMBER_OF the "
+        "peer) takes over the peer's place in its sessions, with their messages and the beliefs "
+        "taken in them; beliefs derived from moved ones turn stale and dreams reconcile them. "
+        "Aggregated reads of the peer still reach the sub-peers. Runs as resumable background "
+        "jobs; the sub-peers exist at once. Workspace keys only."
+    )
+    async def split_peer(
+        self,
+        info: Info,
+        workspace: Workspace,
+        peer: Annotated[str, strawberry.argument(description="The peer to split.")],
+        parts: Annotated[
+            list[SplitPart],
+            strawberry.argument(description="The sub-peers to create, each with its sessions."),
+        ],
+    ) -> Restructuring:
+        info.context.principal.require_workspace(workspace)
+        s = info.context.services
+        split = splits.Split(peer, [splits.Part(p.child, list(p.sessions)) for p in parts])
+        return Restructuring(
+            operation=strawberry.ID(await splits.start(s.db, s.settings, workspace, split)),
+            target=peer,
         )
 
     @strawberry.mutation(

@@ -894,6 +894,15 @@ CASES = [
         echoes=False,
     ),
     Case(
+        "splitPeer",
+        """mutation($w: String!, $parts: [SplitPart!]!) {
+          splitPeer(workspace: $w, peer: "bob", parts: $parts) { operation target }
+        }""",
+        lambda s: {"w": s.name, "parts": [{"child": f"{s.name}-bob-s2", "sessions": ["s2"]}]},
+        only(KeyScope.WORKSPACE),
+        echoes=False,
+    ),
+    Case(
         "purgePeer",
         """mutation($w: String!, $p: String!) {
           purgePeer(workspace: $w, peer: $p) { messages files cards peers }

@@ -239,3 +239,60 @@ async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     kinds = {j.kind for j in listed}
     assert RESTRUCTURE in kinds
     assert await snapshot(small, workspace) == await snapshot(small, other_workspace)
+
+
+SPLIT = """mutation($w: String!) {
+  splitPeer(workspace: $w, peer: "alice", parts: [{child: "alice-work", sessions: ["s2"]}]) {
+    operation target
+  }
+}"""
+
+
+async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "agent")
+    for session in ("s1", "s2"):
+        await make_session(
+            s, workspace, session, [MemberSettings("alice"), MemberSettings("agent")]
+        )
+    await post(s, workspace, "s1", ("alice", "I live in Paris."))
+    await post(s, workspace, "s2", ("alice", "I work at the bank."))
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    bank = await belief_id(s, workspace, "bank", "agent", "alice")
+    view = Representation(workspace, "agent", "alice")
+    deduction = dream_writes.DerivedWrite(
+        id=f"{workspace}-banker",
+        level="deductive",
+        content="alice is a banker.",
+        embedding=[0.1] * 384,
+        premise_ids=(bank,),
+    )
+    await s.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [deduction], origin="dreamer:rules", now=now()
+        )
+    )
+    w = {"w": workspace}
+    assert (await gql.ok(SPLIT, w))["splitPeer"]["target"] == "alice"
+    assert await gql.error_code(SPLIT, w) == "CONFLICT"  # alice-work exists now
+    await run_all(s, workspace)
+
+    for peer, said in (("alice", ["I live in Paris."]), ("alice-work", ["I work at the bank."])):
+        nodes = (await gql.ok(MESSAGES, {**w, "p": peer}))["messages"]["nodes"]
+        assert [m["content"] for m in nodes] == said
+    assert await contents(s, workspace, "agent", "alice-work") == ["I work at the bank."]
+    # The deduction's premise left alice's representation: reconciled away.
+    assert await contents(s, workspace, "agent", "alice") == ["I live in Paris."]
+    assert await contents(s, workspace, "agent", "alice", include_stale=True) == [
+        "I live in Paris."
+    ]
+    sub = """query($w: String!) { subPeers(workspace: $w, peer: "alice") { peer { name } } }"""
+    assert [p["peer"]["name"] for p in (await gql.ok(sub, w))["subPeers"]] == ["alice-work"]
+    members = """query($w: String!) { sessionPeers(workspace: $w, session: "s2") { peer } }"""
+    names = sorted(p["peer"] for p in (await gql.ok(members, w))["sessionPeers"])
+    assert names == ["agent", "alice-work"]
+    # An aggregated read of alice still reaches what moved.
+    together = await contents(s, workspace, "agent", "alice", aggregated=("alice-work",))
+    assert sorted(together) == ["I live in Paris.", "I work at the bank."]

@@ -126,7 +126,7 @@ SEARCH = """query($w: String!) {
   searchMessages(workspace: $w, query: "live in Paris", limit: 20) { message { id } }
 }"""
 OBSERVATION = """query($w: String!, $id: ID!) {
-  observation(workspace: $w, id: $id) { observation { stale staleReason } }
+  observation(workspace: $w, id: $id) { observation { stale staleReason } sources { span } }
 }"""
 
 
@@ -153,8 +153,9 @@ async def test_deleting_a_message_hides_it_and_stales_what_rested_only_on_it(
 
     # Stale beliefs leave default reads and say why.
     assert await current(services, workspace) == {c.dog}
-    paris = (await gql.ok(OBSERVATION, {**w, "id": c.paris}))["observation"]["observation"]
-    assert paris == {"stale": True, "staleReason": "its source message was deleted"}
+    paris = (await gql.ok(OBSERVATION, {**w, "id": c.paris}))["observation"]
+    assert paris["observation"] == {"stale": True, "staleReason": "its source message was deleted"}
+    assert paris["sources"] == []  # the deleted message's text is not shown as its source
     europe = await state(services, workspace, c.europe)
     assert europe["stale"] and europe["stale_reason"] == "a premise lost its source message"
 
