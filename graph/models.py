@@ -39,7 +39,12 @@ JOB_STATUSES = {
     "dead": "dead",
 }
 SUMMARY_KINDS = {"short": "short", "long": "long"}
-ORIGINS = {"deriver": "deriver", "dreamer:rules": "dreamer:rules", "dreamer:llm": "dreamer:llm"}
+ORIGINS = {
+    "deriver": "deriver",
+    "dreamer:rules": "dreamer:rules",
+    "dreamer:llm": "dreamer:llm",
+    "correction": "correction",
+}
 DREAM_TRIGGERS = {"threshold": "threshold", "idle": "idle", "manual": "manual"}
 DREAM_MODES = {"rules": "rules", "llm": "llm"}
 
@@ -98,6 +103,7 @@ class Message(StructuredNode):
     token_count = IntegerProperty(required=True)
     embedding = ArrayProperty(FloatProperty())
     deleted_at = DateTimeNeo4jFormatProperty()
+    edited_at = DateTimeNeo4jFormatProperty()  # the content was replaced by an edit
     # Keys of the workspace, session and peer (graph/keys.py): fulltext search requires them
     # inside the index, so its hits are the scope's own.
     workspace_key = StringProperty()
@@ -126,10 +132,16 @@ class Observation(StructuredNode):
     times_derived = IntegerProperty(default=1)
     stale = BooleanProperty(default=False)
     stale_reason = StringProperty()
+    stale_at = DateTimeNeo4jFormatProperty()
+    # Set with `stale` by an invalidation (a deleted source, a corrected or deleted premise);
+    # the next dream of the representation reconciles these first. A dream's own prune marks
+    # a belief stale without it: that verdict is final.
+    reconcile_pending = BooleanProperty()
     facets = ArrayProperty(StringProperty(), default=list)
     superseded_at = DateTimeNeo4jFormatProperty()
     deleted_at = DateTimeNeo4jFormatProperty()
-    # What wrote it: "deriver", "dreamer:rules" (the zero-key dreamer) or "dreamer:llm".
+    # What wrote it: "deriver", "dreamer:rules" (the zero-key dreamer), "dreamer:llm" or
+    # "correction" (a new version written through the API).
     origin = StringProperty(choices=ORIGINS)
     # Set until a dream has read it (the dreamer's own index finds these).
     dream_pending = BooleanProperty()

@@ -241,6 +241,12 @@ class Settings:
     job_max_attempts: int = _setting(
         "BELIEFGRAPH_JOB_MAX_ATTEMPTS", 5, "Attempts before a job is dead-lettered"
     )
+    restructure_batch: int = _setting(
+        "BELIEFGRAPH_RESTRUCTURE_BATCH",
+        500,
+        "Nodes a peer rename or merge moves per step; each step commits on its own, so an "
+        "interrupted one resumes from the last committed step",
+    )
     job_lease: float = _setting(
         "BELIEFGRAPH_JOB_LEASE",
         15.0,
@@ -365,6 +371,7 @@ class Settings:
             "summary_long_every",
             "worker_concurrency",
             "job_max_attempts",
+            "restructure_batch",
             "dream_batch",
             "dream_iterations",
         ):

@@ -26,6 +26,8 @@ from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from reasoners.peers.files import embed_missing_chunks
+from reasoners.peers.merges import RESTRUCTURE, RestructureHandler
+from reasoners.peers.splits import SPLIT, SplitHandler
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
@@ -119,6 +121,8 @@ def build_handlers(
         DERIVE: DeriverHandler(db, embedder, extractor_for(llm), settings),
         SUMMARIZE: SummarizerHandler(db, llm, tokens, settings),
         DREAM: DreamHandler(db, embedder, llm, settings),
+        RESTRUCTURE: RestructureHandler(db, settings),
+        SPLIT: SplitHandler(db, settings),
     }
 
 

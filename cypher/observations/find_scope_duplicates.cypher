@@ -5,6 +5,9 @@
 // a larger one through the observation_vectors index (its $neighbours nearest), so the write
 // path does not grow with it. The caller takes the first at or above its duplicate threshold
 // as the belief the candidate repeats; the rest are what a dream compares it with.
+// With no current belief of the same text, a retired one (`retired`: deleted, or corrected
+// away while taken from the candidate's own message) is returned instead: the caller drops the
+// candidate, so a deleted or corrected fact is not derived back from where it came from.
 UNWIND $candidates AS c
 OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
                -[r:OBSERVES]->(:Peer {workspace: $workspace, name: c.observed})
@@ -14,8 +17,13 @@ CALL (c, total) {
   USING INDEX o:Observation(scope_key, content_key)
   WHERE o.scope_key = c.scope AND o.content_key = c.key
     AND o.workspace = $workspace AND o.level = 'explicit'
-    AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-  RETURN o.id AS id, 2.0 AS similarity
+  WITH o,
+       o.deleted_at IS NOT NULL
+       OR (o.superseded_at IS NOT NULL
+           AND EXISTS { (o)-[:DERIVED_FROM]->(:Message {id: c.message}) }) AS retired
+  WHERE retired OR o.superseded_at IS NULL
+  RETURN o.id AS id, 2.0 AS similarity, retired
+  ORDER BY retired
   LIMIT 1
   UNION ALL
   WITH c, total WHERE total <= $exact_scan_limit
@@ -30,7 +38,7 @@ CALL (c, total) {
     ORDER BY similarity DESC
     LIMIT $neighbours
   }
-  RETURN id, similarity
+  RETURN id, similarity, false AS retired
   UNION ALL
   WITH c, total WHERE total > $exact_scan_limit
   MATCH (o:Observation)
@@ -40,8 +48,8 @@ CALL (c, total) {
                  LIMIT $neighbours) SCORE AS similarity
   WITH o, similarity
   WHERE similarity >= $floor AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-  RETURN o.id AS id, similarity
+  RETURN o.id AS id, similarity, false AS retired
 }
-WITH c, id, similarity
+WITH c, id, similarity, retired
 ORDER BY similarity DESC
-RETURN c.index AS index, collect({id: id, similarity: similarity}) AS found
+RETURN c.index AS index, collect({id: id, similarity: similarity, retired: retired}) AS found

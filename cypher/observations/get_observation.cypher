@@ -1,7 +1,9 @@
 MATCH (o:Observation {id: $id, workspace: $workspace})
 OPTIONAL MATCH (o)-[:DERIVED_FROM]->(premise:Observation {workspace: $workspace})
 WITH o, collect(premise {.*, embedding: null}) AS premises
+// A deleted message is no source any more: its text leaves every read.
 OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
+WHERE m.deleted_at IS NULL
 WITH o, premises, collect({message: m {.*, embedding: null}, span: d.span}) AS sources
 OPTIONAL MATCH (dependent:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o)
 WITH o, premises, sources, collect(dependent {.*, embedding: null}) AS dependents

@@ -49,6 +49,7 @@ class Resemblance:
 
     duplicate_of: str | None
     near: list[tuple[str, float]]
+    retired: bool = False  # repeats a deleted or corrected belief: not written again
 
 
 async def _probe(
@@ -66,6 +67,7 @@ async def _probe(
             "observed": f.observed,
             "scope": scope_key(workspace, f.observer, f.observed),
             "key": f.content_key,
+            "message": f.message_id,
             "embedding": f.embedding,
         }
         for i, f in enumerate(facts)
@@ -83,6 +85,9 @@ async def _probe(
     out = []
     for i in range(len(facts)):
         hits = [(str(h["id"]), float(h["similarity"])) for h in found.get(i, [])]
+        if any(h.get("retired") for h in found.get(i, [])):
+            out.append(Resemblance(None, [], retired=True))
+            continue
         duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
         close = (
             []
@@ -129,6 +134,7 @@ class WriteOutcome:
     reinforced: int
     # New beliefs per (observer, observed): what the dream scheduler counts.
     by_scope: dict[tuple[str, str], int] = field(default_factory=dict)
+    retired: int = 0  # facts dropped because they repeat a deleted or corrected belief
 
 
 async def write_explicit(
@@ -146,6 +152,11 @@ async def write_explicit(
     if not facts:
         return WriteOutcome([], 0)
     probed = await _probe(tx, workspace, facts, threshold, near)
+    retired = sum(1 for r in probed if r.retired)
+    if retired:
+        kept = [i for i, r in enumerate(probed) if not r.retired]
+        facts = [facts[i] for i in kept]
+        probed = [probed[i] for i in kept]
     duplicate_of = {i: r.duplicate_of for i, r in enumerate(probed) if r.duplicate_of}
     ids = [str(uuid.uuid4()) for _ in facts]
     close = [list(r.near) for r in probed]
@@ -205,4 +216,4 @@ async def write_explicit(
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
-    return WriteOutcome(created, len(repeats), by_scope)
+    return WriteOutcome(created, len(repeats), by_scope, retired)

@@ -1,11 +1,13 @@
 """The dream job: revise one representation's beliefs, then commit everything at once.
 
-    claim ─► read: the representation's undreamed beliefs (at most BELIEFGRAPH_DREAM_BATCH)
+    claim ─► reconcile_stale: verdicts on the beliefs an invalidation left stale (reconcile.py)
+          ─► read: the representation's undreamed beliefs (at most BELIEFGRAPH_DREAM_BATCH)
           ─► plan: the LLM specialists (specialists.py), each edit checked by a dry run of its
              write, or, with no LLM, the rules (rules.py)
-          ─► commit, in the worker's transaction with the job's completion: supersessions,
-             new beliefs with their premises, prunes, the card, the beliefs' dreamed marks, the
-             DreamRun with its events, and the next dream if beliefs are left over.
+          ─► commit, in the worker's transaction with the job's completion: the reconciliation
+             verdicts, supersessions, new beliefs with their premises, prunes, the card, the
+             beliefs' dreamed marks, the DreamRun with its events, and the next dream if
+             beliefs are left over.
 
 A crash before the commit leaves nothing behind; the job's lease runs out and the dream is
 redone from the same undreamed beliefs. At the commit, an item the checked writes reject (what
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
 from graph.keys import Representation
-from graph.repo import dream_runs, dreams
+from graph.repo import dream_runs, dreams, reconciliation
 from graph.repo.dream_runs import ProcessedBelief, RunRecord
 from graph.repo.dreams import Belief
 from graph.repo.jobs import ClaimedUnit, JobResult
@@ -31,6 +33,7 @@ from graph.validation import now as utc_now
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
 from reasoners.dreamer.plan import CardLine, DreamPlan
+from reasoners.dreamer.reconcile import reconcile_stale
 from reasoners.dreamer.rules import Neighbour, Related, keys_of, plan_rules
 from reasoners.dreamer.slots import CARD_PREFIXES
 from reasoners.dreamer.specialists import Specialists
@@ -89,18 +92,27 @@ class DreamHandler:
         started = utc_now()
         mode = dream_mode(self.settings, self.llm)
         state = await dreams.state(self.db, view)
+        # Reconciliation first: the LLM reconciles only in llm mode, as it dreams only then.
+        settled = await reconcile_stale(
+            self.db,
+            self.embedder,
+            self.llm if mode == LLM_MODE else None,
+            view,
+            limit=self.settings.dream_batch,
+        )
         read = await dreams.pending(
             self.db, view, limit=self.settings.dream_batch, with_embeddings=mode == RULES
         )
         current = [b for b in read if b.current]
-        usage = Usage()
+        usage = settled.usage
         vectors: dict[str, list[float]] = {}
         if mode == RULES:
             plan = await self._rules(view, current, state.card)
         else:
             assert self.llm is not None  # open_services refuses llm mode without an LLM
             specialists = Specialists(self.db, self.embedder, self.llm, self.settings, view)
-            plan, usage = await specialists.run(current, state.card, manual=trigger == "manual")
+            plan, dreamed = await specialists.run(current, state.card, manual=trigger == "manual")
+            usage = usage + dreamed
             vectors = dict(specialists.vectors)
         missing = [b for b in plan.beliefs if b.id not in vectors]
         began = time.perf_counter()
@@ -119,6 +131,7 @@ class DreamHandler:
 
         async def write(tx: Tx) -> None:
             stamp = utc_now()
+            reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp)
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(
@@ -165,12 +178,13 @@ class DreamHandler:
             self.stats.superseded += applied.superseded
             self.stats.usage = self.stats.usage + usage
             log.info(
-                "dream %d of %s -> %s (%s, %s): %d read, %d created, %d superseded",
+                "dream %d of %s -> %s (%s, %s): %d reconciled, %d read, %d created, %d superseded",
                 seq,
                 observer,
                 observed,
                 mode,
                 trigger,
+                len(reconciled),
                 len(read),
                 applied.created,
                 applied.superseded,

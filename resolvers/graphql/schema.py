@@ -19,6 +19,7 @@ from resolvers.graphql.queries import Query as CoreQuery
 from resolvers.graphql.queue import QueueMutation, QueueQuery
 from resolvers.graphql.queue import Subscription as QueueSubscription
 from resolvers.graphql.representation import RepresentationMutation, RepresentationQuery
+from resolvers.graphql.restructure import RestructureMutation
 
 
 @strawberry.type
@@ -36,6 +37,7 @@ class Mutation(
     DreamMutation,
     MemberMutation,
     FileMutation,
+    RestructureMutation,
 ):
     pass
 

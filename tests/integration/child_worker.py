@@ -13,14 +13,14 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
 from graph.settings import Settings
 from reasoners.llm.interface import LLM
-from reasoners.queue.worker import Worker, WorkerConfig
+from reasoners.queue.worker import Handler, Worker, WorkerConfig
 from resolvers.runtime import build_handlers, open_services
 from resolvers.services import Services
 
@@ -28,10 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 LEASE = timedelta(seconds=3)
 
 
-async def serve(llm: LLM) -> None:
+async def serve(llm: LLM, extra: Callable[[Services], Mapping[str, Handler]] | None = None) -> None:
+    """`extra`: handlers that replace the standard ones of their job kinds."""
     settings = Settings.from_env()
     services = await open_services(settings, password=sys.stdin.readline().strip())
     handlers = build_handlers(services.db, services.embedder, services.tokens, llm, settings)
+    handlers.update(extra(services) if extra else {})
     worker = Worker(
         services.db, handlers, WorkerConfig(lease=LEASE, workspace=sys.argv[1]), owner="child"
     )
@@ -41,12 +43,18 @@ async def serve(llm: LLM) -> None:
 
 @asynccontextmanager
 async def worker_child(
-    services: Services, module: str, workspace: str, password: str, marker: str
+    services: Services,
+    module: str,
+    workspace: str,
+    password: str,
+    marker: str,
+    env_extra: Mapping[str, str] | None = None,
 ) -> AsyncIterator[subprocess.Popen[str]]:
-    """The child running `module`, once it has printed `marker`."""
+    """The child running `module`, once it has printed `marker` (`env_extra`: settings)."""
     settings = services.settings
     env = {
         **os.environ,
+        **(env_extra or {}),
         "BELIEFGRAPH_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
         "BELIEFGRAPH_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
         "BELIEFGRAPH_AUTH": "off",

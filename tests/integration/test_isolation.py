@@ -809,6 +809,108 @@ CASES = [
         only(KeyScope.WORKSPACE),
         echoes=False,
     ),
+    # Correcting and forgetting: after the other mutations, which they would disturb.
+    Case(
+        "editMessage",
+        """mutation($w: String!, $id: ID!, $c: String!) {
+          editMessage(workspace: $w, id: $id, content: $c) {
+            message { id content } staleObservations reconcileDreams
+          }
+        }""",
+        lambda s: {"w": s.name, "id": s.messages[("alice", "s1")], "c": f"{s.name} alice: hi"},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+        foreign=lambda asked, owner: {
+            "w": asked.name,
+            "id": owner.messages[("alice", "s1")],
+            "c": "edited",
+        },
+    ),
+    Case(
+        "deleteMessages",
+        """mutation($w: String!, $ids: [ID!]!) {
+          deleteMessages(workspace: $w, ids: $ids) { ids staleObservations reconcileDreams }
+        }""",
+        lambda s: {"w": s.name, "ids": [s.messages[("alice", "s2")]]},
+        only(KeyScope.WORKSPACE, KeyScope.PEER),
+        foreign=lambda asked, owner: {"w": asked.name, "ids": [owner.messages[("alice", "s2")]]},
+    ),
+    Case(
+        "deleteSession",
+        """mutation($w: String!) {
+          deleteSession(workspace: $w, session: "s2") { ids staleObservations }
+        }""",
+        lambda s: {"w": s.name},
+        only(KeyScope.WORKSPACE),
+    ),
+    Case(
+        "correctObservation",
+        """mutation($w: String!, $id: ID!, $c: String!) {
+          correctObservation(workspace: $w, id: $id, content: $c) {
+            observation { id workspace content } replaced staleObservations
+          }
+        }""",
+        lambda s: {"w": s.name, "id": s.observations["alice->bob"], "c": f"{s.name}: fixed"},
+        only(KeyScope.WORKSPACE),
+        foreign=lambda asked, owner: {
+            "w": asked.name,
+            "id": owner.observations["alice->bob"],
+            "c": "fixed",
+        },
+    ),
+    Case(
+        "deleteObservation",
+        """mutation($w: String!, $id: ID!) {
+          deleteObservation(workspace: $w, id: $id) { ids staleObservations }
+        }""",
+        lambda s: {"w": s.name, "id": s.observations["bob->alice"]},
+        only(KeyScope.WORKSPACE),
+        foreign=lambda asked, owner: {"w": asked.name, "id": owner.observations["bob->alice"]},
+    ),
+    Case(
+        "purgeMessages",
+        """mutation($w: String!, $ids: [ID!]!) {
+          purgeMessages(workspace: $w, ids: $ids) { messages observations { explicit } jobs }
+        }""",
+        lambda s: {"w": s.name, "ids": [s.messages[("bob", "s1")]]},
+        only(KeyScope.WORKSPACE),
+        foreign=lambda asked, owner: {"w": asked.name, "ids": [owner.messages[("bob", "s1")]]},
+        echoes=False,
+    ),
+    Case(
+        "renamePeer",
+        """mutation($w: String!, $p: String!, $n: String!) {
+          renamePeer(workspace: $w, peer: $p, newName: $n) { operation target }
+        }""",
+        lambda s: {"w": s.name, "p": s.own_peer, "n": f"{s.name}-renamed"},
+        only(KeyScope.WORKSPACE),
+    ),
+    Case(
+        "mergePeers",
+        """mutation($w: String!, $sources: [String!]!) {
+          mergePeers(workspace: $w, sources: $sources, target: "alice") { operation target }
+        }""",
+        lambda s: {"w": s.name, "sources": [s.own_peer]},
+        only(KeyScope.WORKSPACE),
+        echoes=False,
+    ),
+    Case(
+        "splitPeer",
+        """mutation($w: String!, $parts: [SplitPart!]!) {
+          splitPeer(workspace: $w, peer: "bob", parts: $parts) { operation target }
+        }""",
+        lambda s: {"w": s.name, "parts": [{"child": f"{s.name}-bob-s2", "sessions": ["s2"]}]},
+        only(KeyScope.WORKSPACE),
+        echoes=False,
+    ),
+    Case(
+        "purgePeer",
+        """mutation($w: String!, $p: String!) {
+          purgePeer(workspace: $w, peer: $p) { messages files cards peers }
+        }""",
+        lambda s: {"w": s.name, "p": s.own_peer},
+        only(KeyScope.WORKSPACE),
+        echoes=False,
+    ),
     Case(
         "deleteWorkspace",
         "mutation($w: String!) { deleteWorkspace(name: $w) { deletedNodes } }",

@@ -1,0 +1,26 @@
+// Applies reconciliation verdicts to beliefs still awaiting it (one changed meanwhile is left
+// out). keep: current again; update: current again with new content; drop: tombstoned
+// (deleted_at). With `relink`, a kept or updated belief also cites the current replacement of
+// each premise that a correction superseded, so its provenance reaches today's evidence.
+UNWIND $verdicts AS v
+MATCH (o:Observation {id: v.id, workspace: $workspace})
+WHERE o.scope_key = $scope AND o.reconcile_pending = true
+  AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+WITH o, v, v.action = 'drop' AS dropped
+SET o.reconcile_pending = null,
+    o.stale = CASE WHEN dropped THEN o.stale ELSE false END,
+    o.stale_reason = CASE WHEN dropped THEN o.stale_reason ELSE null END,
+    o.deleted_at = CASE WHEN dropped THEN $now ELSE null END,
+    o.content = coalesce(v.content, o.content),
+    o.content_key = coalesce(v.content_key, o.content_key),
+    o.embedding = coalesce(v.embedding, o.embedding)
+WITH o, v, dropped
+OPTIONAL CALL (o, v, dropped) {
+  WITH o WHERE NOT dropped AND v.relink
+  MATCH (o)-[:DERIVED_FROM]->(p:Observation)<-[:SUPERSEDES]-(n:Observation)
+  WHERE p.workspace = $workspace AND n.workspace = $workspace AND n.scope_key = $scope
+    AND n.deleted_at IS NULL AND n.superseded_at IS NULL AND NOT coalesce(n.stale, false)
+  MERGE (o)-[:DERIVED_FROM]->(n)
+  RETURN count(*) AS relinked
+}
+RETURN o.id AS id, v.action AS action

@@ -1,0 +1,47 @@
+// Up to $batch files of the source peer, or cards it wrote of others, become the target's
+// (their HAS_FILE edge included).
+// A card keeps its place: card.md for a peer's card of itself, cards/<observer>.md otherwise.
+// On a path the target already uses, a card of the target's wins (the moved one is deleted,
+// with its chunks; dreams rebuild cards) and a user file moves to merged/<source>/<path>.
+MATCH (f:File {workspace: $workspace})
+WHERE f.peer = $source OR f.card_observer = $source
+WITH f
+LIMIT $batch
+WITH f,
+     CASE f.peer WHEN $source THEN $target ELSE f.peer END AS peer,
+     CASE f.card_observer WHEN $source THEN $target ELSE f.card_observer END AS observer
+WITH f, peer, observer,
+     CASE
+       WHEN observer IS NULL THEN f.path
+       WHEN observer = peer THEN 'card.md'
+       ELSE 'cards/' + observer + '.md'
+     END AS wanted
+OPTIONAL MATCH (clash:File {workspace: $workspace, peer: peer, path: wanted})
+WHERE clash <> f
+WITH f, peer, observer, wanted, clash IS NOT NULL AND observer IS NOT NULL AS discard,
+     CASE WHEN clash IS NULL THEN wanted ELSE 'merged/' + $source + '/' + f.path END AS path
+CALL (f, discard) {
+  WITH f WHERE discard
+  MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)
+  DETACH DELETE c
+}
+CALL (f, discard, peer, observer, path) {
+  WITH f WHERE NOT discard
+  SET f.peer = peer, f.card_observer = observer, f.path = path
+  WITH f
+  OPTIONAL MATCH (:Peer)-[held:HAS_FILE]->(f)
+  DELETE held
+  WITH DISTINCT f
+  MATCH (owner:Peer {workspace: $workspace, name: f.peer})
+  CREATE (owner)-[:HAS_FILE]->(f)
+  WITH f
+  MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)
+  SET c.peer = peer, c.path = path,
+      c.peer_key = CASE WHEN peer = $target THEN $peer_key ELSE c.peer_key END
+}
+WITH f, discard
+CALL (f, discard) {
+  WITH f WHERE discard
+  DETACH DELETE f
+}
+RETURN count(*) AS moved

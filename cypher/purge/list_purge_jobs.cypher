@@ -1,0 +1,8 @@
+// The jobs that may carry purged data: those of the given sessions, the purged peer's own
+// ($peer, null when only messages are purged) and the dreams of its representations (their
+// work unit is dream/<workspace>/<observer>/<observed>); the caller picks from their payloads.
+MATCH (j:Job {workspace: $workspace})
+WHERE j.session IN $sessions OR j.peer = $peer
+   OR (j.kind = 'dream' AND (j.work_unit STARTS WITH $dream_prefix
+                             OR j.work_unit ENDS WITH $dream_suffix))
+RETURN j.id AS id, j.kind AS kind, j.peer AS peer, j.payload AS payload

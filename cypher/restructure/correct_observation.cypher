@@ -1,0 +1,29 @@
+// A correction: a new version ($props) of a current belief supersedes it (SUPERSEDES edge,
+// superseded_at on the old one), with the old belief's sources and premises, so its
+// provenance stays. The old belief keeps its content and history. `problem` is set, and
+// nothing written, when the belief does not exist, is not current, or already says this.
+OPTIONAL MATCH (old:Observation {id: $id, workspace: $workspace})
+WITH old, CASE
+  WHEN old IS NULL THEN 'not_found'
+  WHEN old.deleted_at IS NOT NULL OR old.superseded_at IS NOT NULL
+    THEN 'observation ' + $id + ' is deleted or already superseded: correct its latest version'
+  WHEN old.content_key = $props.content_key
+    THEN 'the correction says the same as observation ' + $id
+END AS problem
+OPTIONAL CALL (old, problem) {
+  WITH old WHERE problem IS NULL
+  CREATE (new:Observation)
+  SET new = $props
+  CREATE (new)-[:SUPERSEDES {at: $now, origin: 'correction'}]->(old)
+  SET old.superseded_at = $now
+  WITH old, new
+  CALL (old, new) {
+    MATCH (old)-[d:DERIVED_FROM]->(source)
+    WHERE source.workspace = $workspace
+    CREATE (new)-[c:DERIVED_FROM]->(source)
+    SET c = properties(d)
+    RETURN count(c) AS copied
+  }
+  RETURN new.id AS created
+}
+RETURN problem, created, old {.id, .observer, .observed, .level} AS old

@@ -1,0 +1,4 @@
+// The ids of a session's live messages, for deleting the session's messages.
+MATCH (m:Message {workspace: $workspace, session: $session})
+WHERE m.deleted_at IS NULL
+RETURN m.id AS id

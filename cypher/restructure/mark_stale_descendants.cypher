@@ -1,0 +1,15 @@
+// Staleness propagation: every belief derived, directly or through other beliefs, from the
+// roots ($root_ids) is marked stale with $reason and left for the next dream to reconcile.
+// The walk follows incoming DERIVED_FROM edges from Observation to Observation only, up to 64
+// derivation levels (deeper chains are not written: a dream derives one level at a time from
+// current premises). `WITH DISTINCT d` lets the planner expand breadth-first with a visited set
+// (pruning var-length expand), so the cost grows with the descendants reached, never with the
+// size of the graph or the number of paths to a node. Deleted descendants are skipped, already
+// stale ones keep their first reason. The roots themselves are left as they are.
+MATCH (root:Observation)
+WHERE root.id IN $root_ids AND root.workspace = $workspace
+MATCH (root)<-[:DERIVED_FROM*1..64]-(d:Observation)
+WITH DISTINCT d
+WHERE d.workspace = $workspace AND d.deleted_at IS NULL AND NOT coalesce(d.stale, false)
+SET d.stale = true, d.stale_reason = $reason, d.stale_at = $now, d.reconcile_pending = true
+RETURN d.id AS id, d.observer AS observer, d.observed AS observed

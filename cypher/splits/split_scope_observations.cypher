@@ -1,0 +1,16 @@
+// Up to $batch beliefs taken in the given sessions move from the peer's representations to
+// its sub-peer's ($moves: old scope_key -> new observer, observed and scope_key). Beliefs
+// without a session (derived ones) stay; the caller marks what was derived from moved ones
+// stale. Returns the moved beliefs with their new scope_key.
+UNWIND $moves AS mv
+CALL (mv) {
+  MATCH (o:Observation)
+  USING INDEX o:Observation(scope_key)
+  WHERE o.scope_key = mv.from_scope AND o.workspace = $workspace AND o.session IN $sessions
+  RETURN o
+  LIMIT $batch
+}
+WITH o, mv
+LIMIT $batch
+SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
+RETURN collect({id: o.id, scope: mv.scope}) AS moved

@@ -1,0 +1,202 @@
+"""Invalidation writes: tombstones, corrections and staleness propagation.
+
+Each function runs inside the caller's transaction, so a deletion and the staleness it causes
+commit together. Beliefs marked stale here carry `reconcile_pending`; the next dream of their
+representation reconciles them (reasoners/dreamer/reconcile.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph.db import Tx
+from graph.errors import Conflict, NotFound
+from graph.records import MessageRecord
+
+Scope = tuple[str, str]  # (observer, observed)
+
+
+@dataclass(frozen=True)
+class Invalidated:
+    """What an invalidation changed: beliefs made stale, and their representations."""
+
+    stale: list[str] = field(default_factory=list)
+    scopes: set[Scope] = field(default_factory=set)
+
+    def plus(self, rows: Sequence[dict[str, Any]]) -> Invalidated:
+        return Invalidated(
+            [*self.stale, *(str(r["id"]) for r in rows)],
+            self.scopes | {(str(r["observer"]), str(r["observed"])) for r in rows},
+        )
+
+
+async def propagate(
+    tx: Tx, workspace: str, root_ids: Sequence[str], reason: str, now: datetime
+) -> Invalidated:
+    """Mark stale every live belief derived from the roots (see mark_stale_descendants)."""
+    if not root_ids:
+        return Invalidated()
+    rows = await tx.rows(
+        "mark_stale_descendants",
+        workspace=workspace,
+        root_ids=list(root_ids),
+        reason=reason,
+        now=now,
+    )
+    return Invalidated().plus(rows)
+
+
+@dataclass(frozen=True)
+class DeletedMessages:
+    ids: list[str]
+    invalidated: Invalidated
+    summaries: int
+
+
+async def delete_messages(
+    tx: Tx, workspace: str, ids: Sequence[str], now: datetime
+) -> DeletedMessages:
+    """Tombstone the messages; their orphaned explicit beliefs and everything derived from
+    those turn stale; summaries that quoted them are removed."""
+    row = await tx.one(
+        "delete_messages",
+        workspace=workspace,
+        ids=list(ids),
+        now=now,
+        reason="its source message was deleted",
+    )
+    assert row is not None  # an aggregation always answers one row
+    orphaned = row["orphaned"]
+    roots = [str(o["id"]) for o in orphaned]
+    descendants = await propagate(tx, workspace, roots, "a premise lost its source message", now)
+    deleted = row["deleted"]
+    summaries = 0
+    first_seq: dict[str, int] = {}
+    for m in deleted:
+        session, seq = str(m["session"]), int(m["seq"])
+        first_seq[session] = min(seq, first_seq.get(session, seq))
+    for session, seq in sorted(first_seq.items()):
+        summaries += await _drop_summaries(tx, workspace, session, seq)
+    return DeletedMessages(
+        [str(m["id"]) for m in deleted],
+        _join(Invalidated().plus(orphaned), descendants),
+        summaries,
+    )
+
+
+def _join(left: Invalidated, right: Invalidated) -> Invalidated:
+    return Invalidated([*left.stale, *right.stale], left.scopes | right.scopes)
+
+
+async def _drop_summaries(tx: Tx, workspace: str, session: str, from_seq: int) -> int:
+    row = await tx.one(
+        "delete_stale_summaries", workspace=workspace, session=session, from_seq=from_seq
+    )
+    return int(row["deleted"]) if row else 0
+
+
+async def session_message_ids(tx: Tx, workspace: str, session: str) -> list[str]:
+    rows = await tx.rows("list_session_message_ids", workspace=workspace, session=session)
+    return [str(r["id"]) for r in rows]
+
+
+@dataclass(frozen=True)
+class EditedMessage:
+    message: MessageRecord
+    invalidated: Invalidated
+
+
+async def edit_message(
+    tx: Tx,
+    workspace: str,
+    message_id: str,
+    *,
+    content: str,
+    embedding: list[float],
+    token_count: int,
+    now: datetime,
+) -> EditedMessage:
+    """Replace a live message's content; the beliefs taken from it, and their descendants,
+    turn stale."""
+    row = await tx.one(
+        "edit_message",
+        workspace=workspace,
+        id=message_id,
+        content=content,
+        embedding=embedding,
+        token_count=token_count,
+        now=now,
+        reason="its source message was edited",
+    )
+    if row is None:
+        raise NotFound(f"message {message_id!r} does not exist in workspace {workspace!r}")
+    changed = row["changed"]
+    message = MessageRecord.from_row(row["message"])
+    descendants = await propagate(
+        tx, workspace, [str(c["id"]) for c in changed], "a premise's source was edited", now
+    )
+    await _drop_summaries(tx, workspace, message.session, message.seq)
+    return EditedMessage(message, _join(Invalidated().plus(changed), descendants))
+
+
+@dataclass(frozen=True)
+class Corrected:
+    old_id: str
+    new_id: str
+    scope: Scope
+    invalidated: Invalidated
+
+
+async def correct_observation(
+    tx: Tx, workspace: str, observation_id: str, props: dict[str, Any], now: datetime
+) -> Corrected:
+    """Write `props` as the new version of the belief; what was derived from the old version
+    turns stale."""
+    row = await tx.one(
+        "correct_observation", workspace=workspace, id=observation_id, props=props, now=now
+    )
+    assert row is not None
+    problem = row["problem"]
+    if problem == "not_found":
+        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+    if problem is not None:
+        raise Conflict(str(problem))
+    old = row["old"]
+    invalidated = await propagate(tx, workspace, [observation_id], "a premise was corrected", now)
+    return Corrected(
+        observation_id, str(row["created"]), (old["observer"], old["observed"]), invalidated
+    )
+
+
+@dataclass(frozen=True)
+class DeletedObservation:
+    id: str
+    changed: bool
+    scope: Scope
+    invalidated: Invalidated
+
+
+async def delete_observation(
+    tx: Tx, workspace: str, observation_id: str, now: datetime
+) -> DeletedObservation:
+    """Tombstone the belief; what was derived from it turns stale."""
+    row = await tx.one("delete_observation", workspace=workspace, id=observation_id, now=now)
+    assert row is not None
+    if row["problem"] == "not_found":
+        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+    observation = row["observation"]
+    # Deleting a deleted belief changes nothing: what rested on it was settled already.
+    invalidated = (
+        await propagate(tx, workspace, [observation_id], "a premise was deleted", now)
+        if row["changed"]
+        else Invalidated()
+    )
+    return DeletedObservation(
+        observation_id,
+        bool(row["changed"]),
+        (observation["observer"], observation["observed"]),
+        invalidated,
+    )

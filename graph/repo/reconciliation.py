@@ -1,0 +1,107 @@
+"""What reconciliation reads (beliefs left stale by an invalidation) and writes (verdicts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.db import Database, Tx
+from graph.keys import Representation
+
+
+@dataclass(frozen=True)
+class Premise:
+    id: str
+    content: str
+    level: str
+    current: bool
+    pending: bool  # itself awaiting reconciliation: its verdict decides whether it is current
+
+
+@dataclass(frozen=True)
+class Source:
+    message_id: str
+    live: bool
+    content: str
+    span: str
+
+
+@dataclass(frozen=True)
+class StaleBelief:
+    id: str
+    level: str
+    content: str
+    reason: str | None
+    premises: tuple[Premise, ...]
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """keep (current again), update (current again, with `content`) or drop (tombstoned)."""
+
+    id: str
+    action: str
+    content: str | None = None
+    content_key: str | None = None
+    embedding: list[float] | None = None
+    relink: bool = False
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "action": self.action,
+            "content": self.content,
+            "content_key": self.content_key,
+            "embedding": self.embedding,
+            "relink": self.relink,
+        }
+
+
+def _belief(row: dict[str, Any]) -> StaleBelief:
+    b = row["belief"]
+    return StaleBelief(
+        id=b["id"],
+        level=b["level"],
+        content=b["content"],
+        reason=b.get("stale_reason"),
+        premises=tuple(
+            Premise(
+                p["id"],
+                p["content"],
+                p["level"],
+                bool(p["current"]),
+                bool(p.get("reconcile_pending")),
+            )
+            for p in row["premises"]
+        ),
+        sources=tuple(
+            Source(s["id"], bool(s["live"]), s["content"] or "", s["span"] or "")
+            for s in row["sources"]
+        ),
+    )
+
+
+async def stale(db: Database, view: Representation, *, limit: int) -> list[StaleBelief]:
+    rows = await db.read(
+        "list_stale_beliefs", workspace=view.workspace, scope=view.key, limit=limit
+    )
+    return [_belief(r) for r in rows]
+
+
+async def apply(
+    tx: Tx, view: Representation, verdicts: Sequence[Verdict], now: datetime
+) -> dict[str, str]:
+    """Write the verdicts; returns id -> action for those applied."""
+    if not verdicts:
+        return {}
+    rows = await tx.rows(
+        "reconcile_beliefs",
+        workspace=view.workspace,
+        scope=view.key,
+        verdicts=[v.params() for v in verdicts],
+        now=now,
+    )
+    return {str(r["id"]): str(r["action"]) for r in rows}

@@ -1,0 +1,60 @@
+"""The reconcile_stale task: the first step of every dream of a representation.
+
+It reads the beliefs an invalidation left stale (at most BELIEFGRAPH_DREAM_BATCH), judges them
+(reconcile_rules.py: with the LLM, or by what still grounds them) and returns verdicts that the
+dream writes in its own transaction, before its new beliefs, so new dreams never build on a
+stale belief that could have been settled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graph.db import Database
+from graph.keys import Representation
+from graph.repo import reconciliation
+from graph.repo.reconciliation import Verdict
+from reasoners.deriver.dedup import exact_key
+from reasoners.dreamer.reconcile_rules import (
+    ReconcileOutput,
+    llm_verdicts,
+    reconcile_messages,
+    rule_verdicts,
+)
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.llm.interface import LLM, Usage
+
+# The model role reconciliation answers under: it reviews derived beliefs like the deduction
+# specialist does, so it shares that role's model setting.
+ROLE = "dreamer-deduction"
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    verdicts: list[Verdict] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+
+async def reconcile_stale(
+    db: Database, embedder: Embedder, llm: LLM | None, view: Representation, *, limit: int
+) -> Reconciliation:
+    beliefs = await reconciliation.stale(db, view, limit=limit)
+    if not beliefs:
+        return Reconciliation()
+    if llm is None:
+        return Reconciliation(rule_verdicts(beliefs))
+    answer = await llm.structured(
+        ROLE, reconcile_messages(view.observer, view.observed, beliefs), ReconcileOutput
+    )
+    texts = sorted(
+        {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"} - {""}
+    )
+    verdicts = llm_verdicts(beliefs, answer.value, {t: exact_key(t) for t in texts})
+    vectors = dict(zip(texts, await embed_async(embedder, texts), strict=True))
+    embedded = [
+        Verdict(v.id, v.action, v.content, v.content_key, vectors[v.content], v.relink)
+        if v.content is not None
+        else v
+        for v in verdicts
+    ]
+    return Reconciliation(embedded, answer.usage)

@@ -1,0 +1,137 @@
+"""Reconciling stale beliefs (pure): the zero-key verdicts, and the LLM's prompt and schema.
+
+A belief is stale because something under it changed: a source message was deleted or edited,
+a premise was corrected, deleted or itself made stale. Without an LLM a belief is kept when what
+remains still grounds it, and dropped (tombstoned) otherwise:
+- an explicit fact, when a live source message still contains its quoted span;
+- a derived belief, when enough of its premises are current (a deduction 1, an induction or a
+  contradiction 2), counting the premises this same pass keeps.
+Premises are judged before the beliefs resting on them, so one pass settles a whole chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from graph.repo.reconciliation import Premise, StaleBelief, Verdict
+from reasoners.llm.interface import ChatMessage, system, user
+from reasoners.text.spans import is_grounded
+
+KEEP, UPDATE, DROP = "keep", "update", "drop"
+NEEDED = {"deductive": 1, "inductive": 2, "contradiction": 2}
+SHOWN_CHARS = 400
+
+
+def _grounded(belief: StaleBelief, kept: set[str], judged: set[str]) -> bool:
+    if belief.level == "explicit":
+        return any(s.live and is_grounded(s.span, s.content) for s in belief.sources)
+
+    def current(p: Premise) -> bool:
+        # A premise judged in this pass counts by its verdict; one still waiting does not.
+        return p.id in kept if p.id in judged else p.current and not p.pending
+
+    return sum(1 for p in belief.premises if current(p)) >= NEEDED.get(belief.level, 1)
+
+
+def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:
+    """Premises before the beliefs that rest on them (within the batch)."""
+    waiting = {b.id: b for b in beliefs}
+    ordered: list[StaleBelief] = []
+    while waiting:
+        ready = [
+            b for b in waiting.values() if not any(p.id in waiting for p in b.premises)
+        ] or list(waiting.values())  # cannot happen in a DAG; never loop forever
+        for b in ready:
+            ordered.append(b)
+            del waiting[b.id]
+    return ordered
+
+
+def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
+    """The zero-key verdicts: keep what is still grounded, drop the rest."""
+    judged = {b.id for b in beliefs}
+    kept: set[str] = set()
+    verdicts = []
+    for belief in order(beliefs):
+        if _grounded(belief, kept, judged):
+            kept.add(belief.id)
+            verdicts.append(Verdict(belief.id, KEEP))
+        else:
+            verdicts.append(Verdict(belief.id, DROP))
+    return verdicts
+
+
+# --- with an LLM --------------------------------------------------------------------------
+
+
+class BeliefVerdict(BaseModel):
+    id: str = Field(description="The belief's id, as shown in [obs:<id>].")
+    action: Literal["confirm", "update", "tombstone"] = Field(
+        description="confirm: it still holds as written; update: it holds once reworded "
+        "(give `content`); tombstone: the current evidence no longer supports it."
+    )
+    content: str | None = Field(default=None, description="The reworded belief, for `update` only.")
+
+
+class ReconcileOutput(BaseModel):
+    verdicts: list[BeliefVerdict]
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def render(belief: StaleBelief) -> str:
+    reason = belief.reason or "unknown"
+    lines = [f"[obs:{belief.id}] ({belief.level}; stale: {reason}) {_short(belief.content)}"]
+    for p in belief.premises:
+        state = "current" if p.current else "no longer current"
+        lines.append(f"    premise [obs:{p.id}] ({state}): {_short(p.content)}")
+    for s in belief.sources:
+        if s.live:
+            lines.append(f"    source message {s.message_id} now reads: {_short(s.content)}")
+        else:
+            lines.append(f"    source message {s.message_id} was deleted")
+    return "\n".join(lines)
+
+
+def reconcile_messages(
+    observer: str, observed: str, beliefs: Sequence[StaleBelief]
+) -> list[ChatMessage]:
+    instructions = (
+        f"You maintain {observer}'s beliefs about {observed}. The beliefs below were marked "
+        "stale because evidence under them changed: a source message was deleted or edited, "
+        "or a premise was corrected or removed. Judge each one against the evidence shown "
+        "(current premises and live messages only): confirm it, update its wording, or "
+        "tombstone it. Give exactly one verdict per belief, by its id. Never invent facts."
+    )
+    listing = "\n\n".join(render(b) for b in beliefs)
+    return [system(instructions), user(f"Stale beliefs:\n\n{listing}")]
+
+
+def llm_verdicts(
+    beliefs: Sequence[StaleBelief], answer: ReconcileOutput, exact_key: dict[str, str]
+) -> list[Verdict]:
+    """The model's verdicts, one per belief; a belief it skipped (or gave an update without
+    text) falls back to the zero-key verdict. `exact_key` maps updated texts to their keys."""
+    given = {v.id: v for v in answer.verdicts}
+    fallback = {v.id: v for v in rule_verdicts(beliefs)}
+    verdicts = []
+    for belief in beliefs:
+        v = given.get(belief.id)
+        if v is None or (v.action == "update" and not (v.content or "").strip()):
+            verdicts.append(fallback[belief.id])
+        elif v.action == "tombstone":
+            verdicts.append(Verdict(belief.id, DROP))
+        elif v.action == "update":
+            text = (v.content or "").strip()
+            verdicts.append(
+                Verdict(belief.id, UPDATE, content=text, content_key=exact_key[text], relink=True)
+            )
+        else:
+            verdicts.append(Verdict(belief.id, KEEP, relink=True))
+    return verdicts

@@ -1,0 +1,184 @@
+"""Deleting and correcting what the memory holds: messages, sessions and beliefs.
+
+Each operation commits its tombstone or new version together with the staleness it causes
+(graph/repo/invalidation.py). Afterwards a dream is scheduled for every representation with
+beliefs left stale, so reconciliation (reasoners/dreamer/reconcile.py) runs without waiting for
+new messages; an edited message also gets a derive job, so its new text is read again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from graph import models
+from graph.db import Database, Tx
+from graph.errors import InvalidInput, NotFound
+from graph.keys import Representation, scope_key
+from graph.props import node_props
+from graph.records import MessageRecord, ObservationRecord
+from graph.repo import invalidation, jobs, sessions
+from graph.repo.invalidation import Invalidated
+from graph.settings import Settings
+from graph.validation import now
+from reasoners.deriver.dedup import exact_key
+from reasoners.dreamer import scheduling
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.tokens import TokenCounter
+from reasoners.queue.schedule import DERIVE, jobs_for_messages
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an operation changed: the ids it acted on and the beliefs it made stale."""
+
+    ids: list[str]
+    stale: list[str]
+    dreams: int  # reconciling dreams scheduled
+
+
+async def reconcile_later(
+    db: Database, settings: Settings, workspace: str, invalidated: Invalidated
+) -> int:
+    """Schedule a dream now for each representation with newly stale beliefs."""
+    if not scheduling.enabled(settings):
+        return 0
+    scheduled = 0
+    for observer, observed in sorted(invalidated.scopes):
+        try:
+            await scheduling.on_demand(db, settings, Representation(workspace, observer, observed))
+        except NotFound:
+            continue  # a peer of the representation is gone: nothing left to reconcile
+        scheduled += 1
+    return scheduled
+
+
+async def delete_messages(
+    db: Database, settings: Settings, workspace: str, ids: list[str]
+) -> Outcome:
+    if not ids:
+        raise InvalidInput("name at least one message id to delete")
+
+    async def work(tx: Tx) -> invalidation.DeletedMessages:
+        return await invalidation.delete_messages(tx, workspace, ids, now())
+
+    deleted = await db.write_tx(work)
+    missing = sorted(set(ids) - set(deleted.ids))
+    if missing and not deleted.ids:
+        raise NotFound(f"no live message with id {missing[0]!r} in workspace {workspace!r}")
+    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
+    return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
+
+
+async def delete_session(db: Database, settings: Settings, workspace: str, session: str) -> Outcome:
+    """Tombstone every message of the session (the session itself stays, empty)."""
+    await sessions.get(db, workspace, session)
+
+    async def work(tx: Tx) -> invalidation.DeletedMessages:
+        ids = await invalidation.session_message_ids(tx, workspace, session)
+        return await invalidation.delete_messages(tx, workspace, ids, now())
+
+    deleted = await db.write_tx(work)
+    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
+    return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
+
+
+async def edit_message(
+    db: Database,
+    embedder: Embedder,
+    tokens: TokenCounter,
+    settings: Settings,
+    workspace: str,
+    message_id: str,
+    content: str,
+) -> tuple[MessageRecord, Outcome]:
+    if not content.strip():
+        raise InvalidInput("content must not be empty: delete the message instead")
+    if len(content) > settings.max_message_chars:
+        raise InvalidInput(f"content is longer than {settings.max_message_chars} characters")
+    [vector] = await embed_async(embedder, [content])
+
+    async def work(tx: Tx) -> invalidation.EditedMessage:
+        stamp = now()
+        edited = await invalidation.edit_message(
+            tx,
+            workspace,
+            message_id,
+            content=content,
+            embedding=vector,
+            token_count=tokens.count(content),
+            now=stamp,
+        )
+        # Derive the new text again; summaries are rewritten by later batches.
+        again = [
+            j for j in jobs_for_messages(settings, [edited.message], stamp) if j.kind == DERIVE
+        ]
+        await jobs.enqueue(tx, again, token_target=settings.deriver_token_target)
+        return edited
+
+    edited = await db.write_tx(work)
+    dreams = await reconcile_later(db, settings, workspace, edited.invalidated)
+    return edited.message, Outcome([message_id], edited.invalidated.stale, dreams)
+
+
+async def correct_observation(
+    db: Database,
+    embedder: Embedder,
+    settings: Settings,
+    workspace: str,
+    observation_id: str,
+    content: str,
+) -> Outcome:
+    """A new version of the belief with `content`; the old one is superseded."""
+    content = content.strip()
+    if not content:
+        raise InvalidInput("content must not be empty: delete the observation instead")
+    [vector] = await embed_async(embedder, [content])
+
+    async def work(tx: Tx) -> invalidation.Corrected:
+        row = await tx.one("get_observation", workspace=workspace, id=observation_id)
+        if row is None:
+            raise NotFound(
+                f"observation {observation_id!r} does not exist in workspace {workspace!r}"
+            )
+        old = ObservationRecord.from_row(row["observation"])
+        stamp = now()
+        props = node_props(
+            models.Observation,
+            {
+                "uid": str(uuid.uuid4()),
+                "workspace": workspace,
+                "observer": old.observer,
+                "observed": old.observed,
+                "level": old.level,
+                "content": content,
+                "content_key": exact_key(content),
+                "scope_key": scope_key(workspace, old.observer, old.observed),
+                "embedding": vector,
+                "created_at": stamp,
+                # A fix, not a change in the world: the new version holds since the old one did.
+                "valid_at": old.valid_at or old.created_at,
+                "session": old.session,
+                "times_derived": 1,
+                "stale": False,
+                "facets": list(old.facets),
+                "origin": "correction",
+                "dream_pending": True,
+            },
+        )
+        return await invalidation.correct_observation(tx, workspace, observation_id, props, stamp)
+
+    corrected = await db.write_tx(work)
+    dreams = await reconcile_later(db, settings, workspace, corrected.invalidated)
+    return Outcome([corrected.new_id], corrected.invalidated.stale, dreams)
+
+
+async def delete_observation(
+    db: Database, settings: Settings, workspace: str, observation_id: str
+) -> Outcome:
+    async def work(tx: Tx) -> invalidation.DeletedObservation:
+        return await invalidation.delete_observation(tx, workspace, observation_id, now())
+
+    deleted = await db.write_tx(work)
+    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
+    return Outcome([deleted.id] if deleted.changed else [], deleted.invalidated.stale, dreams)

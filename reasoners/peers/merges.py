@@ -1,0 +1,245 @@
+"""Renaming and merging peers, as resumable jobs on the durable queue.
+
+A merge moves each source peer's data into the target, then deletes the source: its messages
+(sender, peer_key), its representations' beliefs (observer, observed, scope_key; a merge also
+marks moved derived beliefs stale for reconciliation), duplicates resolved by the deriver's
+exact rule (same normalized text in one representation: the oldest stays and takes the
+others' sources), its OBSERVES edges, files and cards, session memberships, sub-peer links,
+materialized dreams, dream runs and waiting jobs. A rename is a merge into a new, empty peer
+that copies the source's metadata and settings.
+
+Each step moves at most BELIEFGRAPH_RESTRUCTURE_BATCH nodes. A job runs steps in order until
+one fills its batch; it then commits what it moved together with its own completion and a
+follow-up job carrying the same operation. Every step selects what is still to move, so a
+worker killed mid-step leaves nothing half-done: the job's lease runs out, it is claimed again,
+and the step is redone from the committed graph. When every source is gone, dreams are
+scheduled for the target's representations (reconciliation runs first in each).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from graph.db import Database, Tx
+from graph.errors import Conflict, InvalidInput
+from graph.keys import Representation, peer_key, scope_key
+from graph.repo import dreams, jobs, peers
+from graph.repo.dreams import DreamClaim
+from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
+from graph.settings import Settings
+from graph.validation import check_name, now
+from reasoners.dreamer import scheduling
+from reasoners.queue.worker import Prepared
+
+RESTRUCTURE = "restructure"
+STALE_REASON = "its representation was merged into another peer's"
+
+
+def restructure_unit(workspace: str) -> str:
+    # One unit per workspace: its renames and merges run one at a time, in order.
+    return f"{RESTRUCTURE}/{workspace}"
+
+
+def scope_moves(
+    workspace: str, source: str, target: str, pairs: Sequence[tuple[str, str]]
+) -> list[dict[str, str]]:
+    """For each representation of the source, where its beliefs go (pure)."""
+
+    def swap(name: str) -> str:
+        return target if name == source else name
+
+    return [
+        {
+            "from_scope": scope_key(workspace, observer, observed),
+            "from_observer": observer,
+            "from_observed": observed,
+            "observer": swap(observer),
+            "observed": swap(observed),
+            "scope": scope_key(workspace, swap(observer), swap(observed)),
+        }
+        for observer, observed in pairs
+    ]
+
+
+class Pace(Protocol):
+    """Called before each job of an operation runs (the crash test pauses here)."""
+
+    async def before(self, job: JobRecord) -> None: ...
+
+
+class NoPause:
+    async def before(self, job: JobRecord) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Operation:
+    sources: list[str]
+    target: str
+    merge: bool  # False for a rename: no duplicates to resolve, nothing turns stale
+
+    def payload(self, operation_id: str) -> dict[str, Any]:
+        return {
+            "operation": operation_id,
+            "sources": self.sources,
+            "target": self.target,
+            "merge": self.merge,
+        }
+
+    @classmethod
+    def of(cls, payload: dict[str, Any]) -> Operation:
+        return cls(list(payload["sources"]), str(payload["target"]), bool(payload["merge"]))
+
+
+def _moved(row: dict[str, Any] | None, key: str = "moved") -> int:
+    return int(row[key]) if row else 0
+
+
+async def _step_source(
+    tx: Tx, workspace: str, op: Operation, source: str, batch: int, stamp: datetime
+) -> bool:
+    """Move the next batch of `source` into the target; True once the source is gone."""
+    base = {"workspace": workspace, "source": source, "target": op.target}
+    target_key = peer_key(workspace, op.target)
+    keyed = {**base, "batch": batch, "peer_key": target_key}
+    if _moved(await tx.one("move_peer_messages", **keyed)) >= batch:
+        return False
+    pairs = [
+        (str(r["observer"]), str(r["observed"]))
+        for r in await tx.rows("list_peer_scopes", workspace=workspace, peer=source)
+    ]
+    moves = scope_moves(workspace, source, op.target, pairs)
+    if moves:
+        moved = _moved(
+            await tx.one(
+                "move_scope_observations",
+                workspace=workspace,
+                moves=moves,
+                batch=batch,
+                stale_derived=op.merge,
+                reason=STALE_REASON,
+                now=stamp,
+            )
+        )
+        if moved >= batch:
+            return False
+        if op.merge:
+            scopes = sorted({m["scope"] for m in moves})
+            duplicates = await tx.one(
+                "merge_duplicate_observations",
+                workspace=workspace,
+                scopes=scopes,
+                batch=batch,
+                now=stamp,
+            )
+            merged = _moved(duplicates, "merged")
+            if merged:
+                return False  # the next run looks for groups left over
+        await tx.rows("move_observes_edges", **base)
+    if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
+        return False
+    await tx.rows("move_peer_links", **base, now=stamp)
+    await tx.rows(
+        "move_peer_jobs",
+        **base,
+        dream_prefix=f"{scheduling.DREAM}/{workspace}/{source}/",
+        dream_suffix=f"/{source}",
+    )
+    await tx.rows("delete_peer", workspace=workspace, peer=source)
+    return True
+
+
+async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) -> None:
+    """Schedule a dream now for each of the target's representations."""
+    if not scheduling.enabled(settings):
+        return
+    stamp = now()
+    for row in await tx.rows("list_peer_scopes", workspace=workspace, peer=target):
+        view = Representation(workspace, str(row["observer"]), str(row["observed"]))
+        claimed = await dreams.claim_now(tx, view, now=stamp)
+        if claimed is not None and claimed[1]:
+            claim = DreamClaim(workspace, view.observer, view.observed, claimed[0], None)
+            await jobs.enqueue(tx, [scheduling.dream_job(settings, claim, "manual", stamp)])
+
+
+@dataclass
+class RestructureHandler:
+    db: Database
+    settings: Settings
+    pace: Pace = field(default_factory=NoPause)
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        for job in unit.jobs:
+            await self.pace.before(job)
+
+        async def write(tx: Tx) -> None:
+            waiting = False
+            for job in unit.jobs:
+                if waiting:  # an earlier operation is not finished: keep this one's turn
+                    await jobs.enqueue(tx, [self._again(job)])
+                elif not await self._run(tx, job):
+                    await jobs.enqueue(tx, [self._again(job)])
+                    waiting = True
+
+        return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=write)
+
+    def _again(self, job: JobRecord) -> NewJob:
+        """The follow-up job of the same operation."""
+        op = Operation.of(job.payload)
+        return new_job(self.settings, job.workspace, op, str(job.payload["operation"]))
+
+    async def _run(self, tx: Tx, job: JobRecord) -> bool:
+        """One step of the job's operation; True when the operation is finished."""
+        op = Operation.of(job.payload)
+        stamp = now()
+        for source in op.sources:
+            present = await tx.rows("get_peer", workspace=job.workspace, name=source)
+            if not present:
+                continue  # moved and deleted by an earlier step
+            batch = self.settings.restructure_batch
+            if not await _step_source(tx, job.workspace, op, source, batch, stamp):
+                return False
+        await dream_target(tx, self.settings, job.workspace, op.target)
+        return True
+
+
+def new_job(settings: Settings, workspace: str, op: Operation, operation_id: str) -> NewJob:
+    return NewJob(
+        workspace=workspace,
+        kind=RESTRUCTURE,
+        work_unit=restructure_unit(workspace),
+        payload=op.payload(operation_id),
+        run_after=now(),
+        peer=op.target,
+        max_attempts=settings.job_max_attempts,
+    )
+
+
+async def start(db: Database, settings: Settings, workspace: str, op: Operation) -> str:
+    """Check the operation and queue its first job; returns the operation's id."""
+    if not op.sources:
+        raise InvalidInput("name at least one source peer")
+    if op.target in op.sources or len(set(op.sources)) != len(op.sources):
+        raise InvalidInput("the sources must be distinct and differ from the target")
+    for source in op.sources:
+        await peers.get(db, workspace, source)
+    if op.merge:
+        await peers.get(db, workspace, op.target)
+    else:
+        check_name(op.target, "newName")
+        existing = await db.read_one("get_peer", workspace=workspace, name=op.target)
+        if existing is not None:
+            raise Conflict(f"peer {op.target!r} already exists in {workspace!r}: merge instead")
+        (source,) = op.sources
+        await db.write("copy_peer", workspace=workspace, source=source, target=op.target)
+    operation_id = str(uuid.uuid4())
+
+    async def work(tx: Tx) -> None:
+        await jobs.enqueue(tx, [new_job(settings, workspace, op, operation_id)])
+
+    await db.write_tx(work)
+    return operation_id

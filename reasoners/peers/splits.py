@@ -1,0 +1,198 @@
+"""Splitting a peer into sub-peers by session, as a resumable job on the durable queue.
+
+Each part names a new sub-peer (MEMBER_OF the peer, created at once with the peer's metadata
+and settings) and a set of sessions. The sub-peer takes the peer's place in those sessions: their
+messages (sender, peer_key), the beliefs taken in them in every representation the peer is part
+of (observer or observed, with the representation key), the OBSERVES counts, the memberships and
+waiting derive jobs. Beliefs derived from moved ones turn stale (their premises left their
+representation), with everything built on them; dreams reconcile them. The peer's own files and
+cards stay with it, and aggregated reads of the peer still reach what moved through MEMBER_OF.
+
+Steps, batching and resumption are those of merges.py: each job moves at most
+BELIEFGRAPH_RESTRUCTURE_BATCH nodes per step and commits with a follow-up job.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph.db import Database, Tx
+from graph.errors import Conflict, InvalidInput
+from graph.keys import peer_key
+from graph.repo import invalidation, jobs, members, peers, sessions
+from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
+from graph.settings import Settings
+from graph.validation import check_name, now
+from reasoners.peers.merges import NoPause, Pace, dream_target, restructure_unit, scope_moves
+from reasoners.queue.worker import Prepared
+
+SPLIT = "split"
+
+
+@dataclass(frozen=True)
+class Part:
+    child: str
+    sessions: list[str]
+
+
+@dataclass(frozen=True)
+class Split:
+    peer: str
+    parts: list[Part]
+
+    def payload(self, operation_id: str) -> dict[str, Any]:
+        return {
+            "operation": operation_id,
+            "peer": self.peer,
+            "parts": [{"child": p.child, "sessions": p.sessions} for p in self.parts],
+        }
+
+    @classmethod
+    def of(cls, payload: dict[str, Any]) -> Split:
+        parts = [Part(str(p["child"]), list(p["sessions"])) for p in payload["parts"]]
+        return cls(str(payload["peer"]), parts)
+
+
+async def _step_part(
+    tx: Tx, workspace: str, peer: str, part: Part, batch: int, stamp: datetime
+) -> bool:
+    """Move the next batch of the part's sessions to its sub-peer; True once none is left."""
+    keyed = {
+        "workspace": workspace,
+        "peer": peer,
+        "child": part.child,
+        "sessions": part.sessions,
+        "batch": batch,
+        "peer_key": peer_key(workspace, part.child),
+    }
+    row = await tx.one("split_peer_messages", **keyed)
+    if row and int(row["moved"]) >= batch:
+        return False
+    pairs = [
+        (str(r["observer"]), str(r["observed"]))
+        for r in await tx.rows("list_peer_scopes", workspace=workspace, peer=peer)
+    ]
+    moves = scope_moves(workspace, peer, part.child, pairs)
+    if moves:
+        moved_row = await tx.one(
+            "split_scope_observations",
+            workspace=workspace,
+            moves=moves,
+            sessions=part.sessions,
+            batch=batch,
+        )
+        moved = list((moved_row or {}).get("moved", []))
+        if moved:
+            await _count_moves(tx, workspace, moves, moved)
+            reason = f"a premise moved to sub-peer {part.child}"
+            ids = [str(m["id"]) for m in moved]
+            await invalidation.propagate(tx, workspace, ids, reason, stamp)
+        if len(moved) >= batch:
+            return False
+    await tx.rows(
+        "split_peer_links",
+        workspace=workspace,
+        peer=peer,
+        child=part.child,
+        sessions=part.sessions,
+    )
+    return True
+
+
+async def _count_moves(
+    tx: Tx, workspace: str, moves: list[dict[str, str]], moved: list[dict[str, Any]]
+) -> None:
+    """Carry the moved beliefs' counts over to the sub-peer's OBSERVES edges."""
+    per_scope = Counter(str(m["scope"]) for m in moved)
+    scopes = [
+        {
+            "observer": mv["observer"],
+            "observed": mv["observed"],
+            "from_observer": mv["from_observer"],
+            "from_observed": mv["from_observed"],
+            "moved": per_scope[mv["scope"]],
+        }
+        for mv in moves
+        if per_scope.get(mv["scope"])
+    ]
+    await tx.rows("split_observes_edges", workspace=workspace, scopes=scopes)
+
+
+@dataclass
+class SplitHandler:
+    db: Database
+    settings: Settings
+    pace: Pace = field(default_factory=NoPause)
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        for job in unit.jobs:
+            await self.pace.before(job)
+
+        async def write(tx: Tx) -> None:
+            waiting = False
+            for job in unit.jobs:
+                if waiting or not await self._run(tx, job):
+                    await jobs.enqueue(tx, [self._again(job)])
+                    waiting = True
+
+        return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=write)
+
+    def _again(self, job: JobRecord) -> NewJob:
+        split = Split.of(job.payload)
+        return new_job(self.settings, job.workspace, split, str(job.payload["operation"]))
+
+    async def _run(self, tx: Tx, job: JobRecord) -> bool:
+        split = Split.of(job.payload)
+        stamp = now()
+        for part in split.parts:
+            batch = self.settings.restructure_batch
+            if not await _step_part(tx, job.workspace, split.peer, part, batch, stamp):
+                return False
+        for name in (split.peer, *(p.child for p in split.parts)):
+            await dream_target(tx, self.settings, job.workspace, name)
+        return True
+
+
+def new_job(settings: Settings, workspace: str, split: Split, operation_id: str) -> NewJob:
+    return NewJob(
+        workspace=workspace,
+        kind=SPLIT,
+        work_unit=restructure_unit(workspace),
+        payload=split.payload(operation_id),
+        run_after=now(),
+        peer=split.peer,
+        max_attempts=settings.job_max_attempts,
+    )
+
+
+async def start(db: Database, settings: Settings, workspace: str, split: Split) -> str:
+    """Check the split, create the sub-peers and queue the first job; returns its id."""
+    await peers.get(db, workspace, split.peer)
+    if not split.parts:
+        raise InvalidInput("name at least one part: a sub-peer and its sessions")
+    seen: set[str] = set()
+    for part in split.parts:
+        check_name(part.child, "child")
+        if not part.sessions:
+            raise InvalidInput(f"part {part.child!r} names no session")
+        if seen & set(part.sessions):
+            raise InvalidInput("each session may go to one part only")
+        seen |= set(part.sessions)
+        for session in part.sessions:
+            await sessions.get(db, workspace, session)
+        if await db.read_one("get_peer", workspace=workspace, name=part.child) is not None:
+            raise Conflict(f"peer {part.child!r} already exists in {workspace!r}")
+    for part in split.parts:
+        await db.write("copy_peer", workspace=workspace, source=split.peer, target=part.child)
+        await members.add(db, workspace, split.peer, part.child, max_depth=settings.max_peer_depth)
+    operation_id = str(uuid.uuid4())
+
+    async def work(tx: Tx) -> None:
+        await jobs.enqueue(tx, [new_job(settings, workspace, split, operation_id)])
+
+    await db.write_tx(work)
+    return operation_id

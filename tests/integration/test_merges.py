@@ -1,0 +1,298 @@
+"""Renaming and merging peers: everything follows, duplicates become one, and a merge killed
+mid-way resumes to the same graph as one that ran through."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from typing import Any
+
+import pytest
+
+from graph.keys import Representation
+from graph.repo import dream_writes, jobs
+from graph.repo.peer_cards import CardLine
+from graph.repo.sessions import MemberSettings
+from graph.validation import now
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.llm.interface import ChatMessage
+from reasoners.peers import merges
+from reasoners.peers.files import FileWriter
+from reasoners.peers.merges import RESTRUCTURE
+from resolvers.services import Services
+from tests import statements
+from tests.conftest import GraphQLClient
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.child_worker import worker_child
+from tests.integration.derive_helpers import (
+    make_peers,
+    make_session,
+    post,
+    target_messages,
+    worker_for,
+)
+from tests.integration.dream_helpers import belief_id, contents, derive, with_dreams
+
+pytestmark = pytest.mark.integration
+
+
+def verbatim(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+    """A scripted deriver that keeps each target message's text as the fact, as said: the same
+    words from two peers are the same fact once they are one peer."""
+    return DeriverOutput.model_validate(
+        {
+            "observations": [
+                {"content": text, "source_message_index": i, "source_span": text}
+                for i, _, text in target_messages(messages)
+            ]
+        }
+    )
+
+
+async def two_identities(services: Services, workspace: str) -> Services:
+    """alice (s1) and alicia (s2) are one person; agent observes both. alicia's dog fact has a
+    deduction built on it; both have a notes.md, alicia has a card."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "alicia", "agent")
+    await make_session(s, workspace, "s1", [MemberSettings("alice"), MemberSettings("agent")])
+    await make_session(s, workspace, "s2", [MemberSettings("alicia"), MemberSettings("agent")])
+    await post(s, workspace, "s1", ("alice", "I live in Paris."))
+    await post(s, workspace, "s2", ("alicia", "I live in Paris."), ("alicia", "I have a dog."))
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    dog = await belief_id(s, workspace, "dog", "agent", "alicia")
+    deduction = dream_writes.DerivedWrite(
+        id=f"{workspace}-deduction",
+        level="deductive",
+        content="alicia keeps a pet.",
+        embedding=[0.1] * 384,
+        premise_ids=(dog,),
+    )
+    view = Representation(workspace, "agent", "alicia")
+    await s.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [deduction], origin="dreamer:rules", now=now()
+        )
+    )
+    await s.db.write_tx(
+        lambda tx: dream_writes.set_card(tx, view, [CardLine("Has a dog", (dog,))], now=now())
+    )
+    writer = FileWriter(s.db, s.embedder, s.tokens, s.settings)
+    for peer in ("alice", "alicia"):
+        await writer.create(workspace, peer, "notes.md", f"# {peer}\n\nAbout the dog.")
+    return s
+
+
+async def run_all(services: Services, workspace: str) -> None:
+    await worker_for(services, workspace, None).drain()
+
+
+async def snapshot(services: Services, workspace: str) -> list[str]:
+    rows = await statements.read(services.db, "canonical_workspace", workspace=workspace)
+    for row in rows:
+        row["out"] = sorted(json.dumps(edge) for edge in row["out"])
+    return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
+
+
+MERGE = """mutation($w: String!) {
+  mergePeers(workspace: $w, sources: ["alicia"], target: "alice") { operation target }
+}"""
+PEER = "query($w: String!, $p: String!) { peer(workspace: $w, name: $p) { name } }"
+FILES = """query($w: String!, $p: String!) {
+  files(workspace: $w, peer: $p, first: 20) { nodes { path managedBy } }
+}"""
+MESSAGES = """query($w: String!, $p: String!) {
+  messages(workspace: $w, filter: {peer: $p}, first: 20) { nodes { content } }
+}"""
+SEARCH = """query($w: String!, $p: String!) {
+  searchMessages(workspace: $w, query: "dog", filter: {peer: $p}, limit: 5, depth: 0) {
+    message { content }
+  }
+}"""
+
+
+async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    s = await two_identities(services, workspace)
+    w = {"w": workspace}
+    queued = (await gql.ok(MERGE, w))["mergePeers"]
+    assert queued["target"] == "alice"
+    await run_all(s, workspace)
+
+    assert await gql.error_code(PEER, {**w, "p": "alicia"}) == "NOT_FOUND"
+    said = (await gql.ok(MESSAGES, {**w, "p": "alice"}))["messages"]["nodes"]
+    assert sorted(m["content"] for m in said) == [
+        "I have a dog.",
+        "I live in Paris.",
+        "I live in Paris.",
+    ]
+    # The message index filters on the moved peer key: alice's search finds alicia's words.
+    found = (await gql.ok(SEARCH, {**w, "p": "alice"}))["searchMessages"]
+    assert found[0]["message"]["content"] == "I have a dog."
+
+    # agent's two views are one: the repeated fact once, counted twice, with both sources.
+    facts = await contents(s, workspace, "agent", "alice", levels=["explicit"])
+    assert sorted(facts) == ["I have a dog.", "I live in Paris."]
+    paris = await belief_id(s, workspace, "Paris", "agent", "alice")
+    detail = await gql.ok(
+        """query($w: String!, $id: ID!) { observation(workspace: $w, id: $id) {
+          observation { timesDerived } sources { message { session } } } }""",
+        {**w, "id": paris},
+    )
+    assert detail["observation"]["observation"]["timesDerived"] == 2
+    sessions = sorted(x["message"]["session"] for x in detail["observation"]["sources"])
+    assert sessions == ["s1", "s2"]
+    # The moved deduction was marked stale, then reconciled by the dream the merge scheduled:
+    # its premise still stands, so it stays.
+    assert await contents(s, workspace, "agent", "alice", levels=["deductive"]) == [
+        "alicia keeps a pet."
+    ]
+    assert await contents(s, workspace, "agent", "alicia", include_stale=True) == []
+
+    # Files and cards follow; a clashing user file moves aside, the card keeps its place.
+    listed = (await gql.ok(FILES, {**w, "p": "alice"}))["files"]["nodes"]
+    paths = {f["path"]: f["managedBy"] for f in listed}
+    assert paths == {
+        "notes.md": None,
+        "merged/alicia/notes.md": None,
+        "cards/agent.md": "system",
+    }
+    done = await jobs.status(s.db, workspace, None, "alice")
+    assert done.dead == 0 and done.pending == 0
+
+
+async def test_a_rename_carries_keys_files_cards_and_sessions(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    s = await two_identities(services, workspace)
+    w = {"w": workspace}
+    rename = """mutation($w: String!, $p: String!, $n: String!) {
+      renamePeer(workspace: $w, peer: $p, newName: $n) { target }
+    }"""
+    assert await gql.error_code(rename, {**w, "p": "alicia", "n": "alice"}) == "CONFLICT"
+    assert await gql.error_code(rename, {**w, "p": "nobody", "n": "x"}) == "NOT_FOUND"
+    await gql.ok(rename, {**w, "p": "alicia", "n": "ally"})
+    await run_all(s, workspace)
+
+    assert await gql.error_code(PEER, {**w, "p": "alicia"}) == "NOT_FOUND"
+    found = (await gql.ok(SEARCH, {**w, "p": "ally"}))["searchMessages"]
+    assert sorted(h["message"]["content"] for h in found) == ["I have a dog.", "I live in Paris."]
+    assert sorted(await contents(s, workspace, "agent", "ally")) == [
+        "I have a dog.",
+        "I live in Paris.",
+        "alicia keeps a pet.",  # a rename leaves derived beliefs as they were
+    ]
+    search = """query($w: String!) {
+      searchObservations(workspace: $w, observer: "agent", observed: "ally", query: "dog") {
+        observation { content }
+      }
+    }"""
+    hits = (await gql.ok(search, w))["searchObservations"]
+    assert "I have a dog." in [h["observation"]["content"] for h in hits]
+    listed = (await gql.ok(FILES, {**w, "p": "ally"}))["files"]["nodes"]
+    assert {f["path"] for f in listed} == {"notes.md", "cards/agent.md"}
+    members = """query($w: String!) {
+      sessionPeers(workspace: $w, session: "s2") { peer }
+    }"""
+    assert sorted(p["peer"] for p in (await gql.ok(members, w))["sessionPeers"]) == [
+        "agent",
+        "ally",
+    ]
+
+
+async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
+    services: Services, workspace: str, other_workspace: str, neo4j_password: str
+) -> None:
+    small = with_dreams(services, restructure_batch=1)
+    for name in (workspace, other_workspace):
+        await two_identities(small, name)
+    op = merges.Operation(["alicia"], "alice", merge=True)
+
+    # Uninterrupted, in the other workspace.
+    await merges.start(small.db, small.settings, other_workspace, op)
+    await run_all(with_dreams(small, dream_mode="rules"), other_workspace)
+
+    # Killed after its first step committed, in this one.
+    await merges.start(small.db, small.settings, workspace, op)
+    env = {"BELIEFGRAPH_RESTRUCTURE_BATCH": "1", "BELIEFGRAPH_DREAM_MODE": "rules"}
+    async with worker_child(
+        small, "tests.integration.merge_child", workspace, neo4j_password, "merging", env
+    ) as child:
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    half = await statements.read(small.db, "count_nodes_by_kind", workspace=workspace)
+    assert {r["kind"]: r["total"] for r in half}.get("Peer") == 3  # alicia not yet gone
+    # Its lease runs out; a new worker takes the job over and finishes.
+    deadline = time.monotonic() + 30
+    worker = worker_for(with_dreams(small, dream_mode="rules"), workspace, None)
+    while time.monotonic() < deadline:
+        await worker.drain()
+        status = await jobs.status(small.db, workspace, None, None)
+        if status.pending == 0 and status.running == 0:
+            break
+        await asyncio.sleep(0.5)
+    listed = await jobs.list_jobs(
+        small.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=500
+    )
+    kinds = {j.kind for j in listed}
+    assert RESTRUCTURE in kinds
+    assert await snapshot(small, workspace) == await snapshot(small, other_workspace)
+
+
+SPLIT = """mutation($w: String!) {
+  splitPeer(workspace: $w, peer: "alice", parts: [{child: "alice-work", sessions: ["s2"]}]) {
+    operation target
+  }
+}"""
+
+
+async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "agent")
+    for session in ("s1", "s2"):
+        await make_session(
+            s, workspace, session, [MemberSettings("alice"), MemberSettings("agent")]
+        )
+    await post(s, workspace, "s1", ("alice", "I live in Paris."))
+    await post(s, workspace, "s2", ("alice", "I work at the bank."))
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    bank = await belief_id(s, workspace, "bank", "agent", "alice")
+    view = Representation(workspace, "agent", "alice")
+    deduction = dream_writes.DerivedWrite(
+        id=f"{workspace}-banker",
+        level="deductive",
+        content="alice is a banker.",
+        embedding=[0.1] * 384,
+        premise_ids=(bank,),
+    )
+    await s.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [deduction], origin="dreamer:rules", now=now()
+        )
+    )
+    w = {"w": workspace}
+    assert (await gql.ok(SPLIT, w))["splitPeer"]["target"] == "alice"
+    assert await gql.error_code(SPLIT, w) == "CONFLICT"  # alice-work exists now
+    await run_all(s, workspace)
+
+    for peer, said in (("alice", ["I live in Paris."]), ("alice-work", ["I work at the bank."])):
+        nodes = (await gql.ok(MESSAGES, {**w, "p": peer}))["messages"]["nodes"]
+        assert [m["content"] for m in nodes] == said
+    assert await contents(s, workspace, "agent", "alice-work") == ["I work at the bank."]
+    # The deduction's premise left alice's representation: reconciled away.
+    assert await contents(s, workspace, "agent", "alice") == ["I live in Paris."]
+    assert await contents(s, workspace, "agent", "alice", include_stale=True) == [
+        "I live in Paris."
+    ]
+    sub = """query($w: String!) { subPeers(workspace: $w, peer: "alice") { peer { name } } }"""
+    assert [p["peer"]["name"] for p in (await gql.ok(sub, w))["subPeers"]] == ["alice-work"]
+    members = """query($w: String!) { sessionPeers(workspace: $w, session: "s2") { peer } }"""
+    names = sorted(p["peer"] for p in (await gql.ok(members, w))["sessionPeers"])
+    assert names == ["agent", "alice-work"]
+    # An aggregated read of alice still reaches what moved.
+    together = await contents(s, workspace, "agent", "alice", aggregated=("alice-work",))
+    assert sorted(together) == ["I live in Paris.", "I work at the bank."]

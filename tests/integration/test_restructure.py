@@ -1,0 +1,408 @@
+"""Correcting and forgetting on the real graph: deleting and editing messages, deleting sessions,
+correcting and deleting beliefs, staleness propagation, reconciliation and purges."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from graph.db import Tx
+from graph.keys import Representation
+from graph.repo import dream_writes, jobs, messages, observations
+from graph.repo.dream_writes import DerivedWrite
+from graph.repo.messages import MessageFilter
+from graph.repo.observation_search import ObservationQuery
+from graph.repo.peer_cards import CardLine
+from graph.validation import now
+from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
+from reasoners.llm.interface import ChatMessage
+from reasoners.peers import invalidation
+from reasoners.queue.schedule import DERIVE, jobs_for_messages
+from resolvers.services import Services
+from tests import statements
+from tests.conftest import GraphQLClient
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.dream_helpers import (
+    belief_id,
+    contents,
+    conversation,
+    derive,
+    dream_now,
+    say,
+    shown_ids,
+    with_dreams,
+)
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass(frozen=True)
+class Chain:
+    """agent's view of alice: two facts, a chain of deductions on the first, a deduction and
+    an induction on both."""
+
+    services: Services
+    paris_message: str
+    paris: str  # "I live in Paris."
+    dog: str  # "I have a dog named Rex."
+    france: str  # deduced from paris
+    europe: str  # deduced from france
+    both: str  # deduced from paris and dog
+    induction: str  # induced from paris and dog
+
+
+def _derived(level: str, content: str, *premises: str) -> DerivedWrite:
+    return DerivedWrite(
+        id=str(uuid.uuid4()),
+        level=level,
+        content=content,
+        embedding=[0.1] * 384,
+        premise_ids=premises,
+    )
+
+
+async def chain(services: Services, workspace: str, **settings: Any) -> Chain:
+    s = with_dreams(services, dream_threshold=0, **{"dream_mode": "rules", **settings})
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await say(s, workspace, "s2", "2024-02-05", "I have a dog named Rex.")
+    await derive(s, workspace)
+    paris, dog = await belief_id(s, workspace, "Paris"), await belief_id(s, workspace, "Rex")
+    view = Representation(workspace, "agent", "alice")
+    france = _derived("deductive", "alice lives in France.", paris)
+    europe = _derived("deductive", "alice lives in Europe.", france.id)
+    both = _derived("deductive", "alice keeps a dog in a city.", paris, dog)
+    induction = _derived("inductive", "alice settles down.", paris, dog)
+    for step in ([france, both, induction], [europe]):
+
+        async def write(tx: Tx, step: list[DerivedWrite] = step) -> None:
+            await dream_writes.create_derived(tx, view, step, origin="dreamer:rules", now=now())
+
+        await s.db.write_tx(write)
+    page = await messages.list_page(
+        s.db, workspace, MessageFilter(session="s1"), after=None, limit=10
+    )
+    (message,) = page.items
+    return Chain(s, message.id, paris, dog, france.id, europe.id, both.id, induction.id)
+
+
+async def current(services: Services, workspace: str, **filters: Any) -> set[str]:
+    """The ids agent's view of alice shows (current beliefs unless `filters` widen it)."""
+    page = await observations.list_page(
+        services.db,
+        workspace,
+        ObservationQuery("agent", "alice", **filters),
+        after=None,
+        limit=100,
+    )
+    return {o.id for o in page.items}
+
+
+async def state(services: Services, workspace: str, observation: str) -> dict[str, Any]:
+    row = await statements.read_one(
+        services.db, "get_observation_state", workspace=workspace, id=observation
+    )
+    assert row is not None
+    return row
+
+
+async def derive_again(services: Services, workspace: str, message_id: str) -> None:
+    """Queue the message for the deriver once more, as a retried or repeated job would."""
+    (message,) = await messages.by_ids(services.db, workspace, [message_id])
+    queued = [j for j in jobs_for_messages(services.settings, [message], now()) if j.kind == DERIVE]
+    await services.db.write_tx(lambda tx: jobs.enqueue(tx, queued))
+    await derive(services, workspace)
+
+
+DELETE_MESSAGES = """mutation($w: String!, $ids: [ID!]!) {
+  deleteMessages(workspace: $w, ids: $ids) { ids staleObservations reconcileDreams }
+}"""
+MESSAGE = "query($w: String!, $id: ID!) { message(workspace: $w, id: $id) { id } }"
+MESSAGES = "query($w: String!) { messages(workspace: $w, first: 50) { nodes { id content } } }"
+SEARCH = """query($w: String!) {
+  searchMessages(workspace: $w, query: "live in Paris", limit: 20) { message { id } }
+}"""
+OBSERVATION = """query($w: String!, $id: ID!) {
+  observation(workspace: $w, id: $id) { observation { stale staleReason } sources { span } }
+}"""
+
+
+async def test_deleting_a_message_hides_it_and_stales_what_rested_only_on_it(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    w = {"w": workspace}
+    result = await gql.ok(DELETE_MESSAGES, {**w, "ids": [c.paris_message]})
+    deleted = result["deleteMessages"]
+    assert deleted["ids"] == [c.paris_message]
+    stale = set(deleted["staleObservations"])
+    assert {c.paris, c.france, c.europe, c.both, c.induction} <= stale
+    assert c.dog not in stale
+    # alice's own view of herself took the same fact from the same message.
+    assert await belief_id(services, workspace, "Paris", "alice", "alice") in stale
+
+    # Gone from every message read.
+    assert await gql.error_code(MESSAGE, {**w, "id": c.paris_message}) == "NOT_FOUND"
+    listed = (await gql.ok(MESSAGES, w))["messages"]["nodes"]
+    assert [m["content"] for m in listed] == ["I have a dog named Rex."]
+    hits = (await gql.ok(SEARCH, w))["searchMessages"]
+    assert c.paris_message not in {h["message"]["id"] for h in hits}
+
+    # Stale beliefs leave default reads and say why.
+    assert await current(services, workspace) == {c.dog}
+    paris = (await gql.ok(OBSERVATION, {**w, "id": c.paris}))["observation"]
+    assert paris["observation"] == {"stale": True, "staleReason": "its source message was deleted"}
+    assert paris["sources"] == []  # the deleted message's text is not shown as its source
+    europe = await state(services, workspace, c.europe)
+    assert europe["stale"] and europe["stale_reason"] == "a premise lost its source message"
+
+    # The deriver and dreamer never build on a stale premise: the write refuses it.
+    view = Representation(workspace, "agent", "alice")
+    with pytest.raises(dream_writes.ProvenanceRejected, match="stale, deleted or superseded"):
+        await services.db.write_tx(
+            lambda tx: dream_writes.create_derived(
+                tx, view, [_derived("deductive", "x", c.paris)], origin="dreamer:rules", now=now()
+            )
+        )
+
+    # The scheduled dream reconciles without a key: no live source, no belief; a deduction
+    # with a current premise left stands again.
+    assert deleted["reconcileDreams"] >= 1
+    await dream_now(c.services, workspace, "agent", "alice")
+    for gone in (c.paris, c.france, c.europe, c.induction):
+        assert (await state(services, workspace, gone))["deleted"], gone
+    kept = await state(services, workspace, c.both)
+    assert not kept["stale"] and not kept["deleted"] and kept["pending"] is None
+    assert await current(services, workspace) == {c.dog, c.both}
+
+
+async def test_a_deleted_belief_is_not_derived_again_from_its_message(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    outcome = await invalidation.delete_observation(s.db, s.settings, workspace, c.paris)
+    assert outcome.ids == [c.paris]
+    assert set(outcome.stale) == {c.france, c.europe, c.both, c.induction}
+    mirror = await belief_id(s, workspace, "Paris", "alice", "alice")
+    assert (await state(s, workspace, mirror))["times_derived"] == 1
+
+    await derive_again(s, workspace, c.paris_message)
+    # The message was read again: alice's own view counted the fact a second time ...
+    assert (await state(s, workspace, mirror))["times_derived"] == 2
+    # ... while agent's deleted belief stayed deleted and no copy of it appeared.
+    assert (await state(s, workspace, c.paris))["deleted"]
+    shown = await contents(s, workspace, include_stale=True, include_superseded=True)
+    assert not any("Paris" in text for text in shown)
+    # Deleting it again changes nothing.
+    again = await invalidation.delete_observation(s.db, s.settings, workspace, c.paris)
+    assert again.ids == [] and again.stale == []
+
+
+CORRECT = """mutation($w: String!, $id: ID!, $c: String!) {
+  correctObservation(workspace: $w, id: $id, content: $c) {
+    observation { id content level } replaced staleObservations
+  }
+}"""
+
+
+async def test_a_correction_supersedes_and_zero_key_reconciliation_settles_the_chain(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    w = {"w": workspace}
+    result = (await gql.ok(CORRECT, {**w, "id": c.paris, "c": "I live in Berlin."}))[
+        "correctObservation"
+    ]
+    assert result["observation"]["content"] == "I live in Berlin."
+    assert result["observation"]["level"] == "EXPLICIT"
+    assert result["replaced"] == c.paris
+    assert set(result["staleObservations"]) == {c.france, c.europe, c.both, c.induction}
+    old = await state(services, workspace, c.paris)
+    assert old["superseded"] and not old["stale"]
+    new = result["observation"]["id"]
+    assert await current(services, workspace) == {c.dog, new}
+    # The same correction twice, or a correction of the old version, is a conflict.
+    code = await gql.error_code(CORRECT, {**w, "id": c.paris, "c": "I live in Rome."})
+    assert code == "CONFLICT"
+    assert await gql.error_code(CORRECT, {**w, "id": new, "c": "I live in Berlin"}) == "CONFLICT"
+    assert await gql.error_code(CORRECT, {**w, "id": "nope", "c": "x"}) == "NOT_FOUND"
+
+    await dream_now(c.services, workspace, "agent", "alice")
+    for gone in (c.france, c.europe, c.induction):
+        assert (await state(services, workspace, gone))["deleted"], gone
+    assert not (await state(services, workspace, c.both))["stale"]
+
+    # Reading the message again does not bring the corrected text back.
+    await derive_again(c.services, workspace, c.paris_message)
+    assert await current(services, workspace, levels=["explicit"]) == {c.dog, new}
+
+
+def _reconciler(updates: dict[str, str], confirm: set[str], drop: set[str]) -> Any:
+    """A scripted model: reconciliation verdicts by content; every specialist turn ends at once."""
+
+    def answer(messages: list[ChatMessage], schema: Any) -> Any:
+        if schema is not ReconcileOutput:
+            return "Nothing to add."
+        ids = shown_ids(messages)
+        verdicts = []
+        for shown, belief in ids.items():
+            for key, content in updates.items():
+                if key in shown:
+                    verdicts.append(BeliefVerdict(id=belief, action="update", content=content))
+            if any(key in shown for key in confirm):
+                verdicts.append(BeliefVerdict(id=belief, action="confirm"))
+            if any(key in shown for key in drop):
+                verdicts.append(BeliefVerdict(id=belief, action="tombstone"))
+        return ReconcileOutput(verdicts=verdicts)
+
+    return answer
+
+
+async def test_a_correction_reconciled_by_the_llm_updates_confirms_and_tombstones(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace, dream_mode="llm")
+    s = c.services
+    corrected = await invalidation.correct_observation(
+        s.db, s.embedder, s.settings, workspace, c.paris, "I live in Berlin."
+    )
+    (berlin,) = corrected.ids
+    reconcile = _reconciler(
+        {"lives in France": "alice lives in Germany."}, {"lives in Europe"}, {"dog in a city"}
+    )
+    llm = ScriptedLLM(
+        {"dreamer-deduction": reconcile, "dreamer-induction": lambda m, schema: "None."}
+    )
+    await dream_now(s, workspace, "agent", "alice", llm=llm)
+
+    (asked,) = [call for call in llm.calls if call.schema is ReconcileOutput]
+    prompt = str(asked.messages[-1]["content"])
+    assert "a premise was corrected" in prompt and "no longer current" in prompt
+    france = await state(s, workspace, c.france)
+    assert france["content"] == "alice lives in Germany." and not france["stale"]
+    # Its provenance now reaches the corrected premise.
+    assert set(france["premises"]) == {c.paris, berlin}
+    europe = await state(s, workspace, c.europe)
+    assert europe["content"] == "alice lives in Europe." and not europe["stale"]
+    assert (await state(s, workspace, c.both))["deleted"]
+    # The model gave no verdict on the induction: the zero-key rule drops it (1 premise left).
+    assert (await state(s, workspace, c.induction))["deleted"]
+
+
+async def test_editing_a_message_re_derives_it_and_reconciles_the_old_beliefs(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    edit = """mutation($w: String!, $id: ID!, $c: String!) {
+      editMessage(workspace: $w, id: $id, content: $c) { message { id content } staleObservations }
+    }"""
+    result = (await gql.ok(edit, {"w": workspace, "id": c.paris_message, "c": "I live in Rome."}))[
+        "editMessage"
+    ]
+    assert result["message"] == {"id": c.paris_message, "content": "I live in Rome."}
+    assert {c.paris, c.france, c.europe} <= set(result["staleObservations"])
+    assert (await state(s, workspace, c.paris))["stale_reason"] == "its source message was edited"
+    await derive(s, workspace)
+    await dream_now(s, workspace, "agent", "alice")
+    assert (await state(s, workspace, c.paris))["deleted"]  # its span is no longer there
+    texts = await contents(s, workspace, levels=["explicit"])
+    assert len(texts) == 2 and any("Rome" in t for t in texts) and any("Rex" in t for t in texts)
+    empty = {"w": workspace, "id": c.paris_message, "c": "  "}
+    assert await gql.error_code(edit, empty) == "INVALID_INPUT"
+
+
+async def test_deleting_a_session_tombstones_its_messages(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    delete = """mutation($w: String!, $s: String!) {
+      deleteSession(workspace: $w, session: $s) { ids staleObservations }
+    }"""
+    result = (await gql.ok(delete, {"w": workspace, "s": "s1"}))["deleteSession"]
+    assert result["ids"] == [c.paris_message]
+    assert c.paris in result["staleObservations"] and c.dog not in result["staleObservations"]
+    listed = (await gql.ok(MESSAGES, {"w": workspace}))["messages"]["nodes"]
+    assert [m["content"] for m in listed] == ["I have a dog named Rex."]
+    assert await gql.error_code(delete, {"w": workspace, "s": "nope"}) == "NOT_FOUND"
+
+
+# --- purge --------------------------------------------------------------------------------------
+
+PURGE_MESSAGES = """mutation($w: String!, $ids: [ID!]!) {
+  purgeMessages(workspace: $w, ids: $ids) {
+    messages observations { explicit deductive inductive contradiction }
+    files fileChunks cards summaries jobs dreamRuns peers
+  }
+}"""
+PURGE_PEER = PURGE_MESSAGES.replace("$ids: [ID!]!", "$p: String!").replace(
+    "purgeMessages(workspace: $w, ids: $ids)", "purgePeer(workspace: $w, peer: $p)"
+)
+KINDS = {
+    "messages": "Message",
+    "files": "File",
+    "fileChunks": "FileChunk",
+    "cards": "card",
+    "summaries": "Summary",
+    "jobs": "Job",
+    "dreamRuns": "DreamRun",
+    "peers": "Peer",
+}
+
+
+async def counts(services: Services, workspace: str) -> dict[str, int]:
+    rows = await statements.read(services.db, "count_nodes_by_kind", workspace=workspace)
+    return {str(r["kind"]): int(r["total"]) for r in rows}
+
+
+def expected(report: dict[str, Any]) -> dict[str, int]:
+    """The report as node kinds, zeros left out."""
+    gone = {kind: report[name] for name, kind in KINDS.items()}
+    gone.update({f"observation:{k}": v for k, v in report["observations"].items()})
+    return {kind: n for kind, n in gone.items() if n}
+
+
+def removed(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: n - after.get(k, 0) for k, n in before.items() if n != after.get(k, 0)}
+
+
+async def test_a_purge_reports_exactly_what_it_erased(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    await dream_now(s, workspace, "agent", "alice")  # a dream run, and perhaps a card
+    await s.db.write_tx(
+        lambda tx: dream_writes.set_card(
+            tx,
+            Representation(workspace, "agent", "alice"),
+            [CardLine("Lives in Paris", (c.paris,))],
+            now=now(),
+        )
+    )
+    create_file = """mutation($w: String!, $p: String!) {
+      createFile(workspace: $w, peer: $p, path: "notes.md", content: "# Notes\\n\\nA dog.") { id }
+    }"""
+    await gql.ok(create_file, {"w": workspace, "p": "alice"})
+    w = {"w": workspace}
+
+    before = await counts(s, workspace)
+    report = (await gql.ok(PURGE_MESSAGES, {**w, "ids": [c.paris_message]}))["purgeMessages"]
+    assert removed(before, await counts(s, workspace)) == expected(report)
+    assert report["messages"] == 1 and report["cards"] == 1 and report["peers"] == 0
+    assert report["observations"]["explicit"] == 2  # agent's and alice's own view
+    assert report["observations"]["inductive"] == 1
+    assert await current(s, workspace, include_stale=True, include_superseded=True) == {c.dog}
+    assert await gql.error_code(PURGE_MESSAGES, {**w, "ids": [c.paris_message]}) == "NOT_FOUND"
+
+    before = await counts(s, workspace)
+    report = (await gql.ok(PURGE_PEER, {**w, "p": "alice"}))["purgePeer"]
+    assert removed(before, await counts(s, workspace)) == expected(report)
+    assert report["peers"] == 1 and report["files"] == 1 and report["messages"] == 1
+    peer = 'query($w: String!) { peer(workspace: $w, name: "alice") { name } }'
+    assert await gql.error_code(peer, w) == "NOT_FOUND"
+    assert await gql.error_code(PURGE_PEER, {**w, "p": "alice"}) == "NOT_FOUND"

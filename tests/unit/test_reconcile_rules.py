@@ -1,0 +1,155 @@
+"""Reconciliation verdicts without an LLM, the LLM's verdicts with their fallback, which jobs
+a purge removes, and where a merge moves each representation."""
+
+from __future__ import annotations
+
+import json
+
+from graph.keys import scope_key
+from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
+from reasoners.dreamer.reconcile_rules import (
+    BeliefVerdict,
+    ReconcileOutput,
+    llm_verdicts,
+    order,
+    reconcile_messages,
+    rule_verdicts,
+)
+from reasoners.peers.merges import scope_moves
+from reasoners.peers.purge import jobs_to_purge
+
+
+def fact(id_: str, *sources: Source) -> StaleBelief:
+    return StaleBelief(id_, "explicit", f"fact {id_}", "its source message was edited", (), sources)
+
+
+def derived(id_: str, level: str, *premises: Premise) -> StaleBelief:
+    return StaleBelief(id_, level, f"belief {id_}", "a premise was corrected", premises, ())
+
+
+def premise(id_: str, *, current: bool = True, pending: bool = False) -> Premise:
+    return Premise(id_, f"content {id_}", "explicit", current, pending)
+
+
+def actions(verdicts: list[Verdict]) -> dict[str, str]:
+    return {v.id: v.action for v in verdicts}
+
+
+def test_an_explicit_fact_stands_while_a_live_source_still_quotes_it() -> None:
+    live = Source("m1", True, "Hello. I live in Rome now.", "I live in Rome")
+    edited = Source("m2", True, "I live in Lisbon.", "I live in Rome")
+    deleted = Source("m3", False, "I live in Rome.", "I live in Rome")
+    verdicts = rule_verdicts(
+        [fact("a", live), fact("b", edited), fact("c", deleted), fact("d", edited, live)]
+    )
+    assert actions(verdicts) == {"a": "keep", "b": "drop", "c": "drop", "d": "keep"}
+
+
+def test_a_derived_belief_needs_enough_current_premises() -> None:
+    verdicts = rule_verdicts(
+        [
+            derived("d1", "deductive", premise("p", current=False), premise("q")),
+            derived("d2", "deductive", premise("p", current=False)),
+            derived("i1", "inductive", premise("p", current=False), premise("q"), premise("r")),
+            derived("i2", "inductive", premise("p", current=False), premise("q")),
+            derived("c1", "contradiction", premise("q"), premise("r", pending=True)),
+        ]
+    )
+    assert actions(verdicts) == {
+        "d1": "keep",
+        "d2": "drop",
+        "i1": "keep",
+        "i2": "drop",
+        "c1": "drop",  # a premise still waiting for its own verdict does not count
+    }
+
+
+def test_a_chain_is_settled_premises_first_in_one_pass() -> None:
+    grounded = fact("f", Source("m", True, "I have a dog.", "I have a dog"))
+    lost = fact("g", Source("m2", False, "I have a cat.", "I have a cat"))
+    on_f = derived("d1", "deductive", premise("f", current=False, pending=True))
+    on_d1 = derived("d2", "deductive", premise("d1", current=False, pending=True))
+    on_g = derived("d3", "deductive", premise("g", current=False, pending=True))
+    batch = [on_d1, on_g, on_f, lost, grounded]
+    assert [b.id for b in order(batch)].index("d1") < [b.id for b in order(batch)].index("d2")
+    assert actions(rule_verdicts(batch)) == {
+        "f": "keep",
+        "g": "drop",
+        "d1": "keep",
+        "d2": "keep",
+        "d3": "drop",
+    }
+
+
+def test_llm_verdicts_map_to_writes_and_fall_back_to_the_rules() -> None:
+    beliefs = [
+        derived("a", "deductive", premise("p", current=False)),
+        derived("b", "deductive", premise("q")),
+        derived("c", "deductive", premise("q")),
+        derived("d", "deductive", premise("p", current=False)),
+        derived("e", "deductive", premise("q")),
+    ]
+    answer = ReconcileOutput(
+        verdicts=[
+            BeliefVerdict(id="a", action="update", content=" alice lives in Germany. "),
+            BeliefVerdict(id="b", action="tombstone"),
+            BeliefVerdict(id="c", action="confirm"),
+            BeliefVerdict(id="d", action="update", content="  "),  # no text: the rule decides
+            BeliefVerdict(id="zzz", action="confirm"),  # not asked about: ignored
+        ]
+    )
+    verdicts = {
+        v.id: v for v in llm_verdicts(beliefs, answer, {"alice lives in Germany.": "key-a"})
+    }
+    assert verdicts["a"] == Verdict(
+        "a", "update", content="alice lives in Germany.", content_key="key-a", relink=True
+    )
+    assert verdicts["b"] == Verdict("b", "drop")
+    assert verdicts["c"] == Verdict("c", "keep", relink=True)
+    assert verdicts["d"] == Verdict("d", "drop")
+    assert verdicts["e"] == Verdict("e", "keep")  # skipped by the model, grounded by q
+    assert set(verdicts) == {"a", "b", "c", "d", "e"}
+
+
+def test_the_prompt_shows_each_belief_with_its_evidence() -> None:
+    belief = StaleBelief(
+        "b1",
+        "deductive",
+        "alice lives in France.",
+        "a premise was corrected",
+        (premise("p1", current=False), premise("p2")),
+        (Source("m1", False, "", "x"), Source("m2", True, "I moved to Berlin.", "Berlin")),
+    )
+    text = str(reconcile_messages("agent", "alice", [belief])[-1]["content"])
+    assert "[obs:b1] (deductive; stale: a premise was corrected) alice lives in France." in text
+    assert "premise [obs:p1] (no longer current)" in text
+    assert "premise [obs:p2] (current)" in text
+    assert "source message m1 was deleted" in text
+    assert "source message m2 now reads: I moved to Berlin." in text
+
+
+def test_a_purge_removes_only_jobs_that_carry_nothing_else() -> None:
+    def job(id_: str, kind: str, peer: str | None = None, **payload: object) -> dict[str, object]:
+        return {"id": id_, "kind": kind, "peer": peer, "payload": json.dumps(payload)}
+
+    rows = [
+        job("all", "derive", "bob", message_ids=["m1", "m2"]),
+        job("mixed", "derive", "bob", message_ids=["m1", "m3"]),
+        job("summary", "summarize"),
+        job("bobs", "derive", "bob", message_ids=["m9"]),
+        job("dream", "dream", observer="agent", observed="bob"),
+        job("other", "dream", observer="agent", observed="carol"),
+    ]
+    assert jobs_to_purge(rows, {"m1", "m2"}, None) == ["all"]
+    assert jobs_to_purge(rows, {"m1", "m2"}, "bob") == ["all", "mixed", "bobs", "dream"]
+
+
+def test_a_merge_maps_each_representation_of_the_source_to_the_target() -> None:
+    moves = scope_moves("w", "alicia", "alice", [("agent", "alicia"), ("alicia", "alicia")])
+    assert [(m["observer"], m["observed"]) for m in moves] == [
+        ("agent", "alice"),
+        ("alice", "alice"),
+    ]
+    assert moves[0]["from_scope"] == scope_key("w", "agent", "alicia")
+    assert moves[0]["scope"] == scope_key("w", "agent", "alice")
+    assert moves[1]["scope"] == scope_key("w", "alice", "alice")
