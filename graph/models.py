@@ -39,7 +39,12 @@ JOB_STATUSES = {
     "dead": "dead",
 }
 SUMMARY_KINDS = {"short": "short", "long": "long"}
-ORIGINS = {"deriver": "deriver", "dreamer:rules": "dreamer:rules", "dreamer:llm": "dreamer:llm"}
+ORIGINS = {
+    "deriver": "deriver",
+    "dreamer:rules": "dreamer:rules",
+    "dreamer:llm": "dreamer:llm",
+    "api": "api",  # stated by an app through the API, with no source message
+}
 DREAM_TRIGGERS = {"threshold": "threshold", "idle": "idle", "manual": "manual"}
 DREAM_MODES = {"rules": "rules", "llm": "llm"}
 

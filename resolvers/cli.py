@@ -162,6 +162,7 @@ BENCH_SUITES = {
     "memory": "memory_bench",
     "dream": "dream_bench",
     "tree": "tree_bench",
+    "rest": "rest_bench",
 }
 
 COMMANDS: dict[str, Command] = {

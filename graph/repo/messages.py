@@ -297,3 +297,25 @@ async def around_in_view(
         to_seq=to_seq,
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def set_metadata(
+    db: Database,
+    workspace: str,
+    session: str,
+    message_id: str,
+    metadata_json: str,
+    metadata: dict[str, Any],
+) -> MessageRecord:
+    """Replace a message's metadata; `metadata_json` is it, already checked and serialized."""
+    row = await db.write_one(
+        "update_message_metadata",
+        workspace=workspace,
+        session=session,
+        id=message_id,
+        metadata=metadata_json,
+        meta_kv=meta_kv(metadata),
+    )
+    if row is None:
+        raise NotFound(f"message {message_id!r} does not exist in session {session!r}")
+    return MessageRecord.from_row(row["message"])
