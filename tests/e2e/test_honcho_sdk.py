@@ -7,8 +7,11 @@ import re
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 
+import httpx
 import pytest
 from honcho import Honcho  # type: ignore[import-untyped]
 from honcho.http.exceptions import (  # type: ignore[import-untyped]
@@ -23,6 +26,15 @@ from resolvers.auth import KeyScope, Principal, issue_key
 from tests.e2e.conftest import SECRET, Served
 
 pytestmark = pytest.mark.e2e
+
+
+@contextmanager
+def honcho_client(url: str, workspace: str, key: str | None = None) -> Iterator[Honcho]:
+    """A sync client over an HTTP connection pool this test closes."""
+    with httpx.Client(timeout=10) as http:
+        yield Honcho(
+            base_url=url, workspace_id=workspace, api_key=key, max_retries=0, http_client=http
+        )
 
 
 def fresh(prefix: str) -> str:
@@ -51,7 +63,11 @@ def test_readme_quick_start_runs_unmodified(served: Served) -> None:
 
 
 def test_sync_flow_stream_and_pagination(served: Served) -> None:
-    honcho = Honcho(base_url=served.url, workspace_id=fresh("sdk"), timeout=10, max_retries=0)
+    with honcho_client(served.url, fresh("sdk")) as honcho:
+        sync_flow(honcho)
+
+
+def sync_flow(honcho: Honcho) -> None:
     alice = honcho.peer("alice", metadata={"role": "user"})
     bot = honcho.peer("bot")
     session = honcho.session("s1")
@@ -100,6 +116,14 @@ def test_sync_flow_stream_and_pagination(served: Served) -> None:
 
 async def test_async_flow_and_stream(served: Served) -> None:
     honcho = Honcho(base_url=served.url, workspace_id=fresh("sdk-aio"), timeout=10)
+    try:
+        await async_flow(honcho)
+    finally:
+        # The SDK builds its async connection pool itself and offers no public close.
+        await honcho._async_http_client.close()
+
+
+async def async_flow(honcho: Honcho) -> None:
     alice = await honcho.aio.peer("alice")
     session = await honcho.aio.session("s1")
     await session.aio.add_messages([alice.message("I moved to Porto last spring.")])
@@ -116,7 +140,11 @@ async def test_async_flow_and_stream(served: Served) -> None:
 
 def test_each_error_class(served: Served) -> None:
     workspace = fresh("sdk-err")
-    honcho = Honcho(base_url=served.url, workspace_id=workspace, timeout=10, max_retries=0)
+    with honcho_client(served.url, workspace) as honcho:
+        error_flow(honcho, workspace)
+
+
+def error_flow(honcho: Honcho, workspace: str) -> None:
     session = honcho.session("s1")
     alice = honcho.peer("alice")
     session.add_messages([alice.message("hello")])
@@ -132,19 +160,22 @@ def test_keys_as_bearer_tokens(served_with_auth: Served) -> None:
     url = served_with_auth.url
     workspace = fresh("sdk-auth")
     admin = issue_key(SECRET, Principal(KeyScope.ADMIN))
-    Honcho(base_url=url, workspace_id=workspace, api_key=admin, max_retries=0).session("s1")
-    with pytest.raises(AuthenticationError):
-        Honcho(base_url=url, workspace_id=workspace, max_retries=0).peers()
+    with honcho_client(url, workspace, admin) as as_admin:
+        assert list(as_admin.peers()) == []  # its first call creates the workspace
+    with honcho_client(url, workspace) as anonymous, pytest.raises(AuthenticationError):
+        anonymous.peers()
     scoped = issue_key(SECRET, Principal(KeyScope.WORKSPACE, workspace))
-    honcho = Honcho(base_url=url, workspace_id=workspace, api_key=scoped, max_retries=0)
-    alice = honcho.peer("alice")
-    honcho.session("s1").add_messages([alice.message("I play the cello.")])
-    assert [p.id for p in honcho.peers()] == ["alice"]
+    with honcho_client(url, workspace, scoped) as honcho:
+        alice = honcho.peer("alice")
+        honcho.session("s1").add_messages([alice.message("I play the cello.")])
+        assert [p.id for p in honcho.peers()] == ["alice"]
     as_alice = issue_key(SECRET, Principal(KeyScope.PEER, workspace, peer="alice"))
-    own = Honcho(base_url=url, workspace_id=workspace, api_key=as_alice, max_retries=0)
-    assert isinstance(own.peer("alice").chat("What does she play?"), str)
-    with pytest.raises(PermissionDeniedError):
-        own.peer("bob").chat("Anything?")
-    other = Honcho(base_url=url, workspace_id=fresh("elsewhere"), api_key=scoped, max_retries=0)
-    with pytest.raises(PermissionDeniedError):
+    with honcho_client(url, workspace, as_alice) as own:
+        assert isinstance(own.peer("alice").chat("What does she play?"), str)
+        with pytest.raises(PermissionDeniedError):
+            own.peer("bob").chat("Anything?")
+    with (
+        honcho_client(url, fresh("elsewhere"), scoped) as other,
+        pytest.raises(PermissionDeniedError),
+    ):
         other.peers()
