@@ -11,10 +11,8 @@ from starlette.responses import JSONResponse, Response
 from graph.errors import InvalidInput
 from graph.records import ObservationRecord, SummaryRecord
 from graph.repo import messages, peer_cards, sessions, summaries
-from graph.repo import observation_search as beliefs
-from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import MAX_BUDGET, ContextRequest, get_context
-from reasoners.search.observations import search_observations
+from reasoners.context.beliefs import BeliefSelection, select_beliefs
 from resolvers.rest import shapes
 from resolvers.rest.filters import session_allowlist
 from resolvers.rest.http import Call
@@ -72,42 +70,9 @@ def require_view(call: Call, observer: str, observed: str) -> None:
         principal.require_workspace(call.workspace)
 
 
-async def representation_of(
-    call: Call,
-    observer: str,
-    observed: str,
-    *,
-    session_ids: list[str] | None,
-    search_query: str | None,
-    search_top_k: int | None,
-    most_frequent: bool,
-    limit: int,
-) -> list[ObservationRecord]:
-    """The beliefs a representation shows: those nearest the query first (when one is
-    given), then the most derived (when asked), then the most recent, each once."""
+async def _beliefs(call: Call, selection: BeliefSelection) -> list[ObservationRecord]:
     services = call.services
-    query = ObservationQuery(observer, observed, session_ids=session_ids)
-    chosen: dict[str, ObservationRecord] = {}
-    if search_query:
-        hits = await search_observations(
-            services.db,
-            services.embedder,
-            call.workspace,
-            search_query,
-            query,
-            search_top_k or limit,
-        )
-        chosen.update((h.item.id, h.item) for h in hits)
-    top = await beliefs.top(
-        services.db,
-        call.workspace,
-        query,
-        most_derived=limit if most_frequent else 0,
-        most_recent=limit,
-    )
-    for belief in [*top.most_derived, *top.most_recent]:
-        chosen.setdefault(belief.id, belief)
-    return list(chosen.values())[:limit]
+    return await select_beliefs(services.db, services.embedder, call.workspace, selection)
 
 
 async def representation(call: Call) -> Response:
@@ -124,15 +89,17 @@ async def representation(call: Call) -> Response:
             if allowlist is None
             else [s for s in allowlist if s == body.session_id]
         )
-    found = await representation_of(
+    found = await _beliefs(
         call,
-        observer,
-        observed,
-        session_ids=allowlist,
-        search_query=body.search_query,
-        search_top_k=body.search_top_k,
-        most_frequent=body.include_most_frequent,
-        limit=body.max_conclusions,
+        BeliefSelection(
+            observer,
+            observed,
+            body.max_conclusions,
+            session_ids=allowlist,
+            search_query=body.search_query,
+            search_limit=body.search_top_k,
+            most_derived=body.include_most_frequent,
+        ),
     )
     return JSONResponse({"representation": shapes.representation(found)})
 
@@ -142,15 +109,16 @@ async def peer_context(call: Call) -> Response:
     q = call.query(PeerContextQuery)
     observed = q.target or observer
     require_view(call, observer, observed)
-    found = await representation_of(
+    found = await _beliefs(
         call,
-        observer,
-        observed,
-        session_ids=None,
-        search_query=q.search_query,
-        search_top_k=q.search_top_k,
-        most_frequent=q.include_most_frequent,
-        limit=q.max_conclusions,
+        BeliefSelection(
+            observer,
+            observed,
+            q.max_conclusions,
+            search_query=q.search_query,
+            search_limit=q.search_top_k,
+            most_derived=q.include_most_frequent,
+        ),
     )
     card = await peer_cards.get(call.services.db, call.workspace, observer, observed)
     return JSONResponse(

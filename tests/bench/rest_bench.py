@@ -88,7 +88,7 @@ def pairs(http: httpx.AsyncClient, ws: str) -> list[Pair]:
             lambda: http.post(f"{v3}/sessions/s1/messages/list", params={"size": 50}),
             gql(
                 'query($w: String!) { messages(workspace: $w, filter: {session: "s1"}, '
-                "first: 50) { edges { node { id content } } } }"
+                "first: 50) { nodes { id content } } }"
             ),
         ),
         Pair(

@@ -503,6 +503,24 @@ async def test_auth_and_isolation(
     assert r.status_code == 403
     r = await secured.post("/workspaces", json={"id": f"new-{uuid.uuid4().hex[:8]}"}, headers=mine)
     assert r.status_code == 403
+    # Conclusions: another workspace's id is not found here; a peer key states and deletes only
+    # its own beliefs, though it may read those held about it.
+    about = {"content": "Alice keeps bees", "observer_id": "bot", "observed_id": "alice"}
+    theirs_c = (
+        await rest.post(f"/workspaces/{other_workspace}/conclusions", json={"conclusions": [about]})
+    ).json()[0]
+    r = await secured.get(f"/workspaces/{workspace}/conclusions/{theirs_c['id']}", headers=mine)
+    assert r.status_code == 404
+    mine_c = (
+        await rest.post(f"/workspaces/{workspace}/conclusions", json={"conclusions": [about]})
+    ).json()[0]
+    c = f"/workspaces/{workspace}/conclusions"
+    assert (await secured.get(f"{c}/{mine_c['id']}", headers=alice)).status_code == 200
+    assert (await secured.delete(f"{c}/{mine_c['id']}", headers=alice)).status_code == 403
+    r = await secured.post(c, json={"conclusions": [about]}, headers=alice)
+    assert r.status_code == 403
+    carol = key(KeyScope.PEER, workspace, peer="carol")
+    assert (await secured.get(f"{c}/{mine_c['id']}", headers=carol)).status_code == 403
 
 
 def tiny_pdf(text: str) -> bytes:
