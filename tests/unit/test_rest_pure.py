@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import httpx
 import pytest
 from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
 
 from graph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, Unauthenticated
 from graph.records import ObservationRecord, Page
-from resolvers.rest import MODULES, filters, shapes
+from resolvers.rest import MODULES, filters, routes, shapes
 from resolvers.rest.http import BadRequest, error_answer
 from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.services import Services
 
 
 def test_numbered_pages_cut_count_and_reverse() -> None:
@@ -154,3 +157,16 @@ def test_every_route_is_unique_and_under_workspaces() -> None:
             assert (method, path) not in seen
             seen.add((method, path))
     assert len(seen) >= 40
+
+
+async def test_unknown_paths_and_methods_answer_detail() -> None:
+    def no_services() -> Services:
+        raise AssertionError("not reached")
+
+    app = Starlette(routes=routes(no_services))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        r = await http.post("/v3/workspaces/w/scopes/list")
+        assert r.status_code == 404 and r.json()["detail"].startswith("no route")
+        r = await http.get("/v3/workspaces/w/peers/list")
+        assert r.status_code == 405 and "GET" in r.json()["detail"]
