@@ -104,6 +104,18 @@ def sync_flow(honcho: Honcho) -> None:
     pieces = list(streamed)
     assert pieces and "".join(pieces) == streamed.get_final_response()["content"]
 
+    uploaded = session.upload_file(
+        file=("notes.md", b"# Bees\n\nThe hives are on the allotment.", "text/markdown"),
+        peer=alice,
+        metadata={"source": "upload"},
+    )
+    assert [m.peer_id for m in uploaded] == ["alice"] and "hives" in uploaded[0].content
+    edited = session.update_message(uploaded[0], {"checked": True})
+    assert edited.metadata == {"checked": True}
+    assert session.get_message(uploaded[0].id).content == uploaded[0].content
+    summaries = session.summaries()
+    assert summaries.short_summary is None and summaries.long_summary is None
+
     status = honcho.queue_status()
     assert status.total_work_units >= status.completed_work_units
 
