@@ -215,6 +215,38 @@ async def list_page(
     return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), time_id_cursor)
 
 
+async def count(db: Database, workspace: str, filters: MessageFilter) -> int:
+    """How many messages `list_page` would list in all, over every page."""
+    row = await db.read_one("count_messages", workspace=workspace, **filters.params())
+    return int(row["total"]) if row else 0
+
+
+async def numbered_page(
+    db: Database,
+    workspace: str,
+    filters: MessageFilter,
+    *,
+    skip: int,
+    limit: int,
+    newest_first: bool = False,
+) -> list[MessageRecord]:
+    """`limit` messages after the first `skip`, by time and then by place in the session."""
+    params = filters.params()
+    if newest_first:
+        rows = await db.read(
+            "list_messages_by_number_newest",
+            workspace=workspace,
+            skip=skip,
+            limit=limit,
+            **params,
+        )
+    else:
+        rows = await db.read(
+            "list_messages_by_number", workspace=workspace, skip=skip, limit=limit, **params
+        )
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
 async def by_ids(db: Database, workspace: str, ids: list[str]) -> list[MessageRecord]:
     """Live messages among `ids`, in session order."""
     rows = await db.read("get_messages_by_ids", workspace=workspace, ids=ids)

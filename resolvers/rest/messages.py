@@ -21,7 +21,7 @@ from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of
 from resolvers.rest.http import Call, detail
 from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session
-from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
 
 
@@ -94,13 +94,16 @@ async def list_all(call: Call) -> Response:
     filters = messages_of(body.filters, session)
     db = call.services.db
     await sessions.get(db, call.workspace, session)
-    found = await read_all(
-        lambda after, limit: messages.list_page(
-            db, call.workspace, filters, after=after, limit=limit
-        )
+    found = await messages.numbered_page(
+        db,
+        call.workspace,
+        filters,
+        skip=(query.page - 1) * query.size,
+        limit=query.size,
+        newest_first=query.reverse,
     )
-    found.sort(key=lambda r: r.seq)  # the session's own order, even within one batch
-    return JSONResponse(numbered(found, query, shapes.message))
+    total = await messages.count(db, call.workspace, filters)
+    return JSONResponse(page_of(found, query, total, shapes.message))
 
 
 async def get(call: Call) -> Response:

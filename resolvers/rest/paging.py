@@ -1,7 +1,8 @@
 """Numbered pages (`page`, `size`, `reverse`) over the repositories' cursor lists.
 
-The repositories page by cursor; these routes page by number and report a total, so a list is
-read in full (a page of the largest size at a time, at most MAX_LISTED items) and then cut.
+The repositories page by cursor; these routes page by number and report a total. Messages,
+the list that grows long, are read a numbered page at a time with a count; the other lists are
+read in full (a large page at a time, at most MAX_LISTED items) and then cut.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from graph.records import Page
 T = TypeVar("T")
 
 MAX_LISTED = 10_000
-FETCH = 100
+FETCH = 1000  # items per read: few round trips, each bounded
 
 
 class PageQuery(BaseModel):
@@ -47,14 +48,20 @@ async def read_all(fetch: Callable[[str | None, int], Awaitable[Page[T]]]) -> li
 def numbered(
     items: Sequence[T], query: PageQuery, shape: Callable[[T], dict[str, Any]]
 ) -> dict[str, Any]:
-    """The `{items, total, page, size, pages}` answer for one page of `items`."""
+    """The `{items, total, page, size, pages}` answer for one page of the whole list `items`."""
     ordered = list(reversed(items)) if query.reverse else list(items)
     start = (query.page - 1) * query.size
-    chosen = ordered[start : start + query.size]
+    return page_of(ordered[start : start + query.size], query, len(ordered), shape)
+
+
+def page_of(
+    chosen: Sequence[T], query: PageQuery, total: int, shape: Callable[[T], dict[str, Any]]
+) -> dict[str, Any]:
+    """The answer for a page already cut (`chosen`) from a list of `total` items."""
     return {
         "items": [shape(item) for item in chosen],
-        "total": len(ordered),
+        "total": total,
         "page": query.page,
         "size": query.size,
-        "pages": math.ceil(len(ordered) / query.size),
+        "pages": math.ceil(total / query.size),
     }

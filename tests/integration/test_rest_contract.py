@@ -221,6 +221,9 @@ async def test_messages_create_list_get_and_limits(rest: httpx.AsyncClient, work
     r = await rest.post(f"{m}/list", params={"page": 2, "size": 2})
     body = r.json()
     assert body["total"] == 3 and body["pages"] == 2 and len(body["items"]) == 1
+    assert [x["id"] for x in body["items"]] == [created[2]["id"]]  # the batch's own order
+    r = await rest.post(f"{m}/list", params={"size": 2, "reverse": "true"})
+    assert [x["id"] for x in r.json()["items"]] == [created[2]["id"], created[1]["id"]]
     r = await rest.post(f"{m}/list", json={"filters": {"peer_id": "bot"}})
     assert [x["content"] for x in r.json()["items"]] == ["How many hives do you have?"]
     r = await rest.get(f"{m}/{created[0]['id']}")
