@@ -44,6 +44,7 @@ ORIGINS = {
     "dreamer:rules": "dreamer:rules",
     "dreamer:llm": "dreamer:llm",
     "correction": "correction",
+    "api": "api",  # stated by an app through the API, with no source message
 }
 DREAM_TRIGGERS = {"threshold": "threshold", "idle": "idle", "manual": "manual"}
 DREAM_MODES = {"rules": "rules", "llm": "llm"}

@@ -1,5 +1,5 @@
 """The Starlette application: GraphQL over HTTP and WebSocket, GraphiQL, the Neo4j Browser
-guide, and a plain /health.
+guide, the Honcho v3 REST routes (resolvers/rest/) and a plain /health.
 
 Around every request, outermost first: the Host allow-list (a page served from another name
 that resolves here, as in DNS rebinding, is refused), then the body limit. Every answer the
@@ -29,6 +29,7 @@ from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
 from resolvers.hosts import HostAllowList, origin_allowed
+from resolvers.rest import routes as rest_routes
 from resolvers.runtime import build_worker
 from resolvers.services import Services
 from resolvers.web.pages import WebPages
@@ -184,6 +185,7 @@ def create_app(
             Route("/graphiql/static/{name}", pages.static),
             Route("/browser/guide.html", pages.guide, methods=["GET", "OPTIONS"]),
             Route("/browser/style.grass", pages.style, methods=["GET", "OPTIONS"]),
+            *rest_routes(lambda: state["services"]),  # Honcho v3 REST, for Honcho clients
         ],
         lifespan=lifespan,
         exception_handlers={

@@ -163,6 +163,7 @@ BENCH_SUITES = {
     "dream": "dream_bench",
     "tree": "tree_bench",
     "stale": "stale_bench",
+    "rest": "rest_bench",
 }
 
 COMMANDS: dict[str, Command] = {

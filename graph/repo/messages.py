@@ -215,6 +215,38 @@ async def list_page(
     return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), time_id_cursor)
 
 
+async def count(db: Database, workspace: str, filters: MessageFilter) -> int:
+    """How many messages `list_page` would list in all, over every page."""
+    row = await db.read_one("count_messages", workspace=workspace, **filters.params())
+    return int(row["total"]) if row else 0
+
+
+async def numbered_page(
+    db: Database,
+    workspace: str,
+    filters: MessageFilter,
+    *,
+    skip: int,
+    limit: int,
+    newest_first: bool = False,
+) -> list[MessageRecord]:
+    """`limit` messages after the first `skip`, by time and then by place in the session."""
+    params = filters.params()
+    if newest_first:
+        rows = await db.read(
+            "list_messages_by_number_newest",
+            workspace=workspace,
+            skip=skip,
+            limit=limit,
+            **params,
+        )
+    else:
+        rows = await db.read(
+            "list_messages_by_number", workspace=workspace, skip=skip, limit=limit, **params
+        )
+    return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
 async def by_ids(db: Database, workspace: str, ids: list[str]) -> list[MessageRecord]:
     """Live messages among `ids`, in session order."""
     rows = await db.read("get_messages_by_ids", workspace=workspace, ids=ids)
@@ -297,3 +329,25 @@ async def around_in_view(
         to_seq=to_seq,
     )
     return [MessageRecord.from_row(r["message"]) for r in rows]
+
+
+async def set_metadata(
+    db: Database,
+    workspace: str,
+    session: str,
+    message_id: str,
+    metadata_json: str,
+    metadata: dict[str, Any],
+) -> MessageRecord:
+    """Replace a message's metadata; `metadata_json` is it, already checked and serialized."""
+    row = await db.write_one(
+        "update_message_metadata",
+        workspace=workspace,
+        session=session,
+        id=message_id,
+        metadata=metadata_json,
+        meta_kv=meta_kv(metadata),
+    )
+    if row is None:
+        raise NotFound(f"message {message_id!r} does not exist in session {session!r}")
+    return MessageRecord.from_row(row["message"])

@@ -1,0 +1,87 @@
+"""Beliefs an app states or removes itself (the deriver's writes are observation_writes.py).
+
+A stated belief is explicit, with origin "api" and no source message. Removal is a tombstone
+(`deleted_at`): the node stays so provenance still resolves, reads skip it, and the beliefs
+derived from it are marked stale in the same statement.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from graph import models
+from graph.db import Database
+from graph.errors import NotFound
+from graph.keys import scope_key
+from graph.props import node_props
+from graph.records import ObservationRecord
+from graph.repo import observations, peers
+from graph.validation import now
+
+
+@dataclass(frozen=True)
+class StatedBelief:
+    observer: str
+    observed: str
+    content: str
+    content_key: str
+    embedding: list[float]
+    session: str | None = None
+
+
+async def create(
+    db: Database, workspace: str, beliefs: list[StatedBelief]
+) -> list[ObservationRecord]:
+    """Store the beliefs in one transaction, in input order; every peer named must exist."""
+    await peers.require_all(
+        db, workspace, sorted({b.observer for b in beliefs} | {b.observed for b in beliefs})
+    )
+    stamp = now()
+    # Each item a microsecond after the one before: lists ordered by time keep the batch order.
+    props = [
+        node_props(
+            models.Observation,
+            {
+                "uid": str(uuid.uuid4()),
+                "workspace": workspace,
+                "observer": b.observer,
+                "observed": b.observed,
+                "level": "explicit",
+                "content": b.content,
+                "content_key": b.content_key,
+                "scope_key": scope_key(workspace, b.observer, b.observed),
+                "embedding": b.embedding,
+                "created_at": stamp + timedelta(microseconds=i),
+                "valid_at": stamp + timedelta(microseconds=i),
+                "session": b.session,
+                "times_derived": 1,
+                "stale": False,
+                "facets": [],
+                "origin": "api",
+                "dream_pending": True,
+            },
+        )
+        for i, b in enumerate(beliefs)
+    ]
+    rows = await db.write("create_stated_observations", workspace=workspace, observations=props)
+    return [ObservationRecord.from_row(r["observation"]) for r in rows]
+
+
+async def get_current(db: Database, workspace: str, observation_id: str) -> ObservationRecord:
+    """One belief that has not been deleted (NotFound otherwise)."""
+    found = (await observations.get_detail(db, workspace, observation_id)).observation
+    if found.deleted_at is not None:
+        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+    return found
+
+
+async def delete(db: Database, workspace: str, observation_id: str) -> int:
+    """Tombstone a belief; returns how many derived beliefs became stale."""
+    row = await db.write_one(
+        "delete_observation", workspace=workspace, id=observation_id, now=now()
+    )
+    if row is None:
+        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+    return int(row["stale"])

@@ -1,0 +1,204 @@
+"""Conclusions: an observer's beliefs about an observed peer (observations, in the graph).
+
+Created conclusions are explicit beliefs the app states (no source message); a delete
+tombstones the belief and marks what was derived from it stale. Lists are newest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, Field
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import Forbidden, InvalidInput, NotFound
+from graph.records import ObservationRecord
+from graph.repo import observations, stated_observations
+from graph.repo.observation_search import ObservationQuery
+from reasoners.ingest.beliefs import BeliefInput, add_beliefs
+from reasoners.search.observations import search_observations
+from resolvers.rest import shapes
+from resolvers.rest.http import Call, no_content
+from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.representation import require_view
+from resolvers.rest.workspaces import ListBody
+
+MAX_IDS = 100
+LEVELS = ("explicit", "deductive", "inductive", "contradiction")
+
+
+class ConclusionCreate(BaseModel):
+    content: str = Field(min_length=1, max_length=65_535)
+    observer_id: str
+    observed_id: str
+    session_id: str | None = None
+
+
+class ConclusionBatch(BaseModel):
+    conclusions: list[ConclusionCreate] = Field(
+        validation_alias=AliasChoices("conclusions", "observations")
+    )
+
+
+class ConclusionQueryBody(BaseModel):
+    query: str = Field(min_length=1)
+    top_k: int = Field(10, ge=1, le=100)
+    distance: float | None = Field(None, ge=0, le=1)
+    filters: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    observer: str | None = None
+    observed: str | None = None
+    session: str | None = None
+    levels: list[str] | None = None
+    ids: list[str] | None = None
+
+
+def _text(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"filters.{key} must be a string id")
+    return value
+
+
+def selection(filters: dict[str, Any] | None) -> Selection:
+    given = dict(filters or {})
+    allowed = {"observer_id", "observer", "observed_id", "observed", "session_id", "level", "id"}
+    unknown = sorted(set(given) - allowed)
+    if unknown:
+        raise InvalidInput(f"filters {unknown} are not supported on conclusions")
+    observer = given.get("observer_id", given.get("observer"))
+    observed = given.get("observed_id", given.get("observed"))
+    level = given.get("level")
+    levels = [level] if isinstance(level, str) else (level or {}).get("in") if level else None
+    if levels is not None and any(v not in LEVELS for v in levels):
+        raise InvalidInput(f"filters.level must be among {list(LEVELS)}")
+    ids = given.get("id")
+    if ids is not None:
+        ids = [ids] if isinstance(ids, str) else ids.get("in") if isinstance(ids, dict) else None
+        if not isinstance(ids, list) or not 1 <= len(ids) <= MAX_IDS:
+            raise InvalidInput(f'filters.id must be an id or {{"in": [1-{MAX_IDS} ids]}}')
+    return Selection(
+        observer=_text(observer, "observer_id") if observer is not None else None,
+        observed=_text(observed, "observed_id") if observed is not None else None,
+        session=_text(given["session_id"], "session_id") if given.get("session_id") else None,
+        levels=levels,
+        ids=[_text(i, "id") for i in ids] if ids is not None else None,
+    )
+
+
+def _kept(o: ObservationRecord, s: Selection) -> bool:
+    return (
+        (s.observer is None or o.observer == s.observer)
+        and (s.observed is None or o.observed == s.observed)
+        and (s.session is None or o.session == s.session)
+        and (s.levels is None or o.level in s.levels)
+    )
+
+
+def _query(s: Selection) -> ObservationQuery:
+    if s.observer is None or s.observed is None:
+        raise InvalidInput("filters must name observer_id and observed_id (or an id list)")
+    return ObservationQuery(
+        s.observer,
+        s.observed,
+        levels=s.levels,
+        session_ids=[s.session] if s.session else None,
+    )
+
+
+def _allowed(call: Call, o: ObservationRecord) -> bool:
+    try:
+        require_view(call, o.observer, o.observed)
+        return True
+    except Forbidden:
+        return False
+
+
+async def create(call: Call) -> Response:
+    batch = await call.body(ConclusionBatch)
+    for c in batch.conclusions:
+        call.principal.require_peer(call.workspace, c.observer_id)
+    services = call.services
+    created = await add_beliefs(
+        services.db,
+        services.embedder,
+        services.settings,
+        call.workspace,
+        [
+            BeliefInput(c.observer_id, c.observed_id, c.content, c.session_id)
+            for c in batch.conclusions
+        ],
+    )
+    return JSONResponse([shapes.conclusion(o) for o in created], status_code=201)
+
+
+async def list_all(call: Call) -> Response:
+    query = call.query(PageQuery)
+    chosen = selection((await call.body(ListBody, empty={})).filters)
+    db = call.services.db
+    if chosen.ids is not None:
+        call.principal.in_workspace(call.workspace)
+        found = []
+        for ident in chosen.ids:
+            try:
+                o = await stated_observations.get_current(db, call.workspace, ident)
+            except NotFound:
+                continue
+            if _kept(o, chosen) and _allowed(call, o):
+                found.append(o)
+        found.sort(key=lambda o: (o.created_at, o.id))
+    else:
+        q = _query(chosen)
+        require_view(call, q.observer, q.observed)
+        found = await read_all(
+            lambda after, limit: observations.list_page(
+                db, call.workspace, q, after=after, limit=limit
+            )
+        )
+    newest_first = list(reversed(found))
+    return JSONResponse(numbered(newest_first, query, shapes.conclusion))
+
+
+async def search(call: Call) -> Response:
+    body = await call.body(ConclusionQueryBody)
+    q = _query(selection(body.filters))
+    require_view(call, q.observer, q.observed)
+    services = call.services
+    hits = await search_observations(
+        services.db, services.embedder, call.workspace, body.query, q, body.top_k
+    )
+    return JSONResponse([shapes.conclusion(h.item) for h in hits])
+
+
+async def _owned(call: Call) -> ObservationRecord:
+    call.principal.in_workspace(call.workspace)
+    o = await stated_observations.get_current(
+        call.services.db, call.workspace, call.path("conclusion")
+    )
+    require_view(call, o.observer, o.observed)
+    return o
+
+
+async def get(call: Call) -> Response:
+    return JSONResponse(shapes.conclusion(await _owned(call)))
+
+
+async def delete(call: Call) -> Response:
+    o = await _owned(call)
+    # Removing a belief is its observer's (or the workspace's) call, not the observed peer's.
+    call.principal.require_peer(call.workspace, o.observer)
+    await stated_observations.delete(call.services.db, call.workspace, o.id)
+    return no_content()
+
+
+C = "/workspaces/{workspace}/conclusions"
+ROUTES = [
+    ("POST", C, create),
+    ("POST", f"{C}/list", list_all),
+    ("POST", f"{C}/query", search),
+    ("GET", f"{C}/{{conclusion}}", get),
+    ("DELETE", f"{C}/{{conclusion}}", delete),
+]

@@ -1,0 +1,129 @@
+"""The plumbing every Honcho-compatible route shares: the caller, bodies, and error answers.
+
+Errors answer `{"detail": ...}` with the status Honcho clients map to their exception classes;
+a body that fails validation answers 422 with the list of problems, each naming its field.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import BeliefgraphError, ErrorCode
+from resolvers.auth import Principal, principal_from_header
+from resolvers.services import Services
+
+log = logging.getLogger("beliefgraph.rest")
+
+M = TypeVar("M", bound=BaseModel)
+
+STATUS = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.INVALID_INPUT: 422,
+    ErrorCode.LIMIT_EXCEEDED: 422,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.INTERNAL: 500,
+}
+
+
+class BadRequest(BeliefgraphError):
+    """A request the service understood but will not run as asked (HTTP 400)."""
+
+    code = ErrorCode.INVALID_INPUT
+
+
+def detail(status: int, message: object) -> JSONResponse:
+    return JSONResponse({"detail": message}, status_code=status)
+
+
+def error_answer(exc: Exception) -> Response:
+    if isinstance(exc, BadRequest):
+        return detail(400, exc.message)
+    if isinstance(exc, BeliefgraphError):
+        return detail(STATUS[exc.code], exc.message)
+    if isinstance(exc, ValidationError):
+        problems = exc.errors(include_url=False, include_context=False)
+        return detail(422, json.loads(json.dumps(problems, default=str)))
+    log.error("unexpected error in a REST route", exc_info=exc)
+    return detail(500, "An unexpected error occurred")
+
+
+def no_content() -> Response:
+    return Response(status_code=204)
+
+
+@dataclass
+class Call:
+    """One request: its services, its caller (resolved on first use) and its parameters."""
+
+    request: Request
+    services: Services
+    _principal: Principal | None = field(default=None, repr=False)
+
+    @property
+    def principal(self) -> Principal:
+        if self._principal is None:
+            settings = self.services.settings
+            self._principal = principal_from_header(
+                self.request.headers.get("authorization"),
+                enabled=settings.auth_enabled,
+                secret=settings.auth_secret,
+            )
+        return self._principal
+
+    def path(self, name: str) -> str:
+        return str(self.request.path_params[name])
+
+    @property
+    def workspace(self) -> str:
+        return self.path("workspace")
+
+    async def raw(self) -> Any:
+        """The JSON body, or None when there is none."""
+        data = await self.request.body()
+        if not data.strip():
+            return None
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            raise BeliefgraphError(
+                f"the body is not valid JSON: {exc}", code=ErrorCode.INVALID_INPUT
+            ) from exc
+
+    async def body(self, model: type[M], *, empty: dict[str, Any] | None = None) -> M:
+        """The body validated by `model`; a missing body is `empty` when given (else 422)."""
+        raw = await self.raw()
+        if raw is None and empty is not None:
+            raw = empty
+        return model.model_validate(raw)
+
+    def query(self, model: type[M]) -> M:
+        """Query parameters validated by `model` (repeated ones become lists)."""
+        params: dict[str, Any] = {}
+        for key in self.request.query_params:
+            values = self.request.query_params.getlist(key)
+            params[key] = values if len(values) > 1 else values[0]
+        return model.model_validate(params)
+
+
+Handler = Callable[[Call], Awaitable[Response]]
+
+
+def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Request], Any]:
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(Call(request, services()))
+        except Exception as exc:  # every failure becomes a coded answer, never a traceback
+            return error_answer(exc)
+
+    return run

@@ -1,0 +1,54 @@
+"""Implicit creation: Honcho clients may skip the create calls and rely on the routes that
+write to create the workspace, the session and the peers they name on first use."""
+
+from __future__ import annotations
+
+from graph.errors import NotFound
+from graph.props import Meta
+from graph.records import PeerRecord, SessionRecord
+from graph.repo import peers, sessions, workspaces
+from resolvers.rest.http import Call
+
+
+def meta(
+    call: Call, metadata: dict[str, object] | None, configuration: dict[str, object] | None
+) -> Meta:
+    return Meta.of(metadata, configuration, limit=call.services.settings.max_metadata_bytes)
+
+
+async def ensure_workspace(call: Call) -> bool:
+    """The path's workspace, created when missing (creating one takes an admin key);
+    True when it was created."""
+    db = call.services.db
+    try:
+        await workspaces.get(db, call.workspace)
+        return False
+    except NotFound:
+        call.principal.require_admin(f"creating workspace {call.workspace!r}")
+    await workspaces.get_or_create(db, call.workspace)
+    return True
+
+
+async def ensure_peers(call: Call, names: list[str]) -> None:
+    db = call.services.db
+    try:
+        await peers.require_all(db, call.workspace, sorted(set(names)))
+    except NotFound as missing:
+        for name in missing.details.get("peers", []):
+            await peers.get_or_create(db, call.workspace, str(name))
+
+
+async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord, bool]:
+    db = call.services.db
+    try:
+        return await peers.get(db, call.workspace, name), False
+    except NotFound:
+        return await peers.get_or_create(db, call.workspace, name, m), True
+
+
+async def get_or_create_session(call: Call, name: str, m: Meta) -> tuple[SessionRecord, bool]:
+    db = call.services.db
+    try:
+        return await sessions.get(db, call.workspace, name), False
+    except NotFound:
+        return await sessions.get_or_create(db, call.workspace, name, m), True

@@ -1,0 +1,184 @@
+"""Message routes: add a batch, list a session's messages, get one."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.datastructures import UploadFile
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import InvalidInput, NotFound
+from graph.props import NO_META, dump_json
+from graph.records import MessageRecord
+from graph.repo import messages, sessions
+from reasoners.ingest import documents
+from reasoners.ingest.messages import MessageInput, add_messages
+from resolvers.auth import KeyScope
+from resolvers.rest import shapes
+from resolvers.rest.filters import messages_of
+from resolvers.rest.http import Call, detail
+from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session
+from resolvers.rest.paging import PageQuery, page_of
+from resolvers.rest.workspaces import ListBody
+
+
+class MessageCreate(BaseModel):
+    content: str
+    peer_id: str
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+    created_at: datetime | None = None
+
+
+class MessageBatch(BaseModel):
+    messages: list[MessageCreate]
+
+
+class MessageUpdate(BaseModel):
+    metadata: dict[str, Any]
+
+
+async def store(call: Call, session: str, items: list[MessageInput]) -> list[MessageRecord]:
+    """Store a batch as the caller may: a peer key posts as its own peer, into a session its
+    peer is already in; other keys create what is missing and add the senders."""
+    principal = call.principal
+    as_peer = principal.scope is KeyScope.PEER and principal.workspace == call.workspace
+    if as_peer:
+        for item in items:
+            principal.require_peer(call.workspace, item.peer)
+    else:
+        principal.require_session(call.workspace, session)
+        await ensure_workspace(call)
+        record, _ = await get_or_create_session(call, session, NO_META)
+        if not record.active:
+            raise NotFound(f"session {session!r} was deleted")
+        await ensure_peers(call, [item.peer for item in items])
+    services = call.services
+    result = await add_messages(
+        services.db,
+        services.embedder,
+        services.tokens,
+        services.settings,
+        call.workspace,
+        session,
+        items,
+        may_join=not as_peer,
+    )
+    return result.messages
+
+
+async def create(call: Call) -> Response:
+    session = call.path("session")
+    batch = await call.body(MessageBatch)
+    items = [
+        MessageInput(
+            peer=m.peer_id,
+            content=m.content.replace("\x00", ""),
+            metadata=m.metadata,
+            created_at=m.created_at,
+        )
+        for m in batch.messages
+    ]
+    stored = await store(call, session, items)
+    return JSONResponse([shapes.message(m) for m in stored], status_code=201)
+
+
+async def list_all(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    query = call.query(PageQuery)
+    body = await call.body(ListBody, empty={})
+    filters = messages_of(body.filters, session)
+    db = call.services.db
+    await sessions.get(db, call.workspace, session)
+    found = await messages.numbered_page(
+        db,
+        call.workspace,
+        filters,
+        skip=(query.page - 1) * query.size,
+        limit=query.size,
+        newest_first=query.reverse,
+    )
+    total = await messages.count(db, call.workspace, filters)
+    return JSONResponse(page_of(found, query, total, shapes.message))
+
+
+async def get(call: Call) -> Response:
+    session, message_id = call.path("session"), call.path("message")
+    principal = call.principal
+    principal.in_workspace(call.workspace)
+    record = await messages.get(call.services.db, call.workspace, message_id)
+    principal.require_peer_or_session(call.workspace, record.peer, record.session)
+    if record.session != session:
+        raise NotFound(f"message {message_id!r} is not in session {session!r}")
+    return JSONResponse(shapes.message(record))
+
+
+async def update(call: Call) -> Response:
+    session, message_id = call.path("session"), call.path("message")
+    call.principal.require_session(call.workspace, session)
+    body = await call.body(MessageUpdate)
+    text = dump_json(
+        body.metadata, limit=call.services.settings.max_metadata_bytes, what="metadata"
+    )
+    record = await messages.set_metadata(
+        call.services.db, call.workspace, session, message_id, text, body.metadata
+    )
+    return JSONResponse(shapes.message(record))
+
+
+async def upload(call: Call) -> Response:
+    """A document as messages from one peer: its text in pieces of at most the message size."""
+    session = call.path("session")
+    async with call.request.form() as form:  # closes the spooled upload when done
+        upload = form.get("file")
+        peer = form.get("peer_id")
+        if not isinstance(upload, UploadFile) or not isinstance(peer, str) or not peer:
+            raise InvalidInput("send a multipart form with a file and a peer_id")
+        content_type = upload.content_type or "application/octet-stream"
+        if not documents.is_supported(content_type):
+            return detail(415, f"{content_type} files are not supported: send text, JSON or PDF")
+        data = await upload.read()
+        metadata = _form_json(form.get("metadata"), "metadata")
+        created_at = form.get("created_at")
+    try:
+        when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
+    except ValueError as exc:
+        raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
+    parts = documents.pieces(
+        documents.document_text(content_type, data), call.services.settings.max_message_chars
+    )
+    if not parts:
+        raise InvalidInput("the file has no text")
+    items = [MessageInput(peer=peer, content=p, metadata=metadata, created_at=when) for p in parts]
+    stored: list[MessageRecord] = []
+    batch = call.services.settings.max_batch
+    for start in range(0, len(items), batch):
+        stored.extend(await store(call, session, items[start : start + batch]))
+    return JSONResponse([shapes.message(m) for m in stored], status_code=201)
+
+
+def _form_json(value: object, name: str) -> dict[str, Any] | None:
+    if value is None or value == "":
+        return None
+    try:
+        parsed = json.loads(str(value))
+    except ValueError as exc:
+        raise InvalidInput(f"{name} must be a JSON object") from exc
+    if not isinstance(parsed, dict):
+        raise InvalidInput(f"{name} must be a JSON object")
+    return parsed
+
+
+M = "/workspaces/{workspace}/sessions/{session}/messages"
+ROUTES = [
+    ("POST", M, create),
+    ("POST", f"{M}/", create),
+    ("POST", f"{M}/list", list_all),
+    ("POST", f"{M}/upload", upload),
+    ("GET", f"{M}/{{message}}", get),
+    ("PUT", f"{M}/{{message}}", update),
+]

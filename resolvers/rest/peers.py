@@ -1,0 +1,171 @@
+"""Peer routes: get-or-create, list, update, a peer's sessions, its card and its search."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, Field
+from starlette.responses import JSONResponse, Response
+
+from graph.repo import members, peer_cards, peers, sessions
+from reasoners.embeddings.model import embed_async
+from resolvers.rest import shapes
+from resolvers.rest.filters import messages_of, metadata_of
+from resolvers.rest.http import Call
+from resolvers.rest.implicit import ensure_workspace, get_or_create_peer, meta
+from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
+
+
+class PeerCreate(BaseModel):
+    id: str = Field(min_length=1)
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class PeerUpdate(BaseModel):
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class CardQuery(BaseModel):
+    target: str | None = None
+
+
+class CardBody(BaseModel):
+    peer_card: list[str]
+
+
+async def create(call: Call) -> Response:
+    body = await call.body(PeerCreate)
+    call.principal.require_peer(call.workspace, body.id)
+    await ensure_workspace(call)
+    given = meta(call, body.metadata, body.configuration)
+    record, created = await get_or_create_peer(call, body.id, given)
+    if not created and (body.metadata is not None or body.configuration is not None):
+        # An existing peer takes the metadata and configuration it is sent.
+        record = await peers.update(
+            call.services.db,
+            call.workspace,
+            body.id,
+            given,
+            extraction_context=None,
+            set_extraction_context=False,
+        )
+    return JSONResponse(shapes.peer(record), status_code=201 if created else 200)
+
+
+async def list_all(call: Call) -> Response:
+    call.principal.require_workspace(call.workspace)
+    query = call.query(PageQuery)
+    body = await call.body(ListBody, empty={})
+    metadata = metadata_of(body.filters, "on peers")
+    db = call.services.db
+    await ensure_workspace(call)
+    found = await read_all(
+        lambda after, limit: peers.list_page(
+            db, call.workspace, metadata=metadata, after=after, limit=limit
+        )
+    )
+    found.sort(key=lambda p: (p.created_at, p.name))
+    return JSONResponse(numbered(found, query, shapes.peer))
+
+
+async def update(call: Call) -> Response:
+    name = call.path("peer")
+    call.principal.require_peer(call.workspace, name)
+    body = await call.body(PeerUpdate, empty={})
+    record = await peers.update(
+        call.services.db,
+        call.workspace,
+        name,
+        meta(call, body.metadata, body.configuration),
+        extraction_context=None,
+        set_extraction_context=False,
+    )
+    return JSONResponse(shapes.peer(record))
+
+
+async def sessions_of(call: Call) -> Response:
+    name = call.path("peer")
+    call.principal.require_peer(call.workspace, name)
+    query = call.query(PageQuery)
+    body = await call.body(ListBody, empty={})
+    metadata = metadata_of(body.filters, "on sessions")
+    db = call.services.db
+    await peers.get(db, call.workspace, name)
+    found = await read_all(
+        lambda after, limit: sessions.list_page(
+            db,
+            call.workspace,
+            metadata=metadata,
+            active=None,
+            peer=name,
+            after=after,
+            limit=limit,
+        )
+    )
+    found.sort(key=lambda s: (s.created_at, s.name))
+    return JSONResponse(numbered(found, query, shapes.session))
+
+
+def _require_view(call: Call, observer: str, observed: str) -> None:
+    principal = call.principal
+    principal.in_workspace(call.workspace)
+    if principal.peer not in (observer, observed):
+        principal.require_workspace(call.workspace)
+
+
+async def get_card(call: Call) -> Response:
+    observer = call.path("peer")
+    target = call.query(CardQuery).target or observer
+    _require_view(call, observer, target)
+    card = await peer_cards.get(call.services.db, call.workspace, observer, target)
+    return JSONResponse({"peer_card": card.entries or None})
+
+
+async def set_card(call: Call) -> Response:
+    observer = call.path("peer")
+    target = call.query(CardQuery).target or observer
+    # A card is its observer's: only its own key (or a workspace key) may write it.
+    call.principal.require_peer(call.workspace, observer)
+    body = await call.body(CardBody)
+    services = call.services
+    await peers.require_all(services.db, call.workspace, sorted({observer, target}))
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return await embed_async(services.embedder, texts)
+
+    card = await peer_cards.set_card(
+        services.db, call.workspace, observer, target, body.peer_card, embed=embed
+    )
+    return JSONResponse({"peer_card": card.entries})
+
+
+async def search(call: Call) -> Response:
+    name = call.path("peer")
+    call.principal.require_peer(call.workspace, name)
+    body = await call.body(SearchBody)
+    services = call.services
+    filters = replace(messages_of(body.filters, None), peer=name)
+    below = await members.aggregation_set(
+        services.db,
+        call.workspace,
+        name,
+        depth=1,
+        max_peers=services.settings.max_aggregation_peers,
+    )
+    filters = replace(filters, also_peers=tuple(below[1:]))
+    return await search_messages_json(call, body.query, filters, body.limit)
+
+
+ROUTES = [
+    ("POST", "/workspaces/{workspace}/peers", create),
+    ("POST", "/workspaces/{workspace}/peers/list", list_all),
+    ("PUT", "/workspaces/{workspace}/peers/{peer}", update),
+    ("POST", "/workspaces/{workspace}/peers/{peer}/sessions", sessions_of),
+    ("GET", "/workspaces/{workspace}/peers/{peer}/card", get_card),
+    ("PUT", "/workspaces/{workspace}/peers/{peer}/card", set_card),
+    ("POST", "/workspaces/{workspace}/peers/{peer}/search", search),
+]

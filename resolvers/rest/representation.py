@@ -1,0 +1,208 @@
+"""Reads of what the service knows: a peer's representation and context, a session's context
+and its summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import InvalidInput
+from graph.records import ObservationRecord, SummaryRecord
+from graph.repo import messages, peer_cards, sessions, summaries
+from reasoners.context.assemble import MAX_BUDGET, ContextRequest, get_context
+from reasoners.context.beliefs import BeliefSelection, select_beliefs
+from resolvers.rest import shapes
+from resolvers.rest.filters import session_allowlist
+from resolvers.rest.http import Call
+
+DEFAULT_CONTEXT_TOKENS = 100_000
+
+
+class RepresentationBody(BaseModel):
+    session_id: str | None = None
+    target: str | None = None
+    filters: dict[str, Any] | None = None
+    scope: str | list[str] | None = None
+    search_query: str | None = None
+    search_top_k: int | None = Field(None, ge=1, le=100)
+    search_max_distance: float | None = Field(None, ge=0, le=1)
+    include_most_frequent: bool = False
+    max_conclusions: int = Field(25, ge=1, le=100)
+
+
+class PeerContextQuery(BaseModel):
+    target: str | None = None
+    search_query: str | None = None
+    search_top_k: int | None = Field(None, ge=1, le=100)
+    search_max_distance: float | None = Field(None, ge=0, le=1)
+    include_most_frequent: bool = True
+    max_conclusions: int = Field(100, ge=1, le=100)
+
+
+class SessionContextQuery(BaseModel):
+    tokens: int | None = Field(None, ge=1, le=MAX_BUDGET)
+    summary: bool = True
+    peer_target: str | None = None
+    peer_perspective: str | None = None
+    search_query: str | None = None
+    limit_to_session: bool = False
+    search_top_k: int | None = Field(None, ge=1, le=100)
+    search_max_distance: float | None = Field(None, ge=0, le=1)
+    include_most_frequent: bool = False
+    max_conclusions: int | None = Field(None, ge=1, le=100)
+    sessions: list[str] | str | None = None  # repeated: an allowlist that includes this session
+
+    def allowlist(self, session: str) -> list[str] | None:
+        if self.sessions is None:
+            return [session] if self.limit_to_session else None
+        chosen = [self.sessions] if isinstance(self.sessions, str) else self.sessions
+        if self.limit_to_session or session not in chosen:
+            raise InvalidInput("sessions must include this session, without limit_to_session")
+        return chosen
+
+
+def require_view(call: Call, observer: str, observed: str) -> None:
+    principal = call.principal
+    principal.in_workspace(call.workspace)
+    if principal.peer not in (observer, observed):
+        principal.require_workspace(call.workspace)
+
+
+async def _beliefs(call: Call, selection: BeliefSelection) -> list[ObservationRecord]:
+    services = call.services
+    return await select_beliefs(services.db, services.embedder, call.workspace, selection)
+
+
+async def representation(call: Call) -> Response:
+    observer = call.path("peer")
+    body = await call.body(RepresentationBody, empty={})
+    if body.scope is not None:
+        raise InvalidInput("scope is not supported: use filters.session_id or session_id")
+    observed = body.target or observer
+    require_view(call, observer, observed)
+    allowlist = session_allowlist(body.filters)
+    if body.session_id is not None:
+        allowlist = (
+            [body.session_id]
+            if allowlist is None
+            else [s for s in allowlist if s == body.session_id]
+        )
+    found = await _beliefs(
+        call,
+        BeliefSelection(
+            observer,
+            observed,
+            body.max_conclusions,
+            session_ids=allowlist,
+            search_query=body.search_query,
+            search_limit=body.search_top_k,
+            most_derived=body.include_most_frequent,
+        ),
+    )
+    return JSONResponse({"representation": shapes.representation(found)})
+
+
+async def peer_context(call: Call) -> Response:
+    observer = call.path("peer")
+    q = call.query(PeerContextQuery)
+    observed = q.target or observer
+    require_view(call, observer, observed)
+    found = await _beliefs(
+        call,
+        BeliefSelection(
+            observer,
+            observed,
+            q.max_conclusions,
+            search_query=q.search_query,
+            search_limit=q.search_top_k,
+            most_derived=q.include_most_frequent,
+        ),
+    )
+    card = await peer_cards.get(call.services.db, call.workspace, observer, observed)
+    return JSONResponse(
+        {
+            "peer_id": observer,
+            "target_id": observed,
+            "representation": shapes.representation(found),
+            "peer_card": card.entries or None,
+        }
+    )
+
+
+async def summary_json(call: Call, record: SummaryRecord | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    # A summary covers the session up to a message: clients want that message's id.
+    covered = await messages.by_seq(
+        call.services.db,
+        call.workspace,
+        record.session,
+        record.up_to_message,
+        record.up_to_message,
+    )
+    return shapes.summary(record, covered[0].id if covered else "")
+
+
+async def session_context(call: Call) -> Response:
+    session = call.path("session")
+    q = call.query(SessionContextQuery)
+    principal = call.principal
+    if q.peer_target is not None:
+        require_view(call, q.peer_perspective or q.peer_target, q.peer_target)
+    principal.require_session(call.workspace, session)
+    allowlist = q.allowlist(session)
+    services = call.services
+    result = await get_context(
+        services.db,
+        services.embedder,
+        services.tokens,
+        ContextRequest(
+            workspace=call.workspace,
+            tokens=q.tokens or DEFAULT_CONTEXT_TOKENS,
+            session=session,
+            peer_target=q.peer_target,
+            peer_perspective=q.peer_perspective,
+            search_query=q.search_query,
+            search_limit=q.search_top_k or 10,
+            include_summary=q.summary,
+            session_ids=allowlist,
+        ),
+    )
+    targeted = q.peer_target is not None
+    return JSONResponse(
+        {
+            "id": session,
+            "messages": [shapes.message(m) for m in result.messages],
+            "summary": await summary_json(call, result.summary),
+            "peer_representation": shapes.representation(result.representation)
+            if targeted
+            else None,
+            "peer_card": (result.card or None) if targeted and allowlist is None else None,
+        }
+    )
+
+
+async def session_summaries(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    db = call.services.db
+    await sessions.get(db, call.workspace, session)
+    short = await summaries.latest(db, call.workspace, session, "short")
+    long = await summaries.latest(db, call.workspace, session, "long")
+    return JSONResponse(
+        {
+            "id": session,
+            "short_summary": await summary_json(call, short),
+            "long_summary": await summary_json(call, long),
+        }
+    )
+
+
+ROUTES = [
+    ("POST", "/workspaces/{workspace}/peers/{peer}/representation", representation),
+    ("GET", "/workspaces/{workspace}/peers/{peer}/context", peer_context),
+    ("GET", "/workspaces/{workspace}/sessions/{session}/context", session_context),
+    ("GET", "/workspaces/{workspace}/sessions/{session}/summaries", session_summaries),
+]

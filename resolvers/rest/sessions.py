@@ -1,0 +1,230 @@
+"""Session routes: get-or-create, list, update, delete, its peers and their settings, search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, RootModel
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import NotFound
+from graph.props import NO_META
+from graph.records import MembershipRecord
+from graph.repo import peers, sessions
+from graph.repo.sessions import MemberSettings
+from resolvers.rest import shapes
+from resolvers.rest.filters import messages_of, metadata_of
+from resolvers.rest.http import Call, no_content
+from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session, meta
+from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
+
+
+class PeerSettings(BaseModel):
+    observe_me: bool | None = None
+    observe_others: bool | None = None
+
+
+PeerMap = dict[str, PeerSettings]
+
+
+class SessionCreate(BaseModel):
+    id: str = Field(min_length=1)
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+    peers: PeerMap | None = None
+
+
+class SessionUpdate(BaseModel):
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class PeerMapBody(RootModel[PeerMap]):
+    pass
+
+
+class PeerNamesBody(RootModel[list[str]]):
+    pass
+
+
+def settings_of(given: PeerMap) -> list[MemberSettings]:
+    return [
+        MemberSettings(
+            name,
+            True if s.observe_me is None else s.observe_me,
+            True if s.observe_others is None else s.observe_others,
+        )
+        for name, s in given.items()
+    ]
+
+
+async def create(call: Call) -> Response:
+    body = await call.body(SessionCreate)
+    call.principal.require_session(call.workspace, body.id)
+    await ensure_workspace(call)
+    db = call.services.db
+    record, created = await get_or_create_session(
+        call, body.id, meta(call, body.metadata, body.configuration)
+    )
+    if not record.active:
+        raise NotFound(f"session {body.id!r} was deleted")
+    if not created and (body.metadata is not None or body.configuration is not None):
+        # An existing session takes new metadata; its configuration is merged key by key.
+        merged = (
+            None if body.configuration is None else {**record.configuration, **body.configuration}
+        )
+        record = await sessions.update(
+            db,
+            call.workspace,
+            body.id,
+            meta(call, body.metadata, merged),
+            active=None,
+            context=None,
+            set_context=False,
+        )
+    if body.peers:
+        await ensure_peers(call, list(body.peers))
+        await sessions.add_peers(db, call.workspace, body.id, settings_of(body.peers))
+    return JSONResponse(shapes.session(record), status_code=201 if created else 200)
+
+
+async def list_all(call: Call) -> Response:
+    call.principal.require_workspace(call.workspace)
+    query = call.query(PageQuery)
+    body = await call.body(ListBody, empty={})
+    metadata = metadata_of(body.filters, "on sessions")
+    db = call.services.db
+    await ensure_workspace(call)
+    found = await read_all(
+        lambda after, limit: sessions.list_page(
+            db, call.workspace, metadata=metadata, active=None, peer=None, after=after, limit=limit
+        )
+    )
+    found.sort(key=lambda s: (s.created_at, s.name))
+    return JSONResponse(numbered(found, query, shapes.session))
+
+
+async def _update(call: Call, **changes: Any) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    record = await sessions.update(
+        call.services.db,
+        call.workspace,
+        session,
+        changes.pop("meta", NO_META),
+        context=None,
+        set_context=False,
+        **changes,
+    )
+    return JSONResponse(shapes.session(record))
+
+
+async def update(call: Call) -> Response:
+    body = await call.body(SessionUpdate, empty={})
+    return await _update(call, meta=meta(call, body.metadata, body.configuration), active=None)
+
+
+async def delete(call: Call) -> Response:
+    # A deleted session is kept inactive: its messages stay the evidence of what was derived.
+    await _update(call, active=False)
+    return JSONResponse({"message": "Session deleted successfully"}, status_code=202)
+
+
+async def _session_answer(call: Call, session: str) -> Response:
+    return JSONResponse(
+        shapes.session(await sessions.get(call.services.db, call.workspace, session))
+    )
+
+
+async def add_peers(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    given = (await call.body(PeerMapBody)).root
+    await ensure_workspace(call)
+    await get_or_create_session(call, session, NO_META)
+    await ensure_peers(call, list(given))
+    await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))
+    return await _session_answer(call, session)
+
+
+async def set_peers(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    given = (await call.body(PeerMapBody)).root
+    await ensure_peers(call, list(given))
+    await sessions.set_peers(call.services.db, call.workspace, session, settings_of(given))
+    return await _session_answer(call, session)
+
+
+async def remove_peers(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    names = (await call.body(PeerNamesBody)).root
+    await sessions.remove_peers(call.services.db, call.workspace, session, names)
+    return await _session_answer(call, session)
+
+
+async def list_peers(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    query = call.query(PageQuery)
+    db = call.services.db
+    await sessions.get(db, call.workspace, session)
+    present = await sessions.list_members(db, call.workspace, session, include_past=False)
+    records = [await peers.get(db, call.workspace, m.peer) for m in present]
+    return JSONResponse(numbered(records, query, shapes.peer))
+
+
+async def _member(call: Call) -> MembershipRecord:
+    session, peer = call.path("session"), call.path("peer")
+    call.principal.require_session(call.workspace, session)
+    db = call.services.db
+    await sessions.get(db, call.workspace, session)
+    for m in await sessions.list_members(db, call.workspace, session, include_past=False):
+        if m.peer == peer:
+            return m
+    raise NotFound(f"peer {peer!r} is not in session {session!r}")
+
+
+async def get_peer_config(call: Call) -> Response:
+    m = await _member(call)
+    return JSONResponse({"observe_me": m.observe_me, "observe_others": m.observe_others})
+
+
+async def set_peer_config(call: Call) -> Response:
+    m = await _member(call)
+    body = await call.body(PeerSettings, empty={})
+    changed = MemberSettings(
+        m.peer,
+        m.observe_me if body.observe_me is None else body.observe_me,
+        m.observe_others if body.observe_others is None else body.observe_others,
+    )
+    await sessions.add_peers(call.services.db, call.workspace, m.session, [changed])
+    return no_content()
+
+
+async def search(call: Call) -> Response:
+    session = call.path("session")
+    call.principal.require_session(call.workspace, session)
+    body = await call.body(SearchBody)
+    await sessions.get(call.services.db, call.workspace, session)
+    return await search_messages_json(
+        call, body.query, messages_of(body.filters, session), body.limit
+    )
+
+
+S = "/workspaces/{workspace}/sessions"
+ROUTES = [
+    ("POST", S, create),
+    ("POST", f"{S}/list", list_all),
+    ("PUT", f"{S}/{{session}}", update),
+    ("DELETE", f"{S}/{{session}}", delete),
+    ("POST", f"{S}/{{session}}/peers", add_peers),
+    ("PUT", f"{S}/{{session}}/peers", set_peers),
+    ("DELETE", f"{S}/{{session}}/peers", remove_peers),
+    ("GET", f"{S}/{{session}}/peers", list_peers),
+    ("GET", f"{S}/{{session}}/peers/{{peer}}/config", get_peer_config),
+    ("PUT", f"{S}/{{session}}/peers/{{peer}}/config", set_peer_config),
+    ("POST", f"{S}/{{session}}/search", search),
+]

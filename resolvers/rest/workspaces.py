@@ -1,0 +1,167 @@
+"""Workspace routes: get-or-create, list, update, delete, search, queue status, dreams."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from starlette.responses import JSONResponse, Response
+
+from graph.errors import Conflict, NotFound
+from graph.keys import Representation
+from graph.repo import jobs, peers, sessions, workspaces
+from graph.repo.messages import MessageFilter
+from reasoners.dreamer import scheduling
+from reasoners.search.messages import search_messages
+from resolvers.rest import shapes
+from resolvers.rest.filters import messages_of
+from resolvers.rest.http import BadRequest, Call, no_content
+from resolvers.rest.implicit import meta
+from resolvers.rest.paging import PageQuery, numbered, read_all
+
+
+class WorkspaceCreate(BaseModel):
+    id: str = Field(min_length=1)
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class WorkspaceUpdate(BaseModel):
+    metadata: dict[str, Any] | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class ListBody(BaseModel):
+    filters: dict[str, Any] | None = None
+
+
+class SearchBody(BaseModel):
+    query: str = Field(min_length=1)
+    filters: dict[str, Any] | None = None
+    limit: int = Field(10, ge=1, le=100)
+
+
+class DreamBody(BaseModel):
+    observer: str
+    observed: str | None = None
+    dream_type: Literal["omni", "card_refresh"] = "omni"
+    session_id: str | None = None
+    rebuild: bool = False
+
+
+class QueueQuery(BaseModel):
+    observer_id: str | None = None
+    sender_id: str | None = None
+    session_id: str | None = None
+
+
+async def create(call: Call) -> Response:
+    body = await call.body(WorkspaceCreate)
+    db = call.services.db
+    try:
+        found = await workspaces.get(db, body.id)
+        call.principal.in_workspace(body.id)
+        return JSONResponse(shapes.workspace(found))
+    except NotFound:
+        call.principal.require_admin("creating workspaces")
+    made = await workspaces.get_or_create(
+        db, body.id, meta(call, body.metadata, body.configuration)
+    )
+    return JSONResponse(shapes.workspace(made), status_code=201)
+
+
+async def list_all(call: Call) -> Response:
+    call.principal.require_admin("the list of workspaces")
+    query = call.query(PageQuery)
+    body = await call.body(ListBody, empty={})
+    if body.filters:
+        raise BadRequest("workspace lists take no filters here")
+    found = await read_all(
+        lambda after, limit: workspaces.list_page(call.services.db, after=after, limit=limit)
+    )
+    found.sort(key=lambda w: (w.created_at, w.name))
+    return JSONResponse(numbered(found, query, shapes.workspace))
+
+
+async def update(call: Call) -> Response:
+    call.principal.require_workspace(call.workspace)
+    body = await call.body(WorkspaceUpdate, empty={})
+    record = await workspaces.update(
+        call.services.db, call.workspace, meta(call, body.metadata, body.configuration)
+    )
+    return JSONResponse(shapes.workspace(record))
+
+
+async def delete(call: Call) -> Response:
+    call.principal.require_admin("deleting workspaces")
+    db = call.services.db
+    await workspaces.get(db, call.workspace)
+    active = await sessions.list_page(
+        db, call.workspace, metadata=None, active=True, peer=None, after=None, limit=1
+    )
+    if active.items:
+        raise Conflict(
+            f"workspace {call.workspace!r} has active sessions: delete them first",
+        )
+    await workspaces.delete(db, call.workspace)
+    return JSONResponse({"message": "Workspace deletion accepted"}, status_code=202)
+
+
+async def search(call: Call) -> Response:
+    call.principal.require_workspace(call.workspace)
+    body = await call.body(SearchBody)
+    return await search_messages_json(call, body.query, messages_of(body.filters, None), body.limit)
+
+
+async def search_messages_json(
+    call: Call, query: str, filters: MessageFilter, limit: int
+) -> Response:
+    """Hybrid message search answered as a bare list of messages, best first."""
+    services = call.services
+    await workspaces.get(services.db, call.workspace)
+    hits = await search_messages(
+        services.db, services.embedder, call.workspace, query, filters, limit
+    )
+    return JSONResponse([shapes.message(h.item) for h in hits])
+
+
+async def queue_status(call: Call) -> Response:
+    q = call.query(QueueQuery)
+    peer = q.observer_id or q.sender_id
+    call.principal.require_peer_or_session(call.workspace, peer, q.session_id)
+    status = await jobs.status(call.services.db, call.workspace, q.session_id, peer)
+    done = status.done + status.dead
+    return JSONResponse(
+        {
+            "total_work_units": status.pending + status.running + done,
+            "completed_work_units": done,
+            "in_progress_work_units": status.running,
+            "pending_work_units": status.pending,
+            "sessions": None,
+        }
+    )
+
+
+async def schedule_dream(call: Call) -> Response:
+    body = await call.body(DreamBody)
+    call.principal.require_peer(call.workspace, body.observer)
+    target = body.observed or body.observer
+    services = call.services
+    await peers.require_all(services.db, call.workspace, sorted({body.observer, target}))
+    if not scheduling.enabled(services.settings):
+        raise BadRequest("dreams are off (BELIEFGRAPH_DREAM_MODE=off)")
+    await scheduling.on_demand(
+        services.db, services.settings, Representation(call.workspace, body.observer, target)
+    )
+    return no_content()
+
+
+ROUTES = [
+    ("POST", "/workspaces", create),
+    ("POST", "/workspaces/list", list_all),
+    ("PUT", "/workspaces/{workspace}", update),
+    ("DELETE", "/workspaces/{workspace}", delete),
+    ("POST", "/workspaces/{workspace}/search", search),
+    ("GET", "/workspaces/{workspace}/queue/status", queue_status),
+    ("POST", "/workspaces/{workspace}/schedule_dream", schedule_dream),
+]

@@ -1,0 +1,593 @@
+"""The Honcho v3 REST routes, one contract per route: status codes and response fields, in
+process (httpx over ASGI), against the real graph."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from graph.repo import summaries
+from resolvers.app import create_app
+from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.services import Services
+
+pytestmark = pytest.mark.integration
+
+SECRET = "rest-contract-secret-" + "x" * 24
+WORKSPACE_FIELDS = {"id", "metadata", "configuration", "created_at"}
+PEER_FIELDS = {"id", "workspace_id", "metadata", "configuration", "created_at"}
+SESSION_FIELDS = {"id", "workspace_id", "is_active", "metadata", "configuration", "created_at"}
+MESSAGE_FIELDS = {
+    "id",
+    "content",
+    "peer_id",
+    "session_id",
+    "workspace_id",
+    "metadata",
+    "created_at",
+    "token_count",
+}
+CONCLUSION_FIELDS = {
+    "id",
+    "content",
+    "observer_id",
+    "observed_id",
+    "session_id",
+    "level",
+    "created_at",
+}
+PAGE_FIELDS = {"items", "total", "page", "size", "pages"}
+
+
+@pytest.fixture
+async def rest(services: Services) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(services.settings, services)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
+        yield http
+
+
+@pytest.fixture
+async def secured(services: Services) -> AsyncIterator[httpx.AsyncClient]:
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    app = create_app(settings, dataclasses.replace(services, settings=settings))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
+        yield http
+
+
+def key(scope: KeyScope, workspace: str | None = None, **names: str) -> dict[str, str]:
+    token = issue_key(SECRET, Principal(scope, workspace, names.get("peer"), names.get("session")))
+    return {"Authorization": f"Bearer {token}"}
+
+
+def fields(body: dict[str, Any], expected: set[str]) -> None:
+    missing = expected - set(body)
+    assert not missing, f"missing {missing} in {body}"
+
+
+async def seed(rest: httpx.AsyncClient, ws: str) -> list[dict[str, Any]]:
+    """Two peers in session s1 and three messages."""
+    r = await rest.post(
+        f"/workspaces/{ws}/sessions",
+        json={"id": "s1", "peers": {"alice": {}, "bot": {"observe_me": False}}},
+    )
+    assert r.status_code == 201, r.text
+    r = await rest.post(
+        f"/workspaces/{ws}/sessions/s1/messages",
+        json={
+            "messages": [
+                {"peer_id": "alice", "content": "I keep bees on my allotment in Leeds."},
+                {"peer_id": "bot", "content": "How many hives do you have?"},
+                {"peer_id": "alice", "content": "Three hives, and the honey is lovely."},
+            ]
+        },
+    )
+    assert r.status_code == 201, r.text
+    created: list[dict[str, Any]] = r.json()
+    return created
+
+
+# --- workspaces --------------------------------------------------------------------------------
+
+
+async def test_workspace_get_or_create_update_list_delete(rest: httpx.AsyncClient) -> None:
+    name = f"rest-{uuid.uuid4().hex[:10]}"
+    r = await rest.post("/workspaces", json={"id": name, "metadata": {"a": 1}})
+    assert r.status_code == 201
+    fields(r.json(), WORKSPACE_FIELDS)
+    assert r.json()["metadata"] == {"a": 1}
+    again = await rest.post("/workspaces", json={"id": name, "metadata": {"a": 2}})
+    assert again.status_code == 200 and again.json()["metadata"] == {"a": 1}
+    r = await rest.put(f"/workspaces/{name}", json={"metadata": {"b": 2}})
+    assert r.status_code == 200 and r.json()["metadata"] == {"b": 2}
+    listed = await rest.post("/workspaces/list", params={"page": 1, "size": 100})
+    assert listed.status_code == 200
+    fields(listed.json(), PAGE_FIELDS)
+    await rest.post(f"/workspaces/{name}/sessions", json={"id": "live"})
+    busy = await rest.delete(f"/workspaces/{name}")
+    assert busy.status_code == 409 and "active sessions" in busy.json()["detail"]
+    assert (await rest.delete(f"/workspaces/{name}/sessions/live")).status_code == 202
+    r = await rest.delete(f"/workspaces/{name}")
+    assert r.status_code == 202 and r.json() == {"message": "Workspace deletion accepted"}
+    assert (await rest.put(f"/workspaces/{name}", json={})).status_code == 404
+
+
+async def test_bad_bodies_are_422_with_details(rest: httpx.AsyncClient, workspace: str) -> None:
+    r = await rest.post("/workspaces", json={"metadata": {}})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["id"]
+    r = await rest.post(f"/workspaces/{workspace}/peers", content=b"{not json")
+    assert r.status_code == 422 and "JSON" in r.json()["detail"]
+    r = await rest.post(f"/workspaces/{workspace}/peers", json={"id": "bad name!"})
+    assert r.status_code == 422 and "not a valid name" in r.json()["detail"]
+
+
+# --- peers -------------------------------------------------------------------------------------
+
+
+async def test_peer_get_or_create_update_list(rest: httpx.AsyncClient, workspace: str) -> None:
+    r = await rest.post(f"/workspaces/{workspace}/peers", json={"id": "alice"})
+    assert r.status_code == 201
+    fields(r.json(), PEER_FIELDS)
+    r = await rest.post(
+        f"/workspaces/{workspace}/peers",
+        json={"id": "alice", "metadata": {"x": 1}, "configuration": {"observe_me": False}},
+    )
+    assert r.status_code == 200
+    assert r.json()["metadata"] == {"x": 1}
+    assert r.json()["configuration"] == {"observe_me": False}
+    r = await rest.put(f"/workspaces/{workspace}/peers/alice", json={"metadata": {"y": 2}})
+    assert r.status_code == 200 and r.json()["metadata"] == {"y": 2}
+    await rest.post(f"/workspaces/{workspace}/peers", json={"id": "bob"})
+    r = await rest.post(f"/workspaces/{workspace}/peers/list", params={"page": 1, "size": 1})
+    body = r.json()
+    assert r.status_code == 200 and body["total"] == 2 and body["pages"] == 2
+    assert [p["id"] for p in body["items"]] == ["alice"]  # oldest first
+    r = await rest.post(
+        f"/workspaces/{workspace}/peers/list",
+        params={"page": 1, "size": 10, "reverse": "true"},
+        json={"filters": {"metadata": {"y": 2}}},
+    )
+    assert [p["id"] for p in r.json()["items"]] == ["alice"]
+    r = await rest.post(
+        f"/workspaces/{workspace}/peers/list", json={"filters": {"token_count": {"gt": 1}}}
+    )
+    assert r.status_code == 422
+    assert (await rest.put(f"/workspaces/{workspace}/peers/ghost", json={})).status_code == 404
+
+
+async def test_implicit_workspace_creation(rest: httpx.AsyncClient) -> None:
+    name = f"rest-{uuid.uuid4().hex[:10]}"
+    r = await rest.post(
+        f"/workspaces/{name}/sessions/s/messages",
+        json={"messages": [{"peer_id": "p", "content": "hello there"}]},
+    )
+    assert r.status_code == 201, r.text
+    assert (await rest.post("/workspaces", json={"id": name})).status_code == 200
+    r = await rest.get(f"/workspaces/{name}/sessions/s/peers")
+    assert [p["id"] for p in r.json()["items"]] == ["p"]
+
+
+# --- sessions and messages ---------------------------------------------------------------------
+
+
+async def test_sessions_peers_and_configs(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    s = f"/workspaces/{workspace}/sessions"
+    r = await rest.post(s, json={"id": "s1", "configuration": {"x": {"deep": 1}}})
+    assert r.status_code == 200
+    fields(r.json(), SESSION_FIELDS)
+    r = await rest.post(s, json={"id": "s1", "configuration": {"y": 2}})
+    assert r.json()["configuration"] == {"x": {"deep": 1}, "y": 2}  # merged
+    r = await rest.get(f"{s}/s1/peers")
+    assert {p["id"] for p in r.json()["items"]} == {"alice", "bot"}
+    r = await rest.get(f"{s}/s1/peers/bot/config")
+    assert r.json() == {"observe_me": False, "observe_others": True}
+    r = await rest.put(f"{s}/s1/peers/bot/config", json={"observe_others": False})
+    assert r.status_code == 204 and r.content == b""
+    r = await rest.get(f"{s}/s1/peers/bot/config")
+    assert r.json() == {"observe_me": False, "observe_others": False}
+    r = await rest.post(f"{s}/s1/peers", json={"carol": {"observe_me": True}})
+    assert r.status_code == 200 and r.json()["id"] == "s1"
+    r = await rest.request("DELETE", f"{s}/s1/peers", json=["carol"])
+    assert r.status_code == 200
+    r = await rest.put(f"{s}/s1/peers", json={"alice": {}})
+    r = await rest.get(f"{s}/s1/peers")
+    assert [p["id"] for p in r.json()["items"]] == ["alice"]
+    r = await rest.put(f"{s}/s1", json={"metadata": {"topic": "bees"}})
+    assert r.json()["metadata"] == {"topic": "bees"}
+    r = await rest.post(f"{s}/list", json={"filters": {"metadata": {"topic": "bees"}}})
+    assert [x["id"] for x in r.json()["items"]] == ["s1"]
+    r = await rest.post(f"/workspaces/{workspace}/peers/alice/sessions")
+    assert [x["id"] for x in r.json()["items"]] == ["s1"]
+    r = await rest.delete(f"{s}/s1")
+    assert r.status_code == 202 and r.json() == {"message": "Session deleted successfully"}
+    assert (await rest.post(s, json={"id": "s1"})).status_code == 404
+    assert (await rest.get(f"{s}/ghost/peers/alice/config")).status_code == 404
+
+
+async def test_messages_create_list_get_and_limits(rest: httpx.AsyncClient, workspace: str) -> None:
+    created = await seed(rest, workspace)
+    for item in created:
+        fields(item, MESSAGE_FIELDS)
+    assert [x["peer_id"] for x in created] == ["alice", "bot", "alice"]
+    m = f"/workspaces/{workspace}/sessions/s1/messages"
+    r = await rest.post(f"{m}/list", params={"page": 2, "size": 2})
+    body = r.json()
+    assert body["total"] == 3 and body["pages"] == 2 and len(body["items"]) == 1
+    assert [x["id"] for x in body["items"]] == [created[2]["id"]]  # the batch's own order
+    r = await rest.post(f"{m}/list", params={"size": 2, "reverse": "true"})
+    assert [x["id"] for x in r.json()["items"]] == [created[2]["id"], created[1]["id"]]
+    r = await rest.post(f"{m}/list", json={"filters": {"peer_id": "bot"}})
+    assert [x["content"] for x in r.json()["items"]] == ["How many hives do you have?"]
+    r = await rest.get(f"{m}/{created[0]['id']}")
+    assert r.status_code == 200 and r.json()["id"] == created[0]["id"]
+    assert (await rest.get(f"{m}/nope")).status_code == 404
+    too_many = [{"peer_id": "alice", "content": f"m{i}"} for i in range(101)]
+    r = await rest.post(m, json={"messages": too_many})
+    assert r.status_code == 422 and "the limit is 100" in r.json()["detail"]
+    r = await rest.post(m, json={"messages": [{"peer_id": "alice", "content": "x" * 30_000}]})
+    assert r.status_code == 422 and "limit" in r.json()["detail"]
+
+
+async def test_three_searches(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    body = {"query": "bees allotment", "filters": None, "limit": 5}
+    for path in ("search", "sessions/s1/search", "peers/alice/search"):
+        r = await rest.post(f"/workspaces/{workspace}/{path}", json=body)
+        assert r.status_code == 200, r.text
+        hits = r.json()
+        assert isinstance(hits, list) and hits, path
+        fields(hits[0], MESSAGE_FIELDS)
+        assert "bees" in hits[0]["content"]
+    r = await rest.post(f"/workspaces/{workspace}/peers/bot/search", json=body)
+    assert all(h["peer_id"] == "bot" for h in r.json())
+    r = await rest.post(f"/workspaces/{workspace}/search", json={"query": "", "limit": 5})
+    assert r.status_code == 422
+
+
+# --- dialectic, representation, cards and contexts ---------------------------------------------
+
+
+async def test_chat_json_and_stream(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    c = f"/workspaces/{workspace}/peers/alice/chat"
+    r = await rest.post(c, json={"query": "Where are the bees?", "stream": False})
+    assert r.status_code == 200 and isinstance(r.json()["content"], str)
+    r = await rest.post(c, json={"query": "bees?", "stream": False, "include_evidence": True})
+    assert set(r.json()["evidence"]) >= {"conclusions", "messages"}
+    async with rest.stream("POST", c, json={"query": "bees?", "stream": True}) as s:
+        assert s.status_code == 200
+        assert s.headers["content-type"].startswith("text/event-stream")
+        lines = [line async for line in s.aiter_lines() if line.startswith("data:")]
+    assert lines[-1] == 'data: {"done": true}'
+    assert all('"done": false' in line and '"delta"' in line for line in lines[:-1])
+    r = await rest.post(c, json={"query": "x", "stream": False, "reasoning_level": "huge"})
+    assert r.status_code == 422
+    r = await rest.post(c, json={"query": "x", "stream": True, "filters": {"peer_id": "a"}})
+    assert r.status_code == 422
+
+
+async def test_representation_cards_and_contexts(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    p = f"/workspaces/{workspace}/peers"
+    r = await rest.post(f"{p}/nobody/representation", json={})
+    assert r.status_code == 200 and r.json() == {"representation": ""}
+    r = await rest.post(
+        f"/workspaces/{workspace}/conclusions",
+        json={
+            "conclusions": [{"content": "Keeps bees", "observer_id": "bot", "observed_id": "alice"}]
+        },
+    )
+    assert r.status_code == 201
+    r = await rest.post(f"{p}/bot/representation", json={"target": "alice"})
+    text = r.json()["representation"]
+    assert text.startswith("## Explicit Observations\n[") and "Keeps bees" in text
+    assert (await rest.get(f"{p}/alice/card")).json() == {"peer_card": None}
+    r = await rest.put(
+        f"{p}/bot/card",
+        params={"target": "alice"},
+        json={"peer_card": ["Beekeeper", "Lives in Leeds"]},
+    )
+    assert r.status_code == 200 and r.json() == {"peer_card": ["Beekeeper", "Lives in Leeds"]}
+    r = await rest.get(f"{p}/bot/card", params={"target": "alice"})
+    assert r.json()["peer_card"] == ["Beekeeper", "Lives in Leeds"]
+    r = await rest.get(f"{p}/bot/context", params={"target": "alice"})
+    body = r.json()
+    assert (body["peer_id"], body["target_id"]) == ("bot", "alice")
+    assert "Keeps bees" in body["representation"] and body["peer_card"][0] == "Beekeeper"
+    s = f"/workspaces/{workspace}/sessions/s1"
+    r = await rest.get(f"{s}/context", params={"summary": "true", "limit_to_session": "false"})
+    body = r.json()
+    assert r.status_code == 200 and body["id"] == "s1" and len(body["messages"]) == 3
+    assert body["summary"] is None and body["peer_representation"] is None
+    r = await rest.get(
+        f"{s}/context",
+        params={"peer_target": "alice", "peer_perspective": "bot", "tokens": 2000},
+    )
+    assert "Keeps bees" in r.json()["peer_representation"]
+    assert r.json()["peer_card"] == ["Beekeeper", "Lives in Leeds"]
+    r = await rest.get(f"{s}/context", params={"peer_perspective": "bot"})
+    assert r.status_code == 422
+
+
+async def test_summaries_shape(rest: httpx.AsyncClient, services: Services, workspace: str) -> None:
+    created = await seed(rest, workspace)
+    r = await rest.get(f"/workspaces/{workspace}/sessions/s1/summaries")
+    assert r.json() == {"id": "s1", "short_summary": None, "long_summary": None}
+    await services.db.write_tx(
+        lambda tx: summaries.create(
+            tx, workspace, "s1", kind="short", content="Bees.", up_to_message=1, token_count=2
+        )
+    )
+    short = (await rest.get(f"/workspaces/{workspace}/sessions/s1/summaries")).json()[
+        "short_summary"
+    ]
+    assert set(short) == {"content", "message_id", "summary_type", "created_at", "token_count"}
+    assert short["message_id"] == created[1]["id"] and short["summary_type"] == "short"
+    assert isinstance(short["created_at"], str)
+
+
+# --- queue, dreams and conclusions -------------------------------------------------------------
+
+
+async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    r = await rest.get(f"/workspaces/{workspace}/queue/status")
+    body = r.json()
+    fields(
+        body,
+        {
+            "total_work_units",
+            "completed_work_units",
+            "in_progress_work_units",
+            "pending_work_units",
+        },
+    )
+    assert body["pending_work_units"] >= 1
+    r = await rest.get(f"/workspaces/{workspace}/queue/status", params={"session_id": "s1"})
+    assert r.status_code == 200
+    r = await rest.post(
+        f"/workspaces/{workspace}/schedule_dream",
+        json={"observer": "alice", "dream_type": "omni", "session_id": None},
+    )
+    assert r.status_code in (204, 400)
+    if r.status_code == 204:
+        assert r.content == b""
+    r = await rest.post(f"/workspaces/{workspace}/schedule_dream", json={"observer": "ghost"})
+    assert r.status_code == 404
+
+
+async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) -> None:
+    await seed(rest, workspace)
+    c = f"/workspaces/{workspace}/conclusions"
+    r = await rest.post(
+        c,
+        json={
+            "conclusions": [
+                {"content": "Alice keeps bees", "observer_id": "bot", "observed_id": "alice"},
+                {
+                    "content": "Alice lives in Leeds",
+                    "observer_id": "bot",
+                    "observed_id": "alice",
+                    "session_id": "s1",
+                },
+            ]
+        },
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    for item in made:
+        fields(item, CONCLUSION_FIELDS)
+        assert item["level"] == "explicit"
+    scope = {"observer_id": "bot", "observed_id": "alice"}
+    r = await rest.post(f"{c}/list", params={"page": 1, "size": 10}, json={"filters": scope})
+    assert [x["content"] for x in r.json()["items"]] == ["Alice lives in Leeds", "Alice keeps bees"]
+    r = await rest.post(f"{c}/list", json={"filters": {"id": {"in": [made[0]["id"]]}}})
+    assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
+    r = await rest.post(f"{c}/query", json={"query": "Leeds", "top_k": 1, "filters": scope})
+    assert r.status_code == 200 and r.json()[0]["content"] == "Alice lives in Leeds"
+    r = await rest.post(f"{c}/query", json={"query": "Leeds", "filters": {"observer_id": "bot"}})
+    assert r.status_code == 422
+    r = await rest.get(f"{c}/{made[0]['id']}")
+    assert r.status_code == 200 and r.json()["content"] == "Alice keeps bees"
+    r = await rest.delete(f"{c}/{made[0]['id']}")
+    assert r.status_code == 204 and r.content == b""
+    assert (await rest.get(f"{c}/{made[0]['id']}")).status_code == 404
+    assert (await rest.delete(f"{c}/{made[0]['id']}")).status_code == 404
+    r = await rest.post(f"{c}/list", json={"filters": scope})
+    assert [x["content"] for x in r.json()["items"]] == ["Alice lives in Leeds"]
+    r = await rest.post(
+        c, json={"conclusions": [{"content": "x", "observer_id": "ghost", "observed_id": "alice"}]}
+    )
+    assert r.status_code == 404
+
+
+# --- sub-peers and files -----------------------------------------------------------------------
+
+
+async def test_members_and_parents(rest: httpx.AsyncClient, workspace: str) -> None:
+    p = f"/workspaces/{workspace}/peers"
+    for name in ("team", "ann", "ben"):
+        await rest.post(p, json={"id": name})
+    assert (await rest.post(f"{p}/team/members", json={"peer_id": "ann"})).status_code == 201
+    assert (await rest.post(f"{p}/team/members", json={"peer_id": "ann"})).status_code == 200
+    await rest.post(f"{p}/team/members", json={"peer_id": "ben"})
+    r = await rest.get(f"{p}/team/members")
+    assert sorted(x["id"] for x in r.json()["items"]) == ["ann", "ben"]
+    assert r.json()["items"][0]["distance"] == 1
+    r = await rest.get(f"{p}/ann/parents")
+    assert [x["id"] for x in r.json()["items"]] == ["team"]
+    r = await rest.post(f"{p}/ann/members", json={"peer_id": "team"})
+    assert r.status_code == 422  # a cycle
+    assert (await rest.delete(f"{p}/team/members/ann")).status_code == 204
+    assert (await rest.delete(f"{p}/team/members/ann")).status_code == 404
+
+
+async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:
+    await rest.post(f"/workspaces/{workspace}/peers", json={"id": "ann"})
+    f = f"/workspaces/{workspace}/peers/ann/files"
+    r = await rest.post(f, json={"path": "notes/bees.md", "content": "# Bees\nThree hives."})
+    assert r.status_code == 201 and r.json()["path"] == "notes/bees.md"
+    assert (await rest.post(f, json={"path": "notes/bees.md", "content": "x"})).status_code == 409
+    r = await rest.get(f"{f}/notes/bees.md")
+    assert r.status_code == 200 and "Three hives" in r.json()["content"]
+    r = await rest.put(f"{f}/notes/bees.md", json={"content": "Four hives."})
+    assert r.json()["content"] == "Four hives."
+    r = await rest.get(f)
+    assert [x["path"] for x in r.json()["items"]] == ["notes/bees.md"]
+    assert (await rest.delete(f"{f}/notes/bees.md")).status_code == 204
+    assert (await rest.get(f"{f}/notes/bees.md")).status_code == 404
+
+
+# --- auth and isolation ------------------------------------------------------------------------
+
+
+async def test_auth_and_isolation(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str, other_workspace: str
+) -> None:
+    await seed(rest, workspace)
+    await seed(rest, other_workspace)
+    r = await secured.post(f"/workspaces/{workspace}/peers/list")
+    assert r.status_code == 401 and "API key" in r.json()["detail"]
+    r = await secured.post(
+        f"/workspaces/{workspace}/peers/list", headers={"Authorization": "Bearer nope"}
+    )
+    assert r.status_code == 401
+    mine = key(KeyScope.WORKSPACE, workspace)
+    assert (
+        await secured.post(f"/workspaces/{workspace}/peers/list", headers=mine)
+    ).status_code == 200
+    for method, path in [
+        ("POST", f"/workspaces/{other_workspace}/peers/list"),
+        ("POST", f"/workspaces/{other_workspace}/sessions/s1/messages/list"),
+        ("POST", f"/workspaces/{other_workspace}/peers/alice/representation"),
+        ("GET", f"/workspaces/{other_workspace}/peers/alice/card"),
+        ("POST", "/workspaces/list"),
+    ]:
+        r = await secured.request(method, path, headers=mine, json={})
+        assert r.status_code == 403, (path, r.text)
+    # An id from the other workspace is not found in this one.
+    theirs = (await rest.post(f"/workspaces/{other_workspace}/sessions/s1/messages/list")).json()
+    r = await secured.get(
+        f"/workspaces/{workspace}/sessions/s1/messages/{theirs['items'][0]['id']}", headers=mine
+    )
+    assert r.status_code == 404
+    alice = key(KeyScope.PEER, workspace, peer="alice")
+    r = await secured.post("/workspaces", json={"id": workspace}, headers=alice)
+    assert r.status_code == 200
+    r = await secured.post(
+        f"/workspaces/{workspace}/peers/alice/chat",
+        json={"query": "bees?", "stream": False},
+        headers=alice,
+    )
+    assert r.status_code == 200
+    r = await secured.post(
+        f"/workspaces/{workspace}/peers/bot/chat",
+        json={"query": "bees?", "stream": False},
+        headers=alice,
+    )
+    assert r.status_code == 403
+    r = await secured.post(
+        f"/workspaces/{workspace}/sessions/s1/messages",
+        json={"messages": [{"peer_id": "bot", "content": "pretending to be bot"}]},
+        headers=alice,
+    )
+    assert r.status_code == 403
+    r = await secured.put(
+        f"/workspaces/{workspace}/peers/bot/card", json={"peer_card": ["x"]}, headers=alice
+    )
+    assert r.status_code == 403
+    r = await secured.post("/workspaces", json={"id": f"new-{uuid.uuid4().hex[:8]}"}, headers=mine)
+    assert r.status_code == 403
+    # Conclusions: another workspace's id is not found here; a peer key states and deletes only
+    # its own beliefs, though it may read those held about it.
+    about = {"content": "Alice keeps bees", "observer_id": "bot", "observed_id": "alice"}
+    theirs_c = (
+        await rest.post(f"/workspaces/{other_workspace}/conclusions", json={"conclusions": [about]})
+    ).json()[0]
+    r = await secured.get(f"/workspaces/{workspace}/conclusions/{theirs_c['id']}", headers=mine)
+    assert r.status_code == 404
+    mine_c = (
+        await rest.post(f"/workspaces/{workspace}/conclusions", json={"conclusions": [about]})
+    ).json()[0]
+    c = f"/workspaces/{workspace}/conclusions"
+    assert (await secured.get(f"{c}/{mine_c['id']}", headers=alice)).status_code == 200
+    assert (await secured.delete(f"{c}/{mine_c['id']}", headers=alice)).status_code == 403
+    r = await secured.post(c, json={"conclusions": [about]}, headers=alice)
+    assert r.status_code == 403
+    carol = key(KeyScope.PEER, workspace, peer="carol")
+    assert (await secured.get(f"{c}/{mine_c['id']}", headers=carol)).status_code == 403
+
+
+def tiny_pdf(text: str) -> bytes:
+    """A one-page PDF showing `text` (built by hand, with a correct cross-reference table)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return out
+
+
+async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: str) -> None:
+    m = f"/workspaces/{workspace}/sessions/docs/messages"
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("notes.md", b"# Bees\n\nThree hives in Leeds.", "text/markdown")},
+        data={"peer_id": "alice", "metadata": '{"source": "upload"}'},
+    )
+    assert r.status_code == 201, r.text
+    [made] = r.json()
+    assert made["peer_id"] == "alice" and made["metadata"] == {"source": "upload"}
+    assert "Three hives" in made["content"]
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("d.json", b'{"a": [1, 2]}', "application/json")},
+        data={"peer_id": "alice"},
+    )
+    assert r.json()[0]["content"] == '{"a":[1,2]}'
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("d.pdf", tiny_pdf("Hello from a PDF"), "application/pdf")},
+        data={"peer_id": "alice"},
+    )
+    assert r.status_code == 201 and "Hello from a PDF" in r.json()[0]["content"]
+    big = ("word " * 12_000).encode()  # 60,000 characters: three messages of at most 25,000
+    r = await rest.post(
+        f"{m}/upload", files={"file": ("big.txt", big, "text/plain")}, data={"peer_id": "alice"}
+    )
+    assert r.status_code == 201 and len(r.json()) == 3
+    assert all(len(x["content"]) <= 25_000 for x in r.json())
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("x.png", b"\x89PNG", "image/png")},
+        data={"peer_id": "alice"},
+    )
+    assert r.status_code == 415
+    r = await rest.put(f"{m}/{made['id']}", json={"metadata": {"edited": True}})
+    assert r.status_code == 200 and r.json()["metadata"] == {"edited": True}
+    assert r.json()["content"] == made["content"]
+    assert (await rest.put(f"{m}/nope", json={"metadata": {}})).status_code == 404

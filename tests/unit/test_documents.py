@@ -1,0 +1,37 @@
+"""Uploaded documents: which types are read, how their text is cut into messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.errors import InvalidInput
+from reasoners.ingest.documents import document_text, is_supported, pieces
+
+
+def test_supported_types() -> None:
+    assert is_supported("text/plain; charset=utf-8")
+    assert is_supported("text/markdown")
+    assert is_supported("application/json")
+    assert is_supported("application/pdf")
+    assert not is_supported("image/png")
+    assert not is_supported("application/octet-stream")
+
+
+def test_text_and_json() -> None:
+    assert document_text("text/plain", "caf\u00e9\x00 bar".encode()) == "caf\u00e9 bar"
+    assert document_text("application/json", b'{ "a" : [1, 2] }') == '{"a":[1,2]}'
+    with pytest.raises(InvalidInput, match="not valid JSON"):
+        document_text("application/json", b"{oops")
+    with pytest.raises(InvalidInput, match="UTF-8"):
+        document_text("text/plain", b"\xff\xfe\xfa")
+    with pytest.raises(InvalidInput, match="PDF"):
+        document_text("application/pdf", b"not a pdf at all")
+
+
+def test_pieces_fit_and_keep_order() -> None:
+    text = "\n\n".join(f"paragraph {i} " + "word " * 30 for i in range(20))
+    cut = pieces(text, 500)
+    assert all(len(p) <= 500 for p in cut)
+    assert " ".join(cut).split() == text.split()  # nothing lost, nothing reordered
+    assert pieces("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    assert pieces("  \n ", 10) == []
