@@ -75,13 +75,3 @@ async def get_current(db: Database, workspace: str, observation_id: str) -> Obse
     if found.deleted_at is not None:
         raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
     return found
-
-
-async def delete(db: Database, workspace: str, observation_id: str) -> int:
-    """Tombstone a belief; returns how many derived beliefs became stale."""
-    row = await db.write_one(
-        "delete_observation", workspace=workspace, id=observation_id, now=now()
-    )
-    if row is None:
-        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
-    return int(row["stale"])

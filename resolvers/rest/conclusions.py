@@ -17,6 +17,7 @@ from graph.records import ObservationRecord
 from graph.repo import observations, stated_observations
 from graph.repo.observation_search import ObservationQuery
 from reasoners.ingest.beliefs import BeliefInput, add_beliefs
+from reasoners.peers.invalidation import delete_observation
 from reasoners.search.observations import search_observations
 from resolvers.rest import shapes
 from resolvers.rest.http import Call, no_content
@@ -190,7 +191,8 @@ async def delete(call: Call) -> Response:
     o = await _owned(call)
     # Removing a belief is its observer's (or the workspace's) call, not the observed peer's.
     call.principal.require_peer(call.workspace, o.observer)
-    await stated_observations.delete(call.services.db, call.workspace, o.id)
+    # The same delete as deleteObservation: a tombstone, its descendants stale and reconciled.
+    await delete_observation(call.services.db, call.services.settings, call.workspace, o.id)
     return no_content()
 
 
