@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import os
 import platform
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +20,9 @@ from graph.settings import Settings
 
 if TYPE_CHECKING:
     from graph.server.process import ManagedNeo4j
+    from resolvers.services import Services
+
+Report = dict[str, Any]
 
 REPORT_HEADER = (
     "# Benchmarks\n\nEach section is written by its bench command and compares against a "
@@ -109,3 +115,36 @@ def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: A
         f"page cache {settings.neo4j_pagecache}"
     )
     return BenchNeo4j(settings, server.password(), where, server, started_here)
+
+
+def run_bench(
+    name: str,
+    argv: Sequence[str] | None,
+    parse: Callable[[Sequence[str]], argparse.Namespace],
+    run: Callable[[Services, argparse.Namespace], Awaitable[Report]],
+    render: Callable[[Report], str],
+    *,
+    instance: str,
+    bolt_port: int,
+    http_port: int,
+    **overrides: Any,
+) -> int:
+    """A bench command: parse its arguments, run it against its own Neo4j (stopped after, if
+    this run started it and --keep is not given), and publish its section of the report."""
+    from resolvers.runtime import close_services, open_services
+
+    args = parse(sys.argv[1:] if argv is None else argv)
+
+    async def measured() -> Report:
+        neo4j = bench_neo4j(instance, bolt_port=bolt_port, http_port=http_port, **overrides)
+        services = await open_services(neo4j.settings, password=neo4j.password, llm=None)
+        try:
+            return await run(services, args)
+        finally:
+            await close_services(services)
+            if neo4j.server is not None and neo4j.started_here and not args.keep:
+                neo4j.server.stop()
+
+    report = asyncio.run(measured())
+    publish(args.report, args.json, name, render(report), report)
+    return 0

@@ -25,10 +25,8 @@ Run: ``python -m tests.bench.dream_bench --sizes 1000,10000,100000 --new 1000``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import shlex
-import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -45,17 +43,15 @@ from graph.props import node_props
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
-from graph.settings import Settings
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import Belief
 from reasoners.dreamer.rules import keys_of
 from reasoners.embeddings.model import embed_async
-from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import bench_neo4j, machine, publish, table
+from tests.bench.common import machine, run_bench, table
 
 BOLT_PORT = 47687
 HTTP_PORT = 47474
@@ -454,29 +450,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j(
-        "dream-bench",
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_bench(
+        "dream",
+        argv,
+        parse,
+        run,
+        render,
+        instance="dream-bench",
         bolt_port=BOLT_PORT,
         http_port=HTTP_PORT,
         neo4j_heap="2g",
         neo4j_pagecache="2g",
     )
-    settings: Settings = neo4j.settings
-    services = await open_services(settings, password=neo4j.password, llm=None)
-    try:
-        return await run(services, args)
-    finally:
-        await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    report = asyncio.run(main_async(args))
-    publish(args.report, args.json, "dream", render(report), report)
-    return 0
 
 
 if __name__ == "__main__":

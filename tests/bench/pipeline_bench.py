@@ -36,10 +36,10 @@ from reasoners.embeddings.model import Embedder
 from reasoners.ingest.messages import MessageInput, add_messages
 from reasoners.llm.interface import ChatMessage
 from reasoners.queue.worker import Worker, WorkerConfig
-from resolvers.runtime import build_handlers, close_services, open_services
+from resolvers.runtime import build_handlers
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
-from tests.bench.common import bench_neo4j, machine, publish, table
+from tests.bench.common import machine, run_bench, table
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 
@@ -244,22 +244,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j("pipeline-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT)
-    services = await open_services(neo4j.settings, password=neo4j.password, llm=None)
-    try:
-        return await run(services, args)
-    finally:
-        await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    report = asyncio.run(main_async(args))
-    publish(args.report, args.json, "pipeline", render(report), report)
-    return 0
+    return run_bench(
+        "pipeline",
+        argv,
+        parse,
+        run,
+        render,
+        instance="pipeline-bench",
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+    )
 
 
 if __name__ == "__main__":

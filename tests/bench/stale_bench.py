@@ -19,9 +19,7 @@ Run: ``python -m tests.bench.stale_bench`` (full size), or small:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import shlex
-import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -32,12 +30,10 @@ import numpy as np
 
 from graph.keys import scope_key
 from graph.repo import invalidation, peers, workspaces
-from graph.settings import Settings
 from graph.validation import now
-from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import bench_neo4j, machine, pct, publish, table
+from tests.bench.common import machine, pct, run_bench, table
 
 BOLT_PORT = 49687
 HTTP_PORT = 49474
@@ -222,29 +218,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j(
-        "stale-bench",
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_bench(
+        "stale",
+        argv,
+        parse,
+        run,
+        render,
+        instance="stale-bench",
         bolt_port=BOLT_PORT,
         http_port=HTTP_PORT,
         neo4j_heap="2g",
         neo4j_pagecache="1g",
     )
-    settings: Settings = neo4j.settings
-    services = await open_services(settings, password=neo4j.password, llm=None)
-    try:
-        return await run(services, args)
-    finally:
-        await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    report = asyncio.run(main_async(args))
-    publish(args.report, args.json, "stale", render(report), report)
-    return 0
 
 
 if __name__ == "__main__":

@@ -20,10 +20,8 @@ Run: ``python -m tests.bench.tree_bench --peers 1000 --observations 100000``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import shlex
-import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -40,11 +38,9 @@ from graph.keys import scope_key
 from graph.props import node_props
 from graph.repo import members, observation_search, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
-from graph.settings import Settings
-from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import bench_neo4j, machine, pct, publish, table
+from tests.bench.common import machine, pct, run_bench, table
 
 BOLT_PORT = 48687
 HTTP_PORT = 48474
@@ -349,29 +345,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j(
-        "tree-bench",
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_bench(
+        "tree",
+        argv,
+        parse,
+        run,
+        render,
+        instance="tree-bench",
         bolt_port=BOLT_PORT,
         http_port=HTTP_PORT,
         neo4j_heap="2g",
         neo4j_pagecache="2g",
     )
-    settings: Settings = neo4j.settings
-    services = await open_services(settings, password=neo4j.password, llm=None)
-    try:
-        return await run(services, args)
-    finally:
-        await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    report = asyncio.run(main_async(args))
-    publish(args.report, args.json, "tree", render(report), report)
-    return 0
 
 
 if __name__ == "__main__":
