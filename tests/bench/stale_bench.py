@@ -23,6 +23,7 @@ import shlex
 import time
 import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -150,11 +151,24 @@ async def run(services: Services, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "command": "python -m tests.bench.stale_bench " + shlex.join(args.argv),
         "machine": machine(),
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "load": Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3],
         "observations": total,
         "build_seconds": round(built, 1),
         "reached": {"wide": len(graph["wide"]), "narrow": len(graph["narrow"])},
         "ms": {name: {"p50": pct(v, 50), "max": max(v)} for name, v in results.items()},
     }
+
+
+def ran(report: dict[str, Any]) -> str:
+    """When, where and under what load the run was made (the fields a report has)."""
+    m = report["machine"]
+    text = f"Run on {m.get('cpu', '?')}, {m['cores']} cores, {m.get('ram_gib', '?')} GiB RAM"
+    if "when" in report:
+        text = text.replace("Run on", f"Run {report['when']} on", 1)
+    if "load" in report:
+        text += f", load average {' '.join(report['load'])} at the end"
+    return text + ". "
 
 
 def render(report: dict[str, Any]) -> str:
@@ -186,8 +200,9 @@ def render(report: dict[str, Any]) -> str:
         [
             "## Staleness propagation",
             "",
-            f"`{report['command']}` — {report['observations']:,} beliefs in one workspace "
-            f"(built in {report['build_seconds']} s), machine {report['machine']}.",
+            f"{ran(report)}Command: `{report['command'].strip()}`. "
+            f"{report['observations']:,} beliefs in one workspace (built in "
+            f"{report['build_seconds']} s).",
             "",
             table(["statement", "beliefs reached / scanned", "p50 ms", "max ms"], rows),
             "",
