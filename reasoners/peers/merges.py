@@ -44,6 +44,21 @@ def restructure_unit(workspace: str) -> str:
     return f"{RESTRUCTURE}/{workspace}"
 
 
+def restructure_job(
+    settings: Settings, workspace: str, kind: str, payload: dict[str, Any], peer: str
+) -> NewJob:
+    """The next step of a rename, merge or split, queued in the workspace's one unit."""
+    return NewJob(
+        workspace=workspace,
+        kind=kind,
+        work_unit=restructure_unit(workspace),
+        payload=payload,
+        run_after=now(),
+        peer=peer,
+        max_attempts=settings.job_max_attempts,
+    )
+
+
 def scope_moves(
     workspace: str, source: str, target: str, pairs: Sequence[tuple[str, str]]
 ) -> list[dict[str, str]]:
@@ -208,15 +223,7 @@ class RestructureHandler:
 
 
 def new_job(settings: Settings, workspace: str, op: Operation, operation_id: str) -> NewJob:
-    return NewJob(
-        workspace=workspace,
-        kind=RESTRUCTURE,
-        work_unit=restructure_unit(workspace),
-        payload=op.payload(operation_id),
-        run_after=now(),
-        peer=op.target,
-        max_attempts=settings.job_max_attempts,
-    )
+    return restructure_job(settings, workspace, RESTRUCTURE, op.payload(operation_id), op.target)
 
 
 async def start(db: Database, settings: Settings, workspace: str, op: Operation) -> str:

@@ -27,7 +27,7 @@ from graph.repo import invalidation, jobs, members, peers, sessions
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.peers.merges import NoPause, Pace, dream_target, restructure_unit, scope_moves
+from reasoners.peers.merges import NoPause, Pace, dream_target, restructure_job, scope_moves
 from reasoners.queue.worker import Prepared
 
 SPLIT = "split"
@@ -158,15 +158,7 @@ class SplitHandler:
 
 
 def new_job(settings: Settings, workspace: str, split: Split, operation_id: str) -> NewJob:
-    return NewJob(
-        workspace=workspace,
-        kind=SPLIT,
-        work_unit=restructure_unit(workspace),
-        payload=split.payload(operation_id),
-        run_after=now(),
-        peer=split.peer,
-        max_attempts=settings.job_max_attempts,
-    )
+    return restructure_job(settings, workspace, SPLIT, split.payload(operation_id), split.peer)
 
 
 async def start(db: Database, settings: Settings, workspace: str, split: Split) -> str:
