@@ -12,4 +12,6 @@ MATCH (root)<-[:DERIVED_FROM*1..64]-(d:Observation)
 WITH DISTINCT d
 WHERE d.workspace = $workspace AND d.deleted_at IS NULL AND NOT coalesce(d.stale, false)
 SET d.stale = true, d.stale_reason = $reason, d.stale_at = $now, d.reconcile_pending = true
-RETURN d.id AS id, d.observer AS observer, d.observed AS observed
+// One row per representation: streaming a row per belief costs more than the marking itself.
+WITH d.observer AS observer, d.observed AS observed, collect(d.id) AS ids
+RETURN observer, observed, ids

@@ -26,6 +26,14 @@ class Invalidated:
     stale: list[str] = field(default_factory=list)
     scopes: set[Scope] = field(default_factory=set)
 
+    @classmethod
+    def grouped(cls, rows: Sequence[dict[str, Any]]) -> Invalidated:
+        """From rows of (observer, observed, ids): one per representation."""
+        return cls(
+            [str(i) for r in rows for i in r["ids"]],
+            {(str(r["observer"]), str(r["observed"])) for r in rows},
+        )
+
     def plus(self, rows: Sequence[dict[str, Any]]) -> Invalidated:
         return Invalidated(
             [*self.stale, *(str(r["id"]) for r in rows)],
@@ -46,7 +54,7 @@ async def propagate(
         reason=reason,
         now=now,
     )
-    return Invalidated().plus(rows)
+    return Invalidated.grouped(rows)
 
 
 @dataclass(frozen=True)
