@@ -40,7 +40,7 @@ class ContextRequest:
     include_summary: bool = True
     as_of: datetime | None = None  # beliefs as they stood then (messages and card: current)
     aggregated: tuple[str, ...] = ()  # sub-peers of peer_target the representation covers
-    session_ids: list[str] | None = None  # beliefs and messages from these sessions only
+    session_ids: list[str] | None = None  # beliefs from these sessions only
     exclude_session_ids: list[str] | None = None
     exclude_derived: bool = False  # leave out beliefs with no session
 

@@ -16,13 +16,13 @@ from resolvers.graphql.types import MessageFilterInput
 # Session filters of representation reads (observations, context, chat), as arguments.
 SessionIdsArg = Annotated[
     list[str] | None,
-    strawberry.argument(description="Only beliefs and messages from these sessions."),
+    strawberry.argument(description="Only beliefs (and, in chat, messages) from these sessions."),
 ]
 ExcludeSessionIdsArg = Annotated[
     list[str] | None,
     strawberry.argument(
-        description="Leave out beliefs and messages from these sessions (derived beliefs, "
-        "which have no session, stay)."
+        description="Leave out beliefs (and, in chat, messages) from these sessions (derived "
+        "beliefs, which have no session, stay)."
     ),
 ]
 ExcludeDerivedArg = Annotated[
