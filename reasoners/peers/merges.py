@@ -182,7 +182,11 @@ async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) 
 
 
 @dataclass
-class RestructureHandler:
+class StepHandler:
+    """A resumable restructuring job: each claim runs one bounded step of its operation in one
+    transaction and, until the operation is finished, queues its follow-up job in that same
+    transaction. A later job of the unit waits its turn behind an unfinished one."""
+
     db: Database
     settings: Settings
     pace: Pace = field(default_factory=NoPause)
@@ -194,14 +198,21 @@ class RestructureHandler:
         async def write(tx: Tx) -> None:
             waiting = False
             for job in unit.jobs:
-                if waiting:  # an earlier operation is not finished: keep this one's turn
-                    await jobs.enqueue(tx, [self._again(job)])
-                elif not await self._run(tx, job):
+                if waiting or not await self._run(tx, job):
                     await jobs.enqueue(tx, [self._again(job)])
                     waiting = True
 
         return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=write)
 
+    def _again(self, job: JobRecord) -> NewJob:
+        raise NotImplementedError
+
+    async def _run(self, tx: Tx, job: JobRecord) -> bool:
+        raise NotImplementedError
+
+
+@dataclass
+class RestructureHandler(StepHandler):
     def _again(self, job: JobRecord) -> NewJob:
         """The follow-up job of the same operation."""
         op = Operation.of(job.payload)

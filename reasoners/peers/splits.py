@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -24,11 +24,10 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput
 from graph.keys import peer_key
 from graph.repo import invalidation, jobs, members, peers, sessions
-from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
+from graph.repo.jobs import JobRecord, NewJob
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.peers.merges import NoPause, Pace, dream_target, restructure_job, scope_moves
-from reasoners.queue.worker import Prepared
+from reasoners.peers.merges import StepHandler, dream_target, restructure_job, scope_moves
 
 SPLIT = "split"
 
@@ -123,24 +122,7 @@ async def _count_moves(
 
 
 @dataclass
-class SplitHandler:
-    db: Database
-    settings: Settings
-    pace: Pace = field(default_factory=NoPause)
-
-    async def prepare(self, unit: ClaimedUnit) -> Prepared:
-        for job in unit.jobs:
-            await self.pace.before(job)
-
-        async def write(tx: Tx) -> None:
-            waiting = False
-            for job in unit.jobs:
-                if waiting or not await self._run(tx, job):
-                    await jobs.enqueue(tx, [self._again(job)])
-                    waiting = True
-
-        return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=write)
-
+class SplitHandler(StepHandler):
     def _again(self, job: JobRecord) -> NewJob:
         split = Split.of(job.payload)
         return new_job(self.settings, job.workspace, split, str(job.payload["operation"]))
