@@ -146,6 +146,9 @@ class Observation(StructuredNode):
     origin = StringProperty(choices=ORIGINS)
     # Set until a dream has read it (the dreamer's own index finds these).
     dream_pending = BooleanProperty()
+    # Set on a belief a merge moved into another representation, until the merge has checked
+    # it against the beliefs there by the dedup rule (reasoners/peers/merges.py).
+    dedup_pending = BooleanProperty()
     # Written by the dream that read it, for later dreams' index lookups (dreamer/slots.py):
     # the attribute the fact fills, and its claim with polarity ("+..." / "-...").
     slot = StringProperty()

@@ -1,30 +1,39 @@
-// The dedup rule after a merge: in each target representation ($scopes), current explicit
-// beliefs with the same normalized text (content_key) become one, the oldest. It takes the
-// others' source spans, their dependents' DERIVED_FROM edges and their derivation counts; the
-// others are tombstoned. Up to $batch groups per run (each run rescans the representations).
-UNWIND $scopes AS scope
-MATCH (o:Observation)
-USING INDEX o:Observation(scope_key)
-WHERE o.scope_key = scope AND o.workspace = $workspace AND o.level = 'explicit'
-  AND o.deleted_at IS NULL AND o.superseded_at IS NULL AND o.content_key IS NOT NULL
-WITH scope, o
-ORDER BY o.created_at, o.id
-WITH scope, o.content_key AS key, collect(o) AS same
-WHERE size(same) > 1
-WITH head(same) AS kept, tail(same) AS extra
-LIMIT $batch
-UNWIND extra AS dup
-CALL (kept, dup) {
-  MATCH (dup)-[d:DERIVED_FROM]->(m:Message)
-  MERGE (kept)-[k:DERIVED_FROM]->(m)
-  ON CREATE SET k.span = d.span
-  DELETE d
+// The dedup rule after a merge. Each pair ($pairs: {a, b}, no belief in two pairs) holds a
+// moved belief and the belief of its new representation it repeats: the older stays (by
+// created_at, then id) and takes the other's sources (messages with their spans, premises),
+// its dependents' DERIVED_FROM edges and its derivation count; the other is tombstoned. The stayer keeps dedup_pending when it
+// has it (checked again: it may repeat another). $settled: moved beliefs that repeat nothing,
+// checked off.
+CALL () {
+  UNWIND $settled AS id
+  MATCH (o:Observation {id: id})
+  WHERE o.workspace = $workspace
+  REMOVE o.dedup_pending
+  RETURN count(o) AS settled
 }
-CALL (kept, dup) {
-  MATCH (child:Observation)-[d:DERIVED_FROM]->(dup)
-  MERGE (child)-[:DERIVED_FROM]->(kept)
-  DELETE d
+CALL () {
+  UNWIND $pairs AS pair
+  MATCH (a:Observation {id: pair.a})
+  MATCH (b:Observation {id: pair.b})
+  WHERE a.workspace = $workspace AND b.workspace = $workspace
+  WITH a, b, a.created_at < b.created_at OR (a.created_at = b.created_at AND a.id < b.id) AS older
+  WITH CASE WHEN older THEN a ELSE b END AS kept, CASE WHEN older THEN b ELSE a END AS dup
+  CALL (kept, dup) {
+    MATCH (dup)-[d:DERIVED_FROM]->(source)
+    WHERE source <> kept
+    MERGE (kept)-[k:DERIVED_FROM]->(source)
+    ON CREATE SET k.span = d.span
+    DELETE d
+  }
+  CALL (kept, dup) {
+    MATCH (child:Observation)-[d:DERIVED_FROM]->(dup)
+    WHERE child <> kept
+    MERGE (child)-[:DERIVED_FROM]->(kept)
+    DELETE d
+  }
+  SET kept.times_derived = coalesce(kept.times_derived, 1) + coalesce(dup.times_derived, 1),
+      dup.deleted_at = $now
+  REMOVE dup.dedup_pending
+  RETURN count(dup) AS merged
 }
-SET kept.times_derived = coalesce(kept.times_derived, 1) + coalesce(dup.times_derived, 1),
-    dup.deleted_at = $now
-RETURN count(dup) AS merged
+RETURN settled, merged

@@ -1,7 +1,8 @@
 // Up to $batch beliefs move from the source peer's representations to the target's ($moves:
 // old scope_key -> new observer, observed and scope_key, on which the search indexes filter).
-// With $stale_derived (a merge), a moved derived belief turns stale: it was reasoned from one
-// peer's evidence and now stands among another's; the next dream reconciles it.
+// With $merge, a moved derived belief turns stale: it was reasoned from one peer's evidence
+// and now stands among another's; the next dream reconciles it. A moved current explicit
+// belief is marked dedup_pending: the merge then checks it against its new representation.
 UNWIND $moves AS mv
 CALL (mv) {
   MATCH (o:Observation)
@@ -13,9 +14,12 @@ CALL (mv) {
 WITH o, mv
 LIMIT $batch
 WITH o, mv,
-     $stale_derived AND o.level <> 'explicit' AND o.deleted_at IS NULL
-       AND NOT coalesce(o.stale, false) AS invalidate
+     $merge AND o.level <> 'explicit' AND o.deleted_at IS NULL
+       AND NOT coalesce(o.stale, false) AS invalidate,
+     $merge AND o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+       AS check
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
+FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END | SET o.dedup_pending = true)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true)
 RETURN count(o) AS moved

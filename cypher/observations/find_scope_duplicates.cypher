@@ -8,6 +8,7 @@
 // With no current belief of the same text, a retired one (`retired`: deleted, or corrected
 // away while taken from the candidate's own message) is returned instead: the caller drops the
 // candidate, so a deleted or corrected fact is not derived back from where it came from.
+// `c.exclude` (a belief's own id when a merge checks it, else '') is never returned.
 UNWIND $candidates AS c
 OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
                -[r:OBSERVES]->(:Peer {workspace: $workspace, name: c.observed})
@@ -16,14 +17,14 @@ CALL (c, total) {
   MATCH (o:Observation)
   USING INDEX o:Observation(scope_key, content_key)
   WHERE o.scope_key = c.scope AND o.content_key = c.key
-    AND o.workspace = $workspace AND o.level = 'explicit'
+    AND o.workspace = $workspace AND o.level = 'explicit' AND o.id <> c.exclude
   WITH o,
        o.deleted_at IS NOT NULL
        OR (o.superseded_at IS NOT NULL
            AND EXISTS { (o)-[:DERIVED_FROM]->(:Message {id: c.message}) }) AS retired
   WHERE retired OR o.superseded_at IS NULL
   RETURN o.id AS id, 2.0 AS similarity, retired
-  ORDER BY retired
+  ORDER BY retired, o.created_at, o.id
   LIMIT 1
   UNION ALL
   WITH c, total WHERE total <= $exact_scan_limit
@@ -31,7 +32,7 @@ CALL (c, total) {
     MATCH (o:Observation)
     USING INDEX o:Observation(scope_key)
     WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
-      AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+      AND o.deleted_at IS NULL AND o.superseded_at IS NULL AND o.id <> c.exclude
     WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
     WHERE similarity >= $floor
     RETURN o.id AS id, similarity
@@ -48,6 +49,7 @@ CALL (c, total) {
                  LIMIT $neighbours) SCORE AS similarity
   WITH o, similarity
   WHERE similarity >= $floor AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+    AND o.id <> c.exclude
   RETURN o.id AS id, similarity, false AS retired
 }
 WITH c, id, similarity, retired

@@ -52,10 +52,23 @@ class Resemblance:
     retired: bool = False  # repeats a deleted or corrected belief: not written again
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A belief to check against its representation by the dedup rule: a new fact, or a belief
+    a merge moved (`exclude`: its own id, so it does not find itself)."""
+
+    observer: str
+    observed: str
+    content_key: str
+    embedding: list[float]
+    message_id: str = ""  # the source of a new fact: a belief retired from it is not repeated
+    exclude: str = ""
+
+
 async def _probe(
-    tx: Tx, workspace: str, facts: list[ExplicitFact], threshold: float, near: float | None
+    tx: Tx, workspace: str, items: Sequence[Candidate], threshold: float, near: float | None
 ) -> list[Resemblance]:
-    """One probe per fact (see find_scope_duplicates.cypher).
+    """One probe per candidate (see find_scope_duplicates.cypher).
 
     It runs inside the write transaction. A small representation is compared belief by
     belief, so a concurrent derivation's commit is always seen; in a large one the vector index
@@ -63,14 +76,15 @@ async def _probe(
     candidates = [
         {
             "index": i,
-            "observer": f.observer,
-            "observed": f.observed,
-            "scope": scope_key(workspace, f.observer, f.observed),
-            "key": f.content_key,
-            "message": f.message_id,
-            "embedding": f.embedding,
+            "observer": c.observer,
+            "observed": c.observed,
+            "scope": scope_key(workspace, c.observer, c.observed),
+            "key": c.content_key,
+            "message": c.message_id,
+            "embedding": c.embedding,
+            "exclude": c.exclude,
         }
-        for i, f in enumerate(facts)
+        for i, c in enumerate(items)
     ]
     floor = threshold if near is None else min(threshold, near)
     rows = await tx.rows(
@@ -83,11 +97,12 @@ async def _probe(
     )
     found = {int(r["index"]): r["found"] for r in rows}
     out = []
-    for i in range(len(facts)):
-        hits = [(str(h["id"]), float(h["similarity"])) for h in found.get(i, [])]
-        if any(h.get("retired") for h in found.get(i, [])):
-            out.append(Resemblance(None, [], retired=True))
-            continue
+    for i in range(len(items)):
+        # A retired hit stops a new fact (the caller drops it); a merge ignores it.
+        retired = any(h.get("retired") for h in found.get(i, []))
+        hits = [
+            (str(h["id"]), float(h["similarity"])) for h in found.get(i, []) if not h.get("retired")
+        ]
         duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
         close = (
             []
@@ -97,8 +112,17 @@ async def _probe(
         best: dict[str, float] = {}
         for id_, cosine in close:
             best[id_] = max(cosine, best.get(id_, -1.0))
-        out.append(Resemblance(duplicate, list(best.items())))
+        out.append(Resemblance(duplicate, list(best.items()), retired))
     return out
+
+
+async def find_repeats(
+    tx: Tx, workspace: str, items: Sequence[Candidate], threshold: float
+) -> list[str | None]:
+    """For each candidate, the current belief of its representation it repeats by the
+    deriver's dedup rule (the same normalized text, else the most similar at a cosine of at
+    least `threshold`), or None."""
+    return [r.duplicate_of for r in await _probe(tx, workspace, items, threshold, None)]
 
 
 def _similar_pairs(
@@ -151,7 +175,10 @@ async def write_explicit(
     included, for the zero-key dreamer (Observation.near_ids)."""
     if not facts:
         return WriteOutcome([], 0)
-    probed = await _probe(tx, workspace, facts, threshold, near)
+    items = [
+        Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id) for f in facts
+    ]
+    probed = await _probe(tx, workspace, items, threshold, near)
     retired = sum(1 for r in probed if r.retired)
     if retired:
         kept = [i for i, r in enumerate(probed) if not r.retired]

@@ -2,11 +2,17 @@
 
 A merge moves each source peer's data into the target, then deletes the source: its messages
 (sender, peer_key), its representations' beliefs (observer, observed, scope_key; a merge also
-marks moved derived beliefs stale for reconciliation), duplicates resolved by the deriver's
-exact rule (same normalized text in one representation: the oldest stays and takes the
-others' sources), its OBSERVES edges, files and cards, session memberships, sub-peer links,
-materialized dreams, dream runs and waiting jobs. A rename is a merge into a new, empty peer
-that copies the source's metadata and settings.
+marks moved derived beliefs stale for reconciliation), its OBSERVES edges, files and cards,
+session memberships, sub-peer links, materialized dreams, dream runs and waiting jobs. A rename
+is a merge into a new, empty peer that copies the source's metadata and settings.
+
+A merge resolves duplicates by the deriver's dedup rule (the same probe: the same normalized
+text, or an embedding cosine of at least BELIEFGRAPH_DEDUP_THRESHOLD, in one representation).
+Each moved explicit belief is marked dedup_pending; once the source's beliefs have moved, steps
+check the marked ones, oldest first: of a belief and the one it repeats, the older stays and
+takes the other's sources and counts, and the other is tombstoned. A mark is cleared when its
+belief repeats nothing, in the step that finds it, so a resumed merge checks exactly what is
+left.
 
 Each step moves at most BELIEFGRAPH_RESTRUCTURE_BATCH nodes. A job runs steps in order until
 one fills its batch; it then commits what it moved together with its own completion and a
@@ -30,6 +36,7 @@ from graph.keys import Representation, peer_key, scope_key
 from graph.repo import dreams, jobs, peers
 from graph.repo.dreams import DreamClaim
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
+from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.dreamer import scheduling
@@ -114,8 +121,67 @@ def _moved(row: dict[str, Any] | None, key: str = "moved") -> int:
     return int(row[key]) if row else 0
 
 
+def pair_repeats(
+    checked: Sequence[tuple[str, bool]], repeats: Sequence[str | None]
+) -> tuple[list[dict[str, str]], list[str]]:
+    """One round of the dedup rule over moved beliefs (pure). `checked`: (id, live), oldest
+    first; `repeats`: for each, the belief it repeats or None. Returns the pairs to make one,
+    no belief in two of them, and the beliefs that repeat nothing (or are no longer live). A
+    belief whose repeat is already paired this round waits for the next."""
+    pairs: list[dict[str, str]] = []
+    settled: list[str] = []
+    paired: set[str] = set()
+    for (belief, live), other in zip(checked, repeats, strict=True):
+        if not live or other is None:
+            if belief not in paired:
+                settled.append(belief)
+        elif belief not in paired and other not in paired:
+            pairs.append({"a": belief, "b": other})
+            paired |= {belief, other}
+    return pairs, settled
+
+
+async def _resolve_duplicates(
+    tx: Tx, workspace: str, scopes: list[str], batch: int, threshold: float, stamp: datetime
+) -> bool:
+    """Check up to `batch` moved beliefs of `scopes` by the deriver's dedup rule; False once
+    none is left to check."""
+    rows = await tx.rows("list_dedup_pending", workspace=workspace, scopes=scopes, batch=batch)
+    if not rows:
+        return False
+    checked = [(str(r["id"]), bool(r["live"])) for r in rows]
+    probes = [
+        Candidate(
+            str(r["observer"]),
+            str(r["observed"]),
+            str(r["content_key"]),
+            list(r["embedding"] or []),
+            exclude=str(r["id"]),
+        )
+        for r in rows
+        if r["live"]
+    ]
+    found = iter(await find_repeats(tx, workspace, probes, threshold))
+    repeats = [next(found) if live else None for _, live in checked]
+    pairs, settled = pair_repeats(checked, repeats)
+    await tx.rows(
+        "merge_duplicate_observations",
+        workspace=workspace,
+        pairs=pairs,
+        settled=settled,
+        now=stamp,
+    )
+    return True
+
+
 async def _step_source(
-    tx: Tx, workspace: str, op: Operation, source: str, batch: int, stamp: datetime
+    tx: Tx,
+    workspace: str,
+    op: Operation,
+    source: str,
+    batch: int,
+    threshold: float,
+    stamp: datetime,
 ) -> bool:
     """Move the next batch of `source` into the target; True once the source is gone."""
     base = {"workspace": workspace, "source": source, "target": op.target}
@@ -135,25 +201,19 @@ async def _step_source(
                 workspace=workspace,
                 moves=moves,
                 batch=batch,
-                stale_derived=op.merge,
+                merge=op.merge,
                 reason=STALE_REASON,
                 now=stamp,
             )
         )
-        if moved >= batch:
+        # A merge checks moved beliefs from the next step on: its duplicate probe may go
+        # through the vector index, which need not see this transaction's moves.
+        if moved >= batch or (op.merge and moved):
             return False
         if op.merge:
             scopes = sorted({m["scope"] for m in moves})
-            duplicates = await tx.one(
-                "merge_duplicate_observations",
-                workspace=workspace,
-                scopes=scopes,
-                batch=batch,
-                now=stamp,
-            )
-            merged = _moved(duplicates, "merged")
-            if merged:
-                return False  # the next run looks for groups left over
+            if await _resolve_duplicates(tx, workspace, scopes, batch, threshold, stamp):
+                return False  # the next step checks what is left
         await tx.rows("move_observes_edges", **base)
     if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
         return False
@@ -227,7 +287,8 @@ class RestructureHandler(StepHandler):
             if not present:
                 continue  # moved and deleted by an earlier step
             batch = self.settings.restructure_batch
-            if not await _step_source(tx, job.workspace, op, source, batch, stamp):
+            threshold = self.settings.dedup_threshold
+            if not await _step_source(tx, job.workspace, op, source, batch, threshold, stamp):
                 return False
         await dream_target(tx, self.settings, job.workspace, op.target)
         return True

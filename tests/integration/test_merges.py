@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dream_writes, jobs
+from graph.repo import dream_writes, jobs, observations
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -161,6 +161,63 @@ async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
     }
     done = await jobs.status(s.db, workspace, None, "alice")
     assert done.dead == 0 and done.pending == 0
+
+
+GREEN = "My favourite colour is dark green."
+GREEN_AGAIN = "My favorite color is dark green."  # other words, the same fact
+BLUE = "My favourite colour is light blue."  # similar words, another fact
+
+
+async def test_a_merge_resolves_near_duplicates_by_the_dedup_rule(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="off", restructure_batch=1)
+    a, b, c = s.embedder.embed([GREEN, GREEN_AGAIN, BLUE])
+    similarity = {"again": sum(x * y for x, y in zip(a, b, strict=True))}
+    similarity["blue"] = sum(x * y for x, y in zip(a, c, strict=True))
+    assert similarity["again"] >= s.settings.dedup_threshold > similarity["blue"]
+    await make_peers(s, workspace, "alice", "alicia", "agent")
+    await make_session(s, workspace, "s1", [MemberSettings("alice"), MemberSettings("agent")])
+    await make_session(s, workspace, "s2", [MemberSettings("alicia"), MemberSettings("agent")])
+    llm = ScriptedLLM({"deriver": verbatim})
+    await post(s, workspace, "s1", ("alice", GREEN))
+    await derive(s, workspace, llm)  # alice's belief is the older one
+    await post(s, workspace, "s2", ("alicia", GREEN_AGAIN), ("alicia", BLUE))
+    await derive(s, workspace, llm)
+    again = await belief_id(s, workspace, "favorite color", "agent", "alicia")
+    view = Representation(workspace, "agent", "alicia")
+    deduction = dream_writes.DerivedWrite(
+        id=f"{workspace}-taste",
+        level="deductive",
+        content="alicia likes dark colours.",
+        embedding=[0.1] * 384,
+        premise_ids=(again,),
+    )
+    await s.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [deduction], origin="dreamer:rules", now=now()
+        )
+    )
+
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await run_all(s, workspace)
+
+    for observer in ("agent", "alice"):
+        facts = await contents(s, workspace, observer, "alice", levels=["explicit"])
+        assert sorted(facts) == sorted([GREEN, BLUE]), observer
+    kept = await belief_id(s, workspace, "dark green", "agent", "alice")
+    detail = await observations.get_detail(s.db, workspace, kept)
+    assert detail.observation.content == GREEN
+    assert detail.observation.times_derived == 2
+    # The dropped wording's evidence and dependents now rest on the belief that stayed.
+    spans = sorted((x.message.content, x.span) for x in detail.sources)
+    assert spans == sorted([(GREEN, GREEN), (GREEN_AGAIN, GREEN_AGAIN)])
+    assert [d.id for d in detail.dependents] == [deduction.id]
+    dropped = await observations.get_detail(s.db, workspace, again)
+    assert dropped.observation.deleted_at is not None
+    assert dropped.sources == [] and dropped.dependents == []
+    left = await statements.read(s.db, "count_dedup_pending", workspace=workspace)
+    assert left == [{"pending": 0}]
 
 
 async def test_a_rename_carries_keys_files_cards_and_sessions(

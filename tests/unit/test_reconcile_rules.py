@@ -15,7 +15,7 @@ from reasoners.dreamer.reconcile_rules import (
     reconcile_messages,
     rule_verdicts,
 )
-from reasoners.peers.merges import scope_moves
+from reasoners.peers.merges import pair_repeats, scope_moves
 from reasoners.peers.purge import jobs_to_purge
 
 
@@ -153,3 +153,12 @@ def test_a_merge_maps_each_representation_of_the_source_to_the_target() -> None:
     assert moves[0]["from_scope"] == scope_key("w", "agent", "alicia")
     assert moves[0]["scope"] == scope_key("w", "agent", "alice")
     assert moves[1]["scope"] == scope_key("w", "alice", "alice")
+
+
+def test_a_merge_pairs_each_belief_once_per_round_and_settles_those_that_repeat_nothing() -> None:
+    checked = [("m1", True), ("m2", True), ("m3", True), ("m4", False), ("m5", True)]
+    # m1 repeats t1; m2 repeats m1 (already paired: it waits); m3 repeats nothing; m4 is gone;
+    # m5 repeats m3.
+    pairs, settled = pair_repeats(checked, ["t1", "m1", None, None, "m3"])
+    assert pairs == [{"a": "m1", "b": "t1"}, {"a": "m5", "b": "m3"}]
+    assert settled == ["m3", "m4"]
