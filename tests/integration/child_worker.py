@@ -13,7 +13,7 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -49,8 +49,10 @@ async def worker_child(
     password: str,
     marker: str,
     env_extra: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> AsyncIterator[subprocess.Popen[str]]:
-    """The child running `module`, once it has printed `marker` (`env_extra`: settings)."""
+    """The child running `module`, once it has printed `marker` (`env_extra`: settings;
+    `args`: its arguments after the workspace)."""
     settings = services.settings
     env = {
         **os.environ,
@@ -60,7 +62,7 @@ async def worker_child(
         "BELIEFGRAPH_AUTH": "off",
     }
     child = subprocess.Popen(
-        [sys.executable, "-m", module, workspace],
+        [sys.executable, "-m", module, workspace, *args],
         cwd=ROOT,
         env=env,
         stdin=subprocess.PIPE,

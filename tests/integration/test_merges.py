@@ -1,16 +1,13 @@
-"""Renaming and merging peers: everything follows, duplicates become one, and a merge killed
-mid-way resumes to the same graph as one that ran through."""
+"""Renaming, merging and splitting peers: everything follows, duplicates become one, and a
+merge or split killed mid-way resumes to the same graph as one that ran through."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import signal
-import time
 from typing import Any
 
 import pytest
 
+from graph.db import Tx
 from graph.keys import Representation
 from graph.repo import dream_writes, jobs, observations
 from graph.repo.peer_cards import CardLine
@@ -18,22 +15,21 @@ from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import merges
+from reasoners.peers import merges, splits
 from reasoners.peers.files import FileWriter
 from reasoners.peers.merges import RESTRUCTURE
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
-from tests.integration.child_worker import worker_child
 from tests.integration.derive_helpers import (
     make_peers,
     make_session,
     post,
     target_messages,
-    worker_for,
 )
 from tests.integration.dream_helpers import belief_id, contents, derive, with_dreams
+from tests.integration.restructure_helpers import kill_after, resume, run_all, snapshot
 
 pytestmark = pytest.mark.integration
 
@@ -82,17 +78,6 @@ async def two_identities(services: Services, workspace: str) -> Services:
     for peer in ("alice", "alicia"):
         await writer.create(workspace, peer, "notes.md", f"# {peer}\n\nAbout the dog.")
     return s
-
-
-async def run_all(services: Services, workspace: str) -> None:
-    await worker_for(services, workspace, None).drain()
-
-
-async def snapshot(services: Services, workspace: str) -> list[str]:
-    rows = await statements.read(services.db, "canonical_workspace", workspace=workspace)
-    for row in rows:
-        row["out"] = sorted(json.dumps(edge) for edge in row["out"])
-    return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
 
 
 MERGE = """mutation($w: String!) {
@@ -274,22 +259,11 @@ async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     # Killed after its first step committed, in this one.
     await merges.start(small.db, small.settings, workspace, op)
     env = {"BELIEFGRAPH_RESTRUCTURE_BATCH": "1", "BELIEFGRAPH_DREAM_MODE": "rules"}
-    async with worker_child(
-        small, "tests.integration.merge_child", workspace, neo4j_password, "merging", env
-    ) as child:
-        child.send_signal(signal.SIGKILL)
-        child.wait(10)
+    await kill_after(small, workspace, neo4j_password, 1, env)
     half = await statements.read(small.db, "count_nodes_by_kind", workspace=workspace)
     assert {r["kind"]: r["total"] for r in half}.get("Peer") == 3  # alicia not yet gone
     # Its lease runs out; a new worker takes the job over and finishes.
-    deadline = time.monotonic() + 30
-    worker = worker_for(with_dreams(small, dream_mode="rules"), workspace, None)
-    while time.monotonic() < deadline:
-        await worker.drain()
-        status = await jobs.status(small.db, workspace, None, None)
-        if status.pending == 0 and status.running == 0:
-            break
-        await asyncio.sleep(0.5)
+    await resume(with_dreams(small, dream_mode="rules"), workspace)
     listed = await jobs.list_jobs(
         small.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=500
     )
@@ -305,9 +279,9 @@ SPLIT = """mutation($w: String!) {
 }"""
 
 
-async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
-    services: Services, workspace: str, gql: GraphQLClient
-) -> None:
+async def two_sessions(services: Services, workspace: str) -> Services:
+    """alice lives in Paris (s1) and works at the bank (s2), as agent and alice herself see her;
+    each view has a deduction built on the bank fact."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await make_peers(s, workspace, "alice", "agent")
     for session in ("s1", "s2"):
@@ -317,20 +291,30 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     await post(s, workspace, "s1", ("alice", "I live in Paris."))
     await post(s, workspace, "s2", ("alice", "I work at the bank."))
     await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
-    bank = await belief_id(s, workspace, "bank", "agent", "alice")
-    view = Representation(workspace, "agent", "alice")
-    deduction = dream_writes.DerivedWrite(
-        id=f"{workspace}-banker",
-        level="deductive",
-        content="alice is a banker.",
-        embedding=[0.1] * 384,
-        premise_ids=(bank,),
-    )
-    await s.db.write_tx(
-        lambda tx: dream_writes.create_derived(
-            tx, view, [deduction], origin="dreamer:rules", now=now()
+    for observer, content in (("agent", "alice is a banker."), ("alice", "I am a banker.")):
+        bank = await belief_id(s, workspace, "bank", observer, "alice")
+        view = Representation(workspace, observer, "alice")
+        deduction = dream_writes.DerivedWrite(
+            id=f"{workspace}-{observer}-banker",
+            level="deductive",
+            content=content,
+            embedding=[0.1] * 384,
+            premise_ids=(bank,),
         )
-    )
+
+        async def write(
+            tx: Tx, d: dream_writes.DerivedWrite = deduction, v: Representation = view
+        ) -> None:
+            await dream_writes.create_derived(tx, v, [d], origin="dreamer:rules", now=now())
+
+        await s.db.write_tx(write)
+    return s
+
+
+async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    s = await two_sessions(services, workspace)
     w = {"w": workspace}
     assert (await gql.ok(SPLIT, w))["splitPeer"]["target"] == "alice"
     assert await gql.error_code(SPLIT, w) == "CONFLICT"  # alice-work exists now
@@ -353,3 +337,31 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     # An aggregated read of alice still reaches what moved.
     together = await contents(s, workspace, "agent", "alice", aggregated=("alice-work",))
     assert sorted(together) == ["I live in Paris.", "I work at the bank."]
+
+
+async def test_a_split_killed_mid_way_resumes_to_the_same_graph(
+    services: Services, workspace: str, other_workspace: str, neo4j_password: str
+) -> None:
+    small = with_dreams(services, restructure_batch=1)
+    for name in (workspace, other_workspace):
+        await two_sessions(small, name)
+    split = splits.Split("alice", [splits.Part("alice-work", ["s2"])])
+
+    # Uninterrupted, in the other workspace.
+    await splits.start(small.db, small.settings, other_workspace, split)
+    await run_all(with_dreams(small, dream_mode="rules"), other_workspace)
+
+    # Killed once the message and one of the two bank facts have moved (a step each), before
+    # the other fact follows, in this one.
+    await splits.start(small.db, small.settings, workspace, split)
+    env = {"BELIEFGRAPH_RESTRUCTURE_BATCH": "1", "BELIEFGRAPH_DREAM_MODE": "rules"}
+    await kill_after(small, workspace, neo4j_password, 2, env)
+    moved = [
+        await contents(small, workspace, observer, "alice-work", include_stale=True)
+        for observer in ("agent", "alice-work")
+    ]
+    assert sorted(len(facts) for facts in moved) == [0, 1]
+    # Its lease runs out; a new worker takes the job over and finishes.
+    await resume(with_dreams(small, dream_mode="rules"), workspace)
+    assert await contents(small, workspace, "agent", "alice-work") == ["I work at the bank."]
+    assert await snapshot(small, workspace) == await snapshot(small, other_workspace)
