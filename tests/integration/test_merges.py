@@ -244,8 +244,11 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
     ]
 
 
+# With a batch of 1, the merge's steps move alicia's 2 messages, then her 5 beliefs, then check
+# the 4 moved facts for duplicates (the Paris facts first, one step each), then move her files.
+@pytest.mark.parametrize("steps", [1, 8], ids=["after-a-message", "amid-duplicates"])
 async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
-    services: Services, workspace: str, other_workspace: str, neo4j_password: str
+    services: Services, workspace: str, other_workspace: str, neo4j_password: str, steps: int
 ) -> None:
     small = with_dreams(services, restructure_batch=1)
     for name in (workspace, other_workspace):
@@ -256,12 +259,14 @@ async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     await merges.start(small.db, small.settings, other_workspace, op)
     await run_all(with_dreams(small, dream_mode="rules"), other_workspace)
 
-    # Killed after its first step committed, in this one.
+    # Killed once `steps` steps have committed, in this one.
     await merges.start(small.db, small.settings, workspace, op)
     env = {"BELIEFGRAPH_RESTRUCTURE_BATCH": "1", "BELIEFGRAPH_DREAM_MODE": "rules"}
-    await kill_after(small, workspace, neo4j_password, 1, env)
+    await kill_after(small, workspace, neo4j_password, steps, env)
     half = await statements.read(small.db, "count_nodes_by_kind", workspace=workspace)
     assert {r["kind"]: r["total"] for r in half}.get("Peer") == 3  # alicia not yet gone
+    [row] = await statements.read(small.db, "count_dedup_pending", workspace=workspace)
+    assert (row["pending"] > 0) == (steps > 1)  # killed before, or amid, the duplicate checks
     # Its lease runs out; a new worker takes the job over and finishes.
     await resume(with_dreams(small, dream_mode="rules"), workspace)
     listed = await jobs.list_jobs(
