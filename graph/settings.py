@@ -247,6 +247,12 @@ class Settings:
         "Nodes a peer rename or merge moves per step; each step commits on its own, so an "
         "interrupted one resumes from the last committed step",
     )
+    purge_batch: int = _setting(
+        "BELIEFGRAPH_PURGE_BATCH",
+        5000,
+        "Nodes a purge deletes per transaction (a file with its chunks); an interrupted purge "
+        "leaves a consistent graph and finishes when run again",
+    )
     job_lease: float = _setting(
         "BELIEFGRAPH_JOB_LEASE",
         15.0,
@@ -372,6 +378,7 @@ class Settings:
             "worker_concurrency",
             "job_max_attempts",
             "restructure_batch",
+            "purge_batch",
             "dream_batch",
             "dream_iterations",
         ):

@@ -2,15 +2,19 @@
 // when only messages are purged), the cards it wrote of other peers, and every card with a
 // line resting on a purged belief ($observation_ids); a dream writes such a card again from
 // what is left. Cards (system files with card_observer) and other files are counted apart.
+// Up to $batch files per run.
 MATCH (f:File {workspace: $workspace})
 WHERE f.peer = $peer OR f.card_observer = $peer
    OR (f.card_observer IS NOT NULL
        AND any(line IN coalesce(f.card_support, [])
                WHERE any(id IN split(line, ' ') WHERE id IN $observation_ids)))
+WITH f
+LIMIT $batch
 OPTIONAL MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)
 WITH f, f.card_observer IS NOT NULL AS card, collect(c) AS chunks
 FOREACH (c IN chunks | DETACH DELETE c)
 DETACH DELETE f
-RETURN sum(CASE WHEN card THEN 1 ELSE 0 END) AS cards,
+RETURN count(*) AS deleted,
+       sum(CASE WHEN card THEN 1 ELSE 0 END) AS cards,
        sum(CASE WHEN card THEN 0 ELSE 1 END) AS files,
        sum(size(chunks)) AS chunks

@@ -1,7 +1,7 @@
 """Purge: hard-delete given messages, or a whole peer, with everything derived from them.
 
 Unlike a deletion (a tombstone that reads skip and dreams reconcile), a purge erases: it is
-what a data-erasure request needs. One transaction removes
+what a data-erasure request needs. It removes
 - the messages (a peer's: every message it sent, tombstoned ones included);
 - every belief taken from them and every belief built on those (for a peer, also every belief
   it holds or that is held about it), through DERIVED_FROM up to 64 levels;
@@ -12,22 +12,38 @@ what a data-erasure request needs. One transaction removes
 - the dream runs whose record names a purged belief (for a peer, all of its representations');
 - the peer itself, with its memberships and links.
 The report counts each kind; it equals the node counts before minus after.
+
+It deletes in transactions of at most BELIEFGRAPH_PURGE_BATCH nodes (files: with their
+chunks), so a huge peer needs no huge transaction, in an order that keeps every committed state
+consistent. A round first tombstones the beliefs and messages it will erase (they leave every
+read, and nothing new is derived from them); then deletes what quotes them (cards and files,
+dream runs, summaries, jobs); then the beliefs, each after every belief built on it, so none
+loses a premise; then the messages, once no belief cites them. The peer goes last. An
+interrupted purge thus leaves nothing half-linked, and what is left is still found from the
+messages or the peer: running the purge again finishes it. Rounds repeat until one finds
+nothing left, which also catches a derivation that committed while the purge ran.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
-from graph.errors import InvalidInput, NotFound
+from graph.errors import Conflict, InvalidInput, NotFound
 from graph.repo import peers
-from graph.repo.invalidation import Scope
+from graph.validation import now
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
+# A round normally erases everything and the next finds nothing left; more rounds only run
+# while derivations from the purged data keep committing.
+ROUNDS = 5
+T = TypeVar("T")
+Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -43,9 +59,18 @@ class PurgeReport:
     peers: int = 0
 
 
-def jobs_to_purge(
-    rows: Sequence[dict[str, Any]], message_ids: set[str], peer: str | None
-) -> list[str]:
+class Pace(Protocol):
+    """Called after each committed batch (the interruption test stops the purge there)."""
+
+    async def committed(self) -> None: ...
+
+
+class NoPause:
+    async def committed(self) -> None:
+        return None
+
+
+def jobs_to_purge(rows: Sequence[Row], message_ids: set[str], peer: str | None) -> list[str]:
     """Which candidate jobs go (pure): a derive job whose messages are all purged; with a
     peer, the peer's jobs and the dreams of its representations. Other jobs stay: a derive job
     naming a purged message among live ones simply finds it gone."""
@@ -64,91 +89,219 @@ def jobs_to_purge(
     return chosen
 
 
-def _count(row: dict[str, Any] | None) -> int:
-    return int(row["deleted"]) if row else 0
+def dependents_first(premises: Mapping[str, Sequence[str]]) -> list[str]:
+    """The beliefs ordered so that each comes after every belief of the set built on it (pure):
+    deleted in this order, batch by batch, no remaining belief ever lacks a premise.
+    `premises`: each belief's premises; those outside the set do not matter."""
+    dependents = {belief: 0 for belief in premises}  # how many are not yet placed
+    for belief, ps in premises.items():
+        for p in set(ps) - {belief}:
+            if p in dependents:
+                dependents[p] += 1
+    ready = sorted((b for b, n in dependents.items() if n == 0), reverse=True)
+    order: list[str] = []
+    while ready:
+        belief = ready.pop()
+        order.append(belief)
+        for p in sorted(set(premises[belief]) - {belief}):
+            if p in dependents:
+                dependents[p] -= 1
+                if dependents[p] == 0:
+                    ready.append(p)
+    # A cycle cannot be written (a premise exists before what rests on it); were one there,
+    # its beliefs would still go, last.
+    placed = set(order)
+    return order + sorted(b for b in premises if b not in placed)
 
 
-async def _erase(
-    tx: Tx,
-    workspace: str,
-    messages: list[dict[str, Any]],
-    derived: list[dict[str, Any]],
-    peer: str | None,
-) -> PurgeReport:
-    message_ids = [str(m["id"]) for m in messages]
-    observation_ids = [str(d["id"]) for d in derived]
-    levels = Counter(str(d["level"]) for d in derived)
-    scopes: set[Scope] = {(str(d["observer"]), str(d["observed"])) for d in derived}
-    sessions: dict[str, int] = {}
-    for m in messages:
-        session, seq = str(m["session"]), int(m["seq"])
-        sessions[session] = min(seq, sessions.get(session, seq))
-    candidates = await tx.rows(
-        "list_purge_jobs",
-        workspace=workspace,
-        sessions=sorted(sessions),
-        peer=peer,
-        dream_prefix=f"dream/{workspace}/{peer}/" if peer else "\x00",
-        dream_suffix=f"/{peer}" if peer else "\x00",
-    )
-    job_ids = jobs_to_purge(candidates, set(message_ids), peer)
-    files = await tx.one(
-        "delete_purged_files", workspace=workspace, peer=peer, observation_ids=observation_ids
-    )
-    assert files is not None  # an aggregation always answers one row
-    runs = _count(
-        await tx.one(
-            "delete_purged_dream_runs",
-            workspace=workspace,
-            peer=peer,
-            scopes=[{"observer": o, "observed": d} for o, d in sorted(scopes)],
-            observation_ids=observation_ids,
+def chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What is left to erase: messages (id, session, seq), and the beliefs (id, level,
+    observer, observed, premises) derived from them or held by or about the peer."""
+
+    messages: list[Row]
+    derived: list[Row]
+
+    @property
+    def empty(self) -> bool:
+        return not self.messages and not self.derived
+
+
+@dataclass
+class Tally:
+    """What went so far, batch by batch."""
+
+    messages: int = 0
+    observations: Counter[str] = field(default_factory=Counter)
+    files: int = 0
+    file_chunks: int = 0
+    cards: int = 0
+    summaries: int = 0
+    jobs: int = 0
+    dream_runs: int = 0
+    peers: int = 0
+
+    def report(self) -> PurgeReport:
+        return PurgeReport(
+            messages=self.messages,
+            observations={level: self.observations.get(level, 0) for level in LEVELS},
+            files=self.files,
+            file_chunks=self.file_chunks,
+            cards=self.cards,
+            summaries=self.summaries,
+            jobs=self.jobs,
+            dream_runs=self.dream_runs,
+            peers=self.peers,
         )
-    )
-    summaries = 0
-    for session, seq in sorted(sessions.items()):
-        summaries += _count(
-            await tx.one(
-                "delete_stale_summaries", workspace=workspace, session=session, from_seq=seq
+
+
+def _count(rows: list[Row]) -> int:
+    return sum(int(r["deleted"]) for r in rows)
+
+
+@dataclass
+class Eraser:
+    """The batches of one purge (`peer` is None when only messages are purged)."""
+
+    db: Database
+    workspace: str
+    peer: str | None
+    batch: int
+    pace: Pace
+    tally: Tally = field(default_factory=Tally)
+
+    async def _commit(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
+        """One batch: `work` runs one statement in its own transaction."""
+        rows = await work()
+        await self.pace.committed()
+        return rows
+
+    async def _until_done(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
+        """Repeat a statement that deletes up to `batch` nodes until it deletes fewer."""
+        done: list[Row] = []
+        while True:
+            rows = await self._commit(work)
+            done += rows
+            if _count(rows) < self.batch:
+                return done
+
+    async def round(self, plan: Plan) -> None:
+        write, ws = self.db.write, self.workspace
+        message_ids = [str(m["id"]) for m in plan.messages]
+        observation_ids = [str(d["id"]) for d in plan.derived]
+        mark = partial(write, "tombstone_purged", workspace=ws, now=now())
+        for part in chunks(observation_ids, self.batch):
+            await self._commit(partial(mark, observation_ids=part, message_ids=[]))
+        for part in chunks(message_ids, self.batch):
+            await self._commit(partial(mark, observation_ids=[], message_ids=part))
+        await self._quoting(plan, observation_ids)
+        premises = {str(d["id"]): [str(p) for p in d["premises"]] for d in plan.derived}
+        for part in chunks(dependents_first(premises), self.batch):
+            rows = await self._commit(
+                partial(write, "delete_observations_hard", workspace=ws, ids=part)
             )
+            for row in rows:
+                self.tally.observations[str(row["level"])] += int(row["deleted"])
+        for part in chunks(message_ids, self.batch):
+            rows = await self._commit(
+                partial(write, "delete_messages_hard", workspace=ws, ids=part)
+            )
+            self.tally.messages += _count(rows)
+
+    async def _quoting(self, plan: Plan, observation_ids: list[str]) -> None:
+        """Delete what quotes the purged data: files and cards, dream runs, summaries, jobs."""
+        write, ws, batch = self.db.write, self.workspace, self.batch
+        scopes = [
+            {"observer": o, "observed": d}
+            for o, d in sorted({(str(d["observer"]), str(d["observed"])) for d in plan.derived})
+        ]
+        for ids in list(chunks(observation_ids, batch)) or [[]]:
+            files = partial(write, "delete_purged_files", workspace=ws, batch=batch)
+            for row in await self._until_done(partial(files, peer=self.peer, observation_ids=ids)):
+                self.tally.files += int(row["files"])
+                self.tally.file_chunks += int(row["chunks"])
+                self.tally.cards += int(row["cards"])
+            runs = partial(write, "delete_purged_dream_runs", workspace=ws, batch=batch)
+            self.tally.dream_runs += _count(
+                await self._until_done(
+                    partial(runs, peer=self.peer, scopes=scopes, observation_ids=ids)
+                )
+            )
+        sessions: dict[str, int] = {}
+        for m in plan.messages:
+            session, seq = str(m["session"]), int(m["seq"])
+            sessions[session] = min(seq, sessions.get(session, seq))
+        for session, seq in sorted(sessions.items()):
+            summaries = partial(write, "delete_purged_summaries", workspace=ws, batch=batch)
+            self.tally.summaries += _count(
+                await self._until_done(partial(summaries, session=session, from_seq=seq))
+            )
+        candidates = await self.db.read(
+            "list_purge_jobs",
+            workspace=ws,
+            sessions=sorted(sessions),
+            peer=self.peer,
+            dream_prefix=f"dream/{ws}/{self.peer}/" if self.peer else "\x00",
+            dream_suffix=f"/{self.peer}" if self.peer else "\x00",
         )
-    observations = _count(
-        await tx.one("delete_observations_hard", workspace=workspace, ids=observation_ids)
-    )
-    assert observations == len(observation_ids)
-    return PurgeReport(
-        messages=_count(await tx.one("delete_messages_hard", workspace=workspace, ids=message_ids)),
-        observations={level: levels.get(level, 0) for level in LEVELS},
-        files=int(files["files"]),
-        file_chunks=int(files["chunks"]),
-        cards=int(files["cards"]),
-        summaries=summaries,
-        jobs=_count(await tx.one("delete_jobs", workspace=workspace, ids=job_ids)),
-        dream_runs=runs,
-        peers=_count(await tx.one("delete_peer", workspace=workspace, peer=peer)) if peer else 0,
-    )
+        chosen = jobs_to_purge(candidates, {str(m["id"]) for m in plan.messages}, self.peer)
+        for part in chunks(chosen, batch):
+            rows = await self._commit(partial(write, "delete_jobs", workspace=ws, ids=part))
+            self.tally.jobs += _count(rows)
+
+    async def run(
+        self, plan_left: Callable[[Tx], Awaitable[Plan]], first: Plan | None = None
+    ) -> PurgeReport:
+        """Rounds until one finds nothing left, then the peer (`first`: the first round's plan,
+        when the caller has read it)."""
+        for _ in range(ROUNDS):
+            plan = await self.db.read_tx(plan_left) if first is None else first
+            first = None
+            await self.round(plan)
+            if plan.empty:
+                break
+        else:
+            raise Conflict("data derived from the purged data kept arriving; purge again")
+        if self.peer is not None:
+            rows = await self._commit(
+                partial(self.db.write, "delete_peer", workspace=self.workspace, peer=self.peer)
+            )
+            self.tally.peers += _count(rows)
+        return self.tally.report()
 
 
-async def purge_messages(db: Database, workspace: str, ids: list[str]) -> PurgeReport:
+async def purge_messages(
+    db: Database, workspace: str, ids: list[str], batch: int, pace: Pace | None = None
+) -> PurgeReport:
     if not ids:
         raise InvalidInput("name at least one message id to purge")
 
-    async def work(tx: Tx) -> PurgeReport:
-        messages = await tx.rows("list_messages_to_purge", workspace=workspace, ids=ids)
-        if not messages:
-            raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
-        derived = await tx.rows("find_message_derivations", workspace=workspace, ids=ids)
-        return await _erase(tx, workspace, messages, derived, None)
+    async def left(tx: Tx) -> Plan:
+        return Plan(
+            await tx.rows("list_messages_to_purge", workspace=workspace, ids=ids),
+            await tx.rows("find_message_derivations", workspace=workspace, ids=ids),
+        )
 
-    return await db.write_tx(work)
+    plan = await db.read_tx(left)
+    if not plan.messages:
+        raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
+    return await Eraser(db, workspace, None, batch, pace or NoPause()).run(left, plan)
 
 
-async def purge_peer(db: Database, workspace: str, peer: str) -> PurgeReport:
+async def purge_peer(
+    db: Database, workspace: str, peer: str, batch: int, pace: Pace | None = None
+) -> PurgeReport:
     await peers.get(db, workspace, peer)
 
-    async def work(tx: Tx) -> PurgeReport:
-        messages = await tx.rows("list_peer_messages", workspace=workspace, peer=peer)
-        derived = await tx.rows("find_peer_derivations", workspace=workspace, peer=peer)
-        return await _erase(tx, workspace, messages, derived, peer)
+    async def left(tx: Tx) -> Plan:
+        return Plan(
+            await tx.rows("list_peer_messages", workspace=workspace, peer=peer),
+            await tx.rows("find_peer_derivations", workspace=workspace, peer=peer),
+        )
 
-    return await db.write_tx(work)
+    return await Eraser(db, workspace, peer, batch, pace or NoPause()).run(left)

@@ -317,8 +317,11 @@ class RestructureMutation:
         self, info: Info, workspace: Workspace, ids: MessageIds
     ) -> PurgeReport:
         info.context.principal.require_workspace(workspace)
-        db = info.context.services.db
-        return PurgeReport.of(await purge.purge_messages(db, workspace, [str(i) for i in ids]))
+        s = info.context.services
+        message_ids = [str(i) for i in ids]
+        return PurgeReport.of(
+            await purge.purge_messages(s.db, workspace, message_ids, s.settings.purge_batch)
+        )
 
     @strawberry.mutation(
         description="Erase a peer for good: its messages, every belief it holds or that is "
@@ -333,5 +336,5 @@ class RestructureMutation:
         peer: Annotated[str, strawberry.argument(description="The peer to erase.")],
     ) -> PurgeReport:
         info.context.principal.require_workspace(workspace)
-        db = info.context.services.db
-        return PurgeReport.of(await purge.purge_peer(db, workspace, peer))
+        s = info.context.services
+        return PurgeReport.of(await purge.purge_peer(s.db, workspace, peer, s.settings.purge_batch))

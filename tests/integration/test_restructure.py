@@ -19,7 +19,7 @@ from graph.repo.peer_cards import CardLine
 from graph.validation import now
 from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import invalidation
+from reasoners.peers import invalidation, purge
 from reasoners.queue.schedule import DERIVE, jobs_for_messages
 from resolvers.services import Services
 from tests import statements
@@ -366,6 +366,17 @@ def expected(report: dict[str, Any]) -> dict[str, int]:
     return {kind: n for kind, n in gone.items() if n}
 
 
+def beliefs(kinds: dict[str, int]) -> int:
+    return sum(n for kind, n in kinds.items() if kind.startswith("observation:"))
+
+
+def shaped(report: purge.PurgeReport) -> dict[str, Any]:
+    """A report as the GraphQL API answers it."""
+    named = {"fileChunks": report.file_chunks, "dreamRuns": report.dream_runs}
+    plain = ("messages", "files", "cards", "summaries", "jobs", "peers")
+    return {**{k: getattr(report, k) for k in plain}, **named, "observations": report.observations}
+
+
 def removed(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     return {k: n - after.get(k, 0) for k, n in before.items() if n != after.get(k, 0)}
 
@@ -406,3 +417,93 @@ async def test_a_purge_reports_exactly_what_it_erased(
     peer = 'query($w: String!) { peer(workspace: $w, name: "alice") { name } }'
     assert await gql.error_code(peer, w) == "NOT_FOUND"
     assert await gql.error_code(PURGE_PEER, {**w, "p": "alice"}) == "NOT_FOUND"
+
+
+@dataclass
+class Watch:
+    """A purge's pace that checks the graph after every committed batch: no belief may have
+    lost its source or premises. With `stop_after_beliefs`, it interrupts the purge (as a crash
+    would) once that many beliefs are gone."""
+
+    services: Services
+    workspace: str
+    stop_after_beliefs: int | None = None
+    batches: int = 0
+    unsupported: int = 0
+    beliefs: int | None = None
+
+    async def committed(self) -> None:
+        self.batches += 1
+        rows = await statements.read(
+            self.services.db, "count_unsupported_observations", workspace=self.workspace
+        )
+        self.unsupported += int(rows[0]["unsupported"])
+        held = sum(
+            n for k, n in (await counts(self.services, self.workspace)).items() if "obs" in k
+        )
+        self.beliefs = held if self.beliefs is None else self.beliefs
+        if self.stop_after_beliefs is not None and self.beliefs - held >= self.stop_after_beliefs:
+            raise Interrupted
+
+
+class Interrupted(Exception):
+    """Stands for a crash between two of a purge's transactions."""
+
+
+async def test_a_purge_in_small_batches_reports_exactly_and_stays_consistent(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    await s.db.write_tx(
+        lambda tx: dream_writes.set_card(
+            tx,
+            Representation(workspace, "agent", "alice"),
+            [CardLine("Lives in Paris", (c.paris,))],
+            now=now(),
+        )
+    )
+    rows = await statements.read(s.db, "count_unsupported_observations", workspace=workspace)
+    assert rows == [{"unsupported": 0}]
+
+    watch = Watch(s, workspace)
+    before = await counts(s, workspace)
+    report = await purge.purge_messages(s.db, workspace, [c.paris_message], 1, watch)
+    gone = removed(before, await counts(s, workspace))
+    assert gone == expected(shaped(report))
+    assert gone["observation:explicit"] == 2 and gone["card"] == 1
+    assert watch.batches > sum(gone.values())  # one node a batch, and tombstones first
+    assert watch.unsupported == 0
+
+    watch = Watch(s, workspace)
+    before = await counts(s, workspace)
+    report = await purge.purge_peer(s.db, workspace, "alice", 1, watch)
+    assert removed(before, await counts(s, workspace)) == expected(shaped(report))
+    assert report.peers == 1 and watch.unsupported == 0
+
+
+async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_run_again(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    start = await counts(s, workspace)
+    watch = Watch(s, workspace, stop_after_beliefs=3)
+    with pytest.raises(Interrupted):
+        await purge.purge_peer(s.db, workspace, "alice", 2, watch)
+    half = await counts(s, workspace)
+    assert half["Message"] == start["Message"] and half["Peer"] == start["Peer"]
+    assert (
+        0
+        < sum(n for k, n in half.items() if "obs" in k)
+        < sum(n for k, n in start.items() if "obs" in k)
+    )
+    assert watch.unsupported == 0
+    # What is left is tombstoned: it has already left every read.
+    assert await current(s, workspace, include_stale=True, include_superseded=True) == set()
+
+    report = (await gql.ok(PURGE_PEER, {"w": workspace, "p": "alice"}))["purgePeer"]
+    assert removed(half, await counts(s, workspace)) == expected(report)
+    assert report["peers"] == 1 and report["messages"] == 2
+    left = await counts(s, workspace)
+    assert not any(k.startswith("observation") for k in left) and "Message" not in left

@@ -16,7 +16,7 @@ from reasoners.dreamer.reconcile_rules import (
     rule_verdicts,
 )
 from reasoners.peers.merges import pair_repeats, scope_moves
-from reasoners.peers.purge import jobs_to_purge
+from reasoners.peers.purge import chunks, dependents_first, jobs_to_purge
 
 
 def fact(id_: str, *sources: Source) -> StaleBelief:
@@ -162,3 +162,23 @@ def test_a_merge_pairs_each_belief_once_per_round_and_settles_those_that_repeat_
     pairs, settled = pair_repeats(checked, ["t1", "m1", None, None, "m3"])
     assert pairs == [{"a": "m1", "b": "t1"}, {"a": "m5", "b": "m3"}]
     assert settled == ["m3", "m4"]
+
+
+def test_a_purge_deletes_each_belief_after_everything_built_on_it() -> None:
+    premises = {
+        "paris": [],
+        "dog": [],
+        "france": ["paris"],
+        "europe": ["france"],
+        "both": ["paris", "dog"],
+        "outside": ["elsewhere"],  # a premise the purge keeps does not hold anything up
+    }
+    order = dependents_first(premises)
+    assert sorted(order) == sorted(premises)
+    for belief, ps in premises.items():
+        for p in ps:
+            if p in premises:
+                assert order.index(belief) < order.index(p), (belief, p)
+    # Batches follow the order, so none deletes a premise before a later batch's dependent.
+    assert [len(b) for b in chunks(order, 4)] == [4, 2]
+    assert dependents_first({"a": ["b"], "b": ["a"]}) == ["a", "b"]  # a cycle still goes

@@ -1,0 +1,17 @@
+// The first thing a purge does to what it erases: beliefs ($observation_ids) and messages
+// ($message_ids) are tombstoned, so they leave every read at once and nothing new is derived
+// from them (the deriver reads live messages, a dream refuses deleted premises) while the
+// purge deletes them batch by batch. An earlier tombstone keeps its time.
+CALL () {
+  MATCH (o:Observation {workspace: $workspace})
+  WHERE o.id IN $observation_ids
+  SET o.deleted_at = coalesce(o.deleted_at, $now)
+  RETURN count(o) AS observations
+}
+CALL () {
+  MATCH (m:Message {workspace: $workspace})
+  WHERE m.id IN $message_ids
+  SET m.deleted_at = coalesce(m.deleted_at, $now)
+  RETURN count(m) AS messages
+}
+RETURN observations, messages
