@@ -1,9 +1,9 @@
 // The dedup rule after a merge. Each pair ($pairs: {a, b}, no belief in two pairs) holds a
 // moved belief and the belief of its new representation it repeats: the older stays (by
 // created_at, then id) and takes the other's sources (messages with their spans, premises),
-// its dependents' DERIVED_FROM edges and its derivation count; the other is tombstoned. The stayer keeps dedup_pending when it
-// has it (checked again: it may repeat another). $settled: moved beliefs that repeat nothing,
-// checked off.
+// its dependents' DERIVED_FROM edges and its derivation count; the other is tombstoned. The
+// one that stays keeps dedup_pending if it has it (checked again: it may repeat another).
+// $settled: moved beliefs that repeat nothing, checked off.
 CALL () {
   UNWIND $settled AS id
   MATCH (o:Observation {id: id})

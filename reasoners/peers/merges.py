@@ -155,7 +155,7 @@ async def _resolve_duplicates(
             str(r["observer"]),
             str(r["observed"]),
             str(r["content_key"]),
-            list(r["embedding"] or []),
+            list(r["embedding"]),
             exclude=str(r["id"]),
         )
         for r in rows

@@ -46,10 +46,12 @@ T = TypeVar("T")
 Row = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass
 class PurgeReport:
+    """What a purge deleted; it adds up batch by batch."""
+
     messages: int = 0
-    observations: dict[str, int] = field(default_factory=dict)  # by level
+    observations: Counter[str] = field(default_factory=Counter)  # by level
     files: int = 0
     file_chunks: int = 0
     cards: int = 0
@@ -132,34 +134,6 @@ class Plan:
         return not self.messages and not self.derived
 
 
-@dataclass
-class Tally:
-    """What went so far, batch by batch."""
-
-    messages: int = 0
-    observations: Counter[str] = field(default_factory=Counter)
-    files: int = 0
-    file_chunks: int = 0
-    cards: int = 0
-    summaries: int = 0
-    jobs: int = 0
-    dream_runs: int = 0
-    peers: int = 0
-
-    def report(self) -> PurgeReport:
-        return PurgeReport(
-            messages=self.messages,
-            observations={level: self.observations.get(level, 0) for level in LEVELS},
-            files=self.files,
-            file_chunks=self.file_chunks,
-            cards=self.cards,
-            summaries=self.summaries,
-            jobs=self.jobs,
-            dream_runs=self.dream_runs,
-            peers=self.peers,
-        )
-
-
 def _count(rows: list[Row]) -> int:
     return sum(int(r["deleted"]) for r in rows)
 
@@ -173,7 +147,7 @@ class Eraser:
     peer: str | None
     batch: int
     pace: Pace
-    tally: Tally = field(default_factory=Tally)
+    tally: PurgeReport = field(default_factory=PurgeReport)
 
     async def _commit(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
         """One batch: `work` runs one statement in its own transaction."""
@@ -272,7 +246,7 @@ class Eraser:
                 partial(self.db.write, "delete_peer", workspace=self.workspace, peer=self.peer)
             )
             self.tally.peers += _count(rows)
-        return self.tally.report()
+        return self.tally
 
 
 async def purge_messages(

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from graph.db import Tx
 from graph.keys import Representation
 from graph.repo import dream_writes, jobs, observations
 from graph.repo.peer_cards import CardLine
@@ -47,6 +46,20 @@ def verbatim(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
     )
 
 
+async def deduce(
+    services: Services, view: Representation, id_: str, content: str, premise: str
+) -> None:
+    """A deduction in `view` built on one premise, as a dream would write it."""
+    deduction = dream_writes.DerivedWrite(
+        id=id_, level="deductive", content=content, embedding=[0.1] * 384, premise_ids=(premise,)
+    )
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [deduction], origin="dreamer:rules", now=now()
+        )
+    )
+
+
 async def two_identities(services: Services, workspace: str) -> Services:
     """alice (s1) and alicia (s2) are one person; agent observes both. alicia's dog fact has a
     deduction built on it; both have a notes.md, alicia has a card."""
@@ -58,19 +71,8 @@ async def two_identities(services: Services, workspace: str) -> Services:
     await post(s, workspace, "s2", ("alicia", "I live in Paris."), ("alicia", "I have a dog."))
     await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
     dog = await belief_id(s, workspace, "dog", "agent", "alicia")
-    deduction = dream_writes.DerivedWrite(
-        id=f"{workspace}-deduction",
-        level="deductive",
-        content="alicia keeps a pet.",
-        embedding=[0.1] * 384,
-        premise_ids=(dog,),
-    )
     view = Representation(workspace, "agent", "alicia")
-    await s.db.write_tx(
-        lambda tx: dream_writes.create_derived(
-            tx, view, [deduction], origin="dreamer:rules", now=now()
-        )
-    )
+    await deduce(s, view, f"{workspace}-deduction", "alicia keeps a pet.", dog)
     await s.db.write_tx(
         lambda tx: dream_writes.set_card(tx, view, [CardLine("Has a dog", (dog,))], now=now())
     )
@@ -170,19 +172,8 @@ async def test_a_merge_resolves_near_duplicates_by_the_dedup_rule(
     await post(s, workspace, "s2", ("alicia", GREEN_AGAIN), ("alicia", BLUE))
     await derive(s, workspace, llm)
     again = await belief_id(s, workspace, "favorite color", "agent", "alicia")
-    view = Representation(workspace, "agent", "alicia")
-    deduction = dream_writes.DerivedWrite(
-        id=f"{workspace}-taste",
-        level="deductive",
-        content="alicia likes dark colours.",
-        embedding=[0.1] * 384,
-        premise_ids=(again,),
-    )
-    await s.db.write_tx(
-        lambda tx: dream_writes.create_derived(
-            tx, view, [deduction], origin="dreamer:rules", now=now()
-        )
-    )
+    taste, view = f"{workspace}-taste", Representation(workspace, "agent", "alicia")
+    await deduce(s, view, taste, "alicia likes dark colours.", again)
 
     await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
     await run_all(s, workspace)
@@ -197,7 +188,7 @@ async def test_a_merge_resolves_near_duplicates_by_the_dedup_rule(
     # The dropped wording's evidence and dependents now rest on the belief that stayed.
     spans = sorted((x.message.content, x.span) for x in detail.sources)
     assert spans == sorted([(GREEN, GREEN), (GREEN_AGAIN, GREEN_AGAIN)])
-    assert [d.id for d in detail.dependents] == [deduction.id]
+    assert [d.id for d in detail.dependents] == [taste]
     dropped = await observations.get_detail(s.db, workspace, again)
     assert dropped.observation.deleted_at is not None
     assert dropped.sources == [] and dropped.dependents == []
@@ -299,20 +290,7 @@ async def two_sessions(services: Services, workspace: str) -> Services:
     for observer, content in (("agent", "alice is a banker."), ("alice", "I am a banker.")):
         bank = await belief_id(s, workspace, "bank", observer, "alice")
         view = Representation(workspace, observer, "alice")
-        deduction = dream_writes.DerivedWrite(
-            id=f"{workspace}-{observer}-banker",
-            level="deductive",
-            content=content,
-            embedding=[0.1] * 384,
-            premise_ids=(bank,),
-        )
-
-        async def write(
-            tx: Tx, d: dream_writes.DerivedWrite = deduction, v: Representation = view
-        ) -> None:
-            await dream_writes.create_derived(tx, v, [d], origin="dreamer:rules", now=now())
-
-        await s.db.write_tx(write)
+        await deduce(s, view, f"{workspace}-{observer}-banker", content, bank)
     return s
 
 

@@ -381,13 +381,9 @@ def removed(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     return {k: n - after.get(k, 0) for k, n in before.items() if n != after.get(k, 0)}
 
 
-async def test_a_purge_reports_exactly_what_it_erased(
-    services: Services, workspace: str, gql: GraphQLClient
-) -> None:
-    c = await chain(services, workspace)
-    s = c.services
-    await dream_now(s, workspace, "agent", "alice")  # a dream run, and perhaps a card
-    await s.db.write_tx(
+async def card_on_paris(c: Chain, workspace: str) -> None:
+    """agent's card of alice, with a line resting on the Paris fact."""
+    await c.services.db.write_tx(
         lambda tx: dream_writes.set_card(
             tx,
             Representation(workspace, "agent", "alice"),
@@ -395,6 +391,15 @@ async def test_a_purge_reports_exactly_what_it_erased(
             now=now(),
         )
     )
+
+
+async def test_a_purge_reports_exactly_what_it_erased(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    await dream_now(s, workspace, "agent", "alice")  # a dream run, and perhaps a card
+    await card_on_paris(c, workspace)
     create_file = """mutation($w: String!, $p: String!) {
       createFile(workspace: $w, peer: $p, path: "notes.md", content: "# Notes\\n\\nA dog.") { id }
     }"""
@@ -422,15 +427,15 @@ async def test_a_purge_reports_exactly_what_it_erased(
 @dataclass
 class Watch:
     """A purge's pace that checks the graph after every committed batch: no belief may have
-    lost its source or premises. With `stop_after_beliefs`, it interrupts the purge (as a crash
+    lost its source or premises. With `stop_after`, it interrupts the purge (as a crash
     would) once that many beliefs are gone."""
 
     services: Services
     workspace: str
-    stop_after_beliefs: int | None = None
+    stop_after: int | None = None
     batches: int = 0
     unsupported: int = 0
-    beliefs: int | None = None
+    first_count: int | None = None  # beliefs after the first batch (a tombstone batch)
 
     async def committed(self) -> None:
         self.batches += 1
@@ -438,11 +443,9 @@ class Watch:
             self.services.db, "count_unsupported_observations", workspace=self.workspace
         )
         self.unsupported += int(rows[0]["unsupported"])
-        held = sum(
-            n for k, n in (await counts(self.services, self.workspace)).items() if "obs" in k
-        )
-        self.beliefs = held if self.beliefs is None else self.beliefs
-        if self.stop_after_beliefs is not None and self.beliefs - held >= self.stop_after_beliefs:
+        held = beliefs(await counts(self.services, self.workspace))
+        self.first_count = held if self.first_count is None else self.first_count
+        if self.stop_after is not None and self.first_count - held >= self.stop_after:
             raise Interrupted
 
 
@@ -455,14 +458,7 @@ async def test_a_purge_in_small_batches_reports_exactly_and_stays_consistent(
 ) -> None:
     c = await chain(services, workspace)
     s = c.services
-    await s.db.write_tx(
-        lambda tx: dream_writes.set_card(
-            tx,
-            Representation(workspace, "agent", "alice"),
-            [CardLine("Lives in Paris", (c.paris,))],
-            now=now(),
-        )
-    )
+    await card_on_paris(c, workspace)
     rows = await statements.read(s.db, "count_unsupported_observations", workspace=workspace)
     assert rows == [{"unsupported": 0}]
 
@@ -488,16 +484,12 @@ async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_
     c = await chain(services, workspace)
     s = c.services
     start = await counts(s, workspace)
-    watch = Watch(s, workspace, stop_after_beliefs=3)
+    watch = Watch(s, workspace, stop_after=3)
     with pytest.raises(Interrupted):
         await purge.purge_peer(s.db, workspace, "alice", 2, watch)
     half = await counts(s, workspace)
     assert half["Message"] == start["Message"] and half["Peer"] == start["Peer"]
-    assert (
-        0
-        < sum(n for k, n in half.items() if "obs" in k)
-        < sum(n for k, n in start.items() if "obs" in k)
-    )
+    assert 0 < beliefs(half) < beliefs(start)
     assert watch.unsupported == 0
     # What is left is tombstoned: it has already left every read.
     assert await current(s, workspace, include_stale=True, include_superseded=True) == set()
@@ -506,4 +498,4 @@ async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_
     assert removed(half, await counts(s, workspace)) == expected(report)
     assert report["peers"] == 1 and report["messages"] == 2
     left = await counts(s, workspace)
-    assert not any(k.startswith("observation") for k in left) and "Message" not in left
+    assert beliefs(left) == 0 and "Message" not in left
