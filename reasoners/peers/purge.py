@@ -61,13 +61,13 @@ class PurgeReport:
     peers: int = 0
 
 
-class Pace(Protocol):
+class Checkpoint(Protocol):
     """Called after each committed batch (the interruption test stops the purge there)."""
 
     async def committed(self) -> None: ...
 
 
-class NoPause:
+class NoCheckpoint:
     async def committed(self) -> None:
         return None
 
@@ -146,13 +146,13 @@ class Eraser:
     workspace: str
     peer: str | None
     batch: int
-    pace: Pace
+    checkpoint: Checkpoint
     tally: PurgeReport = field(default_factory=PurgeReport)
 
     async def _commit(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
         """One batch: `work` runs one statement in its own transaction."""
         rows = await work()
-        await self.pace.committed()
+        await self.checkpoint.committed()
         return rows
 
     async def _until_done(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
@@ -250,7 +250,7 @@ class Eraser:
 
 
 async def purge_messages(
-    db: Database, workspace: str, ids: list[str], batch: int, pace: Pace | None = None
+    db: Database, workspace: str, ids: list[str], batch: int, checkpoint: Checkpoint | None = None
 ) -> PurgeReport:
     if not ids:
         raise InvalidInput("name at least one message id to purge")
@@ -264,11 +264,11 @@ async def purge_messages(
     plan = await db.read_tx(left)
     if not plan.messages:
         raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
-    return await Eraser(db, workspace, None, batch, pace or NoPause()).run(left, plan)
+    return await Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint()).run(left, plan)
 
 
 async def purge_peer(
-    db: Database, workspace: str, peer: str, batch: int, pace: Pace | None = None
+    db: Database, workspace: str, peer: str, batch: int, checkpoint: Checkpoint | None = None
 ) -> PurgeReport:
     await peers.get(db, workspace, peer)
 
@@ -278,4 +278,4 @@ async def purge_peer(
             await tx.rows("find_peer_derivations", workspace=workspace, peer=peer),
         )
 
-    return await Eraser(db, workspace, peer, batch, pace or NoPause()).run(left)
+    return await Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint()).run(left)

@@ -426,7 +426,7 @@ async def test_a_purge_reports_exactly_what_it_erased(
 
 @dataclass
 class Watch:
-    """A purge's pace that checks the graph after every committed batch: no belief may have
+    """A purge checkpoint that checks the graph after every committed batch: no belief may have
     lost its source or premises. With `stop_after`, it interrupts the purge (as a crash
     would) once that many beliefs are gone."""
 
