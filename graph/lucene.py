@@ -19,10 +19,17 @@ def terms_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def scoped_query(text: str, *, field: str, required: Mapping[str, Sequence[str]]) -> str:
-    """``terms_query`` on `field`, with each `required` field matching one of its keys
-    ("" if the text has no words). Keys must be single tokens (letters and digits), as the
-    keys of graph/keys.py are; a field with no keys cannot match anything and is refused."""
+def scoped_query(
+    text: str,
+    *,
+    field: str,
+    required: Mapping[str, Sequence[str]],
+    also: Sequence[str] = (),
+) -> str:
+    """``terms_query`` on `field` (or any of the `also` fields), with each `required` field
+    matching one of its keys ("" if the text has no words). Keys must be single tokens (letters
+    and digits), as the keys of graph/keys.py are; a field with no keys cannot match anything
+    and is refused."""
     terms = terms_query(text)
     if not terms:
         return ""
@@ -34,4 +41,7 @@ def scoped_query(text: str, *, field: str, required: Mapping[str, Sequence[str]]
             if not key.isalnum():
                 raise ValueError(f"key {key!r} is not alphanumeric")
         clauses.append(f"+{name}:{keys[0]}" if len(keys) == 1 else f"+{name}:({' OR '.join(keys)})")
-    return " ".join([*clauses, f"+{field}:({terms})"])
+    if not also:
+        return " ".join([*clauses, f"+{field}:({terms})"])
+    either = " OR ".join(f"{name}:({terms})" for name in (field, *also))
+    return " ".join([*clauses, f"+({either})"])

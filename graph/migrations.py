@@ -17,6 +17,10 @@ one card per write that also removes the edge's properties, so a crash resumes w
 stopped. The moved cards' chunks get their embeddings at start-up, where the embedder is
 (reasoners/peers/files.py embed_missing_chunks).
 
+Version 4 rebuilds the three fulltext indexes with the English analyzer (stop words dropped,
+words stemmed), the message one with the sender's peer name as a field: they are dropped here
+and created again, and repopulated by the server, with the other indexes (graph/schema.py).
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -31,7 +35,7 @@ from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
@@ -42,6 +46,8 @@ LEGACY_INDEXES = [
     "observation_content",
     "observation_content_key",
 ]
+# Fulltext indexes whose definition (analyzer, fields) changed in layout 4.
+REBUILT_IN_4 = ["message_text", "observation_text", "file_chunk_text"]
 
 
 async def mark(db: Database) -> int:
@@ -155,9 +161,15 @@ async def migrate(db: Database, version: int) -> None:
         return
     if version < 2:
         await _to_filtered_indexes(db)
-    cards = await move_cards(db)
-    if cards:
-        log.info("migrated to layout %d: moved %d peer cards into files", SCHEMA_VERSION, cards)
+    if version < 3:
+        cards = await move_cards(db)
+        if cards:
+            log.info("migrated to layout 3: moved %d peer cards into files", cards)
+    if version < 4:
+        # Creating them again is idempotent, so a crash between drop and create is harmless.
+        for name in REBUILT_IN_4:
+            await db.write("drop_index", name=name)
+        log.info("migrated to layout 4: fulltext indexes rebuilt with the English analyzer")
 
 
 async def _to_filtered_indexes(db: Database) -> None:

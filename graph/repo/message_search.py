@@ -105,7 +105,9 @@ async def text_candidates(
         required["session_key"] = [session_key(workspace, filters.session)]
     if filters.peers:
         required["peer_key"] = [peer_key(workspace, p) for p in filters.peers]
-    query = scoped_query(text, field="content", required=required)
+    # The sender's name is searched with the content: a question naming a peer favours the
+    # turns that peer wrote, not only the turns that mention it.
+    query = scoped_query(text, field="content", required=required, also=("peer",))
     if not query:
         return []
     params = search_params(filters)

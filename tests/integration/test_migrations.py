@@ -48,3 +48,30 @@ async def test_an_earlier_layout_is_migrated(services: Services, workspace: str)
     # Up to date: the next start changes nothing.
     await install_schema(services.db, services.settings.embedding_dim)
     assert await migrations.mark(services.db) == migrations.SCHEMA_VERSION
+
+
+async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
+    services: Services, workspace: str
+) -> None:
+    db = services.db
+    await db.write("drop_index", name="message_text")
+    await statements.write(db, "legacy_create_message_text_v3")
+    await db.write("set_schema_version", version=3)
+    await seed_beliefs(services, workspace)
+
+    await install_schema(db, services.settings.embedding_dim)
+
+    indexes = {r["name"]: r for r in await statements.read(db, "list_fulltext_indexes")}
+    for name in migrations.REBUILT_IN_4:
+        assert indexes[name]["analyzer"] == "english", name
+    assert "peer" in indexes["message_text"]["properties"]
+    assert await migrations.mark(db) == migrations.SCHEMA_VERSION
+    # Stemmed and stop words dropped: "evidences" finds "Some evidence.", and a query of
+    # stop words alone matches nothing rather than every message.
+    found = await message_search.text_candidates(
+        db, workspace, "the evidences", MessageFilter(session="s1"), 5
+    )
+    assert [m.content for m, _ in found] == ["Some evidence."]
+    assert await message_search.text_candidates(
+        db, workspace, "what did I", MessageFilter(session="s1"), 5
+    ) == []

@@ -364,6 +364,23 @@ async def test_message_fulltext_is_scoped_inside_lucene(
     assert await text(session="s2", peer="alice") == []
 
 
+async def test_message_fulltext_finds_the_turns_a_named_peer_wrote(
+    services: Services, workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+
+    async def text(query: str) -> list[str]:
+        hits = await message_search.text_candidates(
+            services.db, workspace, query, MessageFilter(), 10
+        )
+        return [m.content for m, _ in hits]
+
+    # Neither of Bob's words is "bob": the sender's name is searched with the content.
+    assert await text("what did bob say") == ["My bicycle has a flat tyre again."]
+    # Carol's kitten ranks first for "carol's kittens": the name and the stemmed word match.
+    assert (await text("carol's kittens"))[0] == "We bought a kitten for the twins."
+
+
 async def test_narrow_message_filters_end_in_the_exact_scan(
     services: Services, workspace: str
 ) -> None:

@@ -48,3 +48,10 @@ def test_keys_are_stable_single_tokens_that_keep_scopes_apart() -> None:
         scope_key("ws", "x", "x"),
     }
     assert len(keys) == 4 and all(k.isalnum() for k in keys)
+
+
+def test_a_query_can_match_the_text_in_several_fields() -> None:
+    w = workspace_key("ws")
+    assert scoped_query(
+        "dana bought", field="content", required={"workspace_key": [w]}, also=("peer",)
+    ) == (f'+workspace_key:{w} +(content:("dana" OR "bought") OR peer:("dana" OR "bought"))')
