@@ -2,6 +2,7 @@
 // (workspace_key, session_key, peer_key), so Lucene returns only messages in scope, best
 // first; at most $candidates of them, then the time and metadata filters. `raw` tells the
 // caller whether Lucene had more (raw = $candidates) when the filters left too few.
+// With $embedding, each hit also carries its similarity to it (as the vector index scores).
 CALL db.index.fulltext.queryNodes('message_text', $query, {limit: $candidates})
 YIELD node, score
 WITH collect({m: node, score: score}) AS hits
@@ -17,6 +18,8 @@ WITH size(hits) AS raw,
 CALL (kept) {
   UNWIND kept AS k
   WITH k.m AS m, k.score AS score
-  RETURN collect({message: m {.*, embedding: null}, score: score}) AS found
+  RETURN collect({message: m {.*, embedding: null}, score: score,
+                  similarity: CASE WHEN $embedding IS NULL OR m.embedding IS NULL THEN null
+                      ELSE vector.similarity.cosine(m.embedding, $embedding) END}) AS found
 }
 RETURN raw, found

@@ -2,6 +2,7 @@
 // (scope_key), so Lucene returns only their beliefs, best first; at most $candidates of them,
 // then the filters. `raw` tells the caller whether Lucene had more (raw = $candidates) when
 // the filters left too few.
+// With $embedding, each hit also carries its similarity to it (as the vector index scores).
 CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
 YIELD node, score
 WITH collect({o: node, score: score}) AS hits
@@ -22,6 +23,8 @@ WITH size(hits) AS raw,
 CALL (kept) {
   UNWIND kept AS k
   WITH k.o AS o, k.score AS score
-  RETURN collect({observation: o {.*, embedding: null}, score: score}) AS found
+  RETURN collect({observation: o {.*, embedding: null}, score: score,
+                  similarity: CASE WHEN $embedding IS NULL OR o.embedding IS NULL THEN null
+                      ELSE vector.similarity.cosine(o.embedding, $embedding) END}) AS found
 }
 RETURN raw, found

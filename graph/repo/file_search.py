@@ -15,7 +15,24 @@ from graph.db import Database
 from graph.keys import peer_key
 from graph.lucene import scoped_query
 from graph.records import FileChunkRecord
-from graph.repo.retrieval import FILES, Round, Rows, Scored, Thresholds, grow_text, index_rounds
+from graph.repo.retrieval import (
+    FILES,
+    Round,
+    Rows,
+    Scored,
+    TextScored,
+    Thresholds,
+    grow_text,
+    index_rounds,
+    similarity,
+)
+
+
+def _text_scored(rows: Rows) -> TextScored[FileChunkRecord]:
+    return [
+        (FileChunkRecord.from_row(r["chunk"]), float(r["score"]), similarity(r["similarity"]))
+        for r in rows
+    ]
 
 
 def _scored(rows: Rows) -> Scored[FileChunkRecord]:
@@ -93,8 +110,14 @@ async def vector_candidates(
 
 
 async def text_candidates(
-    db: Database, workspace: str, peers: list[str], text: str, limit: int
-) -> Scored[FileChunkRecord]:
+    db: Database,
+    workspace: str,
+    peers: list[str],
+    text: str,
+    limit: int,
+    *,
+    embedding: list[float] | None = None,
+) -> TextScored[FileChunkRecord]:
     keys = [peer_key(workspace, p) for p in peers]
     query = scoped_query(text, field="content", required={"peer_key": keys})
     if not query:
@@ -108,8 +131,9 @@ async def text_candidates(
             query=query,
             candidates=candidates,
             limit=limit,
+            embedding=embedding,
         )
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = FILES.first_text_round(limit)
-    return _scored(await grow_text(fetch, first, limit, FILES.max_text_candidates))
+    return _text_scored(await grow_text(fetch, first, limit, FILES.max_text_candidates))

@@ -21,11 +21,20 @@ from graph.repo.retrieval import (
     Round,
     Rows,
     Scored,
+    TextScored,
     Thresholds,
     grow_text,
     index_rounds,
+    similarity,
 )
 from graph.validation import aware
+
+
+def _text_scored(rows: Rows) -> TextScored[MessageRecord]:
+    return [
+        (MessageRecord.from_row(r["message"]), float(r["score"]), similarity(r["similarity"]))
+        for r in rows
+    ]
 
 
 def _scored(rows: Rows) -> Scored[MessageRecord]:
@@ -98,8 +107,14 @@ async def vector_candidates(
 
 
 async def text_candidates(
-    db: Database, workspace: str, text: str, filters: MessageFilter, limit: int
-) -> Scored[MessageRecord]:
+    db: Database,
+    workspace: str,
+    text: str,
+    filters: MessageFilter,
+    limit: int,
+    *,
+    embedding: list[float] | None = None,
+) -> TextScored[MessageRecord]:
     required = {"workspace_key": [workspace_key(workspace)]}
     if filters.session is not None:
         required["session_key"] = [session_key(workspace, filters.session)]
@@ -119,9 +134,10 @@ async def text_candidates(
             query=query,
             candidates=candidates,
             limit=limit,
+            embedding=embedding,
             **params,
         )
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = MESSAGES.first_text_round(limit)
-    return _scored(await grow_text(fetch, first, limit, MESSAGES.max_text_candidates))
+    return _text_scored(await grow_text(fetch, first, limit, MESSAGES.max_text_candidates))

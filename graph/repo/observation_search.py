@@ -24,9 +24,11 @@ from graph.repo.retrieval import (
     Round,
     Rows,
     Scored,
+    TextScored,
     Thresholds,
     grow_text,
     index_rounds,
+    similarity,
 )
 from graph.validation import aware
 
@@ -80,6 +82,17 @@ class ObservationQuery:
             "include_superseded": self.include_superseded,
             "as_of": aware(self.as_of),
         }
+
+
+def _text_scored(rows: Rows) -> TextScored[ObservationRecord]:
+    return [
+        (
+            ObservationRecord.from_row(r["observation"]),
+            float(r["score"]),
+            similarity(r["similarity"]),
+        )
+        for r in rows
+    ]
 
 
 def _scored(rows: Rows) -> Scored[ObservationRecord]:
@@ -161,8 +174,14 @@ async def vector_candidates(
 
 
 async def text_candidates(
-    db: Database, workspace: str, text: str, query: ObservationQuery, limit: int
-) -> Scored[ObservationRecord]:
+    db: Database,
+    workspace: str,
+    text: str,
+    query: ObservationQuery,
+    limit: int,
+    *,
+    embedding: list[float] | None = None,
+) -> TextScored[ObservationRecord]:
     lucene = scoped_query(text, field="content", required={"scope_key": query.keys(workspace)})
     if not lucene:
         return []
@@ -176,12 +195,13 @@ async def text_candidates(
             query=lucene,
             candidates=candidates,
             limit=limit,
+            embedding=embedding,
             **query.params(workspace),
         )
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = OBSERVATIONS.first_text_round(limit)
-    return _scored(await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates))
+    return _text_scored(await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,15 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 Rows = list[dict[str, Any]]
 Scored = list[tuple[T, float]]
+# A fulltext hit: Lucene's score, and the node's similarity to the query's embedding (on the
+# vector index's 0-1 scale; None without an embedding), so fusion can weigh every candidate
+# by both, including those the vector half did not return.
+TextScored = list[tuple[T, float, float | None]]
+
+
+def similarity(value: Any) -> float | None:
+    return None if value is None else float(value)
+
 
 GROWTH = 4  # each further round asks for this many times more candidates
 

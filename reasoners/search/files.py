@@ -24,8 +24,12 @@ class FileChunkRetriever:
             self.db, self.workspace, self.peers, embedding, limit
         )
 
-    async def text(self, text: str, limit: int) -> list[tuple[FileChunkRecord, float]]:
-        return await file_search.text_candidates(self.db, self.workspace, self.peers, text, limit)
+    async def text(
+        self, text: str, embedding: list[float], limit: int
+    ) -> list[tuple[FileChunkRecord, float, float | None]]:
+        return await file_search.text_candidates(
+            self.db, self.workspace, self.peers, text, limit, embedding=embedding
+        )
 
 
 def chunk_id(chunk: FileChunkRecord) -> str:

@@ -3,7 +3,7 @@
 A `Retriever` knows how to find candidates of one kind within one scope (messages of a session,
 beliefs of one observer about one peer, ...); `hybrid_search` does the rest the same way for
 every kind: check the text, embed it, ask both halves for a deeper pool than the page, fuse
-them by reciprocal rank (fusion.py) and keep each hit's rank in either list.
+them by score (fusion.py) and keep each hit's rank in either list.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Generic, Protocol, TypeVar
 
 from graph.validation import check_query
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.search.fusion import rrf
+from reasoners.search.fusion import fuse_scores
 
 T = TypeVar("T")
 
@@ -35,7 +35,11 @@ class Hit(Generic[T]):
 class Retriever(Protocol[T]):
     async def vector(self, embedding: list[float], limit: int) -> list[tuple[T, float]]: ...
 
-    async def text(self, text: str, limit: int) -> list[tuple[T, float]]: ...
+    async def text(
+        self, text: str, embedding: list[float], limit: int
+    ) -> list[tuple[T, float, float | None]]:
+        """Fulltext hits with Lucene's score and their similarity to `embedding`."""
+        ...
 
 
 def pool_size(limit: int) -> int:
@@ -44,15 +48,22 @@ def pool_size(limit: int) -> int:
 
 def fuse(
     by_vector: Sequence[tuple[T, float]],
-    by_text: Sequence[tuple[T, float]],
+    by_text: Sequence[tuple[T, float, float | None]],
     key: Callable[[T], str],
     limit: int,
 ) -> list[Hit[T]]:
-    """The two rankings fused by reciprocal rank, best first, at most `limit`."""
-    items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _ in by_text}
+    """The two rankings fused by score (fusion.py), best first, at most `limit`."""
+    items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _, _ in by_text}
     vector_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_vector)}
-    text_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_text)}
-    fused = rrf([[key(x) for x, _ in by_vector], [key(x) for x, _ in by_text]])
+    text_rank = {key(x): i + 1 for i, (x, _, _) in enumerate(by_text)}
+    # The vector half's score is the similarity; a fulltext-only hit brings its own.
+    similarity: dict[str, float | None] = {key(x): s for x, s in by_vector}
+    for x, _, s in by_text:
+        similarity.setdefault(key(x), s)
+    text: dict[str, float] = {}
+    for x, score, _ in by_text:
+        text.setdefault(key(x), score)
+    fused = fuse_scores(similarity, text)
     return [
         Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
     ]
@@ -73,5 +84,5 @@ async def hybrid_search(
     if embedding is None:
         [embedding] = await embed_async(embedder, [text])
     by_vector = await retriever.vector(embedding, pool)
-    by_text = await retriever.text(text, pool)
+    by_text = await retriever.text(text, embedding, pool)
     return fuse(by_vector, by_text, key, limit)

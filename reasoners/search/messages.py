@@ -23,9 +23,11 @@ class MessageRetriever:
             self.db, self.workspace, embedding, self.filters, limit
         )
 
-    async def text(self, text: str, limit: int) -> list[tuple[MessageRecord, float]]:
+    async def text(
+        self, text: str, embedding: list[float], limit: int
+    ) -> list[tuple[MessageRecord, float, float | None]]:
         return await message_search.text_candidates(
-            self.db, self.workspace, text, self.filters, limit
+            self.db, self.workspace, text, self.filters, limit, embedding=embedding
         )
 
 

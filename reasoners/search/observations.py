@@ -25,9 +25,11 @@ class ObservationRetriever:
             self.db, self.workspace, embedding, self.query, limit
         )
 
-    async def text(self, text: str, limit: int) -> list[tuple[ObservationRecord, float]]:
+    async def text(
+        self, text: str, embedding: list[float], limit: int
+    ) -> list[tuple[ObservationRecord, float, float | None]]:
         return await observation_search.text_candidates(
-            self.db, self.workspace, text, self.query, limit
+            self.db, self.workspace, text, self.query, limit, embedding=embedding
         )
 
 

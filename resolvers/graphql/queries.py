@@ -167,8 +167,9 @@ class Query:
         return connection(page, Message.of)
 
     @strawberry.field(
-        description="Hybrid search (vector + fulltext, fused by reciprocal "
-        "rank) over messages of a workspace, a session or a peer (and its sub-peers)."
+        description="Hybrid search (vector + fulltext, fused by score; the sender's name is "
+        "searched with the text) over messages of a workspace, a session or a peer (and its "
+        "sub-peers)."
     )
     async def search_messages(
         self,

@@ -102,7 +102,7 @@ def _require_view(info: Info, workspace: str, observer: str, observed: str) -> N
 class RepresentationQuery:
     @strawberry.field(
         description="Search one observer's beliefs about one peer and, with `depth`, its "
-        "sub-peers (vector + fulltext, fused by reciprocal rank)."
+        "sub-peers (vector + fulltext, fused by score)."
     )
     async def search_observations(
         self,

@@ -172,7 +172,10 @@ class AddMessagesResult:
 @strawberry.type
 class MessageHit:
     message: Message
-    score: float = strawberry.field(description="Reciprocal-rank-fusion score.")
+    score: float = strawberry.field(
+        description="Fused score: similarity to the query (0-1) plus 0.1 times the fulltext "
+        "score relative to the query's best fulltext hit."
+    )
     vector_rank: int | None
     text_rank: int | None
 

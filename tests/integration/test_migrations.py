@@ -40,11 +40,11 @@ async def test_an_earlier_layout_is_migrated(services: Services, workspace: str)
     names = {r["name"] for r in await statements.read(services.db, "list_indexes")}
     assert "observation_embedding" not in names and "message_content" not in names
     hits = await observation_search.text_candidates(services.db, workspace, "bassoon", query, 5)
-    assert [o.content for o, _ in hits] == ["Alice plays the bassoon in an amateur orchestra."]
+    assert [o.content for o, *_ in hits] == ["Alice plays the bassoon in an amateur orchestra."]
     evidence = await message_search.text_candidates(
         services.db, workspace, "evidence", MessageFilter(session="s1"), 5
     )
-    assert [m.content for m, _ in evidence] == ["Some evidence."]
+    assert [m.content for m, *_ in evidence] == ["Some evidence."]
     # Up to date: the next start changes nothing.
     await install_schema(services.db, services.settings.embedding_dim)
     assert await migrations.mark(services.db) == migrations.SCHEMA_VERSION
@@ -71,7 +71,10 @@ async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
     found = await message_search.text_candidates(
         db, workspace, "the evidences", MessageFilter(session="s1"), 5
     )
-    assert [m.content for m, _ in found] == ["Some evidence."]
-    assert await message_search.text_candidates(
-        db, workspace, "what did I", MessageFilter(session="s1"), 5
-    ) == []
+    assert [m.content for m, *_ in found] == ["Some evidence."]
+    assert (
+        await message_search.text_candidates(
+            db, workspace, "what did I", MessageFilter(session="s1"), 5
+        )
+        == []
+    )

@@ -155,7 +155,7 @@ async def test_several_representations_are_one_search(services: Services, worksp
         assert hits[0][0].observed == "dora"
         assert all(o.observer == "bob" for o, _ in hits)  # never carol's view
     text = await observation_search.text_candidates(services.db, workspace, "sourdough", both, 5)
-    assert [o.observed for o, _ in text] == ["dora"]
+    assert [o.observed for o, *_ in text] == ["dora"]
     only_alice = ObservationQuery("bob", "alice")
     assert (
         await observation_search.text_candidates(services.db, workspace, "sourdough", only_alice, 5)
@@ -183,7 +183,7 @@ async def test_fulltext_asks_lucene_for_more_when_filters_empty_the_page(
     recording = RecordingDatabase(services.db)
     query = ObservationQuery("bob", "alice", exclude_session_ids=["s1"])
     hits = await observation_search.text_candidates(recording, workspace, "kayak", query, 3)
-    assert sorted(o.content for o, _ in hits) == sorted(long)
+    assert sorted(o.content for o, *_ in hits) == sorted(long)
     assert recording.reads == ["search_observations_fulltext"] * 2  # 50 hits, then 200
 
 
@@ -356,12 +356,35 @@ async def test_message_fulltext_is_scoped_inside_lucene(
         hits = await message_search.text_candidates(
             services.db, workspace, "kitten", MessageFilter(**filters), 10
         )
-        return [(m.session, m.peer) for m, _ in hits]
+        return [(m.session, m.peer) for m, *_ in hits]
 
     assert sorted(await text()) == [("s1", "alice"), ("s1", "alice"), ("s2", "carol")]
     assert await text(session="s2") == [("s2", "carol")]
     assert sorted(await text(peer="alice")) == [("s1", "alice"), ("s1", "alice")]
     assert await text(session="s2", peer="alice") == []
+
+
+async def test_fulltext_hits_carry_their_similarity_to_the_query(
+    services: Services, workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+    text = await message_search.text_candidates(
+        services.db, workspace, "kitten", MessageFilter(), 10, embedding=vector
+    )
+    exact = dict(
+        (m.id, s)
+        for m, s in await message_search.exact_scan(
+            services.db, workspace, vector, MessageFilter(), 10
+        )
+    )
+    # The same scale as the vector half, so fusion can weigh a fulltext-only hit.
+    assert len(text) == 3
+    assert all(sim == pytest.approx(exact[m.id]) for m, _, sim in text)
+    plain = await message_search.text_candidates(
+        services.db, workspace, "kitten", MessageFilter(), 10
+    )
+    assert [sim for *_, sim in plain] == [None, None, None]
 
 
 async def test_message_fulltext_finds_the_turns_a_named_peer_wrote(
@@ -373,7 +396,7 @@ async def test_message_fulltext_finds_the_turns_a_named_peer_wrote(
         hits = await message_search.text_candidates(
             services.db, workspace, query, MessageFilter(), 10
         )
-        return [m.content for m, _ in hits]
+        return [m.content for m, *_ in hits]
 
     # Neither of Bob's words is "bob": the sender's name is searched with the content.
     assert await text("what did bob say") == ["My bicycle has a flat tyre again."]

@@ -1,50 +1,42 @@
+"""Score fusion of a vector and a fulltext ranking (pure)."""
+
 import pytest
 
-from reasoners.search.fusion import rrf
+from reasoners.search.fusion import TEXT_WEIGHT, fuse_scores
 
 pytestmark = pytest.mark.unit
 
 
-def test_items_found_by_both_retrievers_rank_first() -> None:
-    vector = ["a", "b", "c"]
-    fulltext = ["c", "d", "a"]
-    fused = rrf([vector, fulltext], k=60)
-    assert [item for item, _ in fused] == ["a", "c", "b", "d"]
-    scores = dict(fused)
-    assert scores["a"] == pytest.approx(1 / 61 + 1 / 63)
-    assert scores["d"] == pytest.approx(1 / 62)
+def test_the_text_score_is_weighed_relative_to_the_best_text_hit() -> None:
+    fused = dict(fuse_scores({"a": 0.80, "b": 0.75, "c": 0.70}, {"b": 12.0, "c": 6.0}, 0.1))
+    assert fused["a"] == pytest.approx(0.80)
+    assert fused["b"] == pytest.approx(0.75 + 0.1)
+    assert fused["c"] == pytest.approx(0.70 + 0.05)
+    # Scaling Lucene's scores (they are not comparable across queries) changes nothing.
+    assert fuse_scores({"a": 0.80, "b": 0.75}, {"b": 1.2}) == fuse_scores(
+        {"a": 0.80, "b": 0.75}, {"b": 120.0}
+    )
 
 
-def test_ties_keep_first_appearance_order() -> None:
-    fused = rrf([["x", "y"], ["z", "w"]])
-    # x and z tie at 1/61, y and w at 1/62: x before z, y before w.
-    assert [item for item, _ in fused] == ["x", "z", "y", "w"]
+def test_a_close_paraphrase_beats_a_weak_word_match_and_the_reverse() -> None:
+    # Rank fusion would put "words" first in both cases: it is first in one list, second in
+    # the other. Scores tell how far apart the candidates are.
+    close = fuse_scores({"paraphrase": 0.90, "words": 0.60}, {"words": 3.0, "paraphrase": 1.0})
+    assert [k for k, _ in close] == ["paraphrase", "words"]
+    near = fuse_scores({"paraphrase": 0.70, "words": 0.68}, {"words": 3.0, "paraphrase": 0.5})
+    assert [k for k, _ in near] == ["words", "paraphrase"]
 
 
-def test_weights_shift_the_order() -> None:
-    fused = rrf([["a", "b"], ["b", "a"]], weights=[1.0, 3.0])
-    assert [item for item, _ in fused] == ["b", "a"]
-    assert dict(fused)["b"] == pytest.approx(1 / 62 + 3 / 61)
+def test_ties_keep_the_given_order_and_missing_parts_count_zero() -> None:
+    assert [k for k, _ in fuse_scores({"x": 0.5, "y": 0.5}, {})] == ["x", "y"]
+    assert dict(fuse_scores({"x": None, "y": 0.2}, {"x": 4.0}))["x"] == pytest.approx(TEXT_WEIGHT)
+    assert fuse_scores({}, {}) == []
+    # All-zero text scores add nothing (and do not divide by zero).
+    assert dict(fuse_scores({"x": 0.3}, {"x": 0.0})) == {"x": pytest.approx(0.3)}
 
 
-def test_repeated_item_in_one_ranking_counts_once_at_best_rank() -> None:
-    assert dict(rrf([["a", "b", "a"]]))["a"] == pytest.approx(1 / 61)
-
-
-def test_empty_inputs() -> None:
-    assert rrf([]) == []
-    assert rrf([[], []]) == []
-
-
-def test_zero_weight_ranking_still_lists_its_items_last() -> None:
-    fused = rrf([["a"], ["b"]], weights=[1.0, 0.0])
-    assert fused == [("a", pytest.approx(1 / 61)), ("b", 0.0)]
-
-
-@pytest.mark.parametrize(
-    ("k", "weights", "message"),
-    [(-1, None, "k must be"), (60, [1.0], "weights for 2"), (60, [1.0, -1.0], ">= 0")],
-)
-def test_invalid_arguments(k: int, weights: list[float] | None, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        rrf([["a"], ["b"]], k=k, weights=weights)
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError):
+        fuse_scores({"a": 0.5}, {"b": 1.0})
+    with pytest.raises(ValueError):
+        fuse_scores({"a": 0.5}, {}, text_weight=-1.0)
