@@ -79,8 +79,12 @@ class DiskVectors:
             matrix_path = text_path.with_suffix(".npy")
             if not matrix_path.exists():
                 continue
-            texts = json.loads(text_path.read_text(encoding="utf-8"))
-            matrix = np.load(matrix_path).astype(np.float32, copy=False)
+            try:
+                texts = json.loads(text_path.read_text(encoding="utf-8"))
+                matrix = np.load(matrix_path).astype(np.float32, copy=False)
+            except (OSError, ValueError) as exc:  # e.g. a pair another tool is still writing
+                print(f"embed cache: {text_path.name} unreadable ({exc}); skipped", file=sys.stderr)
+                continue
             if not isinstance(texts, list) or matrix.ndim != 2 or len(texts) != len(matrix):
                 print(
                     f"embed cache: {text_path.name} and {matrix_path.name} do not pair up "

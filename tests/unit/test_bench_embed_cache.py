@@ -71,6 +71,8 @@ def test_a_matrix_of_another_dimension_is_refused(tmp_path: Path) -> None:
 def test_pairs_that_do_not_match_are_skipped(tmp_path: Path) -> None:
     _pair(tmp_path, "cut", ["a", "b"], [[1.0, 1.0]])  # a crash between the two files
     (tmp_path / "lonely.json").write_text('["c"]', encoding="utf-8")
+    _pair(tmp_path, "torn", ["d"], [[1.0, 1.0]])
+    (tmp_path / "torn.json").write_text('["d", "e', encoding="utf-8")  # being written
     disk = DiskVectors(tmp_path, "mini", 2)
     assert disk.loaded == 0 and disk.files == 0
     assert disk.get("a") is None
