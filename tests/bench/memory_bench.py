@@ -29,6 +29,7 @@ import datetime as dt
 import functools
 import logging
 import os
+import random
 import re
 import shlex
 import statistics
@@ -43,6 +44,7 @@ import httpx
 
 from graph.settings import Settings
 from reasoners.deriver.first_person import extract
+from reasoners.embeddings.model import Embedder
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
@@ -53,6 +55,7 @@ from resolvers.services import Services
 from tests import statements
 from tests.bench import report as reporting
 from tests.bench.common import bench_neo4j, machine, write_section
+from tests.bench.embed_cache import CacheMismatch, DiskVectors
 from tests.bench.ingest import (
     Api,
     Ingested,
@@ -92,18 +95,23 @@ from tests.bench.retrieval import (
     RANKERS,
     Baselines,
     MemoEmbedder,
+    ObservationRanking,
     TurnCorpus,
     evidence_ranks,
     rank_observations,
     rank_ours,
     score_ranking,
 )
+from tests.bench.split import SPLIT_NOTE, split_halves
 
 DATASETS: tuple[str, ...] = ("longmemeval", "locomo", "beam")
 BENCH_BOLT_PORT = 37687
 BENCH_HTTP_PORT = 37474
 DEFAULT_DEPTH = 100  # turns per ranking: the API's largest page
 MEMO_LIMIT = 200_000  # vectors kept across conversations (~300 MB at 384 float32 dimensions)
+EMBED_SAMPLE = 500  # turns embedded fresh to time the embedder per message
+EMBED_SAMPLE_SEED = 16
+DEFAULT_MODEL = "all-MiniLM-L6-v2"  # what an empty BELIEFGRAPH_EMBEDDING_MODEL loads
 
 
 # -- arguments -------------------------------------------------------------------------------
@@ -152,6 +160,26 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="after the queue drains, dream each representation the app keeps (zero-key "
         "without an LLM) and rank the observations again (ranker 'dreamed')",
     )
+    parser.add_argument(
+        "--no-derive",
+        action="store_true",
+        help="build no observations: leave the deriver's jobs undone and run only the message "
+        "rankers (ours, bm25, dense)",
+    )
+    parser.add_argument(
+        "--embed-cache",
+        type=Path,
+        help="directory of vectors kept between runs (<name>.json texts + <name>.npy float32 "
+        "rows, MODEL naming the model): texts found there are not embedded again, new vectors "
+        "are added to it",
+    )
+    parser.add_argument(
+        "--embed-sample",
+        type=int,
+        default=EMBED_SAMPLE,
+        help=f"turns embedded fresh (fixed seed, bypassing memo and cache) to time the "
+        f"embedder per message (default {EMBED_SAMPLE}; 0 = skip)",
+    )
     parser.add_argument("--fresh", action="store_true", help="ignore the log: start over")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces afterwards")
     parser.add_argument(
@@ -174,6 +202,10 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("--depth must be between 1 and 100 (the API's page cap)")
     if args.depth < max(args.ks):
         parser.error("--depth must be at least the largest k")
+    if args.no_derive and args.dream:
+        parser.error("--dream needs the observations that --no-derive skips")
+    if args.embed_sample < 0:
+        parser.error("--embed-sample must be >= 0")
     if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,20}", args.prefix):
         parser.error("--prefix: 1-20 letters, digits or _ . : @ -")
     if args.json is None:
@@ -241,6 +273,33 @@ def predicted_facts(
     return facts
 
 
+def embed_sample(
+    conversations: Sequence[Conversation], max_chars: int, size: int, seed: int = EMBED_SAMPLE_SEED
+) -> list[str]:
+    """``size`` distinct turn texts of the conversations, drawn with a fixed seed."""
+    texts = sorted(
+        {
+            text
+            for conversation in conversations
+            for turn in conversation.turns()
+            if (text := stored_text(turn, max_chars)) is not None
+        }
+    )
+    return random.Random(seed).sample(texts, min(size, len(texts)))
+
+
+def time_embedder(embedder: Embedder, texts: Sequence[str], batch: int) -> float:
+    """Seconds to embed ``texts`` in ``batch``-sized calls, as addMessages sends them."""
+    start = time.perf_counter()
+    for first in range(0, len(texts), batch):
+        embedder.embed(texts[first : first + batch])
+    return time.perf_counter() - start
+
+
+def model_name(settings: Settings) -> str:
+    return settings.embedding_model or DEFAULT_MODEL
+
+
 def provider_name(llm: LLM | None) -> str:
     if llm is None:
         return "extractive provider (no LLM configured)"
@@ -260,6 +319,7 @@ class Totals:
     qa_s: float = 0.0
     dream_s: float = 0.0
     embed_wait_s: float = 0.0
+    ingested_messages: int = 0  # messages sent by addMessages in this invocation
     loads: list[float] = field(default_factory=list)
 
 
@@ -288,7 +348,7 @@ class Bench:
             if (text := stored_text(turn, self.max_chars)) is not None
         }
         texts |= {question_text(q) for q in questions}
-        if self.services.llm is None:
+        if self.services.llm is None and not self.args.no_derive:
             observed = {d for _, d in app_views(self.args.dataset, conversation)}
             texts |= set(predicted_facts(conversation, self.max_chars, observed))
         return texts
@@ -337,28 +397,38 @@ class Bench:
             prefix=args.prefix,
         )
         ingest_s = time.perf_counter() - start
-        progress.show(f"{conversation.id}: deriving")
-        start = time.perf_counter()
-        queue = await settle_queue(
-            self.api,
-            ingested.workspace,
-            functools.partial(self.drain, ingested.workspace),
-            wait=asyncio.sleep,
-        )
-        drain_s = time.perf_counter() - start
         self.totals.ingest_s += ingest_s
-        self.totals.drain_s += drain_s
-        stats = {
+        self.totals.ingested_messages += len(ingested.message_to_turn)
+        stats: dict[str, Any] = {
             "workspace": ingested.workspace,
             "messages": len(ingested.message_to_turn),
             "skipped_turns": len(ingested.skipped),
             "truncated_turns": len(ingested.truncated),
-            "observations": await self.observation_count(ingested),
-            "jobs_done": queue.done,
-            "dead_jobs": queue.dead,
+            "observations": 0,
+            "jobs_done": 0,
+            "dead_jobs": 0,
             "ingest_s": round(ingest_s, 3),
-            "drain_s": round(drain_s, 3),
+            "drain_s": 0.0,
         }
+        if not args.no_derive:
+            # With --no-derive the deriver's jobs stay queued, undone: no worker runs here,
+            # and the workspace (with its queue) is deleted afterwards unless --keep.
+            progress.show(f"{conversation.id}: deriving")
+            start = time.perf_counter()
+            queue = await settle_queue(
+                self.api,
+                ingested.workspace,
+                functools.partial(self.drain, ingested.workspace),
+                wait=asyncio.sleep,
+            )
+            drain_s = time.perf_counter() - start
+            self.totals.drain_s += drain_s
+            stats |= {
+                "observations": await self.observation_count(ingested),
+                "jobs_done": queue.done,
+                "dead_jobs": queue.dead,
+                "drain_s": round(drain_s, 3),
+            }
         turn_to_message = ingested.turn_to_message
         corpus = TurnCorpus.of(
             (turn.id, turn.session_id, text)
@@ -463,15 +533,17 @@ class Bench:
         rankings: dict[str, list[str]] = {
             "ours": await rank_ours(self.api, ingested.workspace, text, to_turn, depth)
         }
-        by_observation = await rank_observations(
-            self.api,
-            ingested.workspace,
-            text,
-            scopes,
-            to_turn,
-            depth,
-        )
-        rankings["observations"] = by_observation.turns
+        by_observation = ObservationRanking([], 0, 0)
+        if not args.no_derive:
+            by_observation = await rank_observations(
+                self.api,
+                ingested.workspace,
+                text,
+                scopes,
+                to_turn,
+                depth,
+            )
+            rankings["observations"] = by_observation.turns
         rankings["bm25"] = baselines.rank_bm25(text, depth)
         [vector] = await asyncio.to_thread(self.memo.matrix, [text])
         rankings["dense"] = baselines.rank_dense(vector, depth)
@@ -576,6 +648,8 @@ def store_config(
         "context_tokens": args.context_tokens if args.reader == "context" else None,
         "baseline": baseline.name if baseline is not None else None,
         "dream": bool(args.dream),
+        # Only when set, so logs of full runs written before the flag existed still resume.
+        **({"derive": False} if args.no_derive else {}),
     }
 
 
@@ -613,14 +687,20 @@ def summarize(
     wall_s: float,
     resumed: int,
     notes: list[str],
+    halves: Mapping[str, str],
+    embed_cost: Mapping[str, float] | None,
 ) -> dict[str, Any]:
     args = bench.args
     rankers = (*RANKERS, DREAMED) if args.dream else RANKERS
+    if args.no_derive:
+        rankers = tuple(r for r in rankers if r not in OBSERVATION_RANKERS)
     records = bench.store.ordered([q.id for q in questions])
     stats = {r["conversation_id"]: r["conversation_stats"] for r in records}
     info = machine()
     loads = bench.totals.loads or [os.getloadavg()[0]]
     qa = reporting.qa_summary(records)
+    disk = bench.memo.disk
+    ingested = bench.totals.ingested_messages
     return {
         "dataset": args.dataset,
         "dataset_label": f"{args.dataset}, `{args.path.name}`",
@@ -663,14 +743,36 @@ def summarize(
             "retrieval_s": bench.totals.retrieval_s,
             "qa_s": bench.totals.qa_s,
             "dream_s": bench.totals.dream_s,
+            "ingested_messages": ingested,
+            "ingest_ms_per_message": (
+                1000 * bench.totals.ingest_s / ingested if ingested else None
+            ),
         },
+        "embed_cost": dict(embed_cost) if embed_cost is not None else None,
+        "embed_cache": (
+            {
+                "directory": str(disk.directory),
+                "model": disk.model,
+                "files": disk.files,
+                "loaded": disk.loaded,
+                "served": disk.served,
+                "written": disk.written,
+            }
+            if disk is not None
+            else None
+        ),
+        "derive": not args.no_derive,
         "ks": list(args.ks),
         "depth": args.depth,
         "rankers": list(rankers),
         "ranker_labels": dict(RANKER_LABELS),
-        "method": METHOD.format(depth=args.depth) + (DREAM_METHOD if args.dream else ""),
+        "method": METHOD.format(depth=args.depth)
+        + (DREAM_METHOD if args.dream else "")
+        + (NO_DERIVE_METHOD if args.no_derive else ""),
         "dreams": dream_totals(stats.values()) if args.dream else None,
         "retrieval": reporting.retrieval_summary(records, rankers, args.ks),
+        "split": reporting.split_summary(records, rankers, args.ks, halves),
+        "split_note": SPLIT_NOTE,
         "qa": qa,
         "qa_notes": notes,
         "per_question": [{k: v for k, v in r.items() if k != "config"} for r in records],
@@ -701,6 +803,13 @@ DREAM_METHOD = (
 )
 
 
+NO_DERIVE_METHOD = (
+    " With `--no-derive`: no observations were built in this run (the deriver's jobs were left "
+    "undone, no worker ran), so only the message rankers are reported."
+)
+OBSERVATION_RANKERS: frozenset[str] = frozenset({"observations", DREAMED})
+
+
 def command_line(argv: Sequence[str]) -> str:
     if Path(sys.argv[0]).name == "beliefgraph":
         return shlex.join(["beliefgraph", "bench", "memory", *argv])
@@ -719,7 +828,31 @@ async def run_bench(
     began = time.perf_counter()
     dataset = load(args)
     questions, conversations = select(dataset, args.limit)
-    memo = MemoEmbedder(services.embedder)
+    # Over the whole file, so --limit never moves a question to the other half.
+    halves = split_halves((q.id, q.category) for q in dataset.questions)
+    inner = services.embedder
+    disk = None
+    if args.embed_cache is not None:
+        disk = DiskVectors(args.embed_cache, model_name(services.settings), inner.dimension)
+        print(
+            f"embed cache {args.embed_cache}: {disk.loaded:,} vectors in {disk.files} files",
+            file=sys.stderr,
+        )
+    embed_cost: dict[str, float] | None = None
+    if args.embed_sample:
+        # Cached vectors hide what embedding costs: time the service's own embedder on a
+        # fixed sample, fresh (bypassing the memo and the cache), in addMessages-sized calls.
+        sample = embed_sample(conversations, services.settings.max_message_chars, args.embed_sample)
+        batch = services.settings.max_batch
+        print(f"timing the embedder on {len(sample)} turns", file=sys.stderr)
+        seconds = await asyncio.to_thread(time_embedder, inner, sample, batch)
+        embed_cost = {
+            "texts": float(len(sample)),
+            "batch": float(batch),
+            "seconds": seconds,
+            "ms_per_message": 1000 * seconds / len(sample) if sample else 0.0,
+        }
+    memo = MemoEmbedder(inner, disk=disk)
     # The app, the worker and the baselines all embed through the memo.
     services = dataclasses.replace(services, embedder=memo)
     settings = services.settings
@@ -778,6 +911,8 @@ async def run_bench(
             if priming is not None and not priming.done():
                 priming.cancel()
             progress.close()
+            if disk is not None:
+                disk.flush()
         report = summarize(
             bench,
             questions,
@@ -787,6 +922,8 @@ async def run_bench(
             wall_s=time.perf_counter() - began,
             resumed=resumed,
             notes=notes,
+            halves=halves,
+            embed_cost=embed_cost,
         )
     write_section(args.report, reporting.SECTION, reporting.render(report))
     reporting.write_json(args.json, report)
@@ -820,7 +957,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(args.torch_threads)
-    report = asyncio.run(main_async(args, argv))
+    try:
+        report = asyncio.run(main_async(args, argv))
+    except CacheMismatch as exc:
+        print(f"--embed-cache: {exc}", file=sys.stderr)
+        return 2
     print(reporting.render(report))
     print(f"wrote {args.report} and {args.json}", file=sys.stderr)
     return 0

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from tests.bench.common import table
 from tests.bench.metrics import COUNT_KEY, OVERALL, QuestionScore, aggregate
+from tests.bench.split import HALVES
 
 SECTION = "memory"  # docs/BENCHMARKS.md markers: <!-- bench:memory:start --> ... end -->
 LEVELS: tuple[tuple[str, str], ...] = (("turn", ""), ("session", "session/"))
@@ -132,6 +133,22 @@ def retrieval_summary(
     return out
 
 
+def split_summary(
+    records: Iterable[Mapping[str, Any]],
+    rankers: Sequence[str],
+    ks: Sequence[int],
+    halves: Mapping[str, str],
+) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """half -> :func:`retrieval_summary` of the records in that half (see ``split.py``)."""
+    records = list(records)
+    return {
+        half: retrieval_summary(
+            [r for r in records if halves.get(str(r["question_id"])) == half], rankers, ks
+        )
+        for half in HALVES
+    }
+
+
 def qa_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
     """system -> group -> {"score": mean, "n": graded, "errors": failed}.
 
@@ -226,6 +243,69 @@ def category_table(
     return table(["category", "n", *(labels.get(r, r) for r in rankers)], rows)
 
 
+SPLIT_METRICS: tuple[tuple[str, str, int], ...] = (
+    ("recall_all", "", 10),
+    ("ndcg_any", "", 10),
+    ("recall_any", "", 10),
+    ("recall_all", "session/", 5),
+)
+
+
+def split_table(
+    split: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float]]]],
+    rankers: Sequence[str],
+    labels: Mapping[str, str],
+    ks: Sequence[int],
+) -> str:
+    """Rows: half x ranker; columns: n and the turn-level headline metrics (+ session@5)."""
+    columns = [(m, p, k) for m, p, k in SPLIT_METRICS if k in ks]
+    rows: list[list[str]] = []
+    for half in HALVES:
+        summary = split.get(half, {})
+        for ranker in rankers:
+            means = summary.get(ranker, {}).get(OVERALL, {})
+            rows.append(
+                [
+                    half,
+                    labels.get(ranker, ranker),
+                    str(int(means.get(COUNT_KEY, 0))),
+                    *(_num(means.get(f"{p}{m}@{k}")) for m, p, k in columns),
+                ]
+            )
+    header = [f"{'session ' if p else ''}{m}@{k}" for m, p, k in columns]
+    return table(["half", "ranker", "n", *header], rows)
+
+
+def _run_costs(report: Mapping[str, Any]) -> str:
+    """Ingest cost per message (embedding timed fresh; ingestion wall time), and the cache."""
+    timings = report["timings"]
+    parts: list[str] = []
+    cost = report.get("embed_cost")
+    if cost:
+        parts.append(
+            f"embedding {cost['ms_per_message']:.1f} ms per message (the service's embedder "
+            f"on {int(cost['texts'])} turns drawn with a fixed seed, embedded fresh in calls "
+            f"of {int(cost['batch'])}, bypassing memo and cache)"
+        )
+    per_message = timings.get("ingest_ms_per_message")
+    if per_message is not None:
+        parts.append(
+            f"ingestion {per_message:.1f} ms per message (wall time of addMessages over "
+            f"{timings['ingested_messages']:,} turns, divided by turns; vectors embedded "
+            "ahead through the memo, so the model's time is not in it)"
+        )
+    text = f" Ingest cost: {'; '.join(parts)}." if parts else ""
+    cache = report.get("embed_cache")
+    if cache:
+        text += (
+            f" Vectors from the cache `{cache['directory']}` ({cache['model']}): "
+            f"{cache['served']:,} texts of {cache['loaded']:,} held in {cache['files']} files; "
+            f"{timings['embedded']:,} computed in this run ({cache['written']:,} added to the "
+            "cache)."
+        )
+    return text
+
+
 def qa_table(qa: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
     systems = list(qa)
     groups = [*sorted({g for s in systems for g in qa[s] if g != OVERALL}), OVERALL]
@@ -258,14 +338,19 @@ def render(report: Mapping[str, Any]) -> str:
         f"## Memory: {report['dataset_label']}",
         "",
         f"Run {report['date']} on {env['machine_line']}; Neo4j {env['neo4j']}. "
-        f"Command: `{report['command']}`.",
+        f"Command: `{report['command']}`." + _run_costs(report),
         "",
         f"- Questions: {counts['questions']} ({counts['abstentions']} abstention questions, "
         "skipped by the retrieval metrics as LongMemEval does), "
         f"{counts['conversations']} conversations, {counts['messages']:,} messages.",
-        f"- Observations built by: **{report['provider']['observations']}** "
-        f"({counts['observations']:,} observations after the queue drained; "
-        f"{counts['dead_jobs']} dead jobs).",
+        (
+            f"- Observations built by: **{report['provider']['observations']}** "
+            f"({counts['observations']:,} observations after the queue drained; "
+            f"{counts['dead_jobs']} dead jobs)."
+            if report.get("derive", True)
+            else "- Observations: **not built in this run** (`--no-derive`: the deriver's jobs "
+            "were left undone), so only the message rankers are listed."
+        ),
         *(
             [
                 f"- Dreams (`--dream`): {d['runs']:.0f} runs read {d['read']:,.0f} beliefs, "
@@ -291,6 +376,16 @@ def render(report: Mapping[str, Any]) -> str:
             f"### {level.capitalize()} level",
             "",
             level_table(retrieval, rankers, labels, ks, prefix),
+            "",
+        ]
+    split = report.get("split")
+    if split:
+        lines += [
+            "### Tuning and held-out halves",
+            "",
+            str(report.get("split_note", "")),
+            "",
+            split_table(split, rankers, labels, ks),
             "",
         ]
     k_cat = 10 if 10 in ks else ks[0]

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from reasoners.embeddings.model import Embedder
 from tests.bench.bm25 import BM25
+from tests.bench.embed_cache import DiskVectors
 from tests.bench.ingest import Api
 from tests.bench.metrics import DEFAULT_KS, retrieval_metrics, sessions_from_turns
 
@@ -62,12 +63,14 @@ class MemoEmbedder:
     embedder lets both share one computation, and :meth:`prime` lets the bench embed a whole
     conversation ahead of time in length-sorted chunks, which pads far less than the
     session-sized batches the service sends (and can run while the previous conversation is
-    being evaluated). Vectors are the wrapped model's own: each text is computed once.
+    being evaluated). Vectors are the wrapped model's own: each text is computed once, or
+    never when ``disk`` (``--embed-cache``) already holds it from an earlier run.
     """
 
-    def __init__(self, inner: Embedder, chunk: int = 256) -> None:
+    def __init__(self, inner: Embedder, chunk: int = 256, disk: DiskVectors | None = None) -> None:
         self.inner = inner
         self.chunk = chunk
+        self.disk = disk  # vectors of earlier runs (--embed-cache); new ones are added to it
         self._memo: dict[str, Vector] = {}
         self._lock = threading.Lock()  # embed runs in worker threads (embed_async)
         self.computed = 0
@@ -80,16 +83,23 @@ class MemoEmbedder:
     def _compute(self, texts: Sequence[str]) -> None:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing and self.disk is not None:
+            stored = {t: v for t in missing if (v := self.disk.get(t)) is not None}
+            with self._lock:
+                self._memo.update(stored)
+            missing = [t for t in missing if t not in stored]
         if not missing:
             return
         start = time.perf_counter()
         vectors = self.inner.embed(missing)
         elapsed = time.perf_counter() - start
+        rows = [np.asarray(vector, dtype=np.float32) for vector in vectors]
         with self._lock:
             self.seconds += elapsed
             self.computed += len(missing)
-            for text, vector in zip(missing, vectors, strict=True):
-                self._memo[text] = np.asarray(vector, dtype=np.float32)
+            self._memo.update(zip(missing, rows, strict=True))
+        if self.disk is not None:
+            self.disk.add(missing, rows)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self._compute(texts)

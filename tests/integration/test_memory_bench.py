@@ -149,3 +149,37 @@ async def test_beam_rubric_judging(services: Services, tmp_path: Path) -> None:
     assert "Rubric:\n1. " in judged
     record = next(r for r in report["per_question"] if r["category"] == "information_extraction")
     assert record["qa"]["context"]["context_tokens"] > 0
+
+
+async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
+    services: Services, tmp_path: Path
+) -> None:
+    cache = tmp_path / "vectors"
+    argv = _args(
+        tmp_path, "longmemeval_tiny.json", "longmemeval", "--no-derive", "--embed-cache", str(cache)
+    )
+    report = await run_bench(services, parse(argv), judge_llm=None, argv=argv, neo4j="test")
+    assert report["rankers"] == ["ours", "bm25", "dense"]
+    assert report["counts"]["observations"] == 0
+    assert all(set(r["retrieval"]) == {"ours", "bm25", "dense"} for r in report["per_question"])
+    assert report["per_question"][0]["conversation_stats"]["jobs_done"] == 0
+    computed = report["timings"]["embedded"]
+    assert computed > 0 and report["embed_cache"]["written"] == computed
+    assert report["embed_cost"]["texts"] > 0
+    assert report["timings"]["ingested_messages"] == 13
+    halves = report["split"]
+    assert (
+        halves["tuning"]["ours"]["overall"]["n"] + halves["held-out"]["ours"]["overall"]["n"] == 2
+    )
+    markdown = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert "**not built in this run**" in markdown
+    assert "### Tuning and held-out halves" in markdown
+    assert f"{computed:,} computed in this run" in markdown
+
+    # Started over: every vector comes from the directory, none is computed.
+    again = await run_bench(
+        services, parse([*argv, "--fresh"]), judge_llm=None, argv=argv, neo4j="test"
+    )
+    assert again["timings"]["embedded"] == 0
+    assert again["embed_cache"]["served"] == computed
+    assert again["retrieval"] == report["retrieval"]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.bench.memory_bench import parse
 from tests.bench.report import (
     Progress,
     ResultsStore,
@@ -20,6 +21,7 @@ from tests.bench.report import (
     qa_summary,
     render,
     retrieval_summary,
+    split_summary,
 )
 from tests.bench.retrieval import (
     Baselines,
@@ -200,9 +202,9 @@ def test_level_table_bolds_the_best_ranker_per_cell() -> None:
     assert "| NDCG | bm25 | - |" in lines
 
 
-def test_render_has_both_levels_categories_and_the_provider() -> None:
+def _report() -> dict[str, Any]:
     records = [_record("q1", "temporal", 1.0), _record("q2", "multi", 0.0)]
-    report = {
+    return {
         "ks": [5],
         "rankers": ["ours", "bm25"],
         "ranker_labels": {"ours": "Ours", "bm25": "BM25"},
@@ -235,7 +237,10 @@ def test_render_has_both_levels_categories_and_the_provider() -> None:
         "qa": {},
         "qa_notes": ["No LLM is configured."],
     }
-    text = render(report)
+
+
+def test_render_has_both_levels_categories_and_the_provider() -> None:
+    text = render(_report())
     assert text.startswith("## Memory: longmemeval, `x.json`")
     assert "**extractive provider (no LLM configured)**" in text
     assert "1m15s for this invocation (1 questions resumed from the log)" in text
@@ -244,3 +249,37 @@ def test_render_has_both_levels_categories_and_the_provider() -> None:
     assert "| multi | 1 | 0.000 / 0.000 | 0.000 / 0.000 |" in text
     assert "| temporal | 1 | 1.000 / 0.500 | 0.000 / 0.500 |" in text
     assert text.rstrip().endswith("No LLM is configured.")
+
+
+def test_render_without_derive_shows_costs_cache_and_halves() -> None:
+    report = _report()
+    records = [_record("q1", "temporal", 1.0), _record("q2", "multi", 0.0)]
+    report["derive"] = False
+    report["timings"] |= {"ingested_messages": 1000, "ingest_ms_per_message": 12.34}
+    report["embed_cost"] = {"texts": 500.0, "batch": 100.0, "seconds": 40.0, "ms_per_message": 80.0}
+    report["embed_cache"] = {
+        "directory": "/c",
+        "model": "mini",
+        "files": 2,
+        "loaded": 5000,
+        "served": 900,
+        "written": 1234,
+    }
+    halves = {"q1": "tuning", "q2": "held-out"}
+    report["split"] = split_summary(records, ["ours", "bm25"], [5], halves)
+    report["split_note"] = "Tuning split: ..."
+    text = render(report)
+    run_line = text.splitlines()[2]
+    assert "Ingest cost: embedding 80.0 ms per message" in run_line
+    assert "ingestion 12.3 ms per message (wall time of addMessages over 1,000 turns" in run_line
+    assert "900 texts of 5,000 held in 2 files; 1,234 computed in this run" in run_line
+    assert "**not built in this run** (`--no-derive`" in text
+    assert "### Tuning and held-out halves" in text and "Tuning split: ..." in text
+    assert "| held-out | BM25 | 1 | 1.000 |" in text  # session recall_all@5
+
+
+def test_no_derive_refuses_dream() -> None:
+    base = ["--dataset", "longmemeval", "--path", "x.json"]
+    assert parse([*base, "--no-derive"]).no_derive
+    with pytest.raises(SystemExit):
+        parse([*base, "--no-derive", "--dream"])
