@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
+from graph.errors import NotFound
 from graph.keys import peer_key, session_key, workspace_key
 from graph.props import Meta, node_props
 from graph.repo import message_search as search_repo
@@ -75,6 +76,7 @@ SMALL_SESSION = "small"
 SMALL_SESSION_SIZE = 25
 NOISE_STD = 0.01  # per dimension, for reused vectors in pool mode (cosine to source ~0.98)
 WARMUP_QUERIES = 5
+BIG_CORPUS = 200_000  # a synthetic workspace above this many messages is left in place
 
 # -- deterministic conversation text ---------------------------------------------------------
 
@@ -1098,9 +1100,21 @@ async def run_with_services(
     try:
         return await run(bench, where, argv)
     finally:
+        # Deleting a million messages takes longer than dropping the instance's data.
+        big = args.synthetic and settings.managed and args.size_list[-1] > BIG_CORPUS
         if not args.keep:
             for name in bench.created_workspaces:
-                seconds, deleted = await timed(workspaces.delete(services.db, name))
+                if big and name.endswith("-synthetic"):
+                    print(
+                        f"left {name} in place (over {BIG_CORPUS:,} messages): stop the "
+                        f"instance '{args.instance}' and delete its data folder to drop it",
+                        file=sys.stderr,
+                    )
+                    continue
+                try:
+                    seconds, deleted = await timed(workspaces.delete(services.db, name))
+                except NotFound:
+                    continue  # the run stopped before creating it
                 print(f"deleted {name}: {deleted} nodes in {seconds:.1f} s", file=sys.stderr)
         await close_services(services)
 
