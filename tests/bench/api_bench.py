@@ -4,7 +4,7 @@ measured in the same run (ratios hold across machines; absolute times do not).
 - addMessages: batches of messages through ``reasoners.ingest.add_messages`` (validation,
   embedding, one write transaction), interleaved per batch with the same batch embedded alone,
   stored by ``graph.repo.messages.create`` with those vectors, and inserted raw with one
-  ``UNWIND`` statement (``cypher/bench_insert_messages.cypher``) with those vectors.
+  ``UNWIND`` statement (``tests/cypher/bench_insert_messages.cypher``) with those vectors.
 - search: ``reasoners.search.search_messages`` over one workspace grown to two sizes, in four
   scopes (workspace, a session, a peer, a small session), interleaved per query with an exact
   brute-force cosine in numpy over the same vectors (query embedding included in both).
