@@ -249,7 +249,11 @@ class Corpus:
         return self.space.content(scope.observed, int(self.facet_of[row]), row)
 
     def props(self, row: int, created: datetime) -> dict[str, Any]:
-        """The Observation map create_explicit_observations would store (one map per node)."""
+        """The Observation map create_explicit_observations would store (one map per node):
+        what write_explicit gives a fresh explicit fact of the default dream mode, with no close
+        belief (near_ids empty) and not yet read by a dream; `times_derived` varies as repeats
+        would make it. The keys left None are the ones a later dream, invalidation or merge
+        sets."""
         scope = self.scopes[int(self.scope_of[row])]
         content = self.content(row)
         return {
@@ -270,18 +274,34 @@ class Corpus:
             "times_derived": 1 + row % 3,
             "stale": False,
             "stale_reason": None,
+            "stale_at": None,
+            "reconcile_pending": None,
             "facets": [],
             "superseded_at": None,
             "deleted_at": None,
+            "origin": "deriver",
+            "dream_pending": True,
+            "dedup_pending": None,
+            "slot": None,
+            "claim_key": None,
+            "near_ids": [],
+            "near_similarities": [],
         }
 
     def validated(self, row: int, created: datetime) -> dict[str, Any]:
-        """`props` through graph.models (for one row per batch: checks the fast path)."""
+        """`props` through graph.models (for one row per batch: checks the fast path). Every
+        model property must be named, None included, so a property added to the model stops
+        the bench until its value here is decided; the values must survive deflation."""
         fast = self.props(row, created)
         data = {("uid" if k == "id" else k): v for k, v in fast.items()}
         slow = node_props(models.Observation, data)
-        if set(slow) != set(fast) or exact_key(fast["content"]) != fast["content_key"]:
-            raise AssertionError(f"bench props drifted from graph.models: {sorted(slow)}")
+        missing, extra = sorted(set(slow) - set(fast)), sorted(set(fast) - set(slow))
+        changed = sorted(k for k in set(slow) & set(fast) if slow[k] != fast[k])
+        if missing or extra or changed or exact_key(fast["content"]) != fast["content_key"]:
+            raise AssertionError(
+                f"bench props drifted from graph.models: missing {missing}, extra {extra}, "
+                f"changed by deflation {changed}"
+            )
         return slow
 
     def bucket_scopes(self) -> dict[str, list[ScopeState]]:
