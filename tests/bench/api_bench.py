@@ -4,13 +4,19 @@ measured in the same run (ratios hold across machines; absolute times do not).
 - addMessages: batches of messages through ``reasoners.ingest.add_messages`` (validation,
   embedding, one write transaction), interleaved per batch with the same batch embedded alone,
   stored by ``graph.repo.messages.create`` with those vectors, and inserted raw with one
-  ``UNWIND`` statement (``cypher/bench_insert_messages.cypher``) with those vectors.
+  ``UNWIND`` statement (``tests/cypher/bench_insert_messages.cypher``) with those vectors.
 - search: ``reasoners.search.search_messages`` over one workspace grown to two sizes, in four
   scopes (workspace, a session, a peer, a small session), interleaved per query with an exact
   brute-force cosine in numpy over the same vectors (query embedding included in both).
+- search, ``--synthetic``: the same workspace filled in bulk with seeded vectors instead of model
+  embeddings (so a million messages load in minutes, not hours), over Zipf-sized sessions and
+  peers; recall@10 and latency per scope kind and size bucket against the exact Cypher scan
+  (tests/bench/api_synthetic.py). ``--skip-ingest`` leaves out the addMessages part.
 
-Run: ``python -m tests.bench.api_bench --messages-small 2000 --messages-large 5000``.
-Writes its section of ``docs/BENCHMARKS.md`` (between the ``bench:api`` markers) and a JSON file.
+Run: ``python -m tests.bench.api_bench --sizes 2000,5000`` or
+``python -m tests.bench.api_bench --synthetic --skip-ingest --sizes 10000,100000,1000000``.
+Writes its section of ``docs/BENCHMARKS.md`` (between the ``bench:<--section>`` markers, default
+``api``) and a JSON file.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
+from graph.errors import NotFound
 from graph.keys import peer_key, session_key, workspace_key
 from graph.props import Meta, node_props
 from graph.repo import message_search as search_repo
@@ -51,11 +58,14 @@ from reasoners.search.messages import search_messages
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
+from tests.bench.api_synthetic import render_search, run_synthetic
 from tests.bench.common import bench_neo4j, machine, pct, table, write_section
+from tests.bench.synthetic import PrimedEmbedder, scope_sizes
 
 Matrix = npt.NDArray[np.float32]
 Indices = npt.NDArray[np.intp]
 
+BENCH_INSTANCE = "bench"
 BENCH_BOLT_PORT = 37687
 BENCH_HTTP_PORT = 37474
 JSON_LIMIT = 16384
@@ -66,6 +76,7 @@ SMALL_SESSION = "small"
 SMALL_SESSION_SIZE = 25
 NOISE_STD = 0.01  # per dimension, for reused vectors in pool mode (cosine to source ~0.98)
 WARMUP_QUERIES = 5
+BIG_CORPUS = 200_000  # a synthetic workspace above this many messages is left in place
 
 # -- deterministic conversation text ---------------------------------------------------------
 
@@ -578,7 +589,7 @@ async def grow(
             ]
             seconds, _ = await timed(
                 statements.write(
-                    bench.db, "bench_insert_messages", workspace=corpus.workspace, messages=props
+                    bench.db, "bench_fill_messages", workspace=corpus.workspace, messages=props
                 )
             )
             corpus.insert_s += seconds
@@ -799,25 +810,8 @@ def breakdown_table(rows: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def render(report: dict[str, Any]) -> str:
-    env = report["environment"]
-    ingest = report["ingest"]
-    fill = report["corpus"]
-    m = env["machine"]
-    server = env["neo4j"]
-    lines = [
-        "## API: addMessages throughput and message search",
-        "",
-        f"- Date: {report['date']}",
-        f"- Machine: {m.get('cores')} cores ({m.get('cpu', 'unknown CPU')}), "
-        f"{m.get('ram_gib', '?')} GiB RAM, Python {m.get('python')}; no GPU",
-        f"- Neo4j: {server['version']} {server['edition']} ({server['where']})",
-        f"- Embeddings: all-MiniLM-L6-v2 on CPU; measured {env['embed_rate']:.0f} sentences/s "
-        "over all embedding done in this run",
-        "- 1-minute load average (other processes share these cores): "
-        + ", ".join(f"{x['load']:.1f} {x['when']}" for x in env["load_1min"]),
-        f"- Command: `{report['command']}`",
-        "",
+def ingest_lines(ingest: dict[str, Any]) -> list[str]:
+    return [
         "### addMessages throughput",
         "",
         f"{ingest['batches']} batches of {ingest['batch_size']} generated chat messages "
@@ -834,13 +828,20 @@ def render(report: dict[str, Any]) -> str:
         f"- Ours minus embedding / baseline: {ingest['ratio_ours_minus_embedding_over_raw']:.2f}x;"
         f" store only / baseline: {ingest['ratio_store_only_over_raw']:.2f}x.",
         "",
+    ]
+
+
+def search_lines(report: dict[str, Any]) -> list[str]:
+    fill = report["corpus"]
+    return [
         "### Message search",
         "",
         f"One workspace, grown to {', '.join(f'{s:,}' for s in fill['sizes'])} messages and "
         f"measured at each size. Corpus: seeded chat lines from {len(Conversation.peers())} "
         "peers (assistant ~35%, alice ~30%, 18 other users share the rest), sessions of "
         f"{SESSION_SIZE:,} messages plus one session of {SMALL_SESSION_SIZE}. "
-        f"{fill['note']} Messages were inserted with the raw `UNWIND` statement in transactions "
+        f"{fill['note']} Messages were inserted with `tests/cypher/bench_fill_messages.cypher` "
+        f"(a raw `UNWIND`; sessions' next_seq counts them) in transactions "
         f"of {FILL_INSERT_CHUNK:,} (fill: {fill['embed_s']:.0f} s embedding, "
         f"{fill['insert_s']:.0f} s inserting), then `db.awaitIndexes()`. "
         "The message_vectors and message_text indexes serve every workspace (filtered inside "
@@ -867,6 +868,39 @@ def render(report: dict[str, Any]) -> str:
         "of the numpy exact top k found in the top k of `vector_candidates` (ties count).",
         "",
         breakdown_table(report["search"]),
+        "",
+    ]
+
+
+def render(report: dict[str, Any]) -> str:
+    env = report["environment"]
+    m = env["machine"]
+    server = env["neo4j"]
+    ingest = report.get("ingest")
+    synthetic = report.get("synthetic")
+    title = "message search" if ingest is None else "addMessages throughput and message search"
+    embeddings = (
+        f"- Embeddings: all-MiniLM-L6-v2 on CPU; measured {env['embed_rate']:.0f} sentences/s "
+        "over all embedding done in this run"
+        if env["embed_rate"]
+        else "- Embeddings: none computed (synthetic vectors; no model time in any measure)"
+    )
+    lines = [
+        f"## API: {title}" + (" (synthetic corpus)" if synthetic else ""),
+        "",
+        f"- Date: {report['date']}",
+        f"- Machine: {m.get('cores')} cores ({m.get('cpu', 'unknown CPU')}), "
+        f"{m.get('ram_gib', '?')} GiB RAM, Python {m.get('python')}; no GPU. Whatever else runs "
+        "on these cores shows in the load averages below; compare ours with the baseline of "
+        "the same run.",
+        f"- Neo4j: {server['version']} {server['edition']} ({server['where']})",
+        embeddings,
+        "- 1-minute load average (other processes share these cores): "
+        + ", ".join(f"{x['load']:.1f} {x['when']}" for x in env["load_1min"]),
+        f"- Command: `{report['command']}` (run time {report['run_s'] / 60:.0f} min)",
+        "",
+        *(ingest_lines(ingest) if ingest is not None else []),
+        *(render_search(synthetic) if synthetic else search_lines(report)),
         "",
     ]
     return "\n".join(lines)
@@ -896,17 +930,67 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="if embedding the whole corpus would take longer, embed a pool and reuse it",
     )
     parser.add_argument("--embed-pool", type=int, default=20_000)
+    parser.add_argument(
+        "--synthetic",
+        action="store_true",
+        help="search corpus of seeded vectors over Zipf-sized sessions and peers, written in "
+        "bulk (no model embedding): sizes up to 1M in minutes",
+    )
+    parser.add_argument(
+        "--skip-ingest", action="store_true", help="leave out the addMessages throughput part"
+    )
+    parser.add_argument("--sessions", type=int, default=1000, help="synthetic: sessions")
+    parser.add_argument("--peers", type=int, default=100, help="synthetic: peers")
+    parser.add_argument(
+        "--workspace-queries",
+        type=int,
+        default=50,
+        help="synthetic: queries per size over the whole workspace (its exact scan is slow)",
+    )
+    parser.add_argument(
+        "--fill-batch", type=int, default=5000, help="synthetic: messages per fill transaction"
+    )
+    parser.add_argument(
+        "--rebuild-vector-index",
+        action="store_true",
+        help="synthetic: drop the message_vectors index before each fill and create it again "
+        "after (one population instead of a vector at a time; only on a bench database)",
+    )
     parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-api.json"))
-    parser.add_argument("--keep", action="store_true", help="keep the bench workspaces")
+    parser.add_argument("--json", type=Path, help="default docs/bench-<section>.json")
+    parser.add_argument(
+        "--section",
+        default="api",
+        help="report section (bench:<name>), so runs with other options can sit side by side",
+    )
+    parser.add_argument("--instance", default=BENCH_INSTANCE, help="managed Neo4j instance")
+    parser.add_argument("--bolt-port", type=int, default=BENCH_BOLT_PORT)
+    parser.add_argument("--http-port", type=int, default=BENCH_HTTP_PORT)
+    parser.add_argument("--heap", help="managed Neo4j heap (default: BELIEFGRAPH_NEO4J_HEAP)")
+    parser.add_argument(
+        "--pagecache", help="managed Neo4j page cache (default: BELIEFGRAPH_NEO4J_PAGECACHE)"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the bench workspaces and the Neo4j running"
+    )
     args = parser.parse_args(list(argv))
+    if args.json is None:
+        args.json = Path(f"docs/bench-{args.section}.json")
     try:
         args.size_list = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         parser.error("--sizes: comma-separated integers")
     if not args.size_list or args.size_list != sorted(set(args.size_list)):
         parser.error("--sizes must be ascending and distinct")
-    if args.size_list[0] <= SMALL_SESSION_SIZE + SESSION_SIZE:
+    if args.synthetic:
+        try:
+            scope_sizes(args.size_list[0], args.sessions, args.seed)
+            scope_sizes(args.size_list[0], args.peers, args.seed)
+        except ValueError as exc:
+            parser.error(f"--sizes, --sessions, --peers: {exc}")
+        if args.sessions < 2 or args.peers < 2:
+            parser.error("--sessions and --peers must be at least 2")
+    elif args.size_list[0] <= SMALL_SESSION_SIZE + SESSION_SIZE:
         parser.error(f"the smallest size must exceed {SMALL_SESSION_SIZE + SESSION_SIZE}")
     args.embed_pool = max(FILL_EMBED_CHUNK, args.embed_pool // FILL_EMBED_CHUNK * FILL_EMBED_CHUNK)
     return args
@@ -920,13 +1004,45 @@ def command_line(argv: Sequence[str]) -> str:
 
 async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, Any]:
     args = bench.args
+    started = time.perf_counter()
     component = await statements.read_one(bench.db, "bench_neo4j_version")
     bench.sample_load("start")
-    print("addMessages throughput ...", file=sys.stderr, flush=True)
-    ingest = await bench_ingest(bench)
-    print(f"embedding rate so far: {bench.embed_rate:.0f} sentences/s", file=sys.stderr)
-    bench.sample_load("after addMessages")
+    ingest: IngestResult | None = None
+    if not args.skip_ingest:
+        print("addMessages throughput ...", file=sys.stderr, flush=True)
+        ingest = await bench_ingest(bench)
+        print(f"embedding rate so far: {bench.embed_rate:.0f} sentences/s", file=sys.stderr)
+        bench.sample_load("after addMessages")
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command_line(argv),
+        "queries": args.queries,
+        "limit": args.limit,
+        "ingest": ingest.summary() if ingest is not None else None,
+    }
+    if args.synthetic:
+        name = f"bench-api-{bench.run_id}-synthetic"
+        bench.created_workspaces.append(name)
+        report["synthetic"] = await run_synthetic(bench.db, args, name, bench.loads)
+    else:
+        report.update(await search_real(bench))
+    report["run_s"] = time.perf_counter() - started
+    report["environment"] = {
+        "machine": machine(),
+        "neo4j": {
+            "version": component["version"] if component else "?",
+            "edition": component["edition"] if component else "?",
+            "where": neo4j_where,
+        },
+        "embed_rate": bench.embed_rate,
+        "load_1min": [{"when": when, "load": load} for when, load in bench.loads],
+    }
+    return report
 
+
+async def search_real(bench: Bench) -> dict[str, Any]:
+    """Message search on chat lines embedded by the model (pool reuse past a time budget)."""
+    args = bench.args
     corpus = Corpus(await bench.workspace("search", Conversation.peers()))
     await bench.session(corpus.workspace, SMALL_SESSION)
     talk = Conversation(args.seed + 100)
@@ -962,21 +1078,6 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
     else:
         note = f"All {len(corpus):,} messages have their own text and embedding (no reuse)."
     return {
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": command_line(argv),
-        "environment": {
-            "machine": machine(),
-            "neo4j": {
-                "version": component["version"] if component else "?",
-                "edition": component["edition"] if component else "?",
-                "where": neo4j_where,
-            },
-            "embed_rate": bench.embed_rate,
-            "load_1min": [{"when": when, "load": load} for when, load in bench.loads],
-        },
-        "queries": args.queries,
-        "limit": args.limit,
-        "ingest": ingest.summary(),
         "corpus": {
             "sizes": args.size_list,
             "distinct_embedded": corpus.distinct_embedded,
@@ -992,14 +1093,28 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
 async def run_with_services(
     settings: Settings, password: str, args: argparse.Namespace, where: str, argv: Sequence[str]
 ) -> dict[str, Any]:
-    services = await open_services(settings, password=password)
+    # Synthetic search alone needs no model: its queries carry their vectors.
+    primed = PrimedEmbedder() if args.synthetic and args.skip_ingest else None
+    services = await open_services(settings, password=password, embedder=primed)
     bench = Bench(services, args, uuid.uuid4().hex[:8])
     try:
         return await run(bench, where, argv)
     finally:
+        # Deleting a million messages takes longer than dropping the instance's data.
+        big = args.synthetic and settings.managed and args.size_list[-1] > BIG_CORPUS
         if not args.keep:
             for name in bench.created_workspaces:
-                seconds, deleted = await timed(workspaces.delete(services.db, name))
+                if big and name.endswith("-synthetic"):
+                    print(
+                        f"left {name} in place (over {BIG_CORPUS:,} messages): stop the "
+                        f"instance '{args.instance}' and delete its data folder to drop it",
+                        file=sys.stderr,
+                    )
+                    continue
+                try:
+                    seconds, deleted = await timed(workspaces.delete(services.db, name))
+                except NotFound:
+                    continue  # the run stopped before creating it
                 print(f"deleted {name}: {deleted} nodes in {seconds:.1f} s", file=sys.stderr)
         await close_services(services)
 
@@ -1009,17 +1124,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     # The shared statements draw planner notices (e.g. a property no message has yet).
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    neo4j = bench_neo4j("bench", bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT)
+    memory = {
+        key: value
+        for key, value in (("neo4j_heap", args.heap), ("neo4j_pagecache", args.pagecache))
+        if value
+    }
+    neo4j = bench_neo4j(args.instance, bolt_port=args.bolt_port, http_port=args.http_port, **memory)
     try:
         report = asyncio.run(
             run_with_services(neo4j.settings, neo4j.password, args, neo4j.where, argv)
         )
     finally:
-        if neo4j.server is not None and neo4j.started_here:
+        if neo4j.server is not None and neo4j.started_here and not args.keep:
             neo4j.server.stop()
     section = render(report)
     print(section)
-    write_section(args.report, "api", section)
+    write_section(args.report, args.section, section)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.report} and {args.json}", file=sys.stderr)

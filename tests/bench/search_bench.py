@@ -53,7 +53,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from graph import models
 from graph.db import Database
@@ -71,93 +70,37 @@ from reasoners.search.observations import search_observations
 from resolvers.runtime import close_services, open_services
 from tests import statements
 from tests.bench.common import bench_neo4j, machine, pct, table, write_section
-
-Matrix = npt.NDArray[np.float32]
-Vector = npt.NDArray[np.float32]
+from tests.bench.synthetic import (
+    BUCKETS,
+    DIM,
+    DORMANT_MAX,
+    FACET_MEAN,
+    QUERY_SPREAD,
+    TOPICS,
+    TOPICS_PER_SCOPE,
+    Cluster,
+    Matrix,
+    PrimedEmbedder,
+    TopicSpace,
+    Vector,
+    bucket_of,
+    noise,
+    scope_sizes,
+    unit,
+)
 
 INSTANCE = "search-bench"
 BOLT_PORT = 47687
 HTTP_PORT = 47474
 HEAP = "4g"
 PAGECACHE = "6g"
-DIM = 384
 LIMIT = 10
 JSON_LIMIT = 16384
 WARMUP_QUERIES = 10
 PATHS = ("exact", "index", "wide index", "fallback")
 HUGE_DATA_DIR = 1 << 30  # delete the instance's data dir at the end when it is bigger
 
-# Corpus geometry (see the module docstring).
-TOPICS = 256
-TOPICS_PER_SCOPE = 8
-TOPIC_WORDS = 5
-SCOPE_SPREAD = 0.5  # scope-topic centroid = unit(topic + 0.5 u): cos ~0.89 to the topic
-FACET_SPREAD = 0.9  # facet = unit(centroid + 0.9 u): cos ~0.74
-BELIEF_SPREAD = 0.6  # belief = unit(facet + 0.6 u): cos ~0.86
-QUERY_SPREAD = 0.5  # query = unit(belief + 0.5 u): cos ~0.89
-FACET_MEAN = 15  # a new facet with probability 1/15
-DORMANT_MAX = 50
-BUCKETS: tuple[tuple[str, int, int], ...] = (
-    ("1-10", 1, 10),
-    ("11-100", 11, 100),
-    ("101-1k", 101, 1_000),
-    ("1k-10k", 1_001, 10_000),
-    (">10k", 10_001, 1 << 62),
-)
-VERBS = ("mentioned", "likes", "worries about", "plans", "remembers", "asked about", "avoids")
-
-
-def unit(rows: npt.NDArray[np.floating[Any]]) -> Matrix:
-    out = np.asarray(rows, dtype=np.float32)
-    scaled: Matrix = (out / np.linalg.norm(out, axis=-1, keepdims=True)).astype(np.float32)
-    return scaled
-
-
-def noise(rng: np.random.Generator, shape: tuple[int, ...]) -> Matrix:
-    """Isotropic unit directions."""
-    return unit(rng.standard_normal(shape, dtype=np.float32))
-
-
-def bucket_of(size: int) -> str:
-    for name, low, high in BUCKETS:
-        if low <= size <= high:
-            return name
-    return "empty"
-
-
 # -- the corpus plan (pure) ------------------------------------------------------------------
-
-
-def scope_sizes(total: int, scopes: int, seed: int) -> npt.NDArray[np.int64]:
-    """Beliefs per scope at corpus size `total` (sums to `total`; grows monotonically with it).
-
-    Dormant scopes (the odd positions of a seeded permutation) keep a log-uniform 1..50 handful;
-    active scopes share the rest by Zipf rank weights, each holding at least one belief.
-    """
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(scopes)
-    dormant_ids = order[scopes // 2 :]
-    active_ids = order[: scopes // 2]
-    handful = np.clip(
-        np.floor(np.exp(rng.random(len(dormant_ids)) * np.log(DORMANT_MAX + 1))), 1, DORMANT_MAX
-    ).astype(np.int64)
-    rest = total - int(handful.sum())
-    if rest < len(active_ids):
-        raise ValueError(f"{total} beliefs are too few for {scopes} scopes")
-    weights = np.arange(1, len(active_ids) + 1, dtype=np.float64) ** -1.0
-    low, high = 0.0, float(rest) * 10
-    for _ in range(200):  # largest c with sum(max(1, floor(c w))) <= rest
-        mid = (low + high) / 2
-        if np.maximum(1, np.floor(mid * weights)).sum() > rest:
-            high = mid
-        else:
-            low = mid
-    active = np.maximum(1, np.floor(low * weights)).astype(np.int64)
-    active[0] += rest - int(active.sum())
-    sizes = np.zeros(scopes, dtype=np.int64)
-    sizes[active_ids] = active
-    sizes[dormant_ids] = handful
-    return sizes
 
 
 def peer_names(scopes: int) -> list[str]:
@@ -170,25 +113,12 @@ def scope_pair(index: int, names: Sequence[str]) -> tuple[str, str]:
     return names[observer], names[(observer + index % 4) % len(names)]
 
 
-def pseudo_words(rng: np.random.Generator, count: int) -> list[str]:
-    consonants, vowels = "bdfgklmnprstvz", "aeiou"
-    syllables = [c + v for c in consonants for v in vowels]
-    words: set[str] = set()
-    while len(words) < count:
-        parts = rng.integers(0, len(syllables), int(rng.integers(2, 4)))
-        words.add("".join(syllables[p] for p in parts))
-    return sorted(words)
-
-
 @dataclass
 class ScopeState:
     index: int
     observer: str
     observed: str
-    topics: npt.NDArray[np.int64]
-    topic_weights: npt.NDArray[np.float64]
-    centroids: Matrix
-    facets: list[list[int]]  # facet ids per topic slot
+    cluster: Cluster
     rows: list[int] = field(default_factory=list)
 
     @property
@@ -200,96 +130,7 @@ class ScopeState:
         return ObservationQuery(self.observer, self.observed)
 
 
-class BeliefSpace:
-    """Seeded generator of clustered belief vectors and their text (see the module docstring)."""
-
-    def __init__(self, seed: int, dim: int = DIM) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.dim = dim
-        self.topic_vecs = noise(self.rng, (TOPICS, dim))
-        popularity = np.arange(1, TOPICS + 1, dtype=np.float64) ** -1.0
-        self.topic_pop = popularity / popularity.sum()
-        self.vocab = pseudo_words(self.rng, 4000)
-        picks = self.rng.permutation(len(self.vocab))[: TOPICS * TOPIC_WORDS]
-        self.topic_words = picks.reshape(TOPICS, TOPIC_WORDS)
-        self.facet_vecs: list[Vector] = []
-        self.facet_words: list[tuple[int, int]] = []
-        self.facet_topic: list[int] = []
-
-    def scope(self, index: int, observer: str, observed: str) -> ScopeState:
-        topics = self.rng.choice(TOPICS, TOPICS_PER_SCOPE, replace=False, p=self.topic_pop)
-        weights = np.arange(1, TOPICS_PER_SCOPE + 1, dtype=np.float64) ** -1.0
-        around = self.topic_vecs[topics] + SCOPE_SPREAD * noise(self.rng, (len(topics), self.dim))
-        return ScopeState(
-            index=index,
-            observer=observer,
-            observed=observed,
-            topics=topics,
-            topic_weights=weights / weights.sum(),
-            centroids=unit(around),
-            facets=[[] for _ in topics],
-        )
-
-    def _new_facet(self, scope: ScopeState, slot: int) -> int:
-        vec = unit(scope.centroids[slot] + FACET_SPREAD * noise(self.rng, (self.dim,)))
-        a, b = self.rng.integers(0, len(self.vocab), 2)
-        self.facet_vecs.append(vec)
-        self.facet_words.append((int(a), int(b)))
-        self.facet_topic.append(int(scope.topics[slot]))
-        facet = len(self.facet_vecs) - 1
-        scope.facets[slot].append(facet)
-        return facet
-
-    def grow(self, scope: ScopeState, count: int) -> tuple[Matrix, list[int]]:
-        """`count` new beliefs of `scope`: their vectors and facet ids."""
-        slots = self.rng.choice(len(scope.topics), count, p=scope.topic_weights)
-        rolls = self.rng.random(count)
-        facets: list[int] = []
-        for slot, roll in zip(slots.tolist(), rolls.tolist(), strict=True):
-            existing = scope.facets[slot]
-            if not existing or roll < 1.0 / FACET_MEAN:
-                facets.append(self._new_facet(scope, slot))
-            else:
-                facets.append(existing[int(self.rng.integers(0, len(existing)))])
-        centres = np.stack([self.facet_vecs[f] for f in facets])
-        vectors = unit(centres + BELIEF_SPREAD * noise(self.rng, (count, self.dim)))
-        return vectors, facets
-
-    def content(self, observed: str, facet: int, pick: int) -> str:
-        topic_words = self.topic_words[self.facet_topic[facet]]
-        a, b = self.facet_words[facet]
-        t1 = self.vocab[int(topic_words[pick % TOPIC_WORDS])]
-        t2 = self.vocab[int(topic_words[(pick // TOPIC_WORDS) % TOPIC_WORDS])]
-        verb = VERBS[pick % len(VERBS)]
-        return f"{observed} {verb} {t1} {self.vocab[a]} {t2} {self.vocab[b]}"
-
-    def question(self, facet: int, pick: int) -> str:
-        topic_words = self.topic_words[self.facet_topic[facet]]
-        a, b = self.facet_words[facet]
-        topic = self.vocab[int(topic_words[pick % TOPIC_WORDS])]
-        return f"what about {topic} {self.vocab[a]} {self.vocab[b]}"
-
-
-# -- the fake embedder and a recording database ---------------------------------------------
-
-
-class PrimedEmbedder:
-    """Returns the vector primed for a text: the query vectors are precomputed, and no model
-    runs inside a timed call (a real query embedding costs ~5-15 ms on these CPUs)."""
-
-    def __init__(self, dimension: int = DIM) -> None:
-        self._dimension = dimension
-        self._vectors: dict[str, list[float]] = {"dimension probe": [0.0] * dimension}
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    def prime(self, text: str, vector: list[float]) -> None:
-        self._vectors[text] = vector
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vectors[t] for t in texts]
+# -- a recording database -------------------------------------------------------------------------
 
 
 class RecordingDatabase(Database):
@@ -299,7 +140,7 @@ class RecordingDatabase(Database):
         super().__init__(inner.driver, inner.database)
         self.calls: list[tuple[int, int, int]] = []  # (total, asked, exact_scan_limit)
 
-    async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:  # type: ignore[override]
+    async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:
         rows = await super().read(statement, **params)  # type: ignore[arg-type]
         if statement == "search_observations_vector" and rows:
             total = int(rows[0]["total"])
@@ -355,9 +196,11 @@ class Corpus:
     def __init__(self, workspace: str, scopes: int, capacity: int, seed: int) -> None:
         self.workspace = workspace
         self.seed = seed
-        self.space = BeliefSpace(seed)
+        self.space = TopicSpace(seed)
         self.names = peer_names(scopes)
-        self.scopes = [self.space.scope(i, *scope_pair(i, self.names)) for i in range(scopes)]
+        self.scopes = [
+            ScopeState(i, *scope_pair(i, self.names), self.space.cluster()) for i in range(scopes)
+        ]
         self.vectors: Matrix = np.zeros((capacity, DIM), dtype=np.float32)
         self.scope_of = np.zeros(capacity, dtype=np.int32)
         self.facet_of = np.zeros(capacity, dtype=np.int32)
@@ -382,7 +225,7 @@ class Corpus:
         start = self.size
         parts: list[tuple[ScopeState, Matrix, list[int]]] = []
         for scope, delta in self.plan(total):
-            vectors, facets = self.space.grow(scope, delta)
+            vectors, facets = self.space.grow(scope.cluster, delta)
             parts.append((scope, vectors, facets))
         order = self.rng.permutation(total - start)
         row = start + order  # the k-th generated belief goes to row `row[k]`
@@ -406,7 +249,11 @@ class Corpus:
         return self.space.content(scope.observed, int(self.facet_of[row]), row)
 
     def props(self, row: int, created: datetime) -> dict[str, Any]:
-        """The Observation map create_explicit_observations would store (one map per node)."""
+        """The Observation map create_explicit_observations would store (one map per node):
+        what write_explicit gives a fresh explicit fact of the default dream mode, with no close
+        belief (near_ids empty) and not yet read by a dream; `times_derived` varies as repeats
+        would make it. The keys left None are the ones a later dream, invalidation or merge
+        sets."""
         scope = self.scopes[int(self.scope_of[row])]
         content = self.content(row)
         return {
@@ -427,18 +274,34 @@ class Corpus:
             "times_derived": 1 + row % 3,
             "stale": False,
             "stale_reason": None,
+            "stale_at": None,
+            "reconcile_pending": None,
             "facets": [],
             "superseded_at": None,
             "deleted_at": None,
+            "origin": "deriver",
+            "dream_pending": True,
+            "dedup_pending": None,
+            "slot": None,
+            "claim_key": None,
+            "near_ids": [],
+            "near_similarities": [],
         }
 
     def validated(self, row: int, created: datetime) -> dict[str, Any]:
-        """`props` through graph.models (for one row per batch: checks the fast path)."""
+        """`props` through graph.models (for one row per batch: checks the fast path). Every
+        model property must be named, None included, so a property added to the model stops
+        the bench until its value here is decided; the values must survive deflation."""
         fast = self.props(row, created)
         data = {("uid" if k == "id" else k): v for k, v in fast.items()}
         slow = node_props(models.Observation, data)
-        if set(slow) != set(fast) or exact_key(fast["content"]) != fast["content_key"]:
-            raise AssertionError(f"bench props drifted from graph.models: {sorted(slow)}")
+        missing, extra = sorted(set(slow) - set(fast)), sorted(set(fast) - set(slow))
+        changed = sorted(k for k in set(slow) & set(fast) if slow[k] != fast[k])
+        if missing or extra or changed or exact_key(fast["content"]) != fast["content_key"]:
+            raise AssertionError(
+                f"bench props drifted from graph.models: missing {missing}, extra {extra}, "
+                f"changed by deflation {changed}"
+            )
         return slow
 
     def bucket_scopes(self) -> dict[str, list[ScopeState]]:
