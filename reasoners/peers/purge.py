@@ -30,7 +30,6 @@ import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
@@ -149,9 +148,9 @@ class Eraser:
     checkpoint: Checkpoint
     tally: PurgeReport = field(default_factory=PurgeReport)
 
-    async def _commit(self, work: Callable[[], Awaitable[list[Row]]]) -> list[Row]:
+    async def _commit(self, work: Awaitable[list[Row]]) -> list[Row]:
         """One batch: `work` runs one statement in its own transaction."""
-        rows = await work()
+        rows = await work
         await self.checkpoint.committed()
         return rows
 
@@ -159,73 +158,110 @@ class Eraser:
         """Repeat a statement that deletes up to `batch` nodes until it deletes fewer."""
         done: list[Row] = []
         while True:
-            rows = await self._commit(work)
+            rows = await self._commit(work())
             done += rows
             if _count(rows) < self.batch:
                 return done
 
+    # Each statement is named at its call (db.write("name", ...)), where the catalog test finds
+    # it and checks its parameters.
     async def round(self, plan: Plan) -> None:
-        write, ws = self.db.write, self.workspace
+        db, ws, stamp = self.db, self.workspace, now()
         message_ids = [str(m["id"]) for m in plan.messages]
         observation_ids = [str(d["id"]) for d in plan.derived]
-        mark = partial(write, "tombstone_purged", workspace=ws, now=now())
         for part in chunks(observation_ids, self.batch):
-            await self._commit(partial(mark, observation_ids=part, message_ids=[]))
+            await self._commit(
+                db.write(
+                    "tombstone_purged",
+                    workspace=ws,
+                    now=stamp,
+                    observation_ids=part,
+                    message_ids=[],
+                )
+            )
         for part in chunks(message_ids, self.batch):
-            await self._commit(partial(mark, observation_ids=[], message_ids=part))
+            await self._commit(
+                db.write(
+                    "tombstone_purged",
+                    workspace=ws,
+                    now=stamp,
+                    observation_ids=[],
+                    message_ids=part,
+                )
+            )
         await self._quoting(plan, observation_ids)
         premises = {str(d["id"]): [str(p) for p in d["premises"]] for d in plan.derived}
         for part in chunks(dependents_first(premises), self.batch):
-            rows = await self._commit(
-                partial(write, "delete_observations_hard", workspace=ws, ids=part)
-            )
+            rows = await self._commit(db.write("delete_observations_hard", workspace=ws, ids=part))
             for row in rows:
                 self.tally.observations[str(row["level"])] += int(row["deleted"])
         for part in chunks(message_ids, self.batch):
-            rows = await self._commit(
-                partial(write, "delete_messages_hard", workspace=ws, ids=part)
-            )
+            rows = await self._commit(db.write("delete_messages_hard", workspace=ws, ids=part))
             self.tally.messages += _count(rows)
+
+    async def _files_and_runs(self, ids: list[str], scopes: list[dict[str, str]]) -> None:
+        """The files and cards, then the dream runs, that quote these beliefs (or the peer)."""
+        db, ws, batch, peer = self.db, self.workspace, self.batch, self.peer
+        files = await self._until_done(
+            lambda: db.write(
+                "delete_purged_files", workspace=ws, batch=batch, peer=peer, observation_ids=ids
+            )
+        )
+        for row in files:
+            self.tally.files += int(row["files"])
+            self.tally.file_chunks += int(row["chunks"])
+            self.tally.cards += int(row["cards"])
+        runs = await self._until_done(
+            lambda: db.write(
+                "delete_purged_dream_runs",
+                workspace=ws,
+                batch=batch,
+                peer=peer,
+                scopes=scopes,
+                observation_ids=ids,
+            )
+        )
+        self.tally.dream_runs += _count(runs)
+
+    async def _summaries(self, session: str, from_seq: int) -> None:
+        db, ws, batch = self.db, self.workspace, self.batch
+        summaries = await self._until_done(
+            lambda: db.write(
+                "delete_purged_summaries",
+                workspace=ws,
+                batch=batch,
+                session=session,
+                from_seq=from_seq,
+            )
+        )
+        self.tally.summaries += _count(summaries)
 
     async def _quoting(self, plan: Plan, observation_ids: list[str]) -> None:
         """Delete what quotes the purged data: files and cards, dream runs, summaries, jobs."""
-        write, ws, batch = self.db.write, self.workspace, self.batch
+        db, ws, batch, peer = self.db, self.workspace, self.batch, self.peer
         scopes = [
             {"observer": o, "observed": d}
             for o, d in sorted({(str(d["observer"]), str(d["observed"])) for d in plan.derived})
         ]
         for ids in list(chunks(observation_ids, batch)) or [[]]:
-            files = partial(write, "delete_purged_files", workspace=ws, batch=batch)
-            for row in await self._until_done(partial(files, peer=self.peer, observation_ids=ids)):
-                self.tally.files += int(row["files"])
-                self.tally.file_chunks += int(row["chunks"])
-                self.tally.cards += int(row["cards"])
-            runs = partial(write, "delete_purged_dream_runs", workspace=ws, batch=batch)
-            self.tally.dream_runs += _count(
-                await self._until_done(
-                    partial(runs, peer=self.peer, scopes=scopes, observation_ids=ids)
-                )
-            )
+            await self._files_and_runs(ids, scopes)
         sessions: dict[str, int] = {}
         for m in plan.messages:
             session, seq = str(m["session"]), int(m["seq"])
             sessions[session] = min(seq, sessions.get(session, seq))
         for session, seq in sorted(sessions.items()):
-            summaries = partial(write, "delete_purged_summaries", workspace=ws, batch=batch)
-            self.tally.summaries += _count(
-                await self._until_done(partial(summaries, session=session, from_seq=seq))
-            )
-        candidates = await self.db.read(
+            await self._summaries(session, seq)
+        candidates = await db.read(
             "list_purge_jobs",
             workspace=ws,
             sessions=sorted(sessions),
-            peer=self.peer,
-            dream_prefix=f"dream/{ws}/{self.peer}/" if self.peer else "\x00",
-            dream_suffix=f"/{self.peer}" if self.peer else "\x00",
+            peer=peer,
+            dream_prefix=f"dream/{ws}/{peer}/" if peer else "\x00",
+            dream_suffix=f"/{peer}" if peer else "\x00",
         )
-        chosen = jobs_to_purge(candidates, {str(m["id"]) for m in plan.messages}, self.peer)
+        chosen = jobs_to_purge(candidates, {str(m["id"]) for m in plan.messages}, peer)
         for part in chunks(chosen, batch):
-            rows = await self._commit(partial(write, "delete_jobs", workspace=ws, ids=part))
+            rows = await self._commit(db.write("delete_jobs", workspace=ws, ids=part))
             self.tally.jobs += _count(rows)
 
     async def run(
@@ -241,10 +277,9 @@ class Eraser:
                 break
         else:
             raise Conflict("data derived from the purged data kept arriving; purge again")
-        if self.peer is not None:
-            rows = await self._commit(
-                partial(self.db.write, "delete_peer", workspace=self.workspace, peer=self.peer)
-            )
+        if (peer := self.peer) is not None:
+            db, ws = self.db, self.workspace
+            rows = await self._commit(db.write("delete_peer", workspace=ws, peer=peer))
             self.tally.peers += _count(rows)
         return self.tally
 

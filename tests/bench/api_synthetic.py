@@ -104,10 +104,13 @@ async def setup(db: Database, corpus: MessageCorpus, args: argparse.Namespace) -
             )
             for name in names
         ]
-        statement = "bench_create_peers" if kind == "peers" else "bench_create_sessions"
         for first in range(0, len(maps), SETUP_BATCH):
             chunk = maps[first : first + SETUP_BATCH]
-            await statements.write(db, statement, workspace=ws, **{kind: chunk})
+            # Named at the call, where the catalog test checks each statement's parameters.
+            if kind == "peers":
+                await statements.write(db, "bench_create_peers", workspace=ws, peers=chunk)
+            else:
+                await statements.write(db, "bench_create_sessions", workspace=ws, sessions=chunk)
 
 
 @dataclass
