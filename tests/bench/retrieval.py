@@ -2,7 +2,7 @@
 
 Four rankings, each a list of turn ids, best first, at most ``depth`` long:
 
-- ``ours``: ``searchMessages`` (hybrid vector + fulltext, fused by reciprocal rank) over the
+- ``ours``: ``searchMessages`` (hybrid vector + fulltext, fused by score) over the
   question's workspace, with no session or peer filter. That is the scope an agent answering a
   user would use: LongMemEval's evidence turns can be the assistant's own (the
   single-session-assistant type), LoCoMo's are either speaker's, so a peer filter would hide
@@ -255,7 +255,8 @@ async def rank_observations(
                 "limit": depth,
             },
         )
-        # Reciprocal-rank scores of two scopes are on one scale (same k, same pool depth).
+        # Fused scores of two scopes are close to one scale: the similarity part is absolute,
+        # and each scope's fulltext part is relative to its own best hit (at most 0.1).
         hits += [
             (float(hit["score"]), index, rank, hit["observation"]["id"])
             for rank, hit in enumerate(data["searchObservations"])
