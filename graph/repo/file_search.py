@@ -24,15 +24,8 @@ from graph.repo.retrieval import (
     Thresholds,
     grow_text,
     index_rounds,
-    similarity,
+    text_scored,
 )
-
-
-def _text_scored(rows: Rows) -> TextScored[FileChunkRecord]:
-    return [
-        (FileChunkRecord.from_row(r["chunk"]), float(r["score"]), similarity(r["similarity"]))
-        for r in rows
-    ]
 
 
 def _scored(rows: Rows) -> Scored[FileChunkRecord]:
@@ -136,4 +129,5 @@ async def text_candidates(
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = FILES.first_text_round(limit)
-    return _text_scored(await grow_text(fetch, first, limit, FILES.max_text_candidates))
+    rows = await grow_text(fetch, first, limit, FILES.max_text_candidates)
+    return text_scored(rows, "chunk", FileChunkRecord.from_row)

@@ -25,16 +25,9 @@ from graph.repo.retrieval import (
     Thresholds,
     grow_text,
     index_rounds,
-    similarity,
+    text_scored,
 )
 from graph.validation import aware
-
-
-def _text_scored(rows: Rows) -> TextScored[MessageRecord]:
-    return [
-        (MessageRecord.from_row(r["message"]), float(r["score"]), similarity(r["similarity"]))
-        for r in rows
-    ]
 
 
 def _scored(rows: Rows) -> Scored[MessageRecord]:
@@ -140,4 +133,5 @@ async def text_candidates(
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = MESSAGES.first_text_round(limit)
-    return _text_scored(await grow_text(fetch, first, limit, MESSAGES.max_text_candidates))
+    rows = await grow_text(fetch, first, limit, MESSAGES.max_text_candidates)
+    return text_scored(rows, "message", MessageRecord.from_row)

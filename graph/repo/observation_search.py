@@ -28,7 +28,7 @@ from graph.repo.retrieval import (
     Thresholds,
     grow_text,
     index_rounds,
-    similarity,
+    text_scored,
 )
 from graph.validation import aware
 
@@ -82,17 +82,6 @@ class ObservationQuery:
             "include_superseded": self.include_superseded,
             "as_of": aware(self.as_of),
         }
-
-
-def _text_scored(rows: Rows) -> TextScored[ObservationRecord]:
-    return [
-        (
-            ObservationRecord.from_row(r["observation"]),
-            float(r["score"]),
-            similarity(r["similarity"]),
-        )
-        for r in rows
-    ]
 
 
 def _scored(rows: Rows) -> Scored[ObservationRecord]:
@@ -201,7 +190,8 @@ async def text_candidates(
         return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
     first = OBSERVATIONS.first_text_round(limit)
-    return _text_scored(await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates))
+    rows = await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates)
+    return text_scored(rows, "observation", ObservationRecord.from_row)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,16 @@ Scored = list[tuple[T, float]]
 TextScored = list[tuple[T, float, float | None]]
 
 
-def similarity(value: Any) -> float | None:
-    return None if value is None else float(value)
+def text_scored(rows: Rows, key: str, record: Callable[[dict[str, Any]], T]) -> TextScored[T]:
+    """Fulltext rows ({key: node, score, similarity}) as (record, score, similarity)."""
+    return [
+        (
+            record(r[key]),
+            float(r["score"]),
+            None if r["similarity"] is None else float(r["similarity"]),
+        )
+        for r in rows
+    ]
 
 
 GROWTH = 4  # each further round asks for this many times more candidates
