@@ -54,12 +54,13 @@ from graph.settings import Settings
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.search.hybrid import pool_size
 from reasoners.search.messages import search_messages
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
 from tests.bench.api_synthetic import render_search, run_synthetic
-from tests.bench.common import bench_neo4j, machine, pct, table, write_section
+from tests.bench.common import bench_neo4j, machine, pct, table, timed, write_section
 from tests.bench.synthetic import PrimedEmbedder, scope_sizes
 
 Matrix = npt.NDArray[np.float32]
@@ -278,12 +279,6 @@ class Conversation:
 
 
 # -- measurement helpers ---------------------------------------------------------------------
-
-
-async def timed(work: Awaitable[Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = await work
-    return time.perf_counter() - start, result
 
 
 @dataclass
@@ -715,12 +710,14 @@ async def bench_search(bench: Bench, corpus: Corpus, queries: list[str]) -> list
                 ours_s, _ = await timed(ours())
             # Where our time goes: the same retrieval steps, called again one by one with the
             # pool size search_messages uses.
-            pool = max(args.limit * 3, 20)
+            pool = pool_size(args.limit)
             vector_s, found = await timed(
                 search_repo.vector_candidates(bench.db, corpus.workspace, vector, filters, pool)
             )
             text_s, _ = await timed(
-                search_repo.text_candidates(bench.db, corpus.workspace, text, filters, pool)
+                search_repo.text_candidates(
+                    bench.db, corpus.workspace, text, filters, pool, embedding=vector
+                )
             )
             if j < 0:
                 continue

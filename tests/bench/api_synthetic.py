@@ -29,9 +29,10 @@ from graph.repo import message_search as search_repo
 from graph.repo import workspaces
 from graph.repo.messages import MessageFilter
 from graph.repo.retrieval import MESSAGES
+from reasoners.search.hybrid import pool_size
 from reasoners.search.messages import search_messages
 from tests import statements
-from tests.bench.common import pct, table
+from tests.bench.common import pct, run_interleaved, table
 from tests.bench.message_corpus import KINDS, Kind, MessageCorpus, Query, Scope
 from tests.bench.synthetic import (
     BUCKETS,
@@ -181,12 +182,6 @@ async def fill(
 # -- measurement -----------------------------------------------------------------------------
 
 
-async def timed(work: Awaitable[Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = await work
-    return time.perf_counter() - start, result
-
-
 TIMED = ("ours", "exact", "hybrid", "fulltext")
 
 
@@ -299,9 +294,10 @@ class Search:
             await search_messages(db, self.embedder, ws, query.text, filters, LIMIT)
 
         async def fulltext() -> None:
-            # The fulltext half of hybrid search, with its candidate pool size.
-            pool = max(LIMIT * 3, 20)
-            await search_repo.text_candidates(db, ws, query.text, filters, pool)
+            # The fulltext half of hybrid search, as it runs there (pool, similarities).
+            await search_repo.text_candidates(
+                db, ws, query.text, filters, pool_size(LIMIT), embedding=vec
+            )
 
         runs: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("ours", ours),
@@ -309,13 +305,11 @@ class Search:
             ("hybrid", hybrid),
             ("fulltext", fulltext),
         ]
-        shift = turn % len(runs)
-        for name, work in runs[shift:] + runs[:shift]:
-            seconds, _ = await timed(work())
-            if samples is not None:
-                getattr(samples, name).append(seconds)
+        seconds = await run_interleaved(runs, turn)
         if samples is None:
             return
+        for name, spent in seconds.items():
+            getattr(samples, name).append(spent)
         kth, top = self.truth(query)
         got = [m.id for m, _ in results["ours"]]
         samples.recall.append(self.recall(query, kth, len(top), got))

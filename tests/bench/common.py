@@ -9,6 +9,7 @@ import os
 import platform
 import re
 import sys
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,3 +149,22 @@ def run_bench(
     report = asyncio.run(measured())
     publish(args.report, args.json, name, render(report), report)
     return 0
+
+
+async def timed(work: Awaitable[Any]) -> tuple[float, Any]:
+    """(seconds, result) of awaiting `work`."""
+    start = time.perf_counter()
+    result = await work
+    return time.perf_counter() - start, result
+
+
+async def run_interleaved(
+    runs: Sequence[tuple[str, Callable[[], Awaitable[None]]]], turn: int
+) -> dict[str, float]:
+    """Each run once, in an order rotated by `turn` (so no contender always goes first, on a
+    warm or a cold cache); seconds by name."""
+    shift = turn % len(runs) if runs else 0
+    seconds: dict[str, float] = {}
+    for name, work in [*runs[shift:], *runs[:shift]]:
+        seconds[name], _ = await timed(work())
+    return seconds

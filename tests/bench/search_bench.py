@@ -66,10 +66,19 @@ from graph.settings import Settings
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.deriver.dedup import exact_key
 from reasoners.embeddings.tokens import MiniLMTokenCounter
+from reasoners.search.hybrid import pool_size
 from reasoners.search.observations import search_observations
 from resolvers.runtime import close_services, open_services
 from tests import statements
-from tests.bench.common import bench_neo4j, machine, pct, table, write_section
+from tests.bench.common import (
+    bench_neo4j,
+    machine,
+    pct,
+    run_interleaved,
+    table,
+    timed,
+    write_section,
+)
 from tests.bench.synthetic import (
     BUCKETS,
     DIM,
@@ -370,12 +379,6 @@ async def vector_indexes(db: Database) -> int:
 # -- measurement -----------------------------------------------------------------------------
 
 
-async def timed(work: Awaitable[Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = await work
-    return time.perf_counter() - start, result
-
-
 @dataclass
 class Query:
     scope: ScopeState
@@ -530,9 +533,10 @@ class Bench:
             await search_observations(db, self.embedder, ws, query.text, scope.query, LIMIT)
 
         async def fulltext() -> None:
-            # The fulltext half of hybrid search, with its candidate pool size.
-            pool = max(LIMIT * 3, 20)
-            await search_repo.text_candidates(db, ws, query.text, scope.query, pool)
+            # The fulltext half of hybrid search, as it runs there (pool, similarities).
+            await search_repo.text_candidates(
+                db, ws, query.text, scope.query, pool_size(LIMIT), embedding=vec
+            )
 
         runs: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("ours", ours),
@@ -541,13 +545,11 @@ class Bench:
             ("hybrid", hybrid),
             ("fulltext", fulltext),
         ]
-        shift = turn % len(runs)
-        for name, work in runs[shift:] + runs[:shift]:
-            seconds, _ = await timed(work())
-            if samples is not None:
-                getattr(samples, name).append(seconds)
+        seconds = await run_interleaved(runs, turn)
         if samples is None:
             return
+        for name, spent in seconds.items():
+            getattr(samples, name).append(spent)
         path, rounds, biggest = self.recording.path()
         truth = [o.id for o, _ in results["exact"]]
         samples.recall.append(self.recall(query, truth, [o.id for o, _ in results["ours"]]))
