@@ -8,6 +8,7 @@ packs them with packing.py. Tokens are counted with the embedding model's WordPi
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -90,6 +91,72 @@ def slice_order(
     return ordered
 
 
+async def relevant_beliefs(
+    db: Database,
+    embedder: Embedder,
+    workspace: str,
+    request: ContextRequest,
+    query: ObservationQuery,
+) -> list[ObservationRecord]:
+    if not (request.search_query and request.search_limit):
+        return []
+    hits = await search_observations(
+        db, embedder, workspace, request.search_query, query, request.search_limit
+    )
+    return [h.item for h in hits]
+
+
+async def representation(
+    db: Database,
+    embedder: Embedder,
+    request: ContextRequest,
+    observer: str | None,
+    observed: str | None,
+) -> tuple[list[ObservationRecord], list[str]]:
+    """The belief slice and the peer card of (observer, observed)."""
+    if observer is None or observed is None:
+        return [], []
+    ws = request.workspace
+    query = ObservationQuery(
+        observer,
+        observed,
+        as_of=request.as_of,
+        aggregated=request.aggregated,
+        session_ids=request.session_ids,
+        exclude_session_ids=request.exclude_session_ids,
+        exclude_derived=request.exclude_derived,
+    )
+    relevant, top, card = await asyncio.gather(
+        relevant_beliefs(db, embedder, ws, request, query),
+        top_repo.top(
+            db, ws, query, most_derived=request.most_derived, most_recent=request.most_recent
+        ),
+        peer_cards.get(db, ws, observer, observed),
+    )
+    return slice_order(relevant, top.most_derived, top.most_recent), card.entries
+
+
+async def latest_summary(
+    db: Database, request: ContextRequest, session: str, kind: str
+) -> SummaryRecord | None:
+    if not request.include_summary:
+        return None
+    return await summaries.latest(db, request.workspace, session, kind)
+
+
+async def session_window(
+    db: Database, request: ContextRequest, session: str | None
+) -> tuple[SummaryRecord | None, SummaryRecord | None, list[MessageRecord]]:
+    """The session's latest short and long summaries and its recent messages, newest first."""
+    if session is None:
+        return None, None, []
+    return await asyncio.gather(
+        latest_summary(db, request, session, "short"),
+        latest_summary(db, request, session, "long"),
+        messages.recent(db, request.workspace, session, MAX_RECENT_MESSAGES),
+    )
+
+
 async def get_context(
     db: Database, embedder: Embedder, tokens: TokenCounter, request: ContextRequest
 ) -> ContextResult:
@@ -97,43 +164,17 @@ async def get_context(
     ws = request.workspace
     observed = request.peer_target
     observer = request.peer_perspective or observed
-    slice_: list[ObservationRecord] = []
-    card: list[str] = []
+    # Every name is checked before any read, so a bad request fails the same way each time;
+    # the reads themselves are independent and run side by side.
     if observer is not None and observed is not None:
         await peers.get(db, ws, observed)
         await peers.get(db, ws, observer)
-        relevant = []
-        query = ObservationQuery(
-            observer,
-            observed,
-            as_of=request.as_of,
-            aggregated=request.aggregated,
-            session_ids=request.session_ids,
-            exclude_session_ids=request.exclude_session_ids,
-            exclude_derived=request.exclude_derived,
-        )
-        if request.search_query and request.search_limit:
-            hits = await search_observations(
-                db, embedder, ws, request.search_query, query, request.search_limit
-            )
-            relevant = [h.item for h in hits]
-        top = await top_repo.top(
-            db,
-            ws,
-            query,
-            most_derived=request.most_derived,
-            most_recent=request.most_recent,
-        )
-        slice_ = slice_order(relevant, top.most_derived, top.most_recent)
-        card = (await peer_cards.get(db, ws, observer, observed)).entries
-    short = long = None
-    recent: list[MessageRecord] = []
     if request.session is not None:
         await sessions.get(db, ws, request.session)
-        if request.include_summary:
-            short = await summaries.latest(db, ws, request.session, "short")
-            long = await summaries.latest(db, ws, request.session, "long")
-        recent = await messages.recent(db, ws, request.session, MAX_RECENT_MESSAGES)
+    (slice_, card), (short, long, recent) = await asyncio.gather(
+        representation(db, embedder, request, observer, observed),
+        session_window(db, request, request.session),
+    )
     lines = [observation_line(o, observed) for o in slice_]
     card_text = "\n".join(card)
     packed = pack(

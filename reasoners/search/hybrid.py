@@ -2,12 +2,13 @@
 
 A `Retriever` knows how to find candidates of one kind within one scope (messages of a session,
 beliefs of one observer about one peer, ...); `hybrid_search` does the rest the same way for
-every kind: check the text, embed it, ask both halves for a deeper pool than the page, fuse
-them by score (fusion.py) and keep each hit's rank in either list.
+every kind: check the text, embed it, ask both halves (concurrently) for a deeper pool than
+the page, fuse them by score (fusion.py) and keep each hit's rank in either list.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
@@ -83,6 +84,8 @@ async def hybrid_search(
     pool = pool_size(limit)
     if embedding is None:
         [embedding] = await embed_async(embedder, [text])
-    by_vector = await retriever.vector(embedding, pool)
-    by_text = await retriever.text(text, embedding, pool)
+    # The halves are independent reads: run side by side, the search takes the slower one's time.
+    by_vector, by_text = await asyncio.gather(
+        retriever.vector(embedding, pool), retriever.text(text, embedding, pool)
+    )
     return fuse(by_vector, by_text, key, limit)

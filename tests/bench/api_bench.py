@@ -60,7 +60,15 @@ from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
 from tests.bench.api_synthetic import render_search, run_synthetic
-from tests.bench.common import bench_neo4j, machine, pct, table, timed, write_section
+from tests.bench.common import (
+    add_instance_args,
+    machine,
+    neo4j_from_args,
+    pct,
+    table,
+    timed,
+    write_section,
+)
 from tests.bench.synthetic import PrimedEmbedder, scope_sizes
 
 Matrix = npt.NDArray[np.float32]
@@ -960,12 +968,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         default="api",
         help="report section (bench:<name>), so runs with other options can sit side by side",
     )
-    parser.add_argument("--instance", default=BENCH_INSTANCE, help="managed Neo4j instance")
-    parser.add_argument("--bolt-port", type=int, default=BENCH_BOLT_PORT)
-    parser.add_argument("--http-port", type=int, default=BENCH_HTTP_PORT)
-    parser.add_argument("--heap", help="managed Neo4j heap (default: BELIEFGRAPH_NEO4J_HEAP)")
-    parser.add_argument(
-        "--pagecache", help="managed Neo4j page cache (default: BELIEFGRAPH_NEO4J_PAGECACHE)"
+    add_instance_args(
+        parser, instance=BENCH_INSTANCE, bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT
     )
     parser.add_argument(
         "--keep", action="store_true", help="keep the bench workspaces and the Neo4j running"
@@ -1121,12 +1125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     # The shared statements draw planner notices (e.g. a property no message has yet).
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    memory = {
-        key: value
-        for key, value in (("neo4j_heap", args.heap), ("neo4j_pagecache", args.pagecache))
-        if value
-    }
-    neo4j = bench_neo4j(args.instance, bolt_port=args.bolt_port, http_port=args.http_port, **memory)
+    neo4j = neo4j_from_args(args)
     try:
         report = asyncio.run(
             run_with_services(neo4j.settings, neo4j.password, args, neo4j.where, argv)

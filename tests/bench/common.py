@@ -118,6 +118,40 @@ def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: A
     return BenchNeo4j(settings, server.password(), where, server, started_here)
 
 
+def add_instance_args(
+    parser: argparse.ArgumentParser,
+    *,
+    instance: str,
+    bolt_port: int,
+    http_port: int,
+    heap: str | None = None,
+    pagecache: str | None = None,
+) -> None:
+    """Which managed Neo4j a bench starts (ignored when NEO4J_URI names one): its own instance
+    and ports, so two benches can run side by side."""
+    parser.add_argument("--instance", default=instance, help="managed Neo4j instance")
+    parser.add_argument("--bolt-port", type=int, default=bolt_port)
+    parser.add_argument("--http-port", type=int, default=http_port)
+    parser.add_argument(
+        "--heap", default=heap, help="managed Neo4j heap (default: BELIEFGRAPH_NEO4J_HEAP)"
+    )
+    parser.add_argument(
+        "--pagecache",
+        default=pagecache,
+        help="managed Neo4j page cache (default: BELIEFGRAPH_NEO4J_PAGECACHE)",
+    )
+
+
+def neo4j_from_args(args: argparse.Namespace) -> BenchNeo4j:
+    """bench_neo4j as the add_instance_args options ask."""
+    memory = {
+        key: value
+        for key, value in (("neo4j_heap", args.heap), ("neo4j_pagecache", args.pagecache))
+        if value
+    }
+    return bench_neo4j(args.instance, bolt_port=args.bolt_port, http_port=args.http_port, **memory)
+
+
 def run_bench(
     name: str,
     argv: Sequence[str] | None,

@@ -54,7 +54,7 @@ from resolvers.runtime import build_worker, close_services, open_services
 from resolvers.services import Services
 from tests import statements
 from tests.bench import report as reporting
-from tests.bench.common import bench_neo4j, machine, write_section
+from tests.bench.common import add_instance_args, machine, neo4j_from_args, write_section
 from tests.bench.embed_cache import CacheMismatch, DiskVectors
 from tests.bench.ingest import (
     Api,
@@ -194,6 +194,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         default=1,
         help="embedding threads (default 1: the other core serves Neo4j while the next "
         "conversation is embedded; 0 = torch's default)",
+    )
+    add_instance_args(
+        parser, instance="bench", bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT
     )
     args = parser.parse_args(list(argv))
     if args.limit is not None and args.limit < 1:
@@ -932,7 +935,7 @@ async def run_bench(
 
 async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     # Shared with the other benches: started if needed, and left running.
-    neo4j = bench_neo4j("bench", bolt_port=BENCH_BOLT_PORT, http_port=BENCH_HTTP_PORT)
+    neo4j = neo4j_from_args(args)
     where = neo4j.where
     config = llm_config_from_env(os.environ)
     llm: LLM | None = OpenAICompatibleLLM(config) if config is not None else None

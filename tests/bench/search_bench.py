@@ -71,8 +71,9 @@ from reasoners.search.observations import search_observations
 from resolvers.runtime import close_services, open_services
 from tests import statements
 from tests.bench.common import (
-    bench_neo4j,
+    add_instance_args,
     machine,
+    neo4j_from_args,
     pct,
     run_interleaved,
     table,
@@ -954,6 +955,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--keep", action="store_true", help="keep the workspace and leave the managed Neo4j running"
     )
+    add_instance_args(
+        parser,
+        instance=INSTANCE,
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+        heap=HEAP,
+        pagecache=PAGECACHE,
+    )
     parser.add_argument(
         "--merge",
         type=Path,
@@ -1104,13 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse(argv)
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    neo4j = bench_neo4j(
-        INSTANCE,
-        bolt_port=BOLT_PORT,
-        http_port=HTTP_PORT,
-        neo4j_heap=HEAP,
-        neo4j_pagecache=PAGECACHE,
-    )
+    neo4j = neo4j_from_args(args)
     try:
         report = asyncio.run(run(neo4j.settings, neo4j.password, args, neo4j.where, argv))
     finally:
