@@ -855,7 +855,8 @@ def search_lines(report: dict[str, Any]) -> list[str]:
         "",
         f"{report['queries']} generated questions per scope and size (after {WARMUP_QUERIES} "
         f"warm-up queries), limit {report['limit']}. Ours is `search_messages` (query embedding, "
-        "scoped vector candidates, fulltext candidates, RRF fusion). The baseline is the same "
+        "scoped vector and fulltext candidates side by side, score fusion). The baseline is the "
+        "same "
         "query embedding plus an exact cosine top-k in numpy over the scope's vectors, "
         "held in RAM and pre-sliced per scope; the two run back to back for every query, "
         "order alternating. Session scope rotates over the full sessions; peer scope is alice. "
