@@ -92,16 +92,12 @@ def slice_order(
 
 
 async def relevant_beliefs(
-    db: Database,
-    embedder: Embedder,
-    workspace: str,
-    request: ContextRequest,
-    query: ObservationQuery,
+    db: Database, embedder: Embedder, request: ContextRequest, query: ObservationQuery
 ) -> list[ObservationRecord]:
     if not (request.search_query and request.search_limit):
         return []
     hits = await search_observations(
-        db, embedder, workspace, request.search_query, query, request.search_limit
+        db, embedder, request.workspace, request.search_query, query, request.search_limit
     )
     return [h.item for h in hits]
 
@@ -127,7 +123,7 @@ async def representation(
         exclude_derived=request.exclude_derived,
     )
     relevant, top, card = await asyncio.gather(
-        relevant_beliefs(db, embedder, ws, request, query),
+        relevant_beliefs(db, embedder, request, query),
         top_repo.top(
             db, ws, query, most_derived=request.most_derived, most_recent=request.most_recent
         ),
