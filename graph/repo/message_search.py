@@ -18,6 +18,7 @@ from graph.records import MessageRecord
 from graph.repo.messages import MessageFilter
 from graph.repo.retrieval import (
     MESSAGES,
+    WORKSPACE_MESSAGES,
     Round,
     Rows,
     Scored,
@@ -65,9 +66,14 @@ async def vector_candidates(
     filters: MessageFilter,
     limit: int,
     *,
-    thresholds: Thresholds = MESSAGES,
+    thresholds: Thresholds | None = None,
 ) -> Scored[MessageRecord]:
+    """The `limit` nearest messages in scope, from the index when the scope is large. The
+    thresholds default by scope: a search of the whole workspace asks for more candidates."""
     params = search_params(filters)
+    if thresholds is None:
+        whole = filters.session is None and not filters.peers
+        thresholds = WORKSPACE_MESSAGES if whole else MESSAGES
 
     async def fetch(candidates: int, wide: int) -> Round:
         row = await db.read_one(

@@ -276,7 +276,9 @@ class ManagedNeo4j:
         argfile = Path(name)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(f"dbms\nset-initial-password\n{password}\n")
+                # `--` ends the options: a password may start with "-" (a generated one does
+                # 1 time in 64), and would otherwise read as an unknown option.
+                handle.write(f"dbms\nset-initial-password\n--\n{password}\n")
             result = subprocess.run(
                 set_password_command(self.paths, argfile, java.path, java.version),
                 env=admin_env(self.paths, os.environ),
@@ -288,7 +290,8 @@ class ManagedNeo4j:
         finally:
             argfile.unlink(missing_ok=True)
         if result.returncode != 0:
-            output = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+            # The cause comes first; a usage text may follow it.
+            output = "\n".join((result.stderr + result.stdout).splitlines()[:15])
             raise Unavailable(f"could not set the initial Neo4j password:\n{output}")
 
     def _rotate_console_log(self) -> None:

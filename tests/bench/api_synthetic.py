@@ -28,7 +28,7 @@ from graph.props import NO_META, Meta, node_props
 from graph.repo import message_search as search_repo
 from graph.repo import workspaces
 from graph.repo.messages import MessageFilter
-from graph.repo.retrieval import MESSAGES
+from graph.repo.retrieval import MESSAGES, WORKSPACE_MESSAGES
 from reasoners.search.hybrid import pool_size
 from reasoners.search.messages import search_messages
 from tests import statements
@@ -390,6 +390,7 @@ async def run_synthetic(
             "exact_scan_limit": MESSAGES.exact_scan_limit,
             "candidates": MESSAGES.first_round(LIMIT)[0],
             "wide": MESSAGES.first_round(LIMIT)[1],
+            "workspace wide": WORKSPACE_MESSAGES.first_round(LIMIT)[1],
             "max_candidates": MESSAGES.max_candidates,
         },
         "measures": measures,
@@ -518,7 +519,8 @@ def render_search(synthetic: dict[str, Any]) -> list[str]:
         "fulltext half alone (pool 30). recall@10 = share of the numpy exact top 10 of the "
         "scope found by ours (a hit scoring at least the exact 10th counts, so ties are not "
         "misses). path = queries answered by the exact scan / an index round / a wide index "
-        "round (peers and the workspace: size not counted) / index rounds then the exact "
+        "round (peers and the workspace: size not counted; the whole workspace's first round is "
+        "`workspace wide`) / index rounds then the exact "
         "fallback. exact = numpy: share of queries where the Cypher exact scan's top scores "
         "equal numpy's (a check of the ground truth). Times in ms.",
         "",

@@ -7,6 +7,7 @@ runs on 7687/7474 or 17687/17474.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import time
@@ -55,6 +56,11 @@ def server() -> Iterator[ManagedNeo4j]:
     managed.stop()
     # A fresh instance each run, so the first-start path (initial password) is exercised.
     shutil.rmtree(managed.paths.root, ignore_errors=True)
+    # A password that starts with "-" (a generated one does 1 time in 64) must not read as an
+    # option of the tool that sets it.
+    managed.paths.password_file.parent.mkdir(parents=True, exist_ok=True)
+    managed.paths.password_file.write_text("-" + secrets.token_urlsafe(32) + "\n")
+    managed.paths.password_file.chmod(0o600)
     managed.start()
     yield managed
     managed.stop()

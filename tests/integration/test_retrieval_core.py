@@ -21,7 +21,7 @@ from graph.repo import message_search, observation_search
 from graph.repo.messages import MessageFilter, by_seq
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
-from graph.repo.retrieval import MESSAGES, OBSERVATIONS
+from graph.repo.retrieval import MESSAGES, OBSERVATIONS, WORKSPACE_MESSAGES
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
@@ -42,9 +42,11 @@ class RecordingDatabase(Database):
     def __init__(self, inner: Database) -> None:
         super().__init__(inner.driver, inner.database)
         self.reads: list[str] = []
+        self.params: list[dict[str, Any]] = []
 
     async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:  # type: ignore[override]
         self.reads.append(statement)
+        self.params.append(params)
         return await super().read(statement, **params)  # type: ignore[arg-type]
 
 
@@ -344,6 +346,28 @@ async def test_message_search_stays_in_its_scope(
     }
     top = await search(session="s1", peer="alice")
     assert top and all(hit == ("s1", "alice") for hit in top)
+
+
+async def test_a_whole_workspace_search_asks_the_index_for_more(
+    services: Services, workspace: str
+) -> None:
+    # No scope filter narrows a whole workspace's search, so its first round is larger than a
+    # peer's (both have sizes the search does not count).
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+    recording = RecordingDatabase(services.db)
+
+    async def asked(**filters: Any) -> int:
+        recording.params.clear()
+        await message_search.vector_candidates(
+            recording, workspace, vector, MessageFilter(**filters), 10
+        )
+        [params] = recording.params
+        return int(params["wide"])
+
+    whole, by_peer = await asked(), await asked(peer="alice")
+    assert whole == WORKSPACE_MESSAGES.first_round(10)[1] == 2_000
+    assert by_peer == MESSAGES.first_round(10)[1] == 500
 
 
 async def test_message_fulltext_is_scoped_inside_lucene(
