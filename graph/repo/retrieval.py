@@ -78,8 +78,9 @@ MESSAGES = Thresholds(
     max_text_candidates=20_000,
 )
 # A whole workspace's messages (no session or peer filter): the index then searches everything
-# the workspace holds, and at 1M messages a first round of 500 found recall@10 0.89 against the
-# exact scan where 2,000 found 0.98, for about 10 ms more at p50 (docs/BENCHMARKS.md, bench:api).
+# the workspace holds: at 1M messages a first round of 500 found recall@10 0.89 of the exact
+# scan's top 10 and 2,000 found 0.98 (bench:api in docs/BENCHMARKS.md), for about 10 ms more
+# at p50 in a lab run on the same data.
 WORKSPACE_MESSAGES = replace(MESSAGES, wide_overfetch=200, min_wide=2_000)
 OBSERVATIONS = Thresholds(
     exact_scan_limit=500,
