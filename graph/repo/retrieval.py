@@ -77,8 +77,8 @@ MESSAGES = Thresholds(
     min_text_candidates=50,
     max_text_candidates=20_000,
 )
-# A whole workspace's messages (no session or peer filter): the index then searches everything
-# the workspace holds: at 1M messages a first round of 500 found recall@10 0.89 of the exact
+# A whole workspace's messages (no session or peer filter), where the index searches everything
+# the workspace holds. At 1M messages a first round of 500 found recall@10 0.89 of the exact
 # scan's top 10 and 2,000 found 0.98 (bench:api in docs/BENCHMARKS.md), for about 10 ms more
 # at p50 in a lab run on the same data.
 WORKSPACE_MESSAGES = replace(MESSAGES, wide_overfetch=200, min_wide=2_000)
