@@ -21,6 +21,11 @@ Version 4 rebuilds the three fulltext indexes with the English analyzer (stop wo
 words stemmed), the message one with the sender's peer name as a field: they are dropped here
 and created again, and repopulated by the server, with the other indexes (graph/schema.py).
 
+Version 5 rebuilds the message vector index with a denser HNSW graph (MESSAGE_INDEX_GRAPH in
+graph/repo/retrieval.py): an index built with other settings is dropped here and created again.
+The drop depends on the settings found, not on the version alone: a start that times out while
+the server repopulates a large index finds the new settings at the next start and keeps them.
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -31,11 +36,12 @@ import logging
 from graph.db import Database
 from graph.keys import peer_key, scope_key, session_key, workspace_key
 from graph.repo.peer_cards import card_path
+from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
 from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
@@ -48,6 +54,7 @@ LEGACY_INDEXES = [
 ]
 # Fulltext indexes whose definition (analyzer, fields) changed in layout 4.
 REBUILT_IN_4 = ["message_text", "observation_text", "file_chunk_text"]
+MESSAGE_VECTORS = "message_vectors"
 
 
 async def mark(db: Database) -> int:
@@ -170,6 +177,25 @@ async def migrate(db: Database, version: int) -> None:
         for name in REBUILT_IN_4:
             await db.write("drop_index", name=name)
         log.info("migrated to layout 4: fulltext indexes rebuilt with the English analyzer")
+    if version < 5 and await drop_outdated_message_vectors(db):
+        log.info(
+            "migrated to layout 5: %s rebuilt with %s (the start waits until it is populated)",
+            MESSAGE_VECTORS,
+            MESSAGE_INDEX_GRAPH,
+        )
+
+
+async def drop_outdated_message_vectors(db: Database) -> bool:
+    """Drop the message vector index if it was built with other graph settings (version 5)."""
+    wanted = (MESSAGE_INDEX_GRAPH["hnsw_m"], MESSAGE_INDEX_GRAPH["hnsw_ef_construction"])
+    for row in await db.read("list_vector_indexes"):
+        if row["name"] != MESSAGE_VECTORS:
+            continue
+        found = (row["hnsw_m"], row["hnsw_ef_construction"])
+        if found != wanted:
+            await db.write("drop_index", name=MESSAGE_VECTORS)
+            return True
+    return False
 
 
 async def _to_filtered_indexes(db: Database) -> None:

@@ -16,11 +16,13 @@ from cypher.statements import Statement
 from graph import migrations
 from graph.db import Database
 from graph.errors import Conflict, Unavailable
+from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
 
 # In-index filtered vector search (SEARCH ... WHERE, vector indexes WITH properties) and
 # unquantized vector indexes: the server features the retrieval core is built on.
 MIN_SERVER = (2026, 9)
 _VERSION = re.compile(r"Neo4j/(\d+)\.(\d+)")
+UPGRADE_INDEX_WAIT_SECONDS = 6 * 3600
 
 _SCHEMA_PREFIXES = (
     "create_constraint_",
@@ -81,14 +83,23 @@ async def check_server(db: Database) -> None:
         )
 
 
+def statement_params(name: Statement, dimensions: int) -> dict[str, int]:
+    """What a schema statement takes: the embedding size, the message index's graph settings."""
+    known = {"dimensions": dimensions, **MESSAGE_INDEX_GRAPH}
+    return {key: value for key, value in known.items() if key in cypher.parameters(name)}
+
+
 async def install_schema(db: Database, dimensions: int, *, timeout_seconds: int = 300) -> None:
     await check_server(db)
     version = await migrations.mark(db)
     await migrations.migrate(db, version)
     await check_vector_dimensions(db, dimensions)
     for name in schema_statements():
-        params = {"dimensions": dimensions} if "dimensions" in cypher.parameters(name) else {}
-        await db.write(name, **params)
+        await db.write(name, **statement_params(name, dimensions))
+    if version < migrations.SCHEMA_VERSION:
+        # The first start after an upgrade may rebuild a large index (message_vectors: about
+        # half an hour per million messages on two cores): wait for it rather than fail.
+        timeout_seconds = max(timeout_seconds, UPGRADE_INDEX_WAIT_SECONDS)
     await db.write("await_indexes", timeout_seconds=timeout_seconds)
     if version < migrations.SCHEMA_VERSION:
         await migrations.set_version(db)

@@ -64,24 +64,32 @@ class Thresholds:
 
 
 # Tuned on bench:search and bench:api (docs/BENCHMARKS.md): recall@10 >= 0.98 against the
-# exact scan in every scope-size bucket, at the lowest latency.
+# exact scan in every scope-size bucket, at the lowest latency. For peers (their size is not
+# counted: always the wide round), 300 found the exact top 10 as 500 did at 1M messages, in a
+# lab run on peers of over 10,000 messages, with p95 about 10 ms lower.
 MESSAGES = Thresholds(
     exact_scan_limit=500,
     overfetch=20,
     min_candidates=200,
     wide_from=5_000,
-    wide_overfetch=50,
-    min_wide=500,
+    wide_overfetch=30,
+    min_wide=300,
     max_candidates=16_000,
     text_overfetch=4,
     min_text_candidates=50,
     max_text_candidates=20_000,
 )
 # A whole workspace's messages (no session or peer filter), where the index searches everything
-# the workspace holds. At 1M messages a first round of 500 found recall@10 0.89 of the exact
-# scan's top 10 and 2,000 found 0.98 (bench:api in docs/BENCHMARKS.md), for about 10 ms more
-# at p50 in a lab run on the same data.
-WORKSPACE_MESSAGES = replace(MESSAGES, wide_overfetch=200, min_wide=2_000)
+# the workspace holds: a first round of 1,000 (on the denser graph below, 500 already found
+# 0.985 of the exact top 10 at 1M messages in a lab run; the margin costs about 5 ms at p50).
+WORKSPACE_MESSAGES = replace(MESSAGES, wide_overfetch=100, min_wide=1_000)
+# The message index's HNSW graph (cypher/schema/create_vector_index_message.cypher), denser than
+# Neo4j's default of m 16, ef_construction 100. With the default, at 1M messages, a whole
+# workspace's first round of 500 found 0.93 of the exact top 10 and needed 2,000 candidates for
+# about 0.96-0.98 (p95 over 50 ms); this graph finds 0.985 from 500 in less time, and building
+# it takes about twice as long. Searches filtered to a few percent of the index (a large peer)
+# gain nothing from it. graph/migrations.py rebuilds an index built with other settings.
+MESSAGE_INDEX_GRAPH = {"hnsw_m": 32, "hnsw_ef_construction": 200}
 OBSERVATIONS = Thresholds(
     exact_scan_limit=500,
     overfetch=20,

@@ -29,6 +29,7 @@ from graph.repo import message_search as search_repo
 from graph.repo import workspaces
 from graph.repo.messages import MessageFilter
 from graph.repo.retrieval import MESSAGES, WORKSPACE_MESSAGES
+from graph.schema import statement_params
 from reasoners.search.hybrid import pool_size
 from reasoners.search.messages import search_messages
 from tests import statements
@@ -122,6 +123,7 @@ class Fill:
     insert_s: float = 0.0
     await_s: float = 0.0
     vector_indexes: int = 0
+    message_graph: dict[str, int] = field(default_factory=dict)  # the index's HNSW settings
 
     def summary(self) -> dict[str, Any]:
         loading = self.insert_s + self.await_s
@@ -133,6 +135,7 @@ class Fill:
             "await_indexes_s": self.await_s,
             "insert_per_s": self.added / loading if loading else 0.0,
             "vector_indexes": self.vector_indexes,
+            "message_graph": self.message_graph,
         }
 
 
@@ -172,10 +175,18 @@ async def fill(
             print(f"  fill {chunk.stop:,}/{total:,} ({rate:,.0f}/s)", file=sys.stderr, flush=True)
     start = time.perf_counter()
     if rebuild:
-        await db.write("create_vector_index_message", dimensions=DIM)
+        name = "create_vector_index_message"
+        await db.write(name, **statement_params(name, DIM))
     await db.write("await_indexes", timeout_seconds=7200)
     result.await_s = time.perf_counter() - start
-    result.vector_indexes = len(await db.read("list_vector_indexes"))
+    indexes = await db.read("list_vector_indexes")
+    result.vector_indexes = len(indexes)
+    result.message_graph = {
+        key: int(row[key])
+        for row in indexes
+        if row["name"] == MESSAGE_VECTORS
+        for key in ("hnsw_m", "hnsw_ef_construction")
+    }
     return result
 
 
@@ -392,6 +403,7 @@ async def run_synthetic(
             "wide": MESSAGES.first_round(LIMIT)[1],
             "workspace wide": WORKSPACE_MESSAGES.first_round(LIMIT)[1],
             "max_candidates": MESSAGES.max_candidates,
+            **measures[-1]["fill"]["message_graph"],
         },
         "measures": measures,
     }

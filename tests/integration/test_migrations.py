@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from graph import migrations
 from graph.repo import message_search, observation_search
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
+from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
 from graph.schema import install_schema
 from resolvers.services import Services
 from tests import statements
@@ -78,3 +81,47 @@ async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
         )
         == []
     )
+
+
+async def message_vectors(services: Services) -> dict[str, Any]:
+    [row] = [
+        r for r in await services.db.read("list_vector_indexes") if r["name"] == "message_vectors"
+    ]
+    [ident] = await statements.read(services.db, "index_id", name="message_vectors")
+    return {**row, "id": ident["id"]}
+
+
+async def test_layout_4_message_vectors_are_rebuilt_with_the_denser_graph(
+    services: Services, workspace: str
+) -> None:
+    db, dim = services.db, services.settings.embedding_dim
+    await seed_beliefs(services, workspace)
+    await db.write("drop_index", name="message_vectors")
+    await statements.write(db, "legacy_create_message_vectors_v4", dimensions=dim)
+    await db.write("await_indexes", timeout_seconds=60)
+    old = await message_vectors(services)
+    assert (old["hnsw_m"], old["hnsw_ef_construction"]) == (16, 100)
+    await db.write("set_schema_version", version=4)
+
+    await install_schema(db, dim)
+
+    new = await message_vectors(services)
+    wanted = MESSAGE_INDEX_GRAPH
+    assert (new["hnsw_m"], new["hnsw_ef_construction"]) == (
+        wanted["hnsw_m"],
+        wanted["hnsw_ef_construction"],
+    )
+    assert new["id"] != old["id"] and new["state"] == "ONLINE"
+    assert await migrations.mark(db) == migrations.SCHEMA_VERSION
+    # The rebuilt index serves a peer's search (peers always go through the index).
+    [embedding] = services.embedder.embed(["Some evidence."])
+    hits = await message_search.vector_candidates(
+        db, workspace, embedding, MessageFilter(peer="alice"), 2
+    )
+    assert [m.content for m, _ in hits] == ["Some evidence.", "Other evidence."]
+
+    # A start that finds the new settings (one that timed out while the index repopulated
+    # had not recorded layout 5 yet) keeps the index instead of dropping it again.
+    await db.write("set_schema_version", version=4)
+    await install_schema(db, dim)
+    assert (await message_vectors(services))["id"] == new["id"]

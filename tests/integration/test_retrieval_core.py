@@ -366,8 +366,8 @@ async def test_a_whole_workspace_search_asks_the_index_for_more(
         return int(params["wide"])
 
     whole, by_peer = await asked(), await asked(peer="alice")
-    assert whole == WORKSPACE_MESSAGES.first_round(10)[1] == 2_000
-    assert by_peer == MESSAGES.first_round(10)[1] == 500
+    assert whole == WORKSPACE_MESSAGES.first_round(10)[1] == 1_000
+    assert by_peer == MESSAGES.first_round(10)[1] == 300
 
 
 async def test_message_fulltext_is_scoped_inside_lucene(
