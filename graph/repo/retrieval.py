@@ -86,9 +86,10 @@ WORKSPACE_MESSAGES = replace(MESSAGES, wide_overfetch=100, min_wide=1_000)
 # The message index's HNSW graph (cypher/schema/create_vector_index_message.cypher), denser than
 # Neo4j's default of m 16, ef_construction 100. With the default, at 1M messages, a whole
 # workspace's first round of 500 found 0.93 of the exact top 10 and needed 2,000 candidates for
-# about 0.96-0.98 (p95 over 50 ms); this graph finds 0.985 from 500 in less time, and building
-# it takes about twice as long. Searches filtered to a few percent of the index (a large peer)
-# gain nothing from it. graph/migrations.py rebuilds an index built with other settings.
+# about 0.96-0.98 (p95 over 50 ms); this graph finds 0.985 from 500 in less time (lab runs on
+# a quiet machine), and building it takes about twice as long. Searches filtered to a few
+# percent of the index are slower on it (peers of over 10,000 messages: p50 45 against 36 ms in
+# the lab). graph/migrations.py rebuilds an index built with other settings.
 MESSAGE_INDEX_GRAPH = {"hnsw_m": 32, "hnsw_ef_construction": 200}
 OBSERVATIONS = Thresholds(
     exact_scan_limit=500,
