@@ -24,6 +24,7 @@ import numpy as np
 
 from graph import models
 from graph.db import Database
+from graph.migrations import MESSAGE_VECTORS
 from graph.props import NO_META, Meta, node_props
 from graph.repo import message_search as search_repo
 from graph.repo import workspaces
@@ -50,7 +51,6 @@ WARMUP_QUERIES = 5
 PATHS = ("exact", "index", "wide index", "fallback")
 JSON_LIMIT = 16384
 SETUP_BATCH = 5_000
-MESSAGE_VECTORS = "message_vectors"  # cypher/schema/create_vector_index_message.cypher
 
 
 class RecordingDatabase(Database):

@@ -85,9 +85,11 @@ async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
 
 async def message_vectors(services: Services) -> dict[str, Any]:
     [row] = [
-        r for r in await services.db.read("list_vector_indexes") if r["name"] == "message_vectors"
+        r
+        for r in await services.db.read("list_vector_indexes")
+        if r["name"] == migrations.MESSAGE_VECTORS
     ]
-    [ident] = await statements.read(services.db, "index_id", name="message_vectors")
+    [ident] = await statements.read(services.db, "index_id", name=migrations.MESSAGE_VECTORS)
     return {**row, "id": ident["id"]}
 
 
