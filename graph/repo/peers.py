@@ -86,8 +86,14 @@ async def update(
     return PeerRecord.from_row(row["peer"])
 
 
-async def require_all(db: Database, workspace: str, names: list[str]) -> None:
+async def existing(db: Database, workspace: str, names: list[str]) -> set[str]:
+    """Those of `names` that are peers of the workspace (exact names, one indexed lookup each)."""
     rows = await db.read("find_peers", workspace=workspace, names=names)
-    missing = [r["name"] for r in rows if not r["found"]]
+    return {r["name"] for r in rows if r["found"]}
+
+
+async def require_all(db: Database, workspace: str, names: list[str]) -> None:
+    found = await existing(db, workspace, names)
+    missing = [name for name in names if name not in found]
     if missing:
         raise NotFound(f"peers {missing} do not exist in workspace {workspace!r}", peers=missing)

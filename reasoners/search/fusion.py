@@ -13,7 +13,7 @@ recall_all@10 0.633 and this fusion 0.733; `bench memory` measures the product i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 # Weight of the normalised fulltext score beside the similarity (0-1 scale, so 0.1 here is
 # 0.2 on raw cosine). Tuned on the tuning half of the LongMemEval sample: 0.075-0.15 score
@@ -25,21 +25,28 @@ def fuse_scores(
     similarity: Mapping[str, float | None],
     text: Mapping[str, float],
     text_weight: float = TEXT_WEIGHT,
+    *,
+    boosted: Collection[str] = frozenset(),
+    boost: float = 0.0,
 ) -> list[tuple[str, float]]:
-    """score(d) = similarity(d) + text_weight * text(d) / max(text), best first.
+    """score(d) = similarity(d) + text_weight * text(d) / max(text) (+ boost if d is boosted),
+    best first.
 
     `similarity` names every candidate (None: it has no embedding, counted as 0); `text` holds
-    the fulltext scores of those the fulltext half found (others count 0). Equal scores keep
-    the order of `similarity`, so the output is deterministic.
+    the fulltext scores of those the fulltext half found (others count 0); `boosted` are the
+    candidates a caller favours (reasoners/search/speakers.py). Equal scores keep the order of
+    `similarity`, so the output is deterministic.
     """
-    if text_weight < 0:
-        raise ValueError("text_weight must be >= 0")
+    if text_weight < 0 or boost < 0:
+        raise ValueError("text_weight and boost must be >= 0")
     unknown = set(text) - set(similarity)
     if unknown:
         raise ValueError(f"fulltext hits without a similarity entry: {sorted(unknown)}")
     best = max((s for s in text.values() if s > 0), default=0.0)
     scores = {
-        key: (sim or 0.0) + (text_weight * text.get(key, 0.0) / best if best else 0.0)
+        key: (sim or 0.0)
+        + (text_weight * text.get(key, 0.0) / best if best else 0.0)
+        + (boost if key in boosted else 0.0)
         for key, sim in similarity.items()
     }
     # sorted() is stable: ties stay in the order given.

@@ -9,7 +9,7 @@ the page, fuse them by score (fusion.py) and keep each hit's rank in either list
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -33,6 +33,10 @@ class Hit(Generic[T]):
     text_rank: int | None
 
 
+# Which candidates a search favours, known only once a lookup ran (messages: whose turns).
+Favour = Callable[[T], bool]
+
+
 class Retriever(Protocol[T]):
     async def vector(self, embedding: list[float], limit: int) -> list[tuple[T, float]]: ...
 
@@ -52,8 +56,11 @@ def fuse(
     by_text: Sequence[tuple[T, float, float | None]],
     key: Callable[[T], str],
     limit: int,
+    favour: Favour[T] | None = None,
+    boost: float = 0.0,
 ) -> list[Hit[T]]:
-    """The two rankings fused by score (fusion.py), best first, at most `limit`."""
+    """The two rankings fused by score (fusion.py), best first, at most `limit`; the
+    candidates `favour` accepts get `boost` on their score."""
     items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _, _ in by_text}
     vector_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_vector)}
     text_rank = {key(x): i + 1 for i, (x, _, _) in enumerate(by_text)}
@@ -64,7 +71,8 @@ def fuse(
     text: dict[str, float] = {}
     for x, score, _ in by_text:
         text.setdefault(key(x), score)
-    fused = fuse_scores(similarity, text)
+    boosted = {k for k, x in items.items() if favour(x)} if favour is not None else set()
+    fused = fuse_scores(similarity, text, boosted=boosted, boost=boost)
     return [
         Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
     ]
@@ -78,14 +86,23 @@ async def hybrid_search(
     limit: int,
     *,
     embedding: list[float] | None = None,
+    favour: Callable[[], Awaitable[Favour[T] | None]] | None = None,
+    boost: float = 0.0,
 ) -> list[Hit[T]]:
-    """Search `text` through `retriever`; pass `embedding` when the caller already has it."""
+    """Search `text` through `retriever`; pass `embedding` when the caller already has it.
+    `favour`, when given, looks up which candidates get `boost`, beside the two reads."""
     check_query(text)
     pool = pool_size(limit)
     if embedding is None:
         [embedding] = await embed_async(embedder, [text])
-    # The halves are independent reads: run side by side, the search takes the slower one's time.
-    by_vector, by_text = await asyncio.gather(
-        retriever.vector(embedding, pool), retriever.text(text, embedding, pool)
+
+    async def no_favour() -> Favour[T] | None:
+        return None
+
+    # The reads are independent: run side by side, the search takes the slowest one's time.
+    by_vector, by_text, favoured = await asyncio.gather(
+        retriever.vector(embedding, pool),
+        retriever.text(text, embedding, pool),
+        (favour or no_favour)(),
     )
-    return fuse(by_vector, by_text, key, limit)
+    return fuse(by_vector, by_text, key, limit, favoured, boost)

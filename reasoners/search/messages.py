@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.db import Database
+from graph.errors import NotFound
 from graph.records import MessageRecord
-from graph.repo import message_search
+from graph.repo import message_search, peers
 from graph.repo.messages import MessageFilter
+from graph.validation import check_name
 from reasoners.embeddings.model import Embedder
-from reasoners.search.hybrid import Hit, hybrid_search
+from reasoners.search.hybrid import Favour, Hit, hybrid_search
+from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,31 @@ def message_id(message: MessageRecord) -> str:
     return message.id
 
 
+@dataclass(frozen=True)
+class SpeakerLookup:
+    """Resolves whose turns a query favours: the peers it names and, with an asker, the one
+    its pronouns point at (reasoners/search/speakers.py)."""
+
+    db: Database
+    workspace: str
+    query: str
+    asker: str | None
+
+    async def __call__(self) -> Favour[MessageRecord] | None:
+        candidates = name_candidates(self.query)
+        wanted = candidates + ([self.asker] if self.asker is not None else [])
+        found = await peers.existing(self.db, self.workspace, wanted) if wanted else set()
+        if self.asker is not None and self.asker not in found:
+            raise NotFound(
+                f"asker: peer {self.asker!r} does not exist in workspace {self.workspace!r}",
+                field="asker",
+            )
+        # A word of the query names a peer in any case: "dana" names the peer "Dana".
+        named = {name for name in found if name in candidates}
+        who = favoured(self.query, self.asker, named)
+        return (lambda message: who.covers(message.peer)) if who else None
+
+
 async def search_messages(
     db: Database,
     embedder: Embedder,
@@ -42,6 +70,19 @@ async def search_messages(
     query: str,
     filters: MessageFilter,
     limit: int,
+    *,
+    asker: str | None = None,
 ) -> list[Hit[MessageRecord]]:
+    """Hybrid search; the turns of the speaker the query is about rank a little higher."""
+    if asker is not None:
+        check_name(asker, "asker")
     retriever = MessageRetriever(db, workspace, filters)
-    return await hybrid_search(embedder, retriever, message_id, query, limit)
+    return await hybrid_search(
+        embedder,
+        retriever,
+        message_id,
+        query,
+        limit,
+        favour=SpeakerLookup(db, workspace, query, asker),
+        boost=SPEAKER_WEIGHT,
+    )

@@ -169,7 +169,8 @@ class Query:
     @strawberry.field(
         description="Hybrid search (vector + fulltext, fused by score; the sender's name is "
         "searched with the text) over messages of a workspace, a session or a peer (and its "
-        "sub-peers)."
+        "sub-peers). Messages of a peer the query names, or points at through `asker`, rank "
+        "a little higher."
     )
     async def search_messages(
         self,
@@ -186,6 +187,16 @@ class Query:
                 "hit's message names its sender."
             ),
         ] = ONE_LEVEL,
+        asker: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The peer on whose behalf the app searches (usually the user it "
+                'answers). A query in the first person ("what did I order") then favours '
+                'this peer\'s messages, one asking what "you" said or gave favours the other '
+                "peers'. Peers named in the query are favoured with or without it. Must be a "
+                "peer of the workspace."
+            ),
+        ] = None,
     ) -> list[MessageHit]:
         filters = message_filter(filter)
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
@@ -201,6 +212,7 @@ class Query:
             query,
             filters,
             page_size(info.context, limit),
+            asker=asker,
         )
         return [MessageHit.of(h) for h in hits]
 

@@ -97,6 +97,7 @@ from tests.bench.retrieval import (
     MemoEmbedder,
     ObservationRanking,
     TurnCorpus,
+    asking_speaker,
     evidence_ranks,
     rank_observations,
     rank_ours,
@@ -460,6 +461,10 @@ class Bench:
             await delete_workspace(self.api, ingested.workspace)
         self.totals.loads.append(os.getloadavg()[0])
 
+    def asker(self, ingested: Ingested) -> str | None:
+        speaker = asking_speaker(self.args.dataset, list(ingested.peer_of))
+        return ingested.peer_of[speaker] if speaker is not None else None
+
     def scopes(self, conversation: Conversation, ingested: Ingested) -> list[tuple[str, str]]:
         peer = ingested.peer_of
         return [(peer[o], peer[d]) for o, d in app_views(self.args.dataset, conversation)]
@@ -534,7 +539,9 @@ class Bench:
         text = question_text(question)
         scopes = self.scopes(conversation, ingested)
         rankings: dict[str, list[str]] = {
-            "ours": await rank_ours(self.api, ingested.workspace, text, to_turn, depth)
+            "ours": await rank_ours(
+                self.api, ingested.workspace, text, to_turn, depth, self.asker(ingested)
+            )
         }
         by_observation = ObservationRanking([], 0, 0)
         if not args.no_derive:
@@ -661,7 +668,9 @@ METHOD = (
     "GraphQL API into its own workspace: peers = speakers, one session per haystack session, "
     "the session date as `createdAt`, one `clientId` per turn; then `flushQueue` and workers "
     "until `queueStatus` is idle. Rankings, each cut at {depth} turns: **ours** = "
-    "`searchMessages` at workspace scope (all speakers: evidence can be an assistant turn); "
+    "`searchMessages` at workspace scope (all speakers: evidence can be an assistant turn), "
+    "with `asker` = the user in LongMemEval and BEAM (their questions are the user's: "
+    '"what did I buy") and no asker in LoCoMo (its questions name the speakers); '
     "**observations** = `searchObservations` over the representations the app keeps "
     "(LongMemEval: the assistant's models of the user and of itself; sessions are joined "
     "with observeMe / observeOthers set so that only those are derived), mapped to their "

@@ -188,8 +188,8 @@ def dense_ranking(
 
 
 SEARCH = """
-query($w: String!, $q: String!, $limit: Int) {
-  searchMessages(workspace: $w, query: $q, limit: $limit) { message { id } }
+query($w: String!, $q: String!, $limit: Int, $asker: String) {
+  searchMessages(workspace: $w, query: $q, limit: $limit, asker: $asker) { message { id } }
 }"""
 
 
@@ -197,10 +197,29 @@ def query_text(question: str) -> str:
     return question[:MAX_QUERY_CHARS]
 
 
+def asking_speaker(dataset: str, speakers: Sequence[str]) -> str | None:
+    """The speaker on whose behalf the questions are asked, as an app would know it.
+
+    LongMemEval and BEAM: the user asks its assistant ("what did I buy?"), so the user is the
+    asker. LoCoMo: someone outside the conversation asks about its two speakers, by name; there
+    is no asker, and the service resolves the names itself.
+    """
+    if dataset in ("longmemeval", "beam") and "user" in speakers:
+        return "user"
+    return None
+
+
 async def rank_ours(
-    api: Api, workspace: str, question: str, message_to_turn: Mapping[str, str], depth: int
+    api: Api,
+    workspace: str,
+    question: str,
+    message_to_turn: Mapping[str, str],
+    depth: int,
+    asker: str | None = None,
 ) -> list[str]:
-    data = await api.call(SEARCH, {"w": workspace, "q": query_text(question), "limit": depth})
+    data = await api.call(
+        SEARCH, {"w": workspace, "q": query_text(question), "limit": depth, "asker": asker}
+    )
     return [
         message_to_turn[hit["message"]["id"]]
         for hit in data["searchMessages"]

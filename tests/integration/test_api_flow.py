@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from graph.repo import messages
+from graph.repo.messages import MessageFilter
+from reasoners.search.messages import SpeakerLookup
+from reasoners.search.speakers import SPEAKER_WEIGHT
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
@@ -102,3 +106,82 @@ async def test_deleting_a_workspace_leaves_nothing_of_it(
     assert data["deleteWorkspace"]["deletedNodes"] == before["total"] + 1  # + the Workspace
     after = await statements.read_one(services.db, "count_workspace_nodes", workspace=workspace)
     assert after is not None and after["total"] == 0
+
+
+SEARCH_AS = """
+query($w: String!, $q: String!, $asker: String) {
+  searchMessages(workspace: $w, query: $q, asker: $asker, limit: 10) {
+    score message { id peer }
+  }
+}"""
+
+
+async def scores(gql: GraphQLClient, workspace: str, query: str, asker: str | None = None) -> dict:
+    found = await gql.ok(SEARCH_AS, {"w": workspace, "q": query, "asker": asker})
+    return {h["message"]["id"]: (h["message"]["peer"], h["score"]) for h in found["searchMessages"]}
+
+
+async def test_the_speaker_a_query_points_at_gets_a_bonus(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    await seed(gql, workspace)
+    await gql.ok(
+        ADD,
+        {
+            "w": workspace,
+            "s": "s1",
+            "msgs": [
+                {"peer": "alice", "content": "I bought a red bicycle for my commute."},
+                {"peer": "bob", "content": "A red bicycle is a great way to commute in town."},
+                {"peer": "bob", "content": "I recommended a helmet with lights for the bicycle."},
+            ],
+        },
+    )
+
+    def bonus(with_: dict, without: dict) -> dict[str, float]:
+        assert with_.keys() == without.keys()
+        return {peer: round(s - without[m][1], 6) for m, (peer, s) in with_.items()}
+
+    first_person = "what bicycle did I buy"
+    plain = await scores(gql, workspace, first_person)
+    assert set(bonus(await scores(gql, workspace, first_person, "alice"), plain).items()) == {
+        ("alice", SPEAKER_WEIGHT),
+        ("bob", 0.0),
+    }
+    said = "the helmet you recommended"
+    plain = await scores(gql, workspace, said)
+    assert set(bonus(await scores(gql, workspace, said, "alice"), plain).items()) == {
+        ("alice", 0.0),
+        ("bob", SPEAKER_WEIGHT),
+    }
+
+
+async def test_peers_named_in_the_query_are_favoured_in_any_case(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    await seed(gql, workspace)
+    await gql.ok(CREATE_PEER, {"w": workspace, "n": "Dana"})
+    sent = [
+        {"peer": peer, "content": f"a message from {peer}"} for peer in ("alice", "bob", "Dana")
+    ]
+    await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": sent})
+    page = await messages.list_page(services.db, workspace, MessageFilter(), after=None, limit=10)
+
+    async def favoured_senders(query: str, asker: str | None = None) -> set[str]:
+        favour = await SpeakerLookup(services.db, workspace, query, asker)()
+        return {m.peer for m in page.items if favour is not None and favour(m)}
+
+    assert await favoured_senders("which bicycle did ALICE buy") == {"alice"}
+    assert await favoured_senders("what did dana and Bob plan") == {"Dana", "bob"}
+    # A word that names no peer favours no one.
+    assert await favoured_senders("which bicycle did carol buy") == set()
+    assert await favoured_senders("what did I tell dana", asker="bob") == {"Dana", "bob"}
+    assert await favoured_senders("the list you gave me", asker="bob") == {"alice", "Dana"}
+
+
+async def test_an_asker_must_be_a_peer_of_the_workspace(gql: GraphQLClient, workspace: str) -> None:
+    await seed(gql, workspace)
+    missing = {"w": workspace, "q": "what did I buy", "asker": "nobody"}
+    assert await gql.error_code(SEARCH_AS, missing) == "NOT_FOUND"
+    bad = {"w": workspace, "q": "what did I buy", "asker": "not a name"}
+    assert await gql.error_code(SEARCH_AS, bad) == "INVALID_INPUT"

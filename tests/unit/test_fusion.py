@@ -40,3 +40,13 @@ def test_bad_input_is_refused() -> None:
         fuse_scores({"a": 0.5}, {"b": 1.0})
     with pytest.raises(ValueError):
         fuse_scores({"a": 0.5}, {}, text_weight=-1.0)
+
+
+def test_boosted_candidates_get_the_boost_and_others_keep_their_score() -> None:
+    plain = dict(fuse_scores({"a": 0.80, "b": 0.78}, {}))
+    fused = fuse_scores({"a": 0.80, "b": 0.78}, {}, boosted={"b"}, boost=0.05)
+    assert [k for k, _ in fused] == ["b", "a"]
+    assert dict(fused)["b"] == pytest.approx(plain["b"] + 0.05)
+    assert dict(fused)["a"] == pytest.approx(plain["a"])
+    with pytest.raises(ValueError):
+        fuse_scores({"a": 0.5}, {}, boosted={"a"}, boost=-0.1)

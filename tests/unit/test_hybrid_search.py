@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -58,3 +58,32 @@ async def test_a_bad_query_is_refused_before_either_half_runs() -> None:
     with pytest.raises(InvalidInput):
         await hybrid_search(_Embedder(), retriever, lambda x: x, "   ", 2)
     assert retriever.calls == []
+
+
+class _WaitsForTheLookup(_Retriever):
+    """The vector half waits for the lookup: run after the reads, the lookup never starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looked_up = asyncio.Event()
+
+    async def vector(self, embedding: list[float], limit: int) -> list[tuple[str, float]]:
+        await self.looked_up.wait()
+        return await super().vector(embedding, limit)
+
+
+async def test_the_favoured_candidates_are_looked_up_beside_the_reads_and_boosted() -> None:
+    retriever = _WaitsForTheLookup()
+
+    async def favour_b() -> Callable[[str], bool]:
+        retriever.looked_up.set()
+        return lambda item: item == "b"
+
+    hits = await asyncio.wait_for(
+        hybrid_search(
+            _Embedder(), retriever, lambda x: x, "what did I buy", 2, favour=favour_b, boost=0.5
+        ),
+        timeout=5,
+    )
+    # b: similarity 0.5 + half the text weight + the boost, ahead of a's 0.9.
+    assert [h.item for h in hits] == ["b", "a"]
