@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -77,6 +78,24 @@ class Principal:
         if self.scope is KeyScope.SESSION and session is not None and self.session == session:
             return self.in_workspace(workspace)
         self.require_workspace(workspace)
+
+    def may_ask_as(self, workspace: str, asker: str, session_members: Collection[str]) -> None:
+        """Searching on behalf of `asker`. A workspace-wide key may name any peer (an unknown
+        one is NOT_FOUND later); a peer key only its own peer; a session key a peer of its
+        session (`session_members`, past ones included). The same error for a peer that does
+        not exist and one out of reach, so a narrow key learns nothing about other peers."""
+        self.in_workspace(workspace)
+        if self.scope in (KeyScope.ADMIN, KeyScope.WORKSPACE):
+            return
+        if self.scope is KeyScope.PEER and asker == self.peer:
+            return
+        if self.scope is KeyScope.SESSION and asker in session_members:
+            return
+        raise Forbidden(
+            f"this {self.scope.value}-scoped key cannot search as {asker!r}: a peer key searches "
+            "as its own peer, a session key as a peer of its session",
+            field="asker",
+        )
 
 
 ADMIN = Principal(KeyScope.ADMIN)

@@ -57,7 +57,7 @@ class SpeakerLookup:
                 f"asker: peer {self.asker!r} does not exist in workspace {self.workspace!r}",
                 field="asker",
             )
-        # A word of the query names a peer in any case: "dana" names the peer "Dana".
+        # The candidates hold each word in several cases: "dana" names the peer "Dana".
         named = {name for name in found if name in candidates}
         who = favoured(self.query, self.asker, named)
         return (lambda message: who.covers(message.peer)) if who else None

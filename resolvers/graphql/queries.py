@@ -12,7 +12,9 @@ from strawberry.scalars import JSON
 
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
+from graph.validation import check_name
 from reasoners.search.messages import search_messages
+from resolvers.auth import KeyScope
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     ExcludeDerivedArg,
@@ -45,6 +47,19 @@ def version() -> str:
         return package_metadata.version("beliefgraph")
     except package_metadata.PackageNotFoundError:
         return "0+unknown"
+
+
+async def check_asker(info: Info, workspace: str, asker: str) -> None:
+    """May this key search on behalf of `asker` (auth.Principal.may_ask_as)?"""
+    check_name(asker, "asker")
+    principal = info.context.principal
+    members: list[str] = []
+    if principal.scope is KeyScope.SESSION and principal.session is not None:
+        rows = await sessions.list_members(
+            info.context.services.db, workspace, principal.session, include_past=True
+        )
+        members = [m.peer for m in rows]
+    principal.may_ask_as(workspace, asker, members)
 
 
 @strawberry.type
@@ -194,7 +209,8 @@ class Query:
                 'answers). A query in the first person ("what did I order") then favours '
                 'this peer\'s messages, one asking what "you" said or gave favours the other '
                 "peers'. Peers named in the query are favoured with or without it. Must be a "
-                "peer of the workspace."
+                "peer of the workspace; a peer key may name only its own peer, a session key "
+                "a peer of its session."
             ),
         ] = None,
     ) -> list[MessageHit]:
@@ -202,6 +218,8 @@ class Query:
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
         services = info.context.services
         await workspaces.get(services.db, workspace)
+        if asker is not None:
+            await check_asker(info, workspace, asker)
         if filters.peer is not None:
             below = await aggregated(info, workspace, filters.peer, depth)
             filters = replace(filters, also_peers=below)

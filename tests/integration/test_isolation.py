@@ -1321,6 +1321,41 @@ async def workspace_names(api: Api) -> set[str]:
         after = page["pageInfo"]["endCursor"]
 
 
+SEARCH_AS = """
+query($w: String!, $f: MessageFilterInput, $asker: String) {
+  searchMessages(workspace: $w, query: "what did I adopt", filter: $f, asker: $asker) {
+    message { id }
+  }
+}"""
+
+
+async def test_a_narrow_key_searches_only_as_a_peer_it_may_act_for(api: Api, world: World) -> None:
+    a, w = world.a, world.a.name
+    whole = a.key(KeyScope.WORKSPACE)
+    await api.ok(CREATE_PEER, {"w": w, "n": "carol"}, key=whole)  # in no session
+
+    # A workspace key may search as any peer of its workspace; an unknown one, or a peer of
+    # another workspace, is NOT_FOUND.
+    await api.ok(SEARCH_AS, {"w": w, "asker": "carol"}, key=whole)
+    for stranger in ("nobody", world.b.own_peer):
+        assert await api.error_code(SEARCH_AS, {"w": w, "asker": stranger}, key=whole) == (
+            "NOT_FOUND"
+        )
+
+    # A peer key only as its own peer; a session key only as a peer of its session. A peer
+    # that does not exist gets the same answer as one out of reach.
+    alice = {"w": w, "f": {"peer": "alice"}}
+    await api.ok(SEARCH_AS, alice | {"asker": "alice"}, key=a.key(KeyScope.PEER))
+    s1 = {"w": w, "f": {"session": "s1"}}
+    await api.ok(SEARCH_AS, s1 | {"asker": "bob"}, key=a.key(KeyScope.SESSION))
+    for asker in ("bob", "carol", "nobody"):
+        code = await api.error_code(SEARCH_AS, alice | {"asker": asker}, key=a.key(KeyScope.PEER))
+        assert code == "FORBIDDEN", asker
+    for asker in ("carol", "nobody"):
+        code = await api.error_code(SEARCH_AS, s1 | {"asker": asker}, key=a.key(KeyScope.SESSION))
+        assert code == "FORBIDDEN", asker
+
+
 async def test_only_admin_lists_creates_and_deletes_workspaces(api: Api, world: World) -> None:
     a = world.a
     fresh = f"t-new-{uuid.uuid4().hex[:10]}"

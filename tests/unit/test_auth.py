@@ -196,3 +196,18 @@ def test_a_session_key_covers_its_session_in_its_workspace_only() -> None:
         lambda: S1.require_workspace("w1"),
     ):
         assert not allowed(check)
+
+
+def test_who_a_key_may_search_as() -> None:
+    Principal(KeyScope.ADMIN).may_ask_as("w", "anyone", [])
+    Principal(KeyScope.WORKSPACE, workspace="w").may_ask_as("w", "anyone", [])
+    Principal(KeyScope.PEER, workspace="w", peer="alice").may_ask_as("w", "alice", [])
+    Principal(KeyScope.SESSION, workspace="w", session="s").may_ask_as("w", "bob", ["bob"])
+    refused = [
+        (Principal(KeyScope.WORKSPACE, workspace="w"), "x", "alice", []),
+        (Principal(KeyScope.PEER, workspace="w", peer="alice"), "w", "bob", ["bob"]),
+        (Principal(KeyScope.SESSION, workspace="w", session="s"), "w", "carol", ["bob"]),
+    ]
+    for principal, workspace, asker, members in refused:
+        with pytest.raises(Forbidden):
+            principal.may_ask_as(workspace, asker, members)
