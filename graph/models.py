@@ -103,6 +103,10 @@ class Message(StructuredNode):
     seq = IntegerProperty(required=True)
     token_count = IntegerProperty(required=True)
     embedding = ArrayProperty(FloatProperty())
+    # The vectors of the message's passages, one after another (empty for a one-passage
+    # message, absent for one stored before passages existed): search scores a message by the
+    # closer of itself and its best passage.
+    passage_embeddings = ArrayProperty(FloatProperty())
     deleted_at = DateTimeNeo4jFormatProperty()
     edited_at = DateTimeNeo4jFormatProperty()  # the content was replaced by an edit
     # Keys of the workspace, session and peer (graph/keys.py): fulltext search requires them

@@ -22,6 +22,7 @@ from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.scheduling import DREAM
 from reasoners.embeddings.model import Embedder, SentenceTransformerEmbedder
 from reasoners.embeddings.tokens import MiniLMTokenCounter, TokenCounter
+from reasoners.ingest.backfill import BACKFILL_SECONDS, PassageBackfill
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
@@ -147,4 +148,6 @@ def build_worker(
             return await scheduling.idle_scan(services.db, settings, config.workspace)
 
         periodic.append(Periodic("idle dream scan", scheduling.IDLE_SCAN_SECONDS, idle_dreams))
+    backfill = PassageBackfill(services.db, services.embedder, config.workspace)
+    periodic.append(Periodic("passage backfill", BACKFILL_SECONDS, backfill))
     return Worker(services.db, handlers, config, periodic=periodic)

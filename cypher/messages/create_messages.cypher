@@ -5,5 +5,5 @@ CREATE (m:Message)
 SET m = props
 CREATE (m)-[:IN]->(s)
 CREATE (m)-[:SENT_BY]->(p)
-RETURN m {.*, embedding: null} AS message
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message
 ORDER BY m.seq

@@ -1,3 +1,3 @@
 MATCH (m:Message {workspace: $workspace})
 WHERE m.client_id IN $client_ids
-RETURN m {.*, embedding: null} AS message
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message

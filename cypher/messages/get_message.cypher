@@ -1,3 +1,3 @@
 MATCH (m:Message {id: $id, workspace: $workspace})
 WHERE m.deleted_at IS NULL
-RETURN m {.*, embedding: null} AS message
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message

@@ -2,4 +2,4 @@
 MATCH (m:Message {workspace: $workspace, id: $id, session: $session})
 WHERE m.deleted_at IS NULL
 SET m.metadata = $metadata, m.meta_kv = $meta_kv
-RETURN m {.*, embedding: null} AS message
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message

@@ -1,9 +1,10 @@
-// Replaces a live message's content (and its embedding and token count) and marks stale every
+// Replaces a live message's content (and its embeddings and token count) and marks stale every
 // explicit belief taken from it: each is reconciled against the new text, and the deriver
 // reads the message again. No row: no live message with this id in the workspace.
 MATCH (m:Message {workspace: $workspace, id: $id})
 WHERE m.deleted_at IS NULL
-SET m.content = $content, m.embedding = $embedding, m.token_count = $token_count,
+SET m.content = $content, m.embedding = $embedding,
+    m.passage_embeddings = $passage_embeddings, m.token_count = $token_count,
     m.edited_at = $now
 WITH m
 CALL (m) {
@@ -12,4 +13,4 @@ CALL (m) {
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true
   RETURN collect({id: o.id, observer: o.observer, observed: o.observed}) AS changed
 }
-RETURN m {.*, embedding: null} AS message, changed
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message, changed

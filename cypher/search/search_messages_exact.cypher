@@ -1,6 +1,6 @@
 // The exact cosine over every message in scope, with every filter: the fallback when the
 // filters are so narrow that index rounds cannot fill the page. Each branch reads through the
-// index that fits its scope.
+// index that fits its scope. A message scores as the closer of itself and its best passage.
 CALL () {
   WITH 1 AS scope WHERE $session IS NOT NULL
   MATCH (m:Message {workspace: $workspace, session: $session})
@@ -21,7 +21,14 @@ WHERE m.deleted_at IS NULL AND m.embedding IS NOT NULL
   AND ($since IS NULL OR m.created_at >= $since)
   AND ($until IS NULL OR m.created_at < $until)
   AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
-WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
+// A message is as close as the closer of itself and its best passage (passage_embeddings holds
+// one vector after another; reasoners/embeddings/passages.py).
+WITH m, vector.similarity.cosine(m.embedding, $embedding) AS own
+WITH m, reduce(best = own, s IN
+       [i IN range(0, size(coalesce(m.passage_embeddings, [])) / size($embedding) - 1)
+          | vector.similarity.cosine(
+              m.passage_embeddings[i * size($embedding)..(i + 1) * size($embedding)], $embedding)]
+       | CASE WHEN s > best THEN s ELSE best END) AS score
 ORDER BY score DESC
 LIMIT $limit
-RETURN m {.*, embedding: null} AS message, score
+RETURN m {.*, embedding: null, passage_embeddings: null} AS message, score

@@ -2,7 +2,8 @@
 // (workspace_key, session_key, peer_key), so Lucene returns only messages in scope, best
 // first; at most $candidates of them, then the time and metadata filters. `raw` tells the
 // caller whether Lucene had more (raw = $candidates) when the filters left too few.
-// With $embedding, each hit also carries its similarity to it (as the vector index scores).
+// With $embedding, each hit also carries its similarity to it, as the vector search scores it
+// (the closer of the message and its best passage).
 CALL db.index.fulltext.queryNodes('message_text', $query, {limit: $candidates})
 YIELD node, score
 WITH collect({m: node, score: score}) AS hits
@@ -17,9 +18,15 @@ WITH size(hits) AS raw,
      ][0..$limit] AS kept
 CALL (kept) {
   UNWIND kept AS k
-  WITH k.m AS m, k.score AS score
-  RETURN collect({message: m {.*, embedding: null}, score: score,
-                  similarity: CASE WHEN $embedding IS NULL OR m.embedding IS NULL THEN null
-                      ELSE vector.similarity.cosine(m.embedding, $embedding) END}) AS found
+  WITH k.m AS m, k.score AS score,
+       CASE WHEN $embedding IS NULL OR k.m.embedding IS NULL THEN null
+            ELSE vector.similarity.cosine(k.m.embedding, $embedding) END AS own
+  WITH m, score, CASE WHEN own IS NULL THEN null ELSE reduce(best = own, s IN
+         [i IN range(0, size(coalesce(m.passage_embeddings, [])) / size($embedding) - 1)
+            | vector.similarity.cosine(
+                m.passage_embeddings[i * size($embedding)..(i + 1) * size($embedding)], $embedding)]
+         | CASE WHEN s > best THEN s ELSE best END) END AS similarity
+  RETURN collect({message: m {.*, embedding: null, passage_embeddings: null}, score: score,
+                  similarity: similarity}) AS found
 }
 RETURN raw, found

@@ -124,6 +124,7 @@ async def edit_message(
     *,
     content: str,
     embedding: list[float],
+    passage_embeddings: list[float],
     token_count: int,
     now: datetime,
 ) -> EditedMessage:
@@ -135,6 +136,7 @@ async def edit_message(
         id=message_id,
         content=content,
         embedding=embedding,
+        passage_embeddings=passage_embeddings,
         token_count=token_count,
         now=now,
         reason="its source message was edited",

@@ -35,6 +35,7 @@ class MessageRow:
     client_id: str | None
     token_count: int
     embedding: list[float]
+    passage_embeddings: list[float]  # one passage's vector after another (may be empty)
 
 
 async def create(
@@ -118,6 +119,7 @@ async def create(
                         "seq": first + offset,
                         "token_count": r.token_count,
                         "embedding": r.embedding,
+                        "passage_embeddings": r.passage_embeddings,
                         "workspace_key": workspace_key(workspace),
                         "session_key": session_key(workspace, session),
                         "peer_key": peer_key(workspace, r.peer),
@@ -351,3 +353,30 @@ async def set_metadata(
     if row is None:
         raise NotFound(f"message {message_id!r} does not exist in session {session!r}")
     return MessageRecord.from_row(row["message"])
+
+
+@dataclass(frozen=True)
+class Unsplit:
+    """A live message stored before its passages were embedded."""
+
+    workspace: str
+    id: str
+    content: str
+
+
+async def without_passages(db: Database, limit: int, workspace: str | None) -> list[Unsplit]:
+    rows = await db.read("list_messages_without_passages", limit=limit, workspace=workspace)
+    return [Unsplit(str(r["workspace"]), str(r["id"]), str(r["content"])) for r in rows]
+
+
+async def set_passages(db: Database, passages: Sequence[tuple[Unsplit, list[float]]]) -> int:
+    """Store each message's passage vectors unless its content changed since it was listed;
+    returns how many were stored."""
+    row = await db.write_one(
+        "set_message_passages",
+        rows=[
+            {"workspace": m.workspace, "id": m.id, "content": m.content, "passages": vectors}
+            for m, vectors in passages
+        ],
+    )
+    return int(row["updated"]) if row else 0

@@ -17,7 +17,8 @@ from graph.records import MessageRecord
 from graph.repo import jobs, messages
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.queue.schedule import jobs_for_messages
 
@@ -107,7 +108,7 @@ async def add_messages(
     metadata_json = validate_batch(items, settings)
     # Embeddings are computed before the transaction opens, so it stays short; a message is
     # searchable as soon as addMessages returns.
-    vectors = await embed_async(embedder, [item.content for item in items])
+    vectors = await embed_messages(embedder, [item.content for item in items])
     rows = [
         messages.MessageRow(
             peer=item.peer,
@@ -118,7 +119,8 @@ async def add_messages(
             created_at=item.created_at,
             client_id=item.client_id,
             token_count=tokens.count(item.content),
-            embedding=vector,
+            embedding=vector.embedding,
+            passage_embeddings=vector.passages,
         )
         for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
     ]

@@ -24,6 +24,7 @@ from graph.validation import now
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.queue.schedule import DERIVE, jobs_for_messages
 
@@ -96,7 +97,7 @@ async def edit_message(
         raise InvalidInput("content must not be empty: delete the message instead")
     if len(content) > settings.max_message_chars:
         raise InvalidInput(f"content is longer than {settings.max_message_chars} characters")
-    [vector] = await embed_async(embedder, [content])
+    [vectors] = await embed_messages(embedder, [content])
 
     async def work(tx: Tx) -> invalidation.EditedMessage:
         stamp = now()
@@ -105,7 +106,8 @@ async def edit_message(
             workspace,
             message_id,
             content=content,
-            embedding=vector,
+            embedding=vectors.embedding,
+            passage_embeddings=vectors.passages,
             token_count=tokens.count(content),
             now=stamp,
         )

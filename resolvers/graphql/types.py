@@ -173,8 +173,10 @@ class AddMessagesResult:
 class MessageHit:
     message: Message
     score: float = strawberry.field(
-        description="Fused score: similarity to the query (0-1) plus 0.1 times the fulltext "
-        "score relative to the query's best fulltext hit."
+        description="Fused score: similarity to the query (0-1; for a message of several "
+        "passages, its closest passage's when that is closer) plus 0.1 times the fulltext "
+        "score relative to the query's best fulltext hit, plus 0.1 when its sender is the "
+        "speaker the query points at."
     )
     vector_rank: int | None
     text_rank: int | None

@@ -45,6 +45,7 @@ import httpx
 from graph.settings import Settings
 from reasoners.deriver.first_person import extract
 from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.passages import model_inputs
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
@@ -292,11 +293,16 @@ def embed_sample(
     return random.Random(seed).sample(texts, min(size, len(texts)))
 
 
-def time_embedder(embedder: Embedder, texts: Sequence[str], batch: int) -> float:
-    """Seconds to embed ``texts`` in ``batch``-sized calls, as addMessages sends them."""
+def time_embedder(
+    embedder: Embedder, texts: Sequence[str], batch: int, *, with_passages: bool = True
+) -> float:
+    """Seconds to embed ``texts`` in ``batch``-sized calls as addMessages sends them: each
+    call with the batch's passages, or (``with_passages`` off) the texts alone, as before
+    passages existed."""
     start = time.perf_counter()
     for first in range(0, len(texts), batch):
-        embedder.embed(texts[first : first + batch])
+        chunk = texts[first : first + batch]
+        embedder.embed(model_inputs(chunk)[0] if with_passages else chunk)
     return time.perf_counter() - start
 
 
@@ -346,11 +352,12 @@ class Bench:
 
     def texts(self, conversation: Conversation, questions: Sequence[Question]) -> set[str]:
         """Everything the service and the baselines will embed for a conversation."""
-        texts = {
+        turns = {
             text
             for turn in conversation.turns()
             if (text := stored_text(turn, self.max_chars)) is not None
         }
+        texts = set(model_inputs(sorted(turns))[0])  # with their passages, as addMessages
         texts |= {question_text(q) for q in questions}
         if self.services.llm is None and not self.args.no_derive:
             observed = {d for _, d in app_views(self.args.dataset, conversation)}
@@ -858,11 +865,14 @@ async def run_bench(
         batch = services.settings.max_batch
         print(f"timing the embedder on {len(sample)} turns", file=sys.stderr)
         seconds = await asyncio.to_thread(time_embedder, inner, sample, batch)
+        alone = await asyncio.to_thread(time_embedder, inner, sample, batch, with_passages=False)
         embed_cost = {
             "texts": float(len(sample)),
             "batch": float(batch),
             "seconds": seconds,
             "ms_per_message": 1000 * seconds / len(sample) if sample else 0.0,
+            "passages": float(len(model_inputs(sample)[0]) - len(sample)),
+            "ms_per_message_without_passages": 1000 * alone / len(sample) if sample else 0.0,
         }
     memo = MemoEmbedder(inner, disk=disk)
     # The app, the worker and the baselines all embed through the memo.

@@ -287,6 +287,12 @@ def _run_costs(report: Mapping[str, Any]) -> str:
             f"on {int(cost['texts'])} turns drawn with a fixed seed, embedded fresh in calls "
             f"of {int(cost['batch'])}, bypassing memo and cache)"
         )
+        if "ms_per_message_without_passages" in cost:
+            parts.append(
+                f"{cost['ms_per_message_without_passages']:.1f} ms per message for the same "
+                f"turns without their {int(cost['passages']):,} passages (the cost before "
+                "passages, same run)"
+            )
     per_message = timings.get("ingest_ms_per_message")
     if per_message is not None:
         parts.append(

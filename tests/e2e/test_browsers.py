@@ -59,6 +59,20 @@ async def test_graphiql_loads_from_the_app_and_runs_a_query(
     await page.close()
 
 
+async def test_graphiql_documents_the_search_arguments(browser: Browser, served: Served) -> None:
+    # What a developer does to learn an argument: open the docs, then Query, then the field.
+    page = await browser.new_page()
+    await page.goto(f"{served.url}/graphql")
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    await page.get_by_label("Show Documentation Explorer").click()
+    docs = page.locator(".graphiql-doc-explorer")
+    await docs.get_by_text("Query", exact=True).first.click()
+    await docs.get_by_text("searchMessages", exact=True).first.click()
+    await docs.get_by_text("asker", exact=True).first.wait_for(timeout=30_000)
+    await docs.get_by_text("closest passage", exact=False).first.wait_for(timeout=30_000)
+    await page.close()
+
+
 async def browser_command(page: Page, command: str) -> None:
     await page.locator('[data-testid="activeEditor"]').click()
     await page.keyboard.type(command)

@@ -5,7 +5,6 @@ refused."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,19 +12,9 @@ import pytest
 
 from tests.bench.embed_cache import MODEL_FILE, CacheMismatch, DiskVectors
 from tests.bench.retrieval import MemoEmbedder
+from tests.fakes.embedder import CountingEmbedder
 
 pytestmark = pytest.mark.unit
-
-
-class _Embedder:
-    dimension = 2
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
-        return [[float(len(t)), 1.0] for t in texts]
 
 
 def _pair(directory: Path, name: str, texts: list[str], rows: list[list[float]]) -> None:
@@ -37,7 +26,7 @@ def test_vectors_written_by_one_run_serve_the_next(tmp_path: Path) -> None:
     _pair(tmp_path, "plain", ["old"], [[9.0, 9.0]])  # written by another tool, no MODEL file
     disk = DiskVectors(tmp_path, "mini", 2, flush_every=2)
     assert (tmp_path / MODEL_FILE).read_text(encoding="utf-8").strip() == "mini"
-    first = _Embedder()
+    first = CountingEmbedder()
     memo = MemoEmbedder(first, disk=disk)
     assert memo.matrix(["old", "ab", "abc"]).tolist() == [[9.0, 9.0], [2.0, 1.0], [3.0, 1.0]]
     assert first.calls == [["ab", "abc"]]  # "old" came from the directory
@@ -48,7 +37,7 @@ def test_vectors_written_by_one_run_serve_the_next(tmp_path: Path) -> None:
 
     again = DiskVectors(tmp_path, "mini", 2)
     assert again.loaded == 4 and again.files == 3
-    second = _Embedder()
+    second = CountingEmbedder()
     memo = MemoEmbedder(second, disk=again)
     assert memo.embed(["abcd", "ab", "old"]) == [[4.0, 1.0], [2.0, 1.0], [9.0, 9.0]]
     assert second.calls == [] and memo.computed == 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from tests.bench.retrieval import (
     score_ranking,
     sources_query,
 )
+from tests.fakes.embedder import CountingEmbedder
 
 pytestmark = pytest.mark.unit
 
@@ -117,19 +117,8 @@ def test_sources_query_aliases_each_observation() -> None:
     )
 
 
-class _CountingEmbedder:
-    dimension = 2
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
-        return [[float(len(t)), 1.0] for t in texts]
-
-
 async def test_memo_computes_each_text_once_in_length_sorted_chunks() -> None:
-    inner = _CountingEmbedder()
+    inner = CountingEmbedder()
     memo = MemoEmbedder(inner, chunk=2)
     await memo.prime(["bb", "a", "ccc", "a"])
     assert inner.calls == [["ccc", "bb"], ["a"]]
@@ -256,7 +245,14 @@ def test_render_without_derive_shows_costs_cache_and_halves() -> None:
     records = [_record("q1", "temporal", 1.0), _record("q2", "multi", 0.0)]
     report["derive"] = False
     report["timings"] |= {"ingested_messages": 1000, "ingest_ms_per_message": 12.34}
-    report["embed_cost"] = {"texts": 500.0, "batch": 100.0, "seconds": 40.0, "ms_per_message": 80.0}
+    report["embed_cost"] = {
+        "texts": 500.0,
+        "batch": 100.0,
+        "seconds": 40.0,
+        "ms_per_message": 80.0,
+        "passages": 1200.0,
+        "ms_per_message_without_passages": 45.0,
+    }
     report["embed_cache"] = {
         "directory": "/c",
         "model": "mini",
@@ -271,6 +267,7 @@ def test_render_without_derive_shows_costs_cache_and_halves() -> None:
     text = render(report)
     run_line = text.splitlines()[2]
     assert "Ingest cost: embedding 80.0 ms per message" in run_line
+    assert "45.0 ms per message for the same turns without their 1,200 passages" in run_line
     assert "ingestion 12.3 ms per message (wall time of addMessages over 1,000 turns" in run_line
     assert "900 texts of 5,000 held in 2 files; 1,234 computed in this run" in run_line
     assert "**not built in this run** (`--no-derive`" in text

@@ -1,0 +1,51 @@
+"""Passages for messages stored before passages existed, embedded by the workers.
+
+A message stored by an earlier beliefgraph has no passage vectors, so search scores it by its
+own vector alone (still correct, only blind to a fact mentioned in passing). Each worker runs
+this every BACKFILL_SECONDS beside its jobs: one batch at a time, so it never holds the
+embedding model long, until a scan finds nothing left. Each batch is stored on its own, and
+only on messages whose content is still the one embedded, so a crash or a concurrent edit
+loses nothing; several workers may embed the same batch, and the first write wins.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from graph.db import Database
+from graph.repo import messages
+from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.passages import embed_messages
+
+log = logging.getLogger("beliefgraph.backfill")
+
+BACKFILL_BATCH = 32
+BACKFILL_SECONDS = 1.0
+
+
+@dataclass
+class PassageBackfill:
+    db: Database
+    embedder: Embedder
+    workspace: str | None = None  # only this workspace's messages (None: every workspace)
+    batch: int = BACKFILL_BATCH
+    finished: bool = False  # a scan found nothing: messages stored from now on have passages
+    stored: int = 0
+
+    async def __call__(self) -> int:
+        """Embed one batch; returns how many messages got their passages."""
+        if self.finished:
+            return 0
+        pending = await messages.without_passages(self.db, self.batch, self.workspace)
+        if not pending:
+            self.finished = True
+            if self.stored:
+                log.info("passages embedded for %d earlier messages; none left", self.stored)
+            return 0
+        vectors = await embed_messages(self.embedder, [m.content for m in pending])
+        stored = await messages.set_passages(
+            self.db, [(m, v.passages) for m, v in zip(pending, vectors, strict=True)]
+        )
+        self.stored += stored
+        return stored
