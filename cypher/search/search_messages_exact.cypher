@@ -22,13 +22,16 @@ WHERE m.deleted_at IS NULL AND m.embedding IS NOT NULL
   AND ($until IS NULL OR m.created_at < $until)
   AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
 // A message is as close as the closer of itself and its best passage (passage_embeddings holds
-// one vector after another; reasoners/embeddings/passages.py).
-WITH m, vector.similarity.cosine(m.embedding, $embedding) AS own
+// one vector after another; reasoners/embeddings/passages.py), each list read once.
+WITH m, vector.similarity.cosine(m.embedding, $embedding) AS own,
+     coalesce(m.passage_embeddings, []) AS flat
 WITH m, reduce(best = own, s IN
-       [i IN range(0, size(coalesce(m.passage_embeddings, [])) / size($embedding) - 1)
-          | vector.similarity.cosine(
-              m.passage_embeddings[i * size($embedding)..(i + 1) * size($embedding)], $embedding)]
+       [i IN range(0, size(flat) / size($embedding) - 1)
+          | vector.similarity.cosine(flat[i * size($embedding)..(i + 1) * size($embedding)],
+                                     $embedding)]
        | CASE WHEN s > best THEN s ELSE best END) AS score
 ORDER BY score DESC
 LIMIT $limit
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message, score
+// Named properties only: `.*` would read the vectors too, only to drop them.
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+         .token_count, .client_id, .received_at} AS message, score

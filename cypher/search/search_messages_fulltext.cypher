@@ -18,15 +18,19 @@ WITH size(hits) AS raw,
      ][0..$limit] AS kept
 CALL (kept) {
   UNWIND kept AS k
-  WITH k.m AS m, k.score AS score,
-       CASE WHEN $embedding IS NULL OR k.m.embedding IS NULL THEN null
-            ELSE vector.similarity.cosine(k.m.embedding, $embedding) END AS own
-  WITH m, score, CASE WHEN own IS NULL THEN null ELSE reduce(best = own, s IN
-         [i IN range(0, size(coalesce(m.passage_embeddings, [])) / size($embedding) - 1)
-            | vector.similarity.cosine(
-                m.passage_embeddings[i * size($embedding)..(i + 1) * size($embedding)], $embedding)]
-         | CASE WHEN s > best THEN s ELSE best END) END AS similarity
-  RETURN collect({message: m {.*, embedding: null, passage_embeddings: null}, score: score,
-                  similarity: similarity}) AS found
+  WITH k.m AS m, k.score AS score
+  // Each property is read once (every read copies it); passage_embeddings holds one vector
+  // after another (reasoners/embeddings/passages.py).
+  WITH m, score, m.embedding AS own, coalesce(m.passage_embeddings, []) AS flat
+  WITH m, score, CASE WHEN $embedding IS NULL OR own IS NULL THEN null ELSE
+         reduce(best = vector.similarity.cosine(own, $embedding), s IN
+           [i IN range(0, size(flat) / size($embedding) - 1)
+              | vector.similarity.cosine(flat[i * size($embedding)..(i + 1) * size($embedding)],
+                                         $embedding)]
+           | CASE WHEN s > best THEN s ELSE best END) END AS similarity
+  // Named properties only: `.*` would read the vectors too, only to drop them.
+  RETURN collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
+                              .created_at, .seq, .token_count, .client_id, .received_at},
+                  score: score, similarity: similarity}) AS found
 }
 RETURN raw, found

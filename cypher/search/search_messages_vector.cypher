@@ -3,8 +3,8 @@
 // most $exact_scan_limit messages (its next_seq counts them) is scanned exactly; otherwise the
 // message_vectors index, filtered inside by workspace and session or peers, gives its
 // $candidates nearest ($wide for peers or a whole workspace, whose size is not counted and may
-// be large); scores equal vector.similarity.cosine (the index is unquantized), raised to a
-// candidate's best passage when that is closer. Time
+// be large); scores equal vector.similarity.cosine (the index is unquantized); the best
+// $limit are raised to their best passage's score when that is closer. Time
 // and metadata filters apply after; `raw` (what the path gave before them) tells the caller
 // whether asking for more could fill a short page.
 OPTIONAL MATCH (s:Session {workspace: $workspace, name: $session})
@@ -51,16 +51,23 @@ WITH total, size(hits) AS raw,
      ] AS kept
 CALL (kept) {
   UNWIND kept AS k
-  // A candidate is as close as the closer of itself and its best passage (passage_embeddings
-  // holds one vector after another; reasoners/embeddings/passages.py).
   WITH k.m AS m, k.score AS own
+  // The pool is chosen by the message's own vector, then each is raised to its best passage
+  // when that is closer (passage_embeddings holds one vector after another;
+  // reasoners/embeddings/passages.py). The list is read once per message: every read of a
+  // property copies it.
+  ORDER BY own DESC
+  LIMIT $limit
+  WITH m, own, coalesce(m.passage_embeddings, []) AS flat
   WITH m, reduce(best = own, s IN
-         [i IN range(0, size(coalesce(m.passage_embeddings, [])) / size($embedding) - 1)
-            | vector.similarity.cosine(
-                m.passage_embeddings[i * size($embedding)..(i + 1) * size($embedding)], $embedding)]
+         [i IN range(0, size(flat) / size($embedding) - 1)
+            | vector.similarity.cosine(flat[i * size($embedding)..(i + 1) * size($embedding)],
+                                       $embedding)]
          | CASE WHEN s > best THEN s ELSE best END) AS score
   ORDER BY score DESC
-  LIMIT $limit
-  RETURN collect({message: m {.*, embedding: null, passage_embeddings: null}, score: score}) AS found
+  // Named properties only: `.*` would read the vectors too, only to drop them.
+  RETURN collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
+                              .created_at, .seq, .token_count, .client_id, .received_at},
+                  score: score}) AS found
 }
 RETURN total, raw, found
