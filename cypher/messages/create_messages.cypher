@@ -5,5 +5,6 @@ CREATE (m:Message)
 SET m = props
 CREATE (m)-[:IN]->(s)
 CREATE (m)-[:SENT_BY]->(p)
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+          .token_count, .client_id, .received_at} AS message
 ORDER BY m.seq

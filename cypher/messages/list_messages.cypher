@@ -8,6 +8,7 @@ WHERE m.deleted_at IS NULL
   AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
   AND ($after_time IS NULL OR m.created_at > $after_time
        OR (m.created_at = $after_time AND m.id > $after_id))
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+          .token_count, .client_id, .received_at} AS message
 ORDER BY m.created_at, m.id
 LIMIT $limit

@@ -6,7 +6,8 @@ WHERE m.deleted_at IS NULL
   AND ($since IS NULL OR m.created_at >= $since)
   AND ($until IS NULL OR m.created_at < $until)
   AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+          .token_count, .client_id, .received_at} AS message
 ORDER BY m.created_at DESC, m.seq DESC, m.id DESC
 SKIP $skip
 LIMIT $limit

@@ -9,5 +9,6 @@ WHERE m.seq >= $from_seq AND m.seq <= $to_seq AND m.deleted_at IS NULL
         WHERE w.joined_at <= coalesce(m.received_at, m.created_at)
           AND (w.left_at IS NULL OR coalesce(m.received_at, m.created_at) < w.left_at)
       }
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+          .token_count, .client_id, .received_at} AS message
 ORDER BY m.seq

@@ -4,7 +4,10 @@ WITH o, collect(premise {.*, embedding: null}) AS premises
 // A deleted message is no source any more: its text leaves every read.
 OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
 WHERE m.deleted_at IS NULL
-WITH o, premises, collect({message: m {.*, embedding: null}, span: d.span}) AS sources
+WITH o, premises,
+     collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
+                          .created_at, .seq, .token_count, .client_id, .received_at},
+              span: d.span}) AS sources
 OPTIONAL MATCH (dependent:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o)
 WITH o, premises, sources, collect(dependent {.*, embedding: null}) AS dependents
 RETURN o {.*, embedding: null} AS observation, premises,

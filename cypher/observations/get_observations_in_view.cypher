@@ -17,7 +17,9 @@ RETURN o {.*, embedding: null} AS observation,
           WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premise_ids,
        [(o)-[d:DERIVED_FROM]->(m:Message)
           WHERE m.workspace = $workspace AND m.deleted_at IS NULL
-          | {message: m {.*, embedding: null}, span: d.span}] AS sources,
+          | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
+                         .created_at, .seq, .token_count, .client_id, .received_at},
+             span: d.span}] AS sources,
        [(o)-[s:SUPERSEDES]->(old:Observation)
           WHERE old.workspace = $workspace AND old.deleted_at IS NULL
             AND ($as_of IS NULL OR s.at <= $as_of)

@@ -13,4 +13,5 @@ CALL (m) {
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true
   RETURN collect({id: o.id, observer: o.observer, observed: o.observed}) AS changed
 }
-RETURN m {.*, embedding: null, passage_embeddings: null} AS message, changed
+RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
+          .token_count, .client_id, .received_at} AS message, changed
