@@ -117,6 +117,13 @@ class Settings:
         "BELIEFGRAPH_MAX_MESSAGE_CHARS", 25000, "Largest message content, in characters"
     )
     max_batch: int = _setting("BELIEFGRAPH_MAX_BATCH", 100, "Most messages per addMessages call")
+    message_passages: str = _setting(
+        "BELIEFGRAPH_MESSAGE_PASSAGES",
+        "on",
+        "on | off: whether a message of several sentences also stores one vector per passage "
+        "(search then finds a fact mentioned in passing; embedding costs about twice as much). "
+        "Off stores none; turned on again, the workers embed the missing ones",
+    )
     max_peer_depth: int = _setting(
         "BELIEFGRAPH_MAX_PEER_DEPTH",
         10,
@@ -312,6 +319,10 @@ class Settings:
         return frozenset(listed)
 
     @property
+    def passages_enabled(self) -> bool:
+        return self.message_passages == "on"
+
+    @property
     def auth_enabled(self) -> bool:
         return self.auth == "on" or (self.auth == "auto" and not self.loopback)
 
@@ -347,6 +358,10 @@ class Settings:
             )
         if self.worker not in {"on", "off"}:
             raise InvalidInput(f"BELIEFGRAPH_WORKER must be on or off, not {self.worker!r}")
+        if self.message_passages not in {"on", "off"}:
+            raise InvalidInput(
+                f"BELIEFGRAPH_MESSAGE_PASSAGES must be on or off, not {self.message_passages!r}"
+            )
         if self.dream_mode not in {"auto", "rules", "llm", "off"}:
             raise InvalidInput(
                 f"BELIEFGRAPH_DREAM_MODE must be auto, rules, llm or off, not {self.dream_mode!r}"

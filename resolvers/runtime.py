@@ -148,6 +148,7 @@ def build_worker(
             return await scheduling.idle_scan(services.db, settings, config.workspace)
 
         periodic.append(Periodic("idle dream scan", scheduling.IDLE_SCAN_SECONDS, idle_dreams))
-    backfill = PassageBackfill(services.db, services.embedder, config.workspace)
-    periodic.append(Periodic("passage backfill", BACKFILL_SECONDS, backfill))
+    if settings.passages_enabled:
+        backfill = PassageBackfill(services.db, services.embedder, config.workspace)
+        periodic.append(Periodic("passage backfill", BACKFILL_SECONDS, backfill))
     return Worker(services.db, handlers, config, periodic=periodic)

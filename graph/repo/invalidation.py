@@ -124,7 +124,7 @@ async def edit_message(
     *,
     content: str,
     embedding: list[float],
-    passage_embeddings: list[float],
+    passage_embeddings: list[float] | None,
     token_count: int,
     now: datetime,
 ) -> EditedMessage:

@@ -35,7 +35,8 @@ class MessageRow:
     client_id: str | None
     token_count: int
     embedding: list[float]
-    passage_embeddings: list[float]  # one passage's vector after another (may be empty)
+    # One passage's vector after another (may be empty); None stores none (passages are off).
+    passage_embeddings: list[float] | None
 
 
 async def create(

@@ -54,8 +54,10 @@ def _sentences(text: str) -> list[str]:
 class MessageVectors:
     embedding: list[float]
     # The passages' vectors one after another; empty for a one-passage message (stored so, it
-    # tells the background backfill this message needs nothing: reasoners/ingest/backfill.py).
-    passages: list[float]
+    # tells the background backfill this message needs nothing: reasoners/ingest/backfill.py);
+    # None when passages are off (BELIEFGRAPH_MESSAGE_PASSAGES): stored as nothing, so the
+    # backfill embeds them once they are on again.
+    passages: list[float] | None
 
 
 def model_inputs(texts: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -65,8 +67,13 @@ def model_inputs(texts: Sequence[str]) -> tuple[list[str], list[list[str]]]:
     return [*texts, *(p for parts in split for p in parts)], split
 
 
-async def embed_messages(embedder: Embedder, texts: Sequence[str]) -> list[MessageVectors]:
-    """Each text's vector and its passages' vectors, in one call to the model."""
+async def embed_messages(
+    embedder: Embedder, texts: Sequence[str], *, with_passages: bool = True
+) -> list[MessageVectors]:
+    """Each text's vector and its passages' vectors, in one call to the model (without
+    passages: the texts alone, and no passage vectors)."""
+    if not with_passages:
+        return [MessageVectors(own, None) for own in await embed_async(embedder, list(texts))]
     inputs, split = model_inputs(texts)
     vectors = await embed_async(embedder, inputs)
     rest = iter(vectors[len(texts) :])

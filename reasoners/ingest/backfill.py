@@ -45,7 +45,7 @@ class PassageBackfill:
             return 0
         vectors = await embed_messages(self.embedder, [m.content for m in pending])
         stored = await messages.set_passages(
-            self.db, [(m, v.passages) for m, v in zip(pending, vectors, strict=True)]
+            self.db, [(m, v.passages or []) for m, v in zip(pending, vectors, strict=True)]
         )
         self.stored += stored
         return stored

@@ -108,7 +108,9 @@ async def add_messages(
     metadata_json = validate_batch(items, settings)
     # Embeddings are computed before the transaction opens, so it stays short; a message is
     # searchable as soon as addMessages returns.
-    vectors = await embed_messages(embedder, [item.content for item in items])
+    vectors = await embed_messages(
+        embedder, [item.content for item in items], with_passages=settings.passages_enabled
+    )
     rows = [
         messages.MessageRow(
             peer=item.peer,

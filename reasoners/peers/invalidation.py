@@ -97,7 +97,7 @@ async def edit_message(
         raise InvalidInput("content must not be empty: delete the message instead")
     if len(content) > settings.max_message_chars:
         raise InvalidInput(f"content is longer than {settings.max_message_chars} characters")
-    [vectors] = await embed_messages(embedder, [content])
+    [vectors] = await embed_messages(embedder, [content], with_passages=settings.passages_enabled)
 
     async def work(tx: Tx) -> invalidation.EditedMessage:
         stamp = now()

@@ -68,6 +68,7 @@ from tests.bench.ingest import (
     settle_queue,
     stored_text,
 )
+from tests.bench.ingest_cost import time_ingest
 from tests.bench.loaders import (
     Conversation,
     Dataset,
@@ -113,6 +114,9 @@ DEFAULT_DEPTH = 100  # turns per ranking: the API's largest page
 MEMO_LIMIT = 200_000  # vectors kept across conversations (~300 MB at 384 float32 dimensions)
 EMBED_SAMPLE = 500  # turns embedded fresh to time the embedder per message
 EMBED_SAMPLE_SEED = 16
+# The sample's addMessages calls with and without passages: small enough that the two ways
+# alternate 20 times over 500 turns, as large as a LongMemEval session.
+INGEST_COST_BATCH = 25
 DEFAULT_MODEL = "all-MiniLM-L6-v2"  # what an empty BELIEFGRAPH_EMBEDDING_MODEL loads
 
 
@@ -708,6 +712,7 @@ def summarize(
     notes: list[str],
     halves: Mapping[str, str],
     embed_cost: Mapping[str, float] | None,
+    ingest_cost: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     args = bench.args
     rankers = (*RANKERS, DREAMED) if args.dream else RANKERS
@@ -768,6 +773,7 @@ def summarize(
             ),
         },
         "embed_cost": dict(embed_cost) if embed_cost is not None else None,
+        "ingest_cost": dict(ingest_cost) if ingest_cost is not None else None,
         "embed_cache": (
             {
                 "directory": str(disk.directory),
@@ -835,6 +841,29 @@ def command_line(argv: Sequence[str]) -> str:
     return shlex.join(["python", "-m", "tests.bench.memory_bench", *argv])
 
 
+async def time_ingest_both_ways(
+    api: Api,
+    services: Services,
+    memo: MemoEmbedder,
+    key: str | None,
+    sample: Sequence[str],
+    prefix: str,
+) -> dict[str, float] | None:
+    """addMessages over the embedder's sample with passages (``api``) and without (an app of
+    the same services with them off), vectors ready in the memo."""
+    if not sample:
+        return None
+    print(f"timing addMessages on {len(sample)} turns, with and without passages", file=sys.stderr)
+    await memo.prime(model_inputs(sample)[0])
+    off = dataclasses.replace(services.settings, message_passages="off")
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(off, services)),
+        base_url="http://127.0.0.1",
+        timeout=None,
+    ) as http:
+        return await time_ingest(api, Api(http, key), sample, INGEST_COST_BATCH, prefix)
+
+
 async def run_bench(
     services: Services,
     args: argparse.Namespace,
@@ -858,6 +887,7 @@ async def run_bench(
             file=sys.stderr,
         )
     embed_cost: dict[str, float] | None = None
+    sample: list[str] = []
     if args.embed_sample:
         # Cached vectors hide what embedding costs: time the service's own embedder on a
         # fixed sample, fresh (bypassing the memo and the cache), in addMessages-sized calls.
@@ -887,6 +917,7 @@ async def run_bench(
         transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1", timeout=None
     ) as http:
         api = Api(http, key)
+        ingest_cost = await time_ingest_both_ways(api, services, memo, key, sample, args.prefix)
         reader, baseline = await setup_qa(api, args, judge_llm, notes)
         path = args.results or default_results_path(settings, args)
         if args.fresh and path.exists():
@@ -946,6 +977,7 @@ async def run_bench(
             notes=notes,
             halves=halves,
             embed_cost=embed_cost,
+            ingest_cost=ingest_cost,
         )
     write_section(args.report, reporting.SECTION, reporting.render(report))
     reporting.write_json(args.json, report)

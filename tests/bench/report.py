@@ -293,6 +293,14 @@ def _run_costs(report: Mapping[str, Any]) -> str:
                 f"turns without their {int(cost['passages']):,} passages (the cost before "
                 "passages, same run)"
             )
+    both = report.get("ingest_cost")
+    if both:
+        parts.append(
+            f"addMessages {both['ms_per_message']:.1f} ms per message with passages against "
+            f"{both['ms_per_message_without_passages']:.1f} without (the same "
+            f"{int(both['messages'])} turns sent both ways into scratch workspaces, in calls of "
+            f"{int(both['batch'])} alternating between the two, vectors ready, same run)"
+        )
     per_message = timings.get("ingest_ms_per_message")
     if per_message is not None:
         parts.append(

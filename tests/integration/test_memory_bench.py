@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from graph.repo import workspaces
 from reasoners.llm.interface import ChatMessage
 from resolvers.services import Services
 from tests.bench.memory_bench import parse, run_bench
@@ -166,6 +167,13 @@ async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
     computed = report["timings"]["embedded"]
     assert computed > 0 and report["embed_cache"]["written"] == computed
     assert report["embed_cost"]["texts"] > 0
+    # addMessages timed both ways on the same sample, in scratch workspaces deleted afterwards.
+    cost = report["ingest_cost"]
+    assert cost["messages"] == report["embed_cost"]["texts"]
+    assert cost["ms_per_message"] > 0 and cost["ms_per_message_without_passages"] > 0
+    prefix = argv[argv.index("--prefix") + 1]
+    after = await workspaces.list_page(services.db, after=f"{prefix}-ingest-cost", limit=5)
+    assert not [w for w in after.items if w.name.startswith(f"{prefix}-ingest-cost")]
     assert report["timings"]["ingested_messages"] == 13
     halves = report["split"]
     assert (

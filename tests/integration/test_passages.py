@@ -161,3 +161,31 @@ async def test_every_worker_runs_the_backfill_in_its_own_scope(
     await seed(services, workspace)
     await statements.write(services.db, "forget_message_passages", workspace=workspace)
     assert await task.run() == 3
+
+
+async def test_passages_off_stores_none_and_on_again_backfills_them(
+    services: Services, workspace: str
+) -> None:
+    off = replace(services, settings=replace(services.settings, message_passages="off"))
+    assert not [t for t in build_worker(off, workspace=workspace).periodic if "passage" in t.name]
+    await seed(off, workspace)
+    assert set((await stored(services, workspace)).values()) == {None}
+    [message] = [
+        m
+        for m, _ in await message_search.exact_scan(
+            services.db, workspace, services.embedder.embed([COUGH])[0], MessageFilter(), 1
+        )
+    ]
+    edited = f"{COUGH} It is better now."
+    await edit_message(
+        off.db, off.embedder, off.tokens, off.settings, workspace, message.id, edited
+    )
+    assert (await stored(services, workspace))[edited] is None
+    # On again: the workers embed what was stored without them.
+    [task] = [
+        t for t in build_worker(services, workspace=workspace).periodic if "passage" in t.name
+    ]
+    assert await task.run() == 3
+    found = await stored(services, workspace)
+    assert len(found[edited]) == len(passages(edited)) * services.embedder.dimension > 0
+    assert found["My sister is visiting next week."] == []

@@ -253,6 +253,12 @@ def test_render_without_derive_shows_costs_cache_and_halves() -> None:
         "passages": 1200.0,
         "ms_per_message_without_passages": 45.0,
     }
+    report["ingest_cost"] = {
+        "messages": 500.0,
+        "batch": 25.0,
+        "ms_per_message": 14.25,
+        "ms_per_message_without_passages": 11.5,
+    }
     report["embed_cache"] = {
         "directory": "/c",
         "model": "mini",
@@ -268,6 +274,10 @@ def test_render_without_derive_shows_costs_cache_and_halves() -> None:
     run_line = text.splitlines()[2]
     assert "Ingest cost: embedding 80.0 ms per message" in run_line
     assert "45.0 ms per message for the same turns without their 1,200 passages" in run_line
+    assert (
+        "addMessages 14.2 ms per message with passages against 11.5 without (the same 500 "
+        "turns sent both ways into scratch workspaces, in calls of 25" in run_line
+    )
     assert "ingestion 12.3 ms per message (wall time of addMessages over 1,000 turns" in run_line
     assert "900 texts of 5,000 held in 2 files; 1,234 computed in this run" in run_line
     assert "**not built in this run** (`--no-derive`" in text

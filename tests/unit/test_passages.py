@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from graph.errors import InvalidInput
+from graph.settings import Settings
 from reasoners.embeddings.passages import (
     PASSAGE_CHARS,
     PASSAGE_SPAN,
@@ -65,6 +69,20 @@ async def test_messages_and_their_passages_are_embedded_in_one_call() -> None:
         MessageVectors([3.0, 1.0], []),
     ]
     assert await embed_messages(embedder, []) == []
+
+
+async def test_without_passages_only_the_texts_are_embedded() -> None:
+    embedder = CountingEmbedder()
+    out = await embed_messages(embedder, ["hello", COUGH], with_passages=False)
+    assert embedder.calls == [["hello", COUGH]]
+    assert out == [MessageVectors([5.0, 1.0], None), MessageVectors([float(len(COUGH)), 1.0], None)]
+
+
+def test_passages_are_on_unless_turned_off() -> None:
+    assert Settings.from_env({}).passages_enabled
+    assert not Settings.from_env({"BELIEFGRAPH_MESSAGE_PASSAGES": "off"}).passages_enabled
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_MESSAGE_PASSAGES must be on or off"):
+        Settings.from_env({"BELIEFGRAPH_MESSAGE_PASSAGES": "no"})
 
 
 def test_model_inputs_are_the_texts_then_their_passages() -> None:
