@@ -120,20 +120,23 @@ async def test_the_backfill_embeds_passages_of_earlier_messages(
     fresh = await stored(services, workspace)
     await statements.write(services.db, "forget_message_passages", workspace=workspace)
     assert set((await stored(services, workspace)).values()) == {None}
-    backfill = PassageBackfill(services.db, services.embedder, workspace, batch=2)
-    for _ in range(10):
-        if backfill.finished:
-            break
-        await backfill()
-    assert backfill.finished and backfill.stored == 3
+    clock = [1000.0]
+    backfill = PassageBackfill(
+        services.db, services.embedder, workspace, batch=2, recheck=60.0, clock=lambda: clock[0]
+    )
+    done = [await backfill() for _ in range(3)]
+    assert done == [2, 1, 0] and backfill.finished
     again = await stored(services, workspace)
     assert again.keys() == fresh.keys()
     for content, vectors in fresh.items():
         assert np.allclose(again[content], vectors, atol=1e-6)
-    # Finished: this process does not look again (a restarted worker does).
+    # Finished: no scan until the recheck time, then messages stored meanwhile are found.
     await statements.write(services.db, "forget_message_passages", workspace=workspace)
-    assert await backfill() == 0
-    assert await PassageBackfill(services.db, services.embedder, workspace)() == 3
+    clock[0] += 59.0
+    assert await backfill() == 0 and backfill.finished
+    clock[0] += 1.0
+    assert not backfill.finished
+    assert await backfill() == 2 and await backfill() == 1
 
 
 async def test_the_backfill_never_overwrites_a_changed_message(
