@@ -59,6 +59,7 @@ from reasoners.search.messages import search_messages
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
 from tests import statements
+from tests.bench.api_synthetic import WARMUP_QUERIES as SYNTHETIC_WARMUP
 from tests.bench.api_synthetic import render_search, run_synthetic
 from tests.bench.common import (
     add_instance_args,
@@ -952,6 +953,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         type=int,
         default=50,
         help="synthetic: queries per size over the whole workspace (its exact scan is slow)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=SYNTHETIC_WARMUP,
+        help="synthetic: uncounted queries of each kind before the measured ones at each size "
+        f"(default {SYNTHETIC_WARMUP}; more measure a server warmed by steady traffic)",
     )
     parser.add_argument(
         "--fill-batch", type=int, default=5000, help="synthetic: messages per fill transaction"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.bench.api_synthetic import WARMUP_QUERIES, warm_up
 from tests.bench.message_corpus import MessageCorpus
 from tests.bench.synthetic import DORMANT_MAX, scope_sizes
 
@@ -88,3 +89,11 @@ def test_props_carry_the_scope_keys_and_text() -> None:
     assert props["session"] == corpus.sessions[int(corpus.session_of[10])]
     assert props["content"].startswith(props["peer"] + " ")
     assert len(props["embedding"]) == 384
+
+
+def test_the_report_says_how_the_search_was_warmed() -> None:
+    assert warm_up(WARMUP_QUERIES) == f"{WARMUP_QUERIES} warm-up queries each"
+    assert warm_up(300) == (
+        f"300 warm-up queries each: the first {WARMUP_QUERIES} through every path, the rest "
+        "without the exact scan"
+    )
