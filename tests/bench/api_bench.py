@@ -962,6 +962,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         f"(default {SYNTHETIC_WARMUP}; more measure a server warmed by steady traffic)",
     )
     parser.add_argument(
+        "--reuse-workspace",
+        metavar="NAME",
+        help="synthetic: search the corpus a kept workspace already holds (an earlier run with "
+        "--keep and the same --seed, --sessions, --peers and --sizes; checked) instead of "
+        "filling a new one; only the last size is measured",
+    )
+    parser.add_argument(
         "--fill-batch", type=int, default=5000, help="synthetic: messages per fill transaction"
     )
     parser.add_argument(
@@ -1031,8 +1038,9 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
         "ingest": ingest.summary() if ingest is not None else None,
     }
     if args.synthetic:
-        name = f"bench-api-{bench.run_id}-synthetic"
-        bench.created_workspaces.append(name)
+        name = args.reuse_workspace or f"bench-api-{bench.run_id}-synthetic"
+        if args.reuse_workspace is None:
+            bench.created_workspaces.append(name)  # a reused one stays: this run did not make it
         report["synthetic"] = await run_synthetic(bench.db, args, name, bench.loads)
     else:
         report.update(await search_real(bench))

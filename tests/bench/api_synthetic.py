@@ -119,6 +119,7 @@ async def setup(db: Database, corpus: MessageCorpus, args: argparse.Namespace) -
 class Fill:
     size: int
     added: int = 0
+    reused: bool = False  # held already by a workspace an earlier run kept (--reuse-workspace)
     build_s: float = 0.0
     insert_s: float = 0.0
     await_s: float = 0.0
@@ -130,6 +131,7 @@ class Fill:
         return {
             "size": self.size,
             "added": self.added,
+            "reused": self.reused,
             "build_s": self.build_s,
             "insert_s": self.insert_s,
             "await_indexes_s": self.await_s,
@@ -179,6 +181,49 @@ async def fill(
         await db.write(name, **statement_params(name, DIM))
     await db.write("await_indexes", timeout_seconds=7200)
     result.await_s = time.perf_counter() - start
+    await describe_indexes(db, result)
+    return result
+
+
+REUSE_SAMPLE = 200  # stored messages compared with the regenerated corpus
+
+
+async def reuse(db: Database, corpus: MessageCorpus, total: int, seed: int) -> Fill:
+    """The corpus at `total` as a kept workspace already holds it: regenerated, not written.
+    Refuses a workspace that holds another count, or whose sampled messages (vector, session,
+    speaker) differ from the regenerated ones (other --seed, --sessions, --peers or --sizes)."""
+    corpus.extend(total)
+    rows = np.random.default_rng(seed).choice(total, size=min(REUSE_SAMPLE, total), replace=False)
+    found = await statements.read(
+        db,
+        "bench_stored_messages",
+        workspace=corpus.workspace,
+        ids=[corpus.ids[r] for r in rows.tolist()],
+    )
+    stored = int(found[0]["total"]) if found else 0
+    if stored != total:
+        raise SystemExit(
+            f"--reuse-workspace {corpus.workspace}: holds {stored:,} messages, not {total:,}"
+        )
+    for row, record in zip(rows.tolist(), found, strict=True):
+        same = (
+            record["embedding"] is not None
+            and np.allclose(record["embedding"], corpus.vectors[row], atol=1e-6)
+            and record["session"] == corpus.sessions[int(corpus.session_of[row])]
+            and record["peer"] == corpus.peers[int(corpus.peer_of[row])]
+        )
+        if not same:
+            raise SystemExit(
+                f"--reuse-workspace {corpus.workspace}: message {record['id']} is not the one "
+                "this corpus generates (run with the --seed, --sessions, --peers and --sizes "
+                "that filled it)"
+            )
+    result = Fill(total, reused=True)
+    await describe_indexes(db, result)
+    return result
+
+
+async def describe_indexes(db: Database, result: Fill) -> None:
     indexes = await db.read("list_vector_indexes")
     result.vector_indexes = len(indexes)
     result.message_graph = {
@@ -187,7 +232,6 @@ async def fill(
         if row["name"] == MESSAGE_VECTORS
         for key in ("hnsw_m", "hnsw_ef_construction")
     }
-    return result
 
 
 # -- measurement -----------------------------------------------------------------------------
@@ -401,12 +445,22 @@ async def run_synthetic(
 ) -> dict[str, Any]:
     """Grow the synthetic corpus through `args.size_list`, measuring search at each size."""
     corpus = MessageCorpus(workspace, args.sessions, args.peers, args.size_list[-1], args.seed)
-    await setup(db, corpus, args)
+    reusing = args.reuse_workspace is not None
+    if not reusing:
+        await setup(db, corpus, args)
     search = Search(db, corpus, args.warmup)
     measures: list[dict[str, Any]] = []
     for size in args.size_list:
+        if reusing and size != args.size_list[-1]:
+            # The kept workspace holds the last size only: the corpus is grown the same way
+            # (its messages depend on the steps), without writing or measuring.
+            corpus.extend(size)
+            continue
         print(f"synthetic corpus {size:,} ...", file=sys.stderr, flush=True)
-        grown = await fill(db, corpus, size, args.fill_batch, rebuild=args.rebuild_vector_index)
+        if reusing:
+            grown = await reuse(db, corpus, size, args.seed)
+        else:
+            grown = await fill(db, corpus, size, args.fill_batch, rebuild=args.rebuild_vector_index)
         loads.append((f"after fill to {size:,}", os.getloadavg()[0]))
         search.index_ids()
         rng = np.random.default_rng(args.seed * 1_000_003 + size)
@@ -468,7 +522,7 @@ def fill_table(measures: Sequence[dict[str, Any]]) -> str:
         rows.append(
             [
                 f"{m['size']:,}",
-                f"{f['added']:,}",
+                f"{f['added']:,}" + (" (reused)" if f.get("reused") else ""),
                 f"{f['insert_s']:.0f}",
                 f"{f['await_indexes_s']:.0f}",
                 f"{f['insert_per_s']:,.0f}",
