@@ -7,9 +7,28 @@
 // $limit are raised to their best passage's score when that is closer. Time
 // and metadata filters apply after; `raw` (what the path gave before them) tells the caller
 // whether asking for more could fill a short page.
+//
+// Peers that sent a large share of the messages are searched as their whole workspace, theirs
+// kept after (graph/repo/retrieval.py, Dominant): with $dominant_hits set, the first of the two
+// $dominant_rounds expected to hold that many of theirs runs instead of the filtered search
+// (`dominant` says which). Their share: SENT_BY degrees against the database's count store (at
+// least the workspace's count, so the share is never overrated), read without touching a
+// message.
 OPTIONAL MATCH (s:Session {workspace: $workspace, name: $session})
 WITH CASE WHEN $session IS NULL THEN null ELSE coalesce(s.next_seq, 0) END AS total
 OPTIONAL CALL (total) {
+  WITH total WHERE total IS NULL AND $peers IS NOT NULL AND $dominant_hits IS NOT NULL
+  OPTIONAL MATCH (p:Peer {workspace: $workspace})
+  WHERE p.name IN $peers
+  WITH sum(COUNT { (p)<-[:SENT_BY]-() }) AS sent
+  CALL () {
+    MATCH (m:Message)
+    RETURN count(m) AS stored
+  }
+  WITH sent, stored WHERE sent >= $dominant_min_size
+  RETURN [k IN $dominant_rounds WHERE sent * k >= $dominant_hits * stored][0] AS dominant
+}
+OPTIONAL CALL (total, dominant) {
   WITH total WHERE total IS NOT NULL AND total <= $exact_scan_limit
   // In a subquery of its own, so the size test runs before the scan.
   CALL () {
@@ -26,7 +45,7 @@ OPTIONAL CALL (total) {
                  LIMIT $candidates) SCORE AS score
   RETURN m, score
   UNION ALL
-  WITH total WHERE total IS NULL AND $peers IS NOT NULL
+  WITH total WHERE total IS NULL AND $peers IS NOT NULL AND dominant IS NULL
   MATCH (m:Message)
     SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
                  WHERE m.workspace = $workspace AND m.peer IN $peers
@@ -39,9 +58,23 @@ OPTIONAL CALL (total) {
                  WHERE m.workspace = $workspace
                  LIMIT $wide) SCORE AS score
   RETURN m, score
+  UNION ALL
+  WITH dominant WHERE dominant = $dominant_rounds[0]
+  MATCH (m:Message)
+    SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
+                 WHERE m.workspace = $workspace
+                 LIMIT $dominant_rounds[0]) SCORE AS score
+  RETURN m, score
+  UNION ALL
+  WITH dominant WHERE dominant = $dominant_rounds[1]
+  MATCH (m:Message)
+    SEARCH m IN (VECTOR INDEX message_vectors FOR $embedding
+                 WHERE m.workspace = $workspace
+                 LIMIT $dominant_rounds[1]) SCORE AS score
+  RETURN m, score
 }
-WITH total, collect(CASE WHEN m IS NOT NULL THEN {m: m, score: score} END) AS hits
-WITH total, size(hits) AS raw,
+WITH total, dominant, collect(CASE WHEN m IS NOT NULL THEN {m: m, score: score} END) AS hits
+WITH total, dominant, size(hits) AS raw,
      [h IN hits
         WHERE h.m.deleted_at IS NULL
           AND ($peers IS NULL OR h.m.peer IN $peers)
@@ -70,4 +103,4 @@ CALL (kept) {
                               .created_at, .seq, .token_count, .client_id, .received_at},
                   score: score}) AS found
 }
-RETURN total, raw, found
+RETURN total, dominant, raw, found

@@ -1,9 +1,10 @@
 """Message retrieval: vector and fulltext candidates within a workspace, a session or peers.
 
 Both halves stay in scope inside their index: the message_vectors index filters by workspace
-and session or peers (a small session is scanned exactly instead), and the fulltext query
-requires the scope's keys (graph/keys.py). Dates and metadata filter after, in growing rounds
-(graph/repo/retrieval.py), with the exact scan as the last word.
+and session or peers (a small session is scanned exactly instead; peers that sent a large share
+of the messages are found faster among the whole workspace's nearest, theirs kept after), and
+the fulltext query requires the scope's keys (graph/keys.py). Dates and metadata filter after,
+in growing rounds (graph/repo/retrieval.py), with the exact scan as the last word.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from graph.records import MessageRecord
 from graph.repo.messages import MessageFilter
 from graph.repo.retrieval import (
     MESSAGES,
+    NOT_DOMINANT,
     WORKSPACE_MESSAGES,
     Round,
     Rows,
@@ -75,7 +77,12 @@ async def vector_candidates(
         whole = filters.session is None and not filters.peers
         thresholds = WORKSPACE_MESSAGES if whole else MESSAGES
 
+    # Only a peers' first round may be a dominant one: the rounds after it search them filtered.
+    dominant = thresholds.dominant if filters.peers and filters.session is None else None
+
     async def fetch(candidates: int, wide: int) -> Round:
+        nonlocal dominant
+        rule, dominant = dominant, None
         row = await db.read_one(
             "search_messages_vector",
             workspace=workspace,
@@ -84,18 +91,25 @@ async def vector_candidates(
             exact_scan_limit=thresholds.exact_scan_limit,
             candidates=candidates,
             wide=wide,
+            **(rule.params(limit) if rule else NOT_DOMINANT),
             **params,
         )
         assert row is not None
-        total = row["total"]
+        total, found, raw = row["total"], list(row["found"]), int(row["raw"])
+        if row["dominant"] is not None:
+            # The whole workspace's nearest: complete unless the filters (the peers, dates,
+            # metadata) kept too few of them, when the peers' own rounds decide.
+            asked = int(row["dominant"])
+            if len(found) >= limit or raw < asked:
+                return Round(found, raw, asked)
+            return await fetch(candidates, wide)
         # Which path ran: a small session's exact scan is complete; an index round asked for
         # `candidates` (a session) or `wide` (peers, a whole workspace: size unknown).
-        asked: int | None = None
         if total is None:
-            asked = wide
-        elif int(total) > thresholds.exact_scan_limit:
-            asked = candidates
-        return Round(list(row["found"]), int(row["raw"]), asked)
+            return Round(found, raw, wide)
+        if int(total) > thresholds.exact_scan_limit:
+            return Round(found, raw, candidates)
+        return Round(found, raw, None)
 
     rows, complete = await index_rounds(fetch, thresholds, limit)
     if not complete:

@@ -48,7 +48,7 @@ from tests.bench.synthetic import (
 
 LIMIT = 10
 WARMUP_QUERIES = 5
-PATHS = ("exact", "index", "wide index", "fallback")
+PATHS = ("exact", "index", "wide index", "workspace", "fallback")
 JSON_LIMIT = 16384
 SETUP_BATCH = 5_000
 
@@ -64,7 +64,9 @@ class RecordingDatabase(Database):
         rows = await super().read(statement, **params)  # type: ignore[arg-type]
         if statement == "search_messages_vector" and rows:
             total = rows[0]["total"]
-            if total is None:
+            if rows[0]["dominant"] is not None:
+                self.calls.append(("workspace", int(rows[0]["dominant"])))
+            elif total is None:
                 self.calls.append(("wide index", int(params["wide"])))
             elif int(total) > int(params["exact_scan_limit"]):
                 self.calls.append(("index", int(params["candidates"])))
@@ -76,12 +78,25 @@ class RecordingDatabase(Database):
 
     def path(self) -> tuple[str, int, int]:
         """(path, index rounds, largest candidate count) of the last search."""
-        rounds = [asked for path, asked in self.calls if path in ("index", "wide index")]
+        rounds = [asked for path, asked in self.calls if path not in ("exact", "fallback")]
         if any(path == "fallback" for path, _ in self.calls):
             return "fallback", len(rounds), max(rounds, default=0)
         if not rounds:
             return "exact", 0, 0
         return self.calls[0][0], len(rounds), max(rounds)
+
+
+def dominant_strategy() -> dict[str, int]:
+    """The peers' whole-workspace rule, for the report (empty when there is none)."""
+    rule = MESSAGES.dominant
+    if rule is None:
+        return {}
+    return {
+        "dominant min_size": rule.min_size,
+        "dominant hits_per_wanted": rule.hits_per_wanted,
+        "dominant rounds from": rule.rounds[0],
+        "dominant rounds to": rule.rounds[1],
+    }
 
 
 # -- fill ------------------------------------------------------------------------------------
@@ -500,6 +515,7 @@ async def run_synthetic(
             "wide": MESSAGES.first_round(LIMIT)[1],
             "workspace wide": WORKSPACE_MESSAGES.first_round(LIMIT)[1],
             "max_candidates": MESSAGES.max_candidates,
+            **dominant_strategy(),
             **measures[-1]["fill"]["message_graph"],
         },
         "measures": measures,
@@ -632,9 +648,10 @@ def render_search(synthetic: dict[str, Any]) -> list[str]:
         "scope found by ours (a hit scoring at least the exact 10th counts, so ties are not "
         "misses). path = queries answered by the exact scan / an index round / a wide index "
         "round (peers and the workspace: size not counted; the whole workspace's first round is "
-        "`workspace wide`) / index rounds then the exact "
-        "fallback. exact = numpy: share of queries where the Cypher exact scan's top scores "
-        "equal numpy's (a check of the ground truth). Times in ms.",
+        "`workspace wide`) / a round over the whole workspace, the peer's kept after (a peer "
+        "that sent a large share of the messages: `dominant` in the strategy) / index rounds "
+        "then the exact fallback. exact = numpy: share of queries where the Cypher exact "
+        "scan's top scores equal numpy's (a check of the ground truth). Times in ms.",
         "",
         search_table(measures),
         "",

@@ -9,6 +9,7 @@ fulltext is scoped inside Lucene by keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from graph.repo import message_search, observation_search
 from graph.repo.messages import MessageFilter, by_seq
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
-from graph.repo.retrieval import MESSAGES, OBSERVATIONS, WORKSPACE_MESSAGES
+from graph.repo.retrieval import MESSAGES, OBSERVATIONS, WORKSPACE_MESSAGES, Dominant
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
@@ -43,11 +44,14 @@ class RecordingDatabase(Database):
         super().__init__(inner.driver, inner.database)
         self.reads: list[str] = []
         self.params: list[dict[str, Any]] = []
+        self.results: list[list[dict[str, Any]]] = []
 
     async def read(self, statement: str, /, **params: Any) -> list[dict[str, Any]]:  # type: ignore[override]
         self.reads.append(statement)
         self.params.append(params)
-        return await super().read(statement, **params)  # type: ignore[arg-type]
+        rows = await super().read(statement, **params)  # type: ignore[arg-type]
+        self.results.append(rows)
+        return rows
 
 
 @dataclass
@@ -446,3 +450,91 @@ async def test_narrow_message_filters_end_in_the_exact_scan(
     )
     assert hits == []
     assert recording.reads == ["search_messages_vector", "search_messages_exact"]
+
+
+async def dominant_round_for(services: Services, workspace: str, peer: str, limit: int) -> int:
+    """The smallest whole-workspace round expected to hold `limit` of the peer's own messages
+    (one per wanted hit): the peer's share against every message the database stores."""
+    async with services.db.driver.session(database=services.db.database) as session:
+        result = await session.run(
+            "MATCH (p:Peer {workspace: $w, name: $p}) "
+            "RETURN COUNT { (p)<-[:SENT_BY]-() } AS sent, COUNT { MATCH (m:Message) } AS stored",
+            w=workspace,
+            p=peer,
+        )
+        row = await result.single()
+    assert row is not None
+    return -(-limit * int(row["stored"]) // int(row["sent"]))
+
+
+def dominant(limit_round: int, below: bool = False) -> Any:
+    """Message thresholds whose dominant rounds end at `limit_round` (or just below it)."""
+    top = limit_round - 1 if below else limit_round
+    return replace(
+        MESSAGE_INDEX_ALWAYS,
+        dominant=Dominant(min_size=1, hits_per_wanted=1, rounds=(top - 1, top)),
+    )
+
+
+async def test_a_dominant_peer_is_found_among_the_whole_workspace(
+    services: Services, workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+    needed = await dominant_round_for(services, workspace, "alice", 3)
+    recording = RecordingDatabase(services.db)
+
+    async def search(thresholds: Any, **filters: Any) -> list[tuple[str, float]]:
+        recording.reads.clear()
+        recording.params.clear()
+        recording.results.clear()
+        hits = await message_search.vector_candidates(
+            recording, workspace, vector, MessageFilter(**filters), 3, thresholds=thresholds
+        )
+        return [(m.id, round(s, 5)) for m, s in hits]
+
+    def ran() -> int | None:
+        """The dominant round the search ran (None: none)."""
+        [[row]] = recording.results
+        return None if row["dominant"] is None else int(row["dominant"])
+
+    exact = [
+        (m.id, round(s, 5))
+        for m, s in await message_search.exact_scan(
+            services.db, workspace, vector, MessageFilter(peer="alice"), 3
+        )
+    ]
+    # Alice's share needs a round of `needed`: the second round is that large, so it runs,
+    # and alice's three messages are kept out of the workspace's nearest, in order.
+    assert await search(dominant(needed), peer="alice") == exact
+    assert recording.reads == ["search_messages_vector"]
+    assert ran() == needed
+    # One short of it: her share is too small for either round, so she is searched filtered.
+    assert await search(dominant(needed, below=True), peer="alice") == exact
+    assert ran() is None
+    # Neither a session nor the whole workspace is ever dominant; both search as before.
+    hits = await search(dominant(needed), session="s1", peer="alice")
+    assert {m for m, _ in hits} <= {m for m, _ in exact} and ran() is None
+    assert len(await search(dominant(needed))) == 3 and ran() is None
+
+
+async def test_a_dominant_round_that_held_the_whole_workspace_is_complete(
+    services: Services, workspace: str
+) -> None:
+    await seed_messages(services, workspace)
+    [vector] = services.embedder.embed(["a kitten"])
+    needed = await dominant_round_for(services, workspace, "alice", 2)
+    recording = RecordingDatabase(services.db)
+    # A date filter nothing passes. The round asked for more than the workspace holds, so it
+    # saw every message in it: an empty page is the answer, with no further round.
+    hits = await message_search.vector_candidates(
+        recording,
+        workspace,
+        vector,
+        MessageFilter(peer="alice", until=datetime(2000, 1, 1, tzinfo=UTC)),
+        2,
+        thresholds=dominant(needed),
+    )
+    assert hits == []
+    assert recording.reads == ["search_messages_vector"]
+    assert recording.results[0][0]["dominant"] == needed
