@@ -153,6 +153,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         "--depth", type=int, default=DEFAULT_DEPTH, help="turns per ranking (at most 100)"
     )
     parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
+    parser.add_argument(
+        "--section",
+        default=reporting.SECTION,
+        help=f"report section name (default {reporting.SECTION}: another set keeps its own)",
+    )
     parser.add_argument("--json", type=Path, help="default docs/bench-memory-<dataset>.json")
     parser.add_argument(
         "--results",
@@ -979,7 +984,7 @@ async def run_bench(
             embed_cost=embed_cost,
             ingest_cost=ingest_cost,
         )
-    write_section(args.report, reporting.SECTION, reporting.render(report))
+    write_section(args.report, args.section, reporting.render(report))
     reporting.write_json(args.json, report)
     return report
 
