@@ -216,6 +216,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("--depth must be between 1 and 100 (the API's page cap)")
     if args.depth < max(args.ks):
         parser.error("--depth must be at least the largest k")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.section):
+        parser.error("--section must be lower-case letters, digits and dashes")
     if args.no_derive and args.dream:
         parser.error("--dream needs the observations that --no-derive skips")
     if args.embed_sample < 0:

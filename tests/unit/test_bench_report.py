@@ -290,3 +290,12 @@ def test_no_derive_refuses_dream() -> None:
     assert parse([*base, "--no-derive"]).no_derive
     with pytest.raises(SystemExit):
         parse([*base, "--no-derive", "--dream"])
+
+
+def test_a_second_set_writes_its_own_section() -> None:
+    base = ["--dataset", "longmemeval", "--path", "x.json"]
+    assert parse(base).section == "memory"
+    assert parse([*base, "--section", "memory-oracle-mix"]).section == "memory-oracle-mix"
+    for bad in ("", "Memory", "memory:start -->", "-x"):
+        with pytest.raises(SystemExit):
+            parse([*base, "--section", bad])
