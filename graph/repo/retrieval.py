@@ -98,10 +98,10 @@ class Thresholds:
 
 
 # Peers that sent 2% or more of the messages: in a lab run at 1M messages (100 peers, warm
-# server, 41 queries on peers of 0.5-22%), the filtered search took p95 64-85 ms on them and
-# 33-39 ms on smaller ones, while the workspace's nearest 500-1,500 took 25-47 ms; their
-# recall@10 held at 0.98-1.00 where about 30 of the peers' messages were expected among them
-# (fewer lost recall: 15 expected, 0.91).
+# server, 49 queries on peers of 0.5-22%), the filtered search took p95 64-85 ms on them and
+# 33-39 ms on smaller ones, while the workspace's nearest 500-1,500 took 25-47 ms; recall@10
+# was 0.97-1.00 where 30 or more of the peers' messages were expected among them, and 0.92
+# where 10-20 were.
 DOMINANT_PEERS = Dominant(min_size=5_000, hits_per_wanted=3, rounds=(500, 1_500))
 # Tuned on bench:search and bench:api (docs/BENCHMARKS.md): recall@10 >= 0.98 against the
 # exact scan in every scope-size bucket, at the lowest latency. For peers searched filtered
