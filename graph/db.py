@@ -12,8 +12,20 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncTransaction
-from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    AsyncTransaction,
+    unit_of_work,
+)
+from neo4j.exceptions import (
+    ClientError,
+    ConstraintError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 import cypher
 from cypher.statements import Statement
@@ -107,6 +119,31 @@ class Database:
     async def read_one(self, statement: Statement, /, **params: Any) -> Row | None:
         rows = await self.read(statement, **params)
         return rows[0] if rows else None
+
+    async def read_within(
+        self, seconds: float, statement: Statement, /, **params: Any
+    ) -> list[Row] | None:
+        """Like `read`, but the server ends the transaction after `seconds`: None then.
+
+        For reads worth doing only partly, such as warming caches (whatever a cut-short read
+        touched stays cached); the one attempt is not retried.
+        """
+        self._check_up()
+
+        @unit_of_work(timeout=seconds)
+        async def work(tx: AsyncManagedTransaction) -> list[Row]:
+            return await Tx(tx).rows(statement, **params)
+
+        try:
+            async with self.driver.session(database=self.database) as session:
+                return await session.execute_read(work)
+        except ClientError as exc:
+            # TransactionTimedOut, or ...ClientConfiguration for a timeout the client set.
+            if "TransactionTimedOut" in (exc.code or ""):
+                return None
+            raise
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise self._went_down(exc) from exc
 
     async def write(self, statement: Statement, /, **params: Any) -> list[Row]:
         return await self.write_tx(lambda tx: tx.rows(statement, **params))

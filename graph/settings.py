@@ -94,6 +94,13 @@ class Settings:
         "https://registry.npmjs.org",
         "npm registry GraphiQL's files are downloaded from, once",
     )
+    warmup_seconds: float = _setting(
+        "BELIEFGRAPH_WARMUP_SECONDS",
+        90.0,
+        "Seconds `serve` spends after start warming Neo4j for search, in the background: "
+        "searches of the largest peers and their workspaces with stored messages' vectors, "
+        "then a read of every message's searched properties and vectors; 0 turns it off",
+    )
     # Embeddings
     embedding_model: str = _setting(
         "BELIEFGRAPH_EMBEDDING_MODEL",
@@ -376,6 +383,8 @@ class Settings:
             )
         if not 16 <= self.file_chunk_tokens <= 256:
             raise InvalidInput("BELIEFGRAPH_FILE_CHUNK_TOKENS must be between 16 and 256")
+        if not 0.0 <= self.warmup_seconds <= 3600.0:
+            raise InvalidInput("BELIEFGRAPH_WARMUP_SECONDS must be between 0 and 3600")
         if not 0.0 < self.dream_similarity <= 1.0:
             raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")
         for name in (

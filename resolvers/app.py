@@ -9,10 +9,13 @@ app gives to a malformed request carries an error code, whatever the route.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from neo4j.exceptions import Neo4jError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -22,8 +25,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from graph.errors import ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode
 from graph.settings import Settings
+from reasoners.search.warmup import Neo4jWarmup, warm_up
 from resolvers.graphql.context import Context
 from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
@@ -33,6 +37,8 @@ from resolvers.rest import routes as rest_routes
 from resolvers.runtime import build_worker
 from resolvers.services import Services
 from resolvers.web.pages import WebPages
+
+log = logging.getLogger(__name__)
 
 HEALTH_TIMEOUT = 1.0  # seconds: /health answers within about this, Neo4j up or not
 
@@ -124,6 +130,30 @@ def _coded(status: int, code: ErrorCode, message: str) -> Callable[..., Awaitabl
     return handler
 
 
+async def _warm_up(state: dict[str, Any]) -> None:
+    """The start-up warm-up, logged; it never stops the app: a failure only ends it early."""
+    services: Services = state["services"]
+    try:
+        report = await warm_up(
+            Neo4jWarmup(services.db),
+            services.settings.embedding_dim,
+            services.settings.warmup_seconds,
+        )
+        log.info(
+            "search warm-up: %d searches (%d with a stored message's vector), %s messages read, "
+            "%.1f s%s",
+            report.searches,
+            report.drawn,
+            "no" if report.messages_read is None else f"{report.messages_read:,}",
+            report.seconds,
+            "" if report.complete else " (budget spent first)",
+        )
+    except (BeliefgraphError, Neo4jError, OSError) as exc:
+        log.warning("search warm-up stopped early: %s", exc)
+    finally:
+        state["warming"] = False
+
+
 def create_app(
     settings: Settings,
     services: Services | None = None,
@@ -131,11 +161,14 @@ def create_app(
     open_services: Callable[[], Awaitable[Services]] | None = None,
     close_services: Callable[[Services], Awaitable[None]] | None = None,
     run_worker: bool = False,
+    warm_up: bool = False,
 ) -> ASGIApp:
     """An app over given services, or one that opens them at start-up and closes them after.
 
     With `run_worker`, a background worker runs in the same process for the app's lifetime
-    and is stopped gracefully (finishing or handing back its jobs) at shutdown.
+    and is stopped gracefully (finishing or handing back its jobs) at shutdown. With `warm_up`,
+    Neo4j is warmed for search in the background after start (reasoners/search/warmup.py) for
+    up to `warmup_seconds`; /health says `warming` meanwhile.
     """
     state: dict[str, Any] = {}
     websocket = _Lazy()
@@ -158,10 +191,18 @@ def create_app(
         worker_task = None
         if run_worker:
             worker_task = asyncio.create_task(build_worker(state["services"]).run(stop))
+        warm_task = None
+        if warm_up and settings.warmup_seconds > 0:
+            state["warming"] = True
+            warm_task = asyncio.create_task(_warm_up(state))
         try:
             yield
         finally:
             stop.set()
+            if warm_task is not None:
+                warm_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await warm_task
             if worker_task is not None:
                 await worker_task
             if close_services is not None:
@@ -169,9 +210,8 @@ def create_app(
 
     async def health(_: Request) -> Response:
         ok = await state["services"].db.ping(HEALTH_TIMEOUT)
-        return JSONResponse(
-            {"ok": ok, "neo4j": ok, "version": version()}, status_code=200 if ok else 503
-        )
+        body = {"ok": ok, "neo4j": ok, "warming": state.get("warming", False), "version": version()}
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     async def graphql(request: Request) -> Response:
         handler: GraphQLHTTP = state["http"]

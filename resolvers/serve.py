@@ -47,6 +47,7 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
         open_services=lambda: open_services(settings, password=password),
         close_services=close_services,
         run_worker=settings.worker == "on",
+        warm_up=True,
     )
     # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; make that handler an exception so `finally` still runs.

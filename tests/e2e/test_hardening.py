@@ -287,3 +287,16 @@ async def test_health_answers_fast(served: Served) -> None:
         response = await client.get("/health")
         assert response.status_code == 200
         assert asyncio.get_running_loop().time() - started < 1.0
+
+
+async def test_serve_warms_up_after_start_and_then_says_it_is_done(served: Served) -> None:
+    # `serve` runs the search warm-up in the background (BELIEFGRAPH_WARMUP_SECONDS, 90 by
+    # default); on the test database it ends within seconds, and the budget bounds it anyway.
+    async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
+        for _ in range(240):
+            body = (await client.get("/health")).json()
+            assert isinstance(body["warming"], bool)
+            if not body["warming"]:
+                break
+            await asyncio.sleep(0.5)
+        assert body["warming"] is False

@@ -1,0 +1,163 @@
+"""The start-up warm-up's plan and budget, against a scripted target and clock; and how a
+server-side transaction timeout reaches `Database.read_within`."""
+
+from __future__ import annotations
+
+import math
+import random
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from neo4j.exceptions import Neo4jError
+
+from graph.db import Database
+from graph.repo.warmup import SentBy
+from reasoners.search.warmup import random_direction, search_plan, warm_up
+
+PEERS = [SentBy("w1", "ann", 900), SentBy("w2", "bob", 500), SentBy("w1", "cy", 100)]
+
+
+@dataclass
+class Clock:
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class ScriptedTarget:
+    clock: Clock
+    peers: list[SentBy] | None = field(default_factory=lambda: list(PEERS))
+    search_seconds: float = 0.0
+    read_result: int | None = 42
+    searches: list[tuple[str, str | None]] = field(default_factory=list)
+    starts: list[str] = field(default_factory=list)
+    read_budgets: list[float] = field(default_factory=list)
+
+    async def largest_peers(self, limit: int, seconds: float) -> list[SentBy] | None:
+        assert limit > 0 and seconds > 0
+        return self.peers
+
+    async def search(
+        self, workspace: str, peer: str | None, sample_from: str, fallback: list[float]
+    ) -> bool:
+        assert math.isclose(sum(x * x for x in fallback), 1.0)
+        assert uuid.UUID(sample_from).version == 4
+        self.starts.append(sample_from)
+        self.searches.append((workspace, peer))
+        self.clock.now += self.search_seconds
+        return peer is not None  # scripted: only peers' scopes have a message to draw
+
+    async def read_messages(self, seconds: float) -> int | None:
+        self.read_budgets.append(seconds)
+        return self.read_result
+
+
+def test_plan_alternates_workspaces_and_peers_largest_first() -> None:
+    assert search_plan(PEERS, 7) == [
+        ("w1", None),
+        ("w1", "ann"),
+        ("w2", None),
+        ("w2", "bob"),
+        ("w1", None),
+        ("w1", "cy"),
+        ("w2", None),
+    ]
+    assert search_plan([], 10) == []
+
+
+def test_random_directions_are_unit_and_seeded() -> None:
+    a = random_direction(random.Random(3), 384)
+    assert len(a) == 384 and math.isclose(sum(x * x for x in a), 1.0)
+    assert a == random_direction(random.Random(3), 384)
+    assert a != random_direction(random.Random(4), 384)
+
+
+async def test_every_search_then_the_read_within_the_budget() -> None:
+    clock = Clock()
+    target = ScriptedTarget(clock, search_seconds=0.1)
+    report = await warm_up(target, 384, 60.0, searches=10, clock=clock)
+    assert report.searches == 10 and len(target.searches) == 10
+    assert report.drawn == 5  # the peers' searches
+    assert len(set(target.starts)) == 10  # a new random start each time
+    assert report.messages_read == 42 and report.complete
+    # The read gets what the searches left of the budget.
+    assert target.read_budgets == [pytest.approx(59.0)]
+    assert report.seconds == pytest.approx(1.0)
+
+
+async def test_the_budget_stops_the_searches_and_skips_the_read() -> None:
+    clock = Clock()
+    target = ScriptedTarget(clock, search_seconds=1.0)
+    report = await warm_up(target, 384, 3.5, searches=200, clock=clock)
+    assert report.searches == 4  # at 0, 1, 2 and 3 s; none starts at 4 s
+    assert target.read_budgets == [] and not report.complete
+
+
+async def test_a_read_cut_short_is_reported_incomplete() -> None:
+    clock = Clock()
+    target = ScriptedTarget(clock, read_result=None)
+    report = await warm_up(target, 384, 10.0, searches=2, clock=clock)
+    assert report.searches == 2 and report.messages_read is None and not report.complete
+
+
+async def test_an_empty_database_only_reads() -> None:
+    clock = Clock()
+    target = ScriptedTarget(clock, peers=[], read_result=0)
+    report = await warm_up(target, 384, 10.0, clock=clock)
+    assert report.searches == 0 and target.searches == [] and report.messages_read == 0
+
+
+async def test_no_budget_does_nothing() -> None:
+    clock = Clock()
+    target = ScriptedTarget(clock)
+    report = await warm_up(target, 384, 0.0, clock=clock)
+    assert report.searches == 0 and target.read_budgets == [] and not report.complete
+
+
+# read_within: a server-side timeout needs a statement that runs for seconds (Neo4j checks
+# transaction deadlines every couple of seconds), which no small test graph has; so the
+# server's error is scripted here, in the form the driver raises it.
+def server_error(code: str) -> Neo4jError:
+    return Neo4jError._hydrate_neo4j(code=code, message="scripted")
+
+
+class FailingSession:
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def execute_read(self, work: Callable[..., Awaitable[Any]]) -> Any:
+        raise self.error
+
+
+class FailingDriver:
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    @asynccontextmanager
+    async def session(self, database: str) -> AsyncIterator[FailingSession]:
+        yield FailingSession(self.error)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "Neo.ClientError.Transaction.TransactionTimedOut",
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+    ],
+)
+async def test_read_within_turns_a_timeout_into_none(code: str) -> None:
+    db = Database(FailingDriver(server_error(code)), "neo4j")  # type: ignore[arg-type]
+    assert await db.read_within(1.0, "read_message_properties") is None
+
+
+async def test_read_within_raises_other_client_errors() -> None:
+    error = server_error("Neo.ClientError.Statement.SyntaxError")
+    db = Database(FailingDriver(error), "neo4j")  # type: ignore[arg-type]
+    with pytest.raises(Neo4jError):
+        await db.read_within(1.0, "read_message_properties")
