@@ -15,7 +15,9 @@ import pytest
 from neo4j.exceptions import Neo4jError
 
 from graph.db import Database
+from graph.errors import InvalidInput
 from graph.repo.warmup import SentBy
+from graph.settings import Settings
 from reasoners.search.warmup import random_direction, search_plan, warm_up
 
 PEERS = [SentBy("w1", "ann", 900), SentBy("w2", "bob", 500), SentBy("w1", "cy", 100)]
@@ -161,3 +163,14 @@ async def test_read_within_raises_other_client_errors() -> None:
     db = Database(FailingDriver(error), "neo4j")  # type: ignore[arg-type]
     with pytest.raises(Neo4jError):
         await db.read_within(1.0, "read_message_properties")
+
+
+@pytest.mark.parametrize("raw", ["-1", "3601", "nan", "inf", "soon"])
+def test_a_bad_budget_is_refused_at_start(raw: str) -> None:
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_WARMUP_SECONDS"):
+        Settings.from_env({"BELIEFGRAPH_WARMUP_SECONDS": raw})
+
+
+def test_zero_turns_the_warm_up_off_and_the_default_is_ninety_seconds() -> None:
+    assert Settings.from_env({"BELIEFGRAPH_WARMUP_SECONDS": "0"}).warmup_seconds == 0.0
+    assert Settings.from_env({}).warmup_seconds == 90.0
