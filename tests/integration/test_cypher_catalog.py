@@ -18,7 +18,17 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 STATEMENT_NAME = re.compile(r"[a-z][a-z0-9_]*")
-RUNNER_METHODS = {"read", "read_one", "write", "write_one", "rows", "one"}
+# Runner methods, with the position of the statement name among their arguments (for calls of
+# tests/statements.py it comes after the database: one more).
+RUNNER_METHODS = {
+    "read": 0,
+    "read_one": 0,
+    "write": 0,
+    "write_one": 0,
+    "rows": 0,
+    "one": 0,
+    "read_within": 1,  # after the time budget
+}
 # Schema and SHOW commands cannot be EXPLAINed; install_schema runs them in every session.
 NOT_EXPLAINABLE_PREFIXES = (
     "create_",
@@ -32,7 +42,6 @@ def catalog_calls(test_only: bool = False) -> list[tuple[str, str, set[str], boo
     """(where, statement, keyword names, has **splat) for each runner call in our code: calls
     of the shipped catalog (`db.read("name", ...)`), or with `test_only` the calls of
     tests/statements.py (`statements.read(db, "name", ...)`)."""
-    position = 1 if test_only else 0
     calls = []
     for folder in ("graph", "reasoners", "resolvers", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -42,7 +51,11 @@ def catalog_calls(test_only: bool = False) -> list[tuple[str, str, set[str], boo
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Attribute)
                     and node.func.attr in RUNNER_METHODS
-                    and len(node.args) > position
+                ):
+                    continue
+                position = RUNNER_METHODS[node.func.attr] + (1 if test_only else 0)
+                if not (
+                    len(node.args) > position
                     and isinstance(node.args[position], ast.Constant)
                     and isinstance(node.args[position].value, str)
                     # file.write("...") and the like are not statement calls
