@@ -128,22 +128,13 @@ class Database:
         For reads worth doing only partly, such as warming caches (whatever a cut-short read
         touched stays cached); the one attempt is not retried.
         """
-        self._check_up()
-
-        @unit_of_work(timeout=seconds)
-        async def work(tx: AsyncManagedTransaction) -> list[Row]:
-            return await Tx(tx).rows(statement, **params)
-
         try:
-            async with self.driver.session(database=self.database) as session:
-                return await session.execute_read(work)
+            return await self.read_tx(lambda tx: tx.rows(statement, **params), timeout=seconds)
         except ClientError as exc:
             # TransactionTimedOut, or ...ClientConfiguration for a timeout the client set.
             if "TransactionTimedOut" in (exc.code or ""):
                 return None
             raise
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise self._went_down(exc) from exc
 
     async def write(self, statement: Statement, /, **params: Any) -> list[Row]:
         return await self.write_tx(lambda tx: tx.rows(statement, **params))
@@ -152,11 +143,20 @@ class Database:
         rows = await self.write(statement, **params)
         return rows[0] if rows else None
 
-    async def read_tx(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+    async def read_tx(
+        self, work: Callable[[Tx], Awaitable[T]], *, timeout: float | None = None
+    ) -> T:
+        """Run `work` in one read transaction; with `timeout`, the server ends it after that
+        many seconds."""
         self._check_up()
+
+        @unit_of_work(timeout=timeout)
+        async def managed(tx: AsyncManagedTransaction) -> T:
+            return await work(Tx(tx))
+
         try:
             async with self.driver.session(database=self.database) as session:
-                return await session.execute_read(lambda tx: work(Tx(tx)))
+                return await session.execute_read(managed)
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise self._went_down(exc) from exc
 
