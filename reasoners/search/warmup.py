@@ -71,14 +71,13 @@ class Neo4jWarmup:
         found = await message_search.vector_candidates(
             self.db, workspace, vector, filters, SEARCH_LIMIT
         )
-        if not found:
-            return drawn is not None
-        # The fulltext half too, as every search runs both: with the words of the nearest
-        # message found, so that the query's terms are in the index.
-        words = " ".join(found[0][0].content.split()[:TEXT_WORDS])
-        await message_search.text_candidates(
-            self.db, workspace, words, filters, pool_size(SEARCH_LIMIT), embedding=vector
-        )
+        if found:
+            # The fulltext half too, as every search runs both: with the words of the nearest
+            # message found, so that the query's terms are in the index.
+            words = " ".join(found[0][0].content.split()[:TEXT_WORDS])
+            await message_search.text_candidates(
+                self.db, workspace, words, filters, pool_size(SEARCH_LIMIT), embedding=vector
+            )
         return drawn is not None
 
     async def read_messages(self, seconds: float) -> int | None:
