@@ -99,7 +99,8 @@ class Settings:
         90.0,
         "Seconds `serve` spends after start warming Neo4j for search, in the background: "
         "searches of the largest peers and their workspaces with stored messages' vectors, "
-        "then a read of every message's searched properties and vectors; 0 turns it off",
+        "then a read of every message's searched properties and vectors, then the same for "
+        "beliefs over the largest representations, while the budget lasts; 0 turns it off",
     )
     # Embeddings
     embedding_model: str = _setting(

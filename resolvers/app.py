@@ -130,6 +130,10 @@ def _coded(status: int, code: ErrorCode, message: str) -> Callable[..., Awaitabl
     return handler
 
 
+def _count(read: int | None) -> str:
+    return "no" if read is None else f"{read:,}"
+
+
 async def _warm_up(state: dict[str, Any]) -> None:
     """The start-up warm-up, logged; it never stops the app: a failure only ends it early."""
     services: Services = state["services"]
@@ -139,12 +143,17 @@ async def _warm_up(state: dict[str, Any]) -> None:
             services.settings.embedding_dim,
             services.settings.warmup_seconds,
         )
+        m, o = report.messages, report.observations
         log.info(
-            "search warm-up: %d searches (%d with a stored message's vector), %s messages read, "
-            "%.1f s%s",
-            report.searches,
-            report.drawn,
-            "no" if report.messages_read is None else f"{report.messages_read:,}",
+            "search warm-up: %d message searches (%d with a stored message's vector), %s "
+            "messages read; %d belief searches (%d with a stored belief's vector), %s beliefs "
+            "read; %.1f s%s",
+            m.searches,
+            m.drawn,
+            _count(m.read),
+            o.searches,
+            o.drawn,
+            _count(o.read),
             report.seconds,
             "" if report.complete else " (budget spent first)",
         )

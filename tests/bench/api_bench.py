@@ -888,11 +888,20 @@ def service_warmup_line(warmed: dict[str, Any] | None) -> str:
         if warmed["messages_read"] is not None
         else "no complete read of the messages (budget spent first)"
     )
+    beliefs = ""
+    if "belief_searches" in warmed:  # reports from before beliefs were warmed lack it
+        read_beliefs = warmed["observations_read"]
+        beliefs = f", then {warmed['belief_searches']} belief searches and " + (
+            f"a read of {read_beliefs:,} beliefs"
+            if read_beliefs is not None
+            else "no complete read of the beliefs"
+        )
     return (
         f"- Service warm-up: what `serve` does after a start (budget {warmed['budget_s']:g} s), "
         f"awaited before measuring: {warmed['searches']} searches over the largest peers and "
         f"their workspaces ({warmed['drawn']} with the vector of a stored message drawn at "
-        f"random, the others a random direction), then {read}; {warmed['seconds']:.0f} s"
+        f"random, the others a random direction), then {read}{beliefs}; "
+        f"{warmed['seconds']:.0f} s"
     )
 
 
@@ -1074,9 +1083,11 @@ async def run(bench: Bench, neo4j_where: str, argv: Sequence[str]) -> dict[str, 
         if warmed is None
         else {
             "budget_s": args.service_warmup,
-            "searches": warmed.searches,
-            "drawn": warmed.drawn,
-            "messages_read": warmed.messages_read,
+            "searches": warmed.messages.searches,
+            "drawn": warmed.messages.drawn,
+            "messages_read": warmed.messages.read,
+            "belief_searches": warmed.observations.searches,
+            "observations_read": warmed.observations.read,
             "seconds": warmed.seconds,
         },
     }

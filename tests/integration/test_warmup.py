@@ -14,12 +14,15 @@ import httpx
 import pytest
 from starlette.types import ASGIApp, Message
 
-from graph.repo import message_search
+from graph.keys import scope_key
+from graph.repo import message_search, observation_search
 from graph.repo import warmup as warmup_repo
 from graph.repo.messages import MessageFilter
+from graph.repo.observation_search import ObservationQuery
 from reasoners.search.warmup import Neo4jWarmup, warm_up
 from resolvers.app import create_app
 from resolvers.services import Services
+from tests.integration.test_read_path import FACTS, seed_beliefs
 from tests.integration.test_retrieval_core import seed_messages
 
 
@@ -32,18 +35,53 @@ async def test_largest_peers_counts_what_each_peer_sent(services: Services, work
     assert mine == {"alice": 3, "bob": 1, "carol": 1}
 
 
-async def test_the_warm_up_searches_then_reads_every_message(
+async def test_largest_views_count_the_beliefs_written_into_each(
+    services: Services, workspace: str
+) -> None:
+    await seed_beliefs(services, workspace)
+    views = await warmup_repo.largest_views(services.db, 100_000, 30.0)
+    assert views is not None
+    assert [v.beliefs for v in views] == sorted((v.beliefs for v in views), reverse=True)
+    mine = {(v.observer, v.observed): v.beliefs for v in views if v.workspace == workspace}
+    assert mine == {pair: len(facts) for pair, facts in FACTS.items()}
+
+
+async def test_the_warm_up_searches_then_reads_every_message_and_belief(
     services: Services, workspace: str
 ) -> None:
     await seed_messages(services, workspace)
+    await seed_beliefs(services, workspace)
     report = await warm_up(
-        Neo4jWarmup(services.db), services.settings.embedding_dim, 60.0, searches=6
+        Neo4jWarmup(services.db),
+        services.settings.embedding_dim,
+        60.0,
+        searches=6,
+        belief_searches=4,
     )
-    assert report.searches == 6
-    # Every scope searched holds messages, so each search could draw one (ids from a random
-    # start on: where none is in scope after it, a random direction stands in).
-    assert 0 < report.drawn <= 6
-    assert report.complete and report.messages_read is not None and report.messages_read >= 5
+    m, o = report.messages, report.observations
+    assert m.searches == 6 and o.searches == 4
+    # Every scope searched holds messages or beliefs, so each search could draw one (ids from a
+    # random start on: where none is in scope after it, a random direction stands in).
+    assert 0 < m.drawn <= 6 and 0 < o.drawn <= 4
+    assert report.complete and m.read is not None and m.read >= 5
+    assert o.read is not None and o.read >= sum(len(f) for f in FACTS.values())
+
+
+async def test_a_drawn_belief_is_one_of_the_view(services: Services, workspace: str) -> None:
+    await seed_beliefs(services, workspace)
+    db = services.db
+    first = "00000000-0000-4000-8000-000000000000"
+    key = scope_key(workspace, "carol", "alice")
+    vector = await warmup_repo.sample_observation_vector(db, key, first, 1_000_000)
+    [(belief, score)] = await observation_search.exact(
+        db, workspace, vector or [], ObservationQuery("carol", "alice"), 1
+    )
+    assert belief.content == FACTS[("carol", "alice")][0] and score > 0.999
+    # No belief of a view among the ids looked at, or none at all: nothing drawn.
+    nobody = scope_key(workspace, "alice", "nobody")
+    assert await warmup_repo.sample_observation_vector(db, nobody, first, 1_000_000) is None
+    last = "ffffffff-ffff-4fff-bfff-ffffffffffff"
+    assert await warmup_repo.sample_observation_vector(db, key, last, 1_000_000) is None
 
 
 async def test_a_drawn_vector_is_a_message_of_the_scope(services: Services, workspace: str) -> None:
@@ -51,15 +89,17 @@ async def test_a_drawn_vector_is_a_message_of_the_scope(services: Services, work
     db = services.db
     # From the lowest id on, within a scan as large as the database: the scope's first message.
     first = "00000000-0000-4000-8000-000000000000"
-    vector = await warmup_repo.sample_vector(db, workspace, "bob", first, 1_000_000)
+    vector = await warmup_repo.sample_message_vector(db, workspace, "bob", first, 1_000_000)
     [bob] = await message_search.exact_scan(
         db, workspace, vector or [], MessageFilter(peer="bob"), 1
     )
     assert bob[0].content == "My bicycle has a flat tyre again." and bob[1] > 0.999
     # A scope with no message among the ids looked at, or none at all: nothing drawn.
-    assert await warmup_repo.sample_vector(db, workspace, "nobody", first, 1_000_000) is None
+    assert (
+        await warmup_repo.sample_message_vector(db, workspace, "nobody", first, 1_000_000) is None
+    )
     last = "ffffffff-ffff-4fff-bfff-ffffffffffff"
-    assert await warmup_repo.sample_vector(db, workspace, None, last, 1_000_000) is None
+    assert await warmup_repo.sample_message_vector(db, workspace, None, last, 1_000_000) is None
 
 
 @asynccontextmanager
@@ -114,7 +154,8 @@ async def test_serve_warms_up_in_the_background_and_says_so(
                 await asyncio.sleep(0.1)
             assert (await health(app))["warming"] is False
     [done] = [r.getMessage() for r in caplog.records if "search warm-up" in r.getMessage()]
-    assert "200 searches" in done and "messages read" in done
+    assert "200 message searches" in done and "messages read" in done
+    assert "belief searches" in done and "beliefs read" in done
 
 
 async def test_shutdown_stops_a_warm_up_in_progress(services: Services) -> None:

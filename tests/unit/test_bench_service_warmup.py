@@ -17,6 +17,15 @@ def test_the_line_says_what_the_warm_up_did() -> None:
     )
     assert "budget 90 s" in line and "200 searches" in line and "198 with the vector" in line
     assert "a read of 1,006,300 messages" in line and line.endswith("; 69 s")
+    assert "belief" not in line  # a report from before beliefs were warmed
+
+
+def test_the_line_tells_the_belief_part() -> None:
+    warmed = {"budget_s": 90.0, "searches": 200, "drawn": 200, "messages_read": 10, "seconds": 9}
+    line = service_warmup_line({**warmed, "belief_searches": 100, "observations_read": 5_000})
+    assert "then 100 belief searches and a read of 5,000 beliefs; 9 s" in line
+    line = service_warmup_line({**warmed, "belief_searches": 3, "observations_read": None})
+    assert "then 3 belief searches and no complete read of the beliefs" in line
 
 
 def test_a_read_cut_short_and_no_warm_up_are_told_apart() -> None:
