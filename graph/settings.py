@@ -62,6 +62,12 @@ class Settings:
     neo4j_pagecache: str = _setting(
         "BELIEFGRAPH_NEO4J_PAGECACHE", "1g", "Managed Neo4j page cache size"
     )
+    neo4j_jvm_flags: str = _setting(
+        "BELIEFGRAPH_NEO4J_JVM_FLAGS",
+        "",
+        "Extra JVM flags for the managed Neo4j, space-separated, after its defaults (e.g. "
+        "-Xlog:gc:file=gc.log); a collector named here (-XX:+UseZGC) replaces the default G1",
+    )
     neo4j_timeout: float = _setting(
         "BELIEFGRAPH_NEO4J_TIMEOUT",
         3.0,

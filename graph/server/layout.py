@@ -29,8 +29,9 @@ MIN_JAVA = 21  # Neo4j 2025+ is compiled for Java 21
 # reach NIO buffers. Left out: -XX:+AlwaysPreTouch (touches the whole heap up front, slowing
 # every start of a dev server). Added: exit on OOM so `status` notices, and the incubating
 # Vector API, which Lucene uses for vector search (an index builds ~3x faster with it).
+DEFAULT_COLLECTOR = "-XX:+UseG1GC"
 JVM_FLAGS: tuple[str, ...] = (
-    "-XX:+UseG1GC",
+    DEFAULT_COLLECTOR,
     "-XX:-OmitStackTraceInFastThrow",
     "-XX:+UnlockExperimentalVMOptions",
     "-XX:+TrustFinalNonStaticFields",
@@ -56,6 +57,9 @@ JVM_FLAGS: tuple[str, ...] = (
 UNSAFE_FLAG = "--sun-misc-unsafe-memory-access=allow"
 UNSAFE_FLAG_FROM = 23
 
+_COLLECTOR = re.compile(r"-XX:\+Use\w+GC")
+# Set by the settings of their own (heap) or by the launcher (class path, entry point).
+_OWNED_FLAGS = re.compile(r"-X(ms|mx)\S*|-cp|-classpath|--class-path\S*|-jar")
 _INSTANCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MEMORY = re.compile(r"[1-9][0-9]*[kKmMgG]?")
 # Characters that survive picocli's @argfile parsing unquoted (the password travels in one).
@@ -266,17 +270,32 @@ def version_flags(java_version: int) -> list[str]:
     return [UNSAFE_FLAG] if java_version >= UNSAFE_FLAG_FROM else []
 
 
+def extra_jvm_flags(settings: Settings) -> list[str]:
+    """BELIEFGRAPH_NEO4J_JVM_FLAGS, checked: options only, none that the launcher sets."""
+    flags = settings.neo4j_jvm_flags.split()
+    for flag in flags:
+        if not flag.startswith("-") or _OWNED_FLAGS.fullmatch(flag):
+            raise InvalidInput(
+                f"BELIEFGRAPH_NEO4J_JVM_FLAGS: {flag!r} is not allowed (JVM options only; the "
+                "heap has BELIEFGRAPH_NEO4J_HEAP, and the class path and entry point are fixed)"
+            )
+    return flags
+
+
 def java_command(
     settings: Settings, paths: InstancePaths, java: str = "java", java_version: int = MIN_JAVA
 ) -> list[str]:
     """The command that runs the server in the foreground (the caller detaches it)."""
     heap = _memory(settings, "neo4j_heap")
+    extra = extra_jvm_flags(settings)
+    collector_chosen = any(_COLLECTOR.fullmatch(flag) for flag in extra)
     return [
         java,
-        *JVM_FLAGS,
+        *(f for f in JVM_FLAGS if not (collector_chosen and f == DEFAULT_COLLECTOR)),
         *version_flags(java_version),
         f"-Xms{heap}",
         f"-Xmx{heap}",
+        *extra,
         "-cp",
         f"{paths.lib}/*",
         ENTRY_POINT,

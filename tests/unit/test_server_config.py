@@ -130,6 +130,29 @@ def test_java_command_runs_the_community_entry_point(tmp_path: Path) -> None:
     assert all(not arg.startswith("-X") for arg in command[entry:])
 
 
+def test_extra_jvm_flags_follow_the_defaults_and_a_collector_replaces_g1(tmp_path: Path) -> None:
+    paths = instance_paths(settings(tmp_path), "t")
+    plain = java_command(settings(tmp_path), paths)
+    assert "-XX:+UseG1GC" in plain
+    logged = settings(tmp_path, neo4j_jvm_flags=" -Xlog:gc:file=gc.log  -XX:+AlwaysPreTouch ")
+    command = java_command(logged, paths)
+    heap = plain.index("-Xmx1g") + 1
+    assert command[:heap] == plain[:heap]  # the defaults, then the extras
+    extras = command[heap : command.index("-cp")]
+    assert extras == ["-Xlog:gc:file=gc.log", "-XX:+AlwaysPreTouch"]
+    zgc = java_command(settings(tmp_path, neo4j_jvm_flags="-XX:+UseZGC"), paths)
+    assert "-XX:+UseZGC" in zgc and "-XX:+UseG1GC" not in zgc
+
+
+@pytest.mark.parametrize(
+    "flags", ["gc.log", "-Xmx8g", "-Xms1g", "-cp /tmp/x", "-jar", "--class-path=/tmp"]
+)
+def test_jvm_flags_the_launcher_owns_are_refused(tmp_path: Path, flags: str) -> None:
+    paths = instance_paths(settings(tmp_path), "t")
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_NEO4J_JVM_FLAGS"):
+        java_command(settings(tmp_path, neo4j_jvm_flags=flags), paths)
+
+
 def test_password_never_appears_on_a_command_line(tmp_path: Path) -> None:
     s = settings(tmp_path)
     paths = instance_paths(s, "t")
