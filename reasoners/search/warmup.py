@@ -163,7 +163,7 @@ class WarmupReport:
 
 
 def random_direction(rng: random.Random, dimension: int) -> list[float]:
-    """A uniformly random unit vector, for a scope where no message could be drawn."""
+    """A uniformly random unit vector, for a scope where nothing could be drawn."""
     v = [rng.gauss(0.0, 1.0) for _ in range(dimension)]
     norm = math.sqrt(sum(x * x for x in v)) or 1.0
     return [x / norm for x in v]
