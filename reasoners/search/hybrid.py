@@ -15,7 +15,7 @@ from typing import Generic, Protocol, TypeVar
 
 from graph.validation import check_query
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.search.fusion import fuse_scores
+from reasoners.search.fusion import TEXT_WEIGHT, fuse_scores
 
 T = TypeVar("T")
 
@@ -58,6 +58,7 @@ def fuse(
     limit: int,
     favour: Favour[T] | None = None,
     boost: float = 0.0,
+    text_weight: float = TEXT_WEIGHT,
 ) -> list[Hit[T]]:
     """The two rankings fused by score (fusion.py), best first, at most `limit`; the
     candidates `favour` accepts get `boost` on their score."""
@@ -72,25 +73,33 @@ def fuse(
     for x, score, _ in by_text:
         text.setdefault(key(x), score)
     boosted = {k for k, x in items.items() if favour(x)} if favour is not None else set()
-    fused = fuse_scores(similarity, text, boosted=boosted, boost=boost)
+    fused = fuse_scores(similarity, text, text_weight, boosted=boosted, boost=boost)
     return [
         Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
     ]
 
 
-async def hybrid_search(
+@dataclass(frozen=True)
+class Candidates(Generic[T]):
+    """What fusion ranks for one query: both halves' candidates, best first, and which of them
+    the query favours (None: none)."""
+
+    by_vector: list[tuple[T, float]]
+    by_text: list[tuple[T, float, float | None]]
+    favour: Favour[T] | None
+
+
+async def gather_candidates(
     embedder: Embedder,
     retriever: Retriever[T],
-    key: Callable[[T], str],
     text: str,
     limit: int,
     *,
     embedding: list[float] | None = None,
     favour: Callable[[], Awaitable[Favour[T] | None]] | None = None,
-    boost: float = 0.0,
-) -> list[Hit[T]]:
-    """Search `text` through `retriever`; pass `embedding` when the caller already has it.
-    `favour`, when given, looks up which candidates get `boost`, beside the two reads."""
+) -> Candidates[T]:
+    """Both halves' pools for a page of `limit` (pass `embedding` when the caller already has
+    it); `favour`, when given, looks up which candidates a search favours, beside the reads."""
     check_query(text)
     pool = pool_size(limit)
     if embedding is None:
@@ -105,4 +114,22 @@ async def hybrid_search(
         retriever.text(text, embedding, pool),
         (favour or no_favour)(),
     )
-    return fuse(by_vector, by_text, key, limit, favoured, boost)
+    return Candidates(list(by_vector), list(by_text), favoured)
+
+
+async def hybrid_search(
+    embedder: Embedder,
+    retriever: Retriever[T],
+    key: Callable[[T], str],
+    text: str,
+    limit: int,
+    *,
+    embedding: list[float] | None = None,
+    favour: Callable[[], Awaitable[Favour[T] | None]] | None = None,
+    boost: float = 0.0,
+) -> list[Hit[T]]:
+    """Search `text` through `retriever`: the candidates `favour` picks get `boost`."""
+    found = await gather_candidates(
+        embedder, retriever, text, limit, embedding=embedding, favour=favour
+    )
+    return fuse(found.by_vector, found.by_text, key, limit, found.favour, boost)

@@ -11,7 +11,7 @@ from graph.repo import message_search, peers
 from graph.repo.messages import MessageFilter
 from graph.validation import check_name
 from reasoners.embeddings.model import Embedder
-from reasoners.search.hybrid import Favour, Hit, hybrid_search
+from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candidates
 from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
 
 
@@ -63,6 +63,28 @@ class SpeakerLookup:
         return (lambda message: who.covers(message.peer)) if who else None
 
 
+async def message_candidates(
+    db: Database,
+    embedder: Embedder,
+    workspace: str,
+    query: str,
+    filters: MessageFilter,
+    limit: int,
+    *,
+    asker: str | None = None,
+) -> Candidates[MessageRecord]:
+    """The pools `search_messages` fuses for a page of `limit`, and whose turns it favours."""
+    if asker is not None:
+        check_name(asker, "asker")
+    return await gather_candidates(
+        embedder,
+        MessageRetriever(db, workspace, filters),
+        query,
+        limit,
+        favour=SpeakerLookup(db, workspace, query, asker),
+    )
+
+
 async def search_messages(
     db: Database,
     embedder: Embedder,
@@ -74,15 +96,5 @@ async def search_messages(
     asker: str | None = None,
 ) -> list[Hit[MessageRecord]]:
     """Hybrid search; the turns of the speaker the query is about rank a little higher."""
-    if asker is not None:
-        check_name(asker, "asker")
-    retriever = MessageRetriever(db, workspace, filters)
-    return await hybrid_search(
-        embedder,
-        retriever,
-        message_id,
-        query,
-        limit,
-        favour=SpeakerLookup(db, workspace, query, asker),
-        boost=SPEAKER_WEIGHT,
-    )
+    found = await message_candidates(db, embedder, workspace, query, filters, limit, asker=asker)
+    return fuse(found.by_vector, found.by_text, message_id, limit, found.favour, SPEAKER_WEIGHT)

@@ -27,6 +27,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import functools
+import json
 import logging
 import os
 import random
@@ -42,6 +43,7 @@ from typing import Any
 
 import httpx
 
+from graph.repo.messages import MessageFilter
 from graph.settings import Settings
 from reasoners.deriver.first_person import extract
 from reasoners.embeddings.model import Embedder
@@ -49,6 +51,7 @@ from reasoners.embeddings.passages import model_inputs
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
+from reasoners.search.messages import message_candidates
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.runtime import build_worker, close_services, open_services
@@ -57,6 +60,7 @@ from tests import statements
 from tests.bench import report as reporting
 from tests.bench.common import add_instance_args, machine, neo4j_from_args, write_section
 from tests.bench.embed_cache import CacheMismatch, DiskVectors
+from tests.bench.fusion_replay import pool_record
 from tests.bench.ingest import (
     Api,
     Ingested,
@@ -164,6 +168,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         type=Path,
         help="resumable per-question log (default ~/.cache/beliefgraph/bench/"
         "memory-<dataset>-<file>.jsonl)",
+    )
+    parser.add_argument(
+        "--pools",
+        type=Path,
+        help="also write each question's searchMessages candidates here (JSON lines, appended; "
+        "--fresh empties it) for tests/bench/fusion_replay.py to tune fusion on",
     )
     parser.add_argument(
         "--dream",
@@ -479,6 +489,28 @@ class Bench:
             await delete_workspace(self.api, ingested.workspace)
         self.totals.loads.append(os.getloadavg()[0])
 
+    async def keep_pool(self, question: Question, ingested: Ingested, text: str) -> None:
+        """Append what searchMessages fused for this question (fusion_replay.py reads it)."""
+        found = await message_candidates(
+            self.services.db,
+            self.memo,
+            ingested.workspace,
+            text,
+            MessageFilter(),
+            self.args.depth,
+            asker=self.asker(ingested),
+        )
+        line = {
+            "question_id": question.id,
+            "category": question.category,
+            "abstention": question.abstention,
+            "evidence_turns": sorted(question.evidence_turn_ids),
+            "evidence_sessions": sorted(question.evidence_session_ids),
+            "pool": pool_record(found, ingested.message_to_turn),
+        }
+        with self.args.pools.open("a") as out:
+            out.write(json.dumps(line) + "\n")
+
     def asker(self, ingested: Ingested) -> str | None:
         speaker = asking_speaker(self.args.dataset, list(ingested.peer_of))
         return ingested.peer_of[speaker] if speaker is not None else None
@@ -561,6 +593,8 @@ class Bench:
                 self.api, ingested.workspace, text, to_turn, depth, self.asker(ingested)
             )
         }
+        if args.pools is not None:
+            await self.keep_pool(question, ingested, text)
         by_observation = ObservationRanking([], 0, 0)
         if not args.no_derive:
             by_observation = await rank_observations(
@@ -929,6 +963,8 @@ async def run_bench(
         path = args.results or default_results_path(settings, args)
         if args.fresh and path.exists():
             path.unlink()
+        if args.fresh and args.pools is not None and args.pools.exists():
+            args.pools.unlink()
         store = reporting.ResultsStore(
             path, store_config(args, services, judge_llm, reader, baseline)
         )

@@ -13,8 +13,12 @@ from pydantic import BaseModel
 
 from graph.repo import workspaces
 from reasoners.llm.interface import ChatMessage
+from reasoners.search.fusion import TEXT_WEIGHT
+from reasoners.search.speakers import SPEAKER_WEIGHT
 from resolvers.services import Services
+from tests.bench.fusion_replay import replay_ranking
 from tests.bench.memory_bench import parse, run_bench
+from tests.bench.retrieval import evidence_ranks
 from tests.fakes.llm import ScriptedLLM
 
 pytestmark = pytest.mark.integration
@@ -156,11 +160,26 @@ async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
     services: Services, tmp_path: Path
 ) -> None:
     cache = tmp_path / "vectors"
+    pools = tmp_path / "pools.jsonl"
     argv = _args(
-        tmp_path, "longmemeval_tiny.json", "longmemeval", "--no-derive", "--embed-cache", str(cache)
+        tmp_path,
+        "longmemeval_tiny.json",
+        "longmemeval",
+        "--no-derive",
+        "--embed-cache",
+        str(cache),
+        "--pools",
+        str(pools),
     )
     report = await run_bench(services, parse(argv), judge_llm=None, argv=argv, neo4j="test")
     assert report["rankers"] == ["ours", "bm25", "dense"]
+    # The kept pools, fused again at the shipped weights, rank as searchMessages did.
+    kept = [json.loads(line) for line in pools.read_text().splitlines()]
+    assert [k["question_id"] for k in kept] == [r["question_id"] for r in report["per_question"]]
+    for pooled, record in zip(kept, report["per_question"], strict=True):
+        assert pooled["pool"]["vector"] and pooled["pool"]["session_of"]
+        ranked = replay_ranking(pooled["pool"], 20, TEXT_WEIGHT, SPEAKER_WEIGHT)
+        assert evidence_ranks(ranked, record["evidence_turns"]) == record["evidence_ranks"]["ours"]
     assert report["counts"]["observations"] == 0
     assert all(set(r["retrieval"]) == {"ours", "bm25", "dense"} for r in report["per_question"])
     assert report["per_question"][0]["conversation_stats"]["jobs_done"] == 0
@@ -188,6 +207,7 @@ async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
     again = await run_bench(
         services, parse([*argv, "--fresh"]), judge_llm=None, argv=argv, neo4j="test"
     )
+    assert len(pools.read_text().splitlines()) == len(kept)  # emptied by --fresh, then kept
     assert again["timings"]["embedded"] == 0
     assert again["embed_cache"]["served"] == computed
     assert again["retrieval"] == report["retrieval"]

@@ -1,0 +1,143 @@
+"""Message fusion replayed offline: tune the weights on the candidates the product really found.
+
+`bench memory --pools FILE` keeps, for each question, what `searchMessages` fused: both halves'
+candidates (as turn ids, with their similarity and fulltext score) and the turns of the speaker
+the query points at. This module fuses them again with other weights, through the product's
+own `fuse`, and scores the rankings as the bench does, by half of the fixed tuning split
+(split.py) and by category. At the shipped weights the replay gives the bench's own ranking,
+so a weight chosen here is what the product would rank; only a change to what the halves find
+(indexes, passages, analyzers) needs the bench run again.
+
+Run: ``python -m tests.bench.fusion_replay POOLS.jsonl [--text-weights 0.05,0.1]
+[--speaker-weights 0,0.1] [--depth 100]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from graph.records import MessageRecord
+from reasoners.search.fusion import TEXT_WEIGHT
+from reasoners.search.hybrid import Candidates, fuse
+from reasoners.search.speakers import SPEAKER_WEIGHT
+from tests.bench.common import table
+from tests.bench.retrieval import score_ranking
+from tests.bench.split import HALVES, split_halves
+
+# What the replay scores (LongMemEval's metrics, as the bench names them).
+METRICS = ("recall_all@10", "ndcg_any@10", "session/recall_all@5")
+
+
+def pool_record(
+    found: Candidates[MessageRecord], message_to_turn: Mapping[str, str]
+) -> dict[str, Any]:
+    """The candidates of one search as turn ids (messages outside the conversation's turns are
+    left out), JSON-ready; `session_of` names each pooled turn's session."""
+    vector = [[message_to_turn[m.id], s] for m, s in found.by_vector if m.id in message_to_turn]
+    text = [
+        [message_to_turn[m.id], score, s]
+        for m, score, s in found.by_text
+        if m.id in message_to_turn
+    ]
+    pooled = {m.id: m for m, _ in found.by_vector} | {m.id: m for m, _, _ in found.by_text}
+    known = {i: m for i, m in pooled.items() if i in message_to_turn}
+    favour = found.favour
+    return {
+        "vector": vector,
+        "text": text,
+        "favoured": sorted(message_to_turn[i] for i, m in known.items() if favour and favour(m)),
+        "session_of": {message_to_turn[i]: m.session for i, m in known.items()},
+    }
+
+
+def replay_ranking(
+    pool: Mapping[str, Any], depth: int, text_weight: float, boost: float
+) -> list[str]:
+    """The turns `fuse` ranks from a kept pool with these weights, best first."""
+    favoured = set(pool["favoured"])
+    hits = fuse(
+        [(turn, float(s)) for turn, s in pool["vector"]],
+        [(turn, float(score), None if s is None else float(s)) for turn, score, s in pool["text"]],
+        lambda turn: turn,
+        depth,
+        favoured.__contains__,
+        boost,
+        text_weight,
+    )
+    return [hit.item for hit in hits]
+
+
+def replay(
+    records: Sequence[Mapping[str, Any]], depth: int, text_weight: float, boost: float
+) -> dict[str, dict[str, float]]:
+    """Mean metrics by half, category and over all ("all"), abstention questions left out (as
+    the bench does); each group also counts its questions under "n"."""
+    half = split_halves((r["question_id"], r["category"]) for r in records)
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for r in records:
+        if r["abstention"]:
+            continue
+        pool = r["pool"]
+        ranked = replay_ranking(pool, depth, text_weight, boost)
+        metrics = score_ranking(
+            ranked, r["evidence_turns"], r["evidence_sessions"], pool["session_of"]
+        )
+        for group in ("all", half[r["question_id"]], r["category"]):
+            sums[group]["n"] += 1
+            for name in METRICS:
+                sums[group][name] += metrics[name]
+    return {
+        group: {"n": s["n"], **{name: s[name] / s["n"] for name in METRICS}}
+        for group, s in sums.items()
+    }
+
+
+def floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x.strip()]
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.fusion_replay",
+        description="replay searchMessages' fusion over the pools `bench memory --pools` kept",
+    )
+    parser.add_argument("pools", type=Path, help="JSON lines written by bench memory --pools")
+    parser.add_argument("--text-weights", type=floats, default=[TEXT_WEIGHT])
+    parser.add_argument("--speaker-weights", type=floats, default=[SPEAKER_WEIGHT])
+    parser.add_argument("--depth", type=int, default=100, help="turns per ranking")
+    parser.add_argument(
+        "--by-category", action="store_true", help="a row per category too, not only per half"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    records = [json.loads(line) for line in args.pools.read_text().splitlines() if line.strip()]
+    if not records:
+        raise SystemExit(f"{args.pools}: no pools")
+    rows = []
+    for text_weight in args.text_weights:
+        for boost in args.speaker_weights:
+            result = replay(records, args.depth, text_weight, boost)
+            groups = [*HALVES, "all"]
+            if args.by_category:
+                groups += sorted(g for g in result if g not in groups)
+            for group in groups:
+                if group in result:
+                    m = result[group]
+                    rows.append(
+                        [f"{text_weight:g}", f"{boost:g}", group, f"{m['n']:.0f}"]
+                        + [f"{m[name]:.3f}" for name in METRICS]
+                    )
+    print(table(["text weight", "speaker weight", "questions", "n", *METRICS], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
