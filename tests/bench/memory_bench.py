@@ -593,8 +593,6 @@ class Bench:
                 self.api, ingested.workspace, text, to_turn, depth, self.asker(ingested)
             )
         }
-        if args.pools is not None:
-            await self.keep_pool(question, ingested, text)
         by_observation = ObservationRanking([], 0, 0)
         if not args.no_derive:
             by_observation = await rank_observations(
@@ -611,6 +609,8 @@ class Bench:
         rankings["dense"] = baselines.rank_dense(vector, depth)
         retrieval_s = time.perf_counter() - start
         self.totals.retrieval_s += retrieval_s
+        if args.pools is not None:  # outside the retrieval time: the rankings are done
+            await self.keep_pool(question, ingested, text)
         record: dict[str, Any] = {
             "question_id": question.id,
             "conversation_id": question.conversation_id,
