@@ -11,6 +11,7 @@ from graph.repo import message_search, peers
 from graph.repo.messages import MessageFilter
 from graph.validation import check_name
 from reasoners.embeddings.model import Embedder
+from reasoners.search.fusion import LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candidates
 from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
 
@@ -36,6 +37,10 @@ class MessageRetriever:
 
 def message_id(message: MessageRecord) -> str:
     return message.id
+
+
+def message_length(message: MessageRecord) -> int:
+    return len(message.content)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,17 @@ async def search_messages(
     *,
     asker: str | None = None,
 ) -> list[Hit[MessageRecord]]:
-    """Hybrid search; the turns of the speaker the query is about rank a little higher."""
+    """Hybrid search; the turns of the speaker the query is about rank a little higher, long
+    messages a little lower (fusion.py: LENGTH_WEIGHT)."""
     found = await message_candidates(db, embedder, workspace, query, filters, limit, asker=asker)
-    return fuse(found.by_vector, found.by_text, message_id, limit, found.favour, SPEAKER_WEIGHT)
+    return fuse(
+        found.by_vector,
+        found.by_text,
+        message_id,
+        limit,
+        found.favour,
+        SPEAKER_WEIGHT,
+        TEXT_WEIGHT,
+        message_length,
+        LENGTH_WEIGHT,
+    )

@@ -10,7 +10,9 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph import models, records
+from reasoners.search.fusion import LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Hit
+from reasoners.search.speakers import SPEAKER_WEIGHT
 from resolvers import auth
 
 T = TypeVar("T")
@@ -174,9 +176,11 @@ class MessageHit:
     message: Message
     score: float = strawberry.field(
         description="Fused score: similarity to the query (0-1; for a message of several "
-        "passages, its closest passage's when that is closer) plus 0.1 times the fulltext "
-        "score relative to the query's best fulltext hit, plus 0.1 when its sender is the "
-        "speaker the query points at."
+        f"passages, its closest passage's when that is closer) plus {TEXT_WEIGHT:g} times the "
+        "fulltext score relative to the query's best fulltext hit, plus "
+        f"{SPEAKER_WEIGHT:g} when its sender is the speaker the query points at, less "
+        f"{LENGTH_WEIGHT:g} times ln((1 + length) / {LENGTH_REFERENCE}) for a message longer "
+        f"than {LENGTH_REFERENCE} characters."
     )
     vector_rank: int | None
     text_rank: int | None

@@ -1,20 +1,21 @@
 """Message fusion replayed offline: tune the weights on the candidates the product really found.
 
 `bench memory --pools FILE` keeps, for each question, what `searchMessages` fused: both halves'
-candidates (as turn ids, with their similarity and fulltext score) and the turns of the speaker
-the query points at. This module fuses them again with other weights, through the product's
+candidates (as turn ids, with their similarity, fulltext score and length) and the turns of the
+speaker the query points at. This module fuses them again with other weights, through the product's
 own `fuse`, and scores the rankings as the bench does, by half of the fixed tuning split
 (split.py) and by category. At the shipped weights the replay gives the bench's own ranking,
 so a weight chosen here is what the product would rank; only a change to what the halves find
 (indexes, passages, analyzers) needs the bench run again.
 
 Run: ``python -m tests.bench.fusion_replay POOLS.jsonl [--text-weights 0.05,0.1]
-[--speaker-weights 0,0.1] [--depth 100]``.
+[--speaker-weights 0,0.1] [--length-weights 0,0.02] [--depth 100]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.records import MessageRecord
-from reasoners.search.fusion import TEXT_WEIGHT
+from reasoners.search.fusion import LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Candidates, fuse
 from reasoners.search.speakers import SPEAKER_WEIGHT
 from tests.bench.common import table
@@ -52,14 +53,25 @@ def pool_record(
         "text": text,
         "favoured": sorted(message_to_turn[i] for i, m in known.items() if favour and favour(m)),
         "session_of": {message_to_turn[i]: m.session for i, m in known.items()},
+        "length": {message_to_turn[i]: len(m.content) for i, m in known.items()},
     }
 
 
 def replay_ranking(
-    pool: Mapping[str, Any], depth: int, text_weight: float, boost: float
+    pool: Mapping[str, Any],
+    depth: int,
+    text_weight: float,
+    boost: float,
+    length_weight: float = LENGTH_WEIGHT,
 ) -> list[str]:
     """The turns `fuse` ranks from a kept pool with these weights, best first."""
     favoured = set(pool["favoured"])
+    lengths: Mapping[str, int] | None = pool.get("length")
+    if lengths is None and length_weight:
+        raise ValueError(
+            "this pool has no message lengths (kept by an older bench): replay it with "
+            "--length-weights 0, or run bench memory --pools again"
+        )
     hits = fuse(
         [(turn, float(s)) for turn, s in pool["vector"]],
         [(turn, float(score), None if s is None else float(s)) for turn, score, s in pool["text"]],
@@ -68,12 +80,18 @@ def replay_ranking(
         favoured.__contains__,
         boost,
         text_weight,
+        lengths.__getitem__ if lengths is not None and length_weight else None,
+        length_weight,
     )
     return [hit.item for hit in hits]
 
 
 def replay(
-    records: Sequence[Mapping[str, Any]], depth: int, text_weight: float, boost: float
+    records: Sequence[Mapping[str, Any]],
+    depth: int,
+    text_weight: float,
+    boost: float,
+    length_weight: float = LENGTH_WEIGHT,
 ) -> dict[str, dict[str, float]]:
     """Mean metrics by half, category and over all ("all"), abstention questions left out (as
     the bench does); each group also counts its questions under "n"."""
@@ -83,7 +101,7 @@ def replay(
         if r["abstention"]:
             continue
         pool = r["pool"]
-        ranked = replay_ranking(pool, depth, text_weight, boost)
+        ranked = replay_ranking(pool, depth, text_weight, boost, length_weight)
         metrics = score_ranking(
             ranked, r["evidence_turns"], r["evidence_sessions"], pool["session_of"]
         )
@@ -109,6 +127,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("pools", type=Path, help="JSON lines written by bench memory --pools")
     parser.add_argument("--text-weights", type=floats, default=[TEXT_WEIGHT])
     parser.add_argument("--speaker-weights", type=floats, default=[SPEAKER_WEIGHT])
+    parser.add_argument("--length-weights", type=floats, default=[LENGTH_WEIGHT])
     parser.add_argument("--depth", type=int, default=100, help="turns per ranking")
     parser.add_argument(
         "--by-category", action="store_true", help="a row per category too, not only per half"
@@ -122,20 +141,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not records:
         raise SystemExit(f"{args.pools}: no pools")
     rows = []
-    for text_weight in args.text_weights:
-        for boost in args.speaker_weights:
-            result = replay(records, args.depth, text_weight, boost)
-            groups = [*HALVES, "all"]
-            if args.by_category:
-                groups += sorted(g for g in result if g not in groups)
-            for group in groups:
-                if group in result:
-                    m = result[group]
-                    rows.append(
-                        [f"{text_weight:g}", f"{boost:g}", group, f"{m['n']:.0f}"]
-                        + [f"{m[name]:.3f}" for name in METRICS]
-                    )
-    print(table(["text weight", "speaker weight", "questions", "n", *METRICS], rows))
+    for text_weight, boost, length_weight in itertools.product(
+        args.text_weights, args.speaker_weights, args.length_weights
+    ):
+        try:
+            result = replay(records, args.depth, text_weight, boost, length_weight)
+        except ValueError as exc:
+            raise SystemExit(f"{args.pools}: {exc}") from None
+        groups = [*HALVES, "all"]
+        if args.by_category:
+            groups += sorted(g for g in result if g not in groups)
+        for group in groups:
+            if group in result:
+                m = result[group]
+                rows.append(
+                    [f"{text_weight:g}", f"{boost:g}", f"{length_weight:g}", group]
+                    + [f"{m['n']:.0f}"]
+                    + [f"{m[name]:.3f}" for name in METRICS]
+                )
+    header = ["text weight", "speaker weight", "length weight", "questions", "n", *METRICS]
+    print(table(header, rows))
     return 0
 
 

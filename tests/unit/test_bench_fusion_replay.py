@@ -43,6 +43,7 @@ def test_pool_record_keeps_the_conversation_turns_and_the_favoured_speaker() -> 
         "text": [["t2", 3.0, 0.6], ["t1", 1.0, 0.8]],
         "favoured": ["t1"],
         "session_of": {"t1": "s1", "t2": "s2"},
+        "length": {"t1": 2, "t2": 2},  # the contents are the ids
     }
     assert (
         pool_record(Candidates(found.by_vector, found.by_text, None), {"m1": "t1"})["favoured"]
@@ -56,16 +57,27 @@ POOL: dict[str, Any] = {
     "text": [["t2", 5.0, 0.76]],
     "favoured": ["t3"],
     "session_of": {"t1": "s1", "t2": "s2", "t3": "s3"},
+    # t1 is long (ln(10000 / 100) = 4.6 above the reference); the others are short.
+    "length": {"t1": 9999, "t2": 50, "t3": 50},
 }
 
 
 def test_weights_reorder_the_kept_candidates() -> None:
-    assert replay_ranking(POOL, 10, 0.0, 0.0) == ["t1", "t2", "t3"]
+    assert replay_ranking(POOL, 10, 0.0, 0.0, 0.0) == ["t1", "t2", "t3"]
     # 0.76 + 0.1 beats 0.80; t3 at 0.74 stays last without a bonus.
-    assert replay_ranking(POOL, 10, 0.1, 0.0) == ["t2", "t1", "t3"]
+    assert replay_ranking(POOL, 10, 0.1, 0.0, 0.0) == ["t2", "t1", "t3"]
     # 0.74 + 0.2 beats both.
-    assert replay_ranking(POOL, 10, 0.1, 0.2) == ["t3", "t2", "t1"]
-    assert replay_ranking(POOL, 2, 0.1, 0.2) == ["t3", "t2"]
+    assert replay_ranking(POOL, 10, 0.1, 0.2, 0.0) == ["t3", "t2", "t1"]
+    assert replay_ranking(POOL, 2, 0.1, 0.2, 0.0) == ["t3", "t2"]
+    # 0.80 - 0.02 * 4.6 falls below 0.76 and 0.74.
+    assert replay_ranking(POOL, 10, 0.0, 0.0, 0.02) == ["t2", "t3", "t1"]
+
+
+def test_a_pool_without_lengths_replays_only_without_the_length_prior() -> None:
+    old = {k: v for k, v in POOL.items() if k != "length"}
+    assert replay_ranking(old, 10, 0.0, 0.0, 0.0) == ["t1", "t2", "t3"]
+    with pytest.raises(ValueError, match="no message lengths"):
+        replay_ranking(old, 10, 0.0, 0.0, 0.02)
 
 
 def record(qid: str, evidence: str, abstention: bool = False) -> dict[str, Any]:
@@ -82,7 +94,7 @@ def record(qid: str, evidence: str, abstention: bool = False) -> dict[str, Any]:
 def test_replay_scores_by_half_and_leaves_abstention_out() -> None:
     # Sorted by id, q1 is the tuning half's and q2 the held-out half's; q3_abs is skipped.
     records = [record("q1", "t2"), record("q2", "t3"), record("q3_abs", "t1", abstention=True)]
-    result = replay(records, 10, 0.1, 0.0)
+    result = replay(records, 10, 0.1, 0.0, 0.0)
     assert result["all"]["n"] == 2
     assert result["tuning"]["recall_all@10"] == 1.0
     assert result["tuning"]["ndcg_any@10"] == 1.0  # t2 first
@@ -96,10 +108,11 @@ def test_the_command_prints_a_row_per_weight_pair_and_half(
 ) -> None:
     pools = tmp_path / "pools.jsonl"
     pools.write_text("\n".join(json.dumps(record(q, "t2")) for q in ("q1", "q2")) + "\n")
-    assert main([str(pools), "--text-weights", "0,0.1", "--speaker-weights", "0.1"]) == 0
+    args = ["--text-weights", "0,0.1", "--speaker-weights", "0.1", "--length-weights", "0,0.02"]
+    assert main([str(pools), *args]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if line.startswith("| 0")]
-    assert len(rows) == 6  # two weight pairs x (tuning, held-out, all)
+    assert len(rows) == 12  # four weight triples x (tuning, held-out, all)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     with pytest.raises(SystemExit):

@@ -1,8 +1,16 @@
 """Score fusion of a vector and a fulltext ranking (pure)."""
 
+import math
+
 import pytest
 
-from reasoners.search.fusion import TEXT_WEIGHT, fuse_scores
+from reasoners.search.fusion import (
+    LENGTH_REFERENCE,
+    LENGTH_WEIGHT,
+    TEXT_WEIGHT,
+    fuse_scores,
+    length_penalty,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -50,3 +58,23 @@ def test_boosted_candidates_get_the_boost_and_others_keep_their_score() -> None:
     assert dict(fused)["a"] == pytest.approx(plain["a"])
     with pytest.raises(ValueError):
         fuse_scores({"a": 0.5}, {}, boosted={"a"}, boost=-0.1)
+
+
+def test_long_candidates_lose_the_log_of_their_length_over_the_reference() -> None:
+    assert length_penalty(10) == 0.0
+    assert length_penalty(LENGTH_REFERENCE - 1) == 0.0
+    assert length_penalty(10 * LENGTH_REFERENCE - 1) == pytest.approx(LENGTH_WEIGHT * math.log(10))
+    assert length_penalty(10 * LENGTH_REFERENCE - 1, 0.0) == 0.0
+    similarity = {"long": 0.80, "short": 0.78, "tiny": 0.70}
+    lengths = {"long": 10 * LENGTH_REFERENCE - 1, "short": 50, "tiny": 3}
+    fused = fuse_scores(similarity, {}, lengths=lengths, length_weight=0.02)
+    # 0.80 - 0.02 * ln 10 = 0.754 falls below 0.78; short ones are not raised above their score.
+    assert [k for k, _ in fused] == ["short", "long", "tiny"]
+    assert dict(fused)["short"] == pytest.approx(0.78)
+    assert dict(fused)["tiny"] == pytest.approx(0.70)
+    # No lengths, or a weight of 0: the plain fusion.
+    assert fuse_scores(similarity, {}) == fuse_scores(similarity, {}, lengths=lengths)
+    with pytest.raises(ValueError, match="without a length"):
+        fuse_scores(similarity, {}, lengths={"long": 5}, length_weight=0.02)
+    with pytest.raises(ValueError):
+        fuse_scores(similarity, {}, lengths=lengths, length_weight=-0.01)
