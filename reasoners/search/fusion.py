@@ -21,24 +21,28 @@ from collections.abc import Collection, Mapping
 # alike there; above 0.2 lexical matches start to crowd out paraphrases.
 TEXT_WEIGHT = 0.1
 
-# A prior against length, for callers that pass lengths (message search): a long message is
+# A prior against length, for callers that ask for it (message search): a long message is
 # close to more queries by chance (more topics in one vector, and the closest of several
-# passages), so each candidate longer than LENGTH_REFERENCE characters loses LENGTH_WEIGHT times
-# the natural log of how many times longer it is; shorter ones lose nothing, so a corpus of
-# short turns keeps its ranking. Chosen on the tuning half of the LongMemEval sample, from the
-# product's candidate pools replayed (tests/bench/fusion_replay.py; turn recall_all@10 /
-# NDCG@10): no prior 0.900 / 0.823; weights 0.01, 0.015, 0.02, 0.025, 0.03 gave 0.900 / 0.830,
-# 0.900 / 0.831, 0.933 / 0.835, 0.933 / 0.818, 0.933 / 0.819. References of 25-100 characters
-# ranked that half alike (on an earlier run's pools: its evidence turns are longer), and 100
-# leaves the most turns alone.
-LENGTH_WEIGHT = 0.02
-LENGTH_REFERENCE = 100
+# passages), so a candidate longer than LENGTH_REFERENCE characters loses LENGTH_WEIGHT times
+# the natural log of how many times longer it is; shorter ones lose nothing, so a conversation
+# of short turns ranks as without it. Chosen on the tuning half of the LongMemEval sample, from
+# the product's candidate pools replayed (tests/bench/fusion_replay.py; turn recall_all@10 /
+# NDCG@10; no prior: 0.900 / 0.823): a reference of 300 characters gave 0.933 / 0.841 at every
+# weight from 0.02 to 0.03; 25-200 characters at most 0.933 / 0.836 (at 0.02 only, falling to
+# 0.818 at 0.025 for 25-100); 400 0.933 / 0.834; 800 0.900 / 0.823. The weight is the middle of
+# that plateau.
+LENGTH_WEIGHT = 0.025
+LENGTH_REFERENCE = 300
 
 
-def length_penalty(length: int, weight: float = LENGTH_WEIGHT) -> float:
-    """What a candidate of `length` characters loses: 0 up to LENGTH_REFERENCE, then
-    weight * ln((1 + length) / LENGTH_REFERENCE)."""
-    return weight * max(0.0, math.log((1 + length) / LENGTH_REFERENCE))
+def length_penalty(
+    length: int, weight: float = LENGTH_WEIGHT, reference: int = LENGTH_REFERENCE
+) -> float:
+    """What a candidate of `length` characters loses: 0 up to `reference`, then
+    weight * ln((1 + length) / reference)."""
+    if weight < 0 or reference < 1:
+        raise ValueError("the length weight must be >= 0 and the reference >= 1")
+    return weight * max(0.0, math.log((1 + length) / reference))
 
 
 def fuse_scores(
@@ -48,31 +52,28 @@ def fuse_scores(
     *,
     boosted: Collection[str] = frozenset(),
     boost: float = 0.0,
-    lengths: Mapping[str, int] | None = None,
-    length_weight: float = 0.0,
+    penalty: Mapping[str, float] | None = None,
 ) -> list[tuple[str, float]]:
     """score(d) = similarity(d) + text_weight * text(d) / max(text) (+ boost if d is boosted)
-    (- length_penalty(lengths[d], length_weight) when lengths are given), best first.
+    - penalty(d), best first.
 
     `similarity` names every candidate (None: it has no embedding, counted as 0); `text` holds
     the fulltext scores of those the fulltext half found (others count 0); `boosted` are the
-    candidates a caller favours (reasoners/search/speakers.py); `lengths`, when given, names
-    every candidate's length in characters. Equal scores keep the order of `similarity`, so the
-    output is deterministic.
+    candidates a caller favours (reasoners/search/speakers.py); `penalty` what a candidate
+    loses to a prior (length_penalty; a candidate it does not name loses nothing). Equal scores
+    keep the order of `similarity`, so the output is deterministic.
     """
-    if text_weight < 0 or boost < 0 or length_weight < 0:
-        raise ValueError("text_weight, boost and length_weight must be >= 0")
+    if text_weight < 0 or boost < 0:
+        raise ValueError("text_weight and boost must be >= 0")
     unknown = set(text) - set(similarity)
     if unknown:
         raise ValueError(f"fulltext hits without a similarity entry: {sorted(unknown)}")
-    if lengths is not None and not set(similarity) <= set(lengths):
-        raise ValueError(f"candidates without a length: {sorted(set(similarity) - set(lengths))}")
     best = max((s for s in text.values() if s > 0), default=0.0)
     scores = {
         key: (sim or 0.0)
         + (text_weight * text.get(key, 0.0) / best if best else 0.0)
         + (boost if key in boosted else 0.0)
-        - (length_penalty(lengths[key], length_weight) if lengths is not None else 0.0)
+        - (penalty.get(key, 0.0) if penalty is not None else 0.0)
         for key, sim in similarity.items()
     }
     # sorted() is stable: ties stay in the order given.

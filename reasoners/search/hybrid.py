@@ -59,12 +59,11 @@ def fuse(
     favour: Favour[T] | None = None,
     boost: float = 0.0,
     text_weight: float = TEXT_WEIGHT,
-    length: Callable[[T], int] | None = None,
-    length_weight: float = 0.0,
+    penalty: Callable[[T], float] | None = None,
 ) -> list[Hit[T]]:
     """The two rankings fused by score (fusion.py), best first, at most `limit`; the
-    candidates `favour` accepts get `boost` on their score, and with `length` each loses
-    what fusion.length_penalty takes for its length at `length_weight`."""
+    candidates `favour` accepts get `boost` on their score, and each loses `penalty` of it
+    (a prior such as fusion.length_penalty)."""
     items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _, _ in by_text}
     vector_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_vector)}
     text_rank = {key(x): i + 1 for i, (x, _, _) in enumerate(by_text)}
@@ -76,15 +75,9 @@ def fuse(
     for x, score, _ in by_text:
         text.setdefault(key(x), score)
     boosted = {k for k, x in items.items() if favour(x)} if favour is not None else set()
-    lengths = {k: length(x) for k, x in items.items()} if length is not None else None
+    penalties = {k: penalty(x) for k, x in items.items()} if penalty is not None else None
     fused = fuse_scores(
-        similarity,
-        text,
-        text_weight,
-        boosted=boosted,
-        boost=boost,
-        lengths=lengths,
-        length_weight=length_weight,
+        similarity, text, text_weight, boosted=boosted, boost=boost, penalty=penalties
     )
     return [
         Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]

@@ -11,7 +11,7 @@ from graph.repo import message_search, peers
 from graph.repo.messages import MessageFilter
 from graph.validation import check_name
 from reasoners.embeddings.model import Embedder
-from reasoners.search.fusion import LENGTH_WEIGHT, TEXT_WEIGHT
+from reasoners.search.fusion import TEXT_WEIGHT, length_penalty
 from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candidates
 from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
 
@@ -39,8 +39,8 @@ def message_id(message: MessageRecord) -> str:
     return message.id
 
 
-def message_length(message: MessageRecord) -> int:
-    return len(message.content)
+def length_prior(message: MessageRecord) -> float:
+    return length_penalty(len(message.content))
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ async def search_messages(
     asker: str | None = None,
 ) -> list[Hit[MessageRecord]]:
     """Hybrid search; the turns of the speaker the query is about rank a little higher, long
-    messages a little lower (fusion.py: LENGTH_WEIGHT)."""
+    messages a little lower (fusion.py: LENGTH_WEIGHT, LENGTH_REFERENCE)."""
     found = await message_candidates(db, embedder, workspace, query, filters, limit, asker=asker)
     return fuse(
         found.by_vector,
@@ -111,6 +111,5 @@ async def search_messages(
         found.favour,
         SPEAKER_WEIGHT,
         TEXT_WEIGHT,
-        message_length,
-        LENGTH_WEIGHT,
+        length_prior,
     )

@@ -9,7 +9,7 @@ so a weight chosen here is what the product would rank; only a change to what th
 (indexes, passages, analyzers) needs the bench run again.
 
 Run: ``python -m tests.bench.fusion_replay POOLS.jsonl [--text-weights 0.05,0.1]
-[--speaker-weights 0,0.1] [--length-weights 0,0.02] [--depth 100]``.
+[--speaker-weights 0,0.1] [--length-weights 0,0.02] [--length-references 100,200] [--depth 100]``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.records import MessageRecord
-from reasoners.search.fusion import LENGTH_WEIGHT, TEXT_WEIGHT
+from reasoners.search.fusion import LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT, length_penalty
 from reasoners.search.hybrid import Candidates, fuse
 from reasoners.search.speakers import SPEAKER_WEIGHT
 from tests.bench.common import table
@@ -63,6 +63,7 @@ def replay_ranking(
     text_weight: float,
     boost: float,
     length_weight: float = LENGTH_WEIGHT,
+    length_reference: int = LENGTH_REFERENCE,
 ) -> list[str]:
     """The turns `fuse` ranks from a kept pool with these weights, best first."""
     favoured = set(pool["favoured"])
@@ -72,6 +73,11 @@ def replay_ranking(
             "this pool has no message lengths (kept by an older bench): replay it with "
             "--length-weights 0, or run bench memory --pools again"
         )
+
+    def penalty(turn: str) -> float:
+        assert lengths is not None
+        return length_penalty(lengths[turn], length_weight, length_reference)
+
     hits = fuse(
         [(turn, float(s)) for turn, s in pool["vector"]],
         [(turn, float(score), None if s is None else float(s)) for turn, score, s in pool["text"]],
@@ -80,8 +86,7 @@ def replay_ranking(
         favoured.__contains__,
         boost,
         text_weight,
-        lengths.__getitem__ if lengths is not None and length_weight else None,
-        length_weight,
+        penalty if length_weight else None,
     )
     return [hit.item for hit in hits]
 
@@ -92,6 +97,7 @@ def replay(
     text_weight: float,
     boost: float,
     length_weight: float = LENGTH_WEIGHT,
+    length_reference: int = LENGTH_REFERENCE,
 ) -> dict[str, dict[str, float]]:
     """Mean metrics by half, category and over all ("all"), abstention questions left out (as
     the bench does); each group also counts its questions under "n"."""
@@ -101,7 +107,7 @@ def replay(
         if r["abstention"]:
             continue
         pool = r["pool"]
-        ranked = replay_ranking(pool, depth, text_weight, boost, length_weight)
+        ranked = replay_ranking(pool, depth, text_weight, boost, length_weight, length_reference)
         metrics = score_ranking(
             ranked, r["evidence_turns"], r["evidence_sessions"], pool["session_of"]
         )
@@ -128,6 +134,12 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--text-weights", type=floats, default=[TEXT_WEIGHT])
     parser.add_argument("--speaker-weights", type=floats, default=[SPEAKER_WEIGHT])
     parser.add_argument("--length-weights", type=floats, default=[LENGTH_WEIGHT])
+    parser.add_argument(
+        "--length-references",
+        type=floats,
+        default=[LENGTH_REFERENCE],
+        help="characters up to which the length prior takes nothing",
+    )
     parser.add_argument("--depth", type=int, default=100, help="turns per ranking")
     parser.add_argument(
         "--by-category", action="store_true", help="a row per category too, not only per half"
@@ -141,11 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not records:
         raise SystemExit(f"{args.pools}: no pools")
     rows = []
-    for text_weight, boost, length_weight in itertools.product(
-        args.text_weights, args.speaker_weights, args.length_weights
+    for text_weight, boost, length_weight, reference in itertools.product(
+        args.text_weights, args.speaker_weights, args.length_weights, args.length_references
     ):
         try:
-            result = replay(records, args.depth, text_weight, boost, length_weight)
+            result = replay(records, args.depth, text_weight, boost, length_weight, int(reference))
         except ValueError as exc:
             raise SystemExit(f"{args.pools}: {exc}") from None
         groups = [*HALVES, "all"]
@@ -154,12 +166,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for group in groups:
             if group in result:
                 m = result[group]
+                weights = [text_weight, boost, length_weight, reference]
                 rows.append(
-                    [f"{text_weight:g}", f"{boost:g}", f"{length_weight:g}", group]
-                    + [f"{m['n']:.0f}"]
+                    [f"{w:g}" for w in weights]
+                    + [group, f"{m['n']:.0f}"]
                     + [f"{m[name]:.3f}" for name in METRICS]
                 )
-    header = ["text weight", "speaker weight", "length weight", "questions", "n", *METRICS]
+    header = ["text weight", "speaker weight", "length weight", "length reference"]
+    header += ["questions", "n", *METRICS]
     print(table(header, rows))
     return 0
 

@@ -57,7 +57,7 @@ POOL: dict[str, Any] = {
     "text": [["t2", 5.0, 0.76]],
     "favoured": ["t3"],
     "session_of": {"t1": "s1", "t2": "s2", "t3": "s3"},
-    # t1 is long (ln(10000 / 100) = 4.6 above the reference); the others are short.
+    # t1 is long (ln(10000 / 100) = 4.6 over a reference of 100); the others are short.
     "length": {"t1": 9999, "t2": 50, "t3": 50},
 }
 
@@ -70,7 +70,9 @@ def test_weights_reorder_the_kept_candidates() -> None:
     assert replay_ranking(POOL, 10, 0.1, 0.2, 0.0) == ["t3", "t2", "t1"]
     assert replay_ranking(POOL, 2, 0.1, 0.2, 0.0) == ["t3", "t2"]
     # 0.80 - 0.02 * 4.6 falls below 0.76 and 0.74.
-    assert replay_ranking(POOL, 10, 0.0, 0.0, 0.02) == ["t2", "t3", "t1"]
+    assert replay_ranking(POOL, 10, 0.0, 0.0, 0.02, 100) == ["t2", "t3", "t1"]
+    # With a reference of 5,000 characters, t1 loses 0.02 * ln 2: 0.786 stays first.
+    assert replay_ranking(POOL, 10, 0.0, 0.0, 0.02, 5000) == ["t1", "t2", "t3"]
 
 
 def test_a_pool_without_lengths_replays_only_without_the_length_prior() -> None:
@@ -109,10 +111,10 @@ def test_the_command_prints_a_row_per_weight_pair_and_half(
     pools = tmp_path / "pools.jsonl"
     pools.write_text("\n".join(json.dumps(record(q, "t2")) for q in ("q1", "q2")) + "\n")
     args = ["--text-weights", "0,0.1", "--speaker-weights", "0.1", "--length-weights", "0,0.02"]
-    assert main([str(pools), *args]) == 0
+    assert main([str(pools), *args, "--length-references", "100,200"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if line.startswith("| 0")]
-    assert len(rows) == 12  # four weight triples x (tuning, held-out, all)
+    assert len(rows) == 24  # eight weight combinations x (tuning, held-out, all)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     with pytest.raises(SystemExit):

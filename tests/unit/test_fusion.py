@@ -65,16 +65,21 @@ def test_long_candidates_lose_the_log_of_their_length_over_the_reference() -> No
     assert length_penalty(LENGTH_REFERENCE - 1) == 0.0
     assert length_penalty(10 * LENGTH_REFERENCE - 1) == pytest.approx(LENGTH_WEIGHT * math.log(10))
     assert length_penalty(10 * LENGTH_REFERENCE - 1, 0.0) == 0.0
+    assert length_penalty(999, 0.02, reference=1000) == 0.0
+    assert length_penalty(1999, 0.02, reference=1000) == pytest.approx(0.02 * math.log(2))
+    with pytest.raises(ValueError):
+        length_penalty(500, -0.01)
+    with pytest.raises(ValueError):
+        length_penalty(500, 0.02, reference=0)
+
+
+def test_a_penalty_lowers_its_candidates_and_no_other() -> None:
     similarity = {"long": 0.80, "short": 0.78, "tiny": 0.70}
-    lengths = {"long": 10 * LENGTH_REFERENCE - 1, "short": 50, "tiny": 3}
-    fused = fuse_scores(similarity, {}, lengths=lengths, length_weight=0.02)
-    # 0.80 - 0.02 * ln 10 = 0.754 falls below 0.78; short ones are not raised above their score.
+    penalty = {"long": length_penalty(10 * LENGTH_REFERENCE - 1, 0.02), "short": 0.0}
+    fused = fuse_scores(similarity, {}, penalty=penalty)
+    # 0.80 - 0.02 * ln 10 = 0.754 falls below 0.78; "tiny", not named, loses nothing.
     assert [k for k, _ in fused] == ["short", "long", "tiny"]
+    assert dict(fused)["long"] == pytest.approx(0.80 - 0.02 * math.log(10))
     assert dict(fused)["short"] == pytest.approx(0.78)
     assert dict(fused)["tiny"] == pytest.approx(0.70)
-    # No lengths, or a weight of 0: the plain fusion.
-    assert fuse_scores(similarity, {}) == fuse_scores(similarity, {}, lengths=lengths)
-    with pytest.raises(ValueError, match="without a length"):
-        fuse_scores(similarity, {}, lengths={"long": 5}, length_weight=0.02)
-    with pytest.raises(ValueError):
-        fuse_scores(similarity, {}, lengths=lengths, length_weight=-0.01)
+    assert fuse_scores(similarity, {}) == fuse_scores(similarity, {}, penalty={})
