@@ -2,8 +2,8 @@
 
 `bench memory --pools FILE` keeps, for each question, what `searchMessages` fused: both halves'
 candidates (as turn ids, with their similarity, fulltext score and length) and the turns of the
-speaker the query points at. This module fuses them again with other weights, through the product's
-own `fuse`, and scores the rankings as the bench does, by half of the fixed tuning split
+speaker the query points at. This module fuses them again with other weights, through the
+product's own `fuse`, and scores the rankings as the bench does, by half of the fixed tuning split
 (split.py) and by category. At the shipped weights the replay gives the bench's own ranking,
 so a weight chosen here is what the product would rank; only a change to what the halves find
 (indexes, passages, analyzers) needs the bench run again.
@@ -18,7 +18,7 @@ import argparse
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +67,18 @@ def replay_ranking(
 ) -> list[str]:
     """The turns `fuse` ranks from a kept pool with these weights, best first."""
     favoured = set(pool["favoured"])
-    lengths: Mapping[str, int] | None = pool.get("length")
-    if lengths is None and length_weight:
-        raise ValueError(
-            "this pool has no message lengths (kept by an older bench): replay it with "
-            "--length-weights 0, or run bench memory --pools again"
-        )
+    penalty: Callable[[str], float] | None = None
+    if length_weight:
+        lengths: Mapping[str, int] | None = pool.get("length")
+        if lengths is None:
+            raise ValueError(
+                "this pool has no message lengths (kept by an older bench): replay it with "
+                "--length-weights 0, or run bench memory --pools again"
+            )
+        known = lengths
 
-    def penalty(turn: str) -> float:
-        assert lengths is not None
-        return length_penalty(lengths[turn], length_weight, length_reference)
+        def penalty(turn: str) -> float:
+            return length_penalty(known[turn], length_weight, length_reference)
 
     hits = fuse(
         [(turn, float(s)) for turn, s in pool["vector"]],
@@ -86,7 +88,7 @@ def replay_ranking(
         favoured.__contains__,
         boost,
         text_weight,
-        penalty if length_weight else None,
+        penalty,
     )
     return [hit.item for hit in hits]
 
@@ -125,6 +127,10 @@ def floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
 
+def ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m tests.bench.fusion_replay",
@@ -136,7 +142,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--length-weights", type=floats, default=[LENGTH_WEIGHT])
     parser.add_argument(
         "--length-references",
-        type=floats,
+        type=ints,
         default=[LENGTH_REFERENCE],
         help="characters up to which the length prior takes nothing",
     )
@@ -157,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.text_weights, args.speaker_weights, args.length_weights, args.length_references
     ):
         try:
-            result = replay(records, args.depth, text_weight, boost, length_weight, int(reference))
+            result = replay(records, args.depth, text_weight, boost, length_weight, reference)
         except ValueError as exc:
             raise SystemExit(f"{args.pools}: {exc}") from None
         groups = [*HALVES, "all"]
