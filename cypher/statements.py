@@ -82,6 +82,7 @@ Statement = Literal[
     "ensure_senders_present",
     "extend_work_unit_lease",
     "fail_jobs",
+    "filter_messages_in_view",
     "find_absent_senders",
     "find_claim_beliefs",
     "find_dream_links",

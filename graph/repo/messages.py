@@ -299,6 +299,17 @@ async def grep_in_view(
     return [MessageRecord.from_row(r["message"]) for r in rows]
 
 
+async def visible_in_view(
+    db: Database, workspace: str, query: ObservationQuery, ids: Sequence[str]
+) -> set[str]:
+    """Which of `ids` the query's observers could see (the same visibility and session
+    filters as grep_in_view)."""
+    if not ids:
+        return set()
+    rows = await db.read("filter_messages_in_view", **_view_params(workspace, query), ids=list(ids))
+    return {str(r["id"]) for r in rows}
+
+
 async def in_view_by_date(
     db: Database,
     workspace: str,

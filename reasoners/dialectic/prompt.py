@@ -26,7 +26,8 @@ was replaced by a later one; one marked STALE lost support from a premise.
 Retrieval policy:
 1. Start from the prefetched evidence in the user message. Use the tools when it does not \
 answer the question directly and concretely; stop as soon as the evidence is sufficient, and \
-never repeat a call with the same arguments.
+never repeat a call with the same arguments. When no observation covers the question, search the \
+messages themselves with search_messages: not every fact said has become an observation yet.
 2. Derived beliefs: when a deductive or inductive observation answers the question, call \
 provenance on it, check that its explicit premises and their message spans really support it, \
 and cite that concrete evidence, not the derived belief alone. If the premises are weak, stale, \

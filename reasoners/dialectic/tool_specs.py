@@ -43,6 +43,11 @@ class SearchObservationsArgs(ToolArgs):
     )
 
 
+class SearchMessagesArgs(ToolArgs):
+    query: str = Field(min_length=1, max_length=500, description="What to look for, in words.")
+    limit: int = Field(8, ge=1, le=20, description="How many messages to return.")
+
+
 class GrepMessagesArgs(ToolArgs):
     text: str = Field(
         min_length=2, max_length=200, description="Exact text to find (case-insensitive)."
@@ -124,6 +129,13 @@ TOOL_SPECS: list[ToolSpec] = [
         SearchObservationsArgs,
     ),
     _spec(
+        "search_messages",
+        "Semantic and keyword search over the observed peer's messages themselves, best match "
+        "first. Use it when no observation answers, or to find the turn where something was "
+        "said in other words than the question's.",
+        SearchMessagesArgs,
+    ),
+    _spec(
         "grep_messages",
         "Find the observed peer's messages containing exact text (case-insensitive), newest "
         "first. Use it for names, numbers and update words such as 'moved', 'now', 'anymore'.",
@@ -173,6 +185,7 @@ TOOL_SPECS: list[ToolSpec] = [
 ]
 ARGUMENTS: dict[str, type[ToolArgs]] = {
     "search_observations": SearchObservationsArgs,
+    "search_messages": SearchMessagesArgs,
     "grep_messages": GrepMessagesArgs,
     "messages_by_date": MessagesByDateArgs,
     "message_context": MessageContextArgs,

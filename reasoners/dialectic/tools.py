@@ -66,6 +66,7 @@ from reasoners.dialectic.tool_specs import (
     PeerCardArgs,
     ProvenanceArgs,
     SearchFilesArgs,
+    SearchMessagesArgs,
     SearchObservationsArgs,
     SubPeersArgs,
     ToolArgs,
@@ -74,6 +75,7 @@ from reasoners.dialectic.tool_specs import (
 from reasoners.embeddings.model import Embedder
 from reasoners.llm.interface import ToolCall, ToolSpec
 from reasoners.search.files import search_files
+from reasoners.search.messages import search_messages
 from reasoners.search.observations import search_observations
 
 # Longest tool output the model gets; a longer one is cut with a note, so that one broad call
@@ -83,6 +85,10 @@ PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
 FILE_OVERFETCH = 3  # file passages asked per one shown (the card rule drops some)
+# Messages ranked per one shown: the search keeps the observed peers' turns, and the view then
+# drops those sent while the observer was not in the session.
+MESSAGE_OVERFETCH = 4
+MAX_MESSAGES_RANKED = 320  # deepest ranking one search_messages call reads
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -211,6 +217,31 @@ class Toolbox:
         )
         items = await self.with_sources([(h.item, h.score) for h in hits])
         return ObservationResults(query, items)
+
+    async def search_messages(self, query: str, limit: int = 8) -> MessageResults:
+        """The view's messages ranked as `searchMessages` ranks them (hybrid, fused by score),
+        best first."""
+        query_view = self.view.query()
+        senders = tuple(dict.fromkeys(observed for _, observed in query_view.pairs))
+        filters = message_repo.MessageFilter(session=self.view.session, also_peers=senders)
+        fetch = limit * MESSAGE_OVERFETCH
+        while True:
+            hits = await search_messages(
+                self.db, self.embedder, self.view.workspace, query, filters, fetch
+            )
+            visible = await message_repo.visible_in_view(
+                self.db, self.view.workspace, query_view, [h.item.id for h in hits]
+            )
+            shown = [h.item for h in hits if h.item.id in visible][:limit]
+            # A short page from a full ranking: the view hid some; rank deeper, within a bound.
+            if len(shown) == limit or len(hits) < fetch or fetch >= MAX_MESSAGES_RANKED:
+                break
+            fetch = min(fetch * MESSAGE_OVERFETCH, MAX_MESSAGES_RANKED)
+        items = []
+        for message in shown:
+            items.append(MessageItem(message, lead(message.content)))
+            self.evidence.add_message(message, lead(message.content), SPAN_LEAD)
+        return MessageResults(f"matching {query!r} (best first)", items, limit)
 
     async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
         found = await message_repo.grep_in_view(
@@ -361,6 +392,8 @@ class Toolbox:
                     args.limit,
                     [level.value for level in args.levels] if args.levels else None,
                 )
+            case SearchMessagesArgs():
+                return await self.search_messages(args.query, args.limit)
             case GrepMessagesArgs():
                 return await self.grep_messages(args.text, args.limit)
             case MessagesByDateArgs():

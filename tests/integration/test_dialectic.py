@@ -184,6 +184,67 @@ async def test_tools_return_real_data_of_the_scope(services: Services, world: st
     assert {m.message.content for m in ledger.messages.values()} >= {QUESTION, PORTO}
 
 
+async def test_search_messages_ranks_the_views_turns_by_meaning(
+    services: Services, world: str
+) -> None:
+    bob = tools(services, View(world, "bob", "alice"))
+
+    # No word of the query is in the answer: the vector half finds it.
+    found = await bob.search_messages("Which city did she relocate to for a new job?", limit=3)
+    assert found.items[0].message.content == LISBON
+    # Only alice's turns that bob saw: not his own question, not the locker code from s2.
+    assert {i.message.content for i in found.items} <= {PORTO, CELLO, LISBON}
+    text = found.render()
+    assert text.startswith("3 message(s) matching") and f"[msg:{found.items[0].message.id}]" in text
+    assert {m.message.content for m in bob.evidence.messages.values()} == {
+        i.message.content for i in found.items
+    }
+    # Through the dispatcher, as the model calls it.
+    text = await bob.dispatch(ToolCall("s", "search_messages", {"query": "string instrument"}))
+    assert text.splitlines()[1].endswith(CELLO)
+
+
+async def test_search_messages_sees_only_the_view(services: Services, world: str) -> None:
+    bob = tools(services, View(world, "bob", "alice"))
+    assert all(
+        i.message.content != LOCKER
+        for i in (await bob.search_messages("locker code secret", limit=20)).items
+    )
+    assert (await tools(services, View(world, "bob", "carol")).search_messages("safe")).items == []
+
+    carol = tools(services, View(world, "carol", "alice"))
+    assert [i.message.content for i in (await carol.search_messages("locker code")).items] == [
+        LOCKER
+    ]
+    alice = tools(services, View(world, "alice", "alice"))
+    mine = await alice.search_messages("locker code", limit=1)
+    assert [i.message.content for i in mine.items] == [LOCKER]
+    alice_s1 = tools(services, View(world, "alice", "alice", "s1"))
+    assert all(i.message.session == "s1" for i in (await alice_s1.search_messages("locker")).items)
+    excluded = tools(services, View(world, "alice", "alice", exclude_session_ids=("s2",)))
+    assert all(
+        i.message.content != LOCKER
+        for i in (await excluded.search_messages("locker code", limit=20)).items
+    )
+
+
+async def test_search_messages_ranks_deeper_when_the_view_hides_the_best(
+    services: Services, world: str
+) -> None:
+    # Forty of alice's turns about lockers that bob never saw (s2 is alice and carol's) rank
+    # above the one he did; the search reads further down until the page is full.
+    await post(
+        services,
+        world,
+        "s2",
+        *(("alice", f"Locker {n} of the gym has a new code, {1000 + n}.") for n in range(40)),
+    )
+    await post(services, world, "s1", ("alice", "I forgot which gym locker I used."))
+    bob = tools(services, View(world, "bob", "alice"))
+    found = await bob.search_messages("gym locker code", limit=1)
+    assert [i.message.content for i in found.items] == ["I forgot which gym locker I used."]
+
+
 async def test_provenance_follows_a_derived_belief_to_its_source_spans(
     services: Services, world: str
 ) -> None:
@@ -315,6 +376,26 @@ async def test_chat_runs_tool_calls_on_the_graph_and_cites_real_nodes(
     assert cited.message.content == CELLO
     # The message came through the observation too: it carries its DERIVED_FROM span.
     assert cited.span == cello_source.span
+    await assert_citations_resolve(services, world, result)
+
+
+async def test_chat_cites_a_turn_found_by_search_messages(services: Services, world: str) -> None:
+    def answer(messages: list[ChatMessage], schema: Any) -> str:
+        found = ids("msg", last_tool_result(messages))
+        return f"alice moved to Lisbon for a robotics job [msg:{found[0]}]."
+
+    llm = ScriptedLLM(
+        {
+            "dialectic-low": [
+                [ToolCall("s", "search_messages", {"query": "moved to a new city", "limit": 2})],
+                answer,
+            ]
+        }
+    )
+    result = await ask_bob(services, world, llm, "Why did alice change cities?")
+    assert result.tool_calls == 1
+    [cited] = result.citations.messages
+    assert cited.message.content == LISBON and cited.span and cited.span in LISBON
     await assert_citations_resolve(services, world, result)
 
 

@@ -233,6 +233,7 @@ def test_tool_specs_are_json_schema_objects() -> None:
     names = [spec.name for spec in TOOL_SPECS]
     assert names == [
         "search_observations",
+        "search_messages",
         "grep_messages",
         "messages_by_date",
         "message_context",
@@ -267,6 +268,12 @@ def test_tool_specs_are_json_schema_objects() -> None:
             "since must be before until",
         ),
         (ToolCall("8", "provenance", {"observation_id": "o-1", "depth": 0}), "depth"),
+        (ToolCall("9", "search_messages", {"query": ""}), "query: String should have at least 1"),
+        (
+            ToolCall("10", "search_messages", {"query": "x" * 501}),
+            "query: String should have at most",
+        ),
+        (ToolCall("11", "search_messages", {"query": "cello", "limit": 21}), "limit"),
     ],
 )
 async def test_bad_arguments_become_an_error_for_the_model(call: ToolCall, expected: str) -> None:
