@@ -1,6 +1,7 @@
 """The dialectic: answers a question about a peer from one observer's view, with citations.
 
     question ─► embed ─► prefetch: the view's 8 observations nearest to it (with source spans)
+                         and its 4 turns that searchMessages ranks first
              ─► tool loop: the model calls the tools of tools.py (one view, read-only)
                 for at most the level's iteration budget; then one call without tools forces
                 the answer
@@ -18,6 +19,7 @@ The prompt (prompt.py), levels (levels.py) and citations (citations.py) are pure
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,7 +29,7 @@ from graph.repo import peer_cards, peers, sessions
 from graph.validation import check_query
 from graph.validation import now as utc_now
 from reasoners.dialectic.citations import Citations, cite_all, parse_citations, resolve_citations
-from reasoners.dialectic.evidence import ObservationItem, View
+from reasoners.dialectic.evidence import MessageItem, ObservationItem, View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevel, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT, dialectic_messages, extractive_text
 from reasoners.dialectic.tools import Toolbox
@@ -35,6 +37,9 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, ChatMessage, Usage, assistant_turn, tool_result, user
 
 PREFETCH = 8
+# The view's turns closest to the question, shown beside the observations: a fact said but not
+# yet (or never) made an observation is still in front of the model, and of the no-LLM answer.
+PREFETCH_MESSAGES = 4
 # A turn may ask for several calls at once; past this many, the rest are answered with an error
 # so that one turn cannot run an unbounded number of queries.
 MAX_CALLS_PER_TURN = 8
@@ -75,6 +80,7 @@ class Conversation:
     level: ReasoningLevel
     toolbox: Toolbox
     prefetched: list[ObservationItem]
+    turns: list[MessageItem]  # the prefetched messages
     messages: list[ChatMessage]
     iterations: int = 0
     tool_calls: int = 0
@@ -93,10 +99,10 @@ class Conversation:
 
     def extractive(self) -> ChatAnswer:
         return ChatAnswer(
-            answer=extractive_text(self.view, self.prefetched),
+            answer=extractive_text(self.view, self.prefetched, self.turns),
             mode=EXTRACTIVE_MODE,
             level=self.level.name,
-            citations=cite_all(self.prefetched, self.toolbox.evidence),
+            citations=cite_all(self.prefetched, self.turns, self.toolbox.evidence),
             iterations=0,
             tool_calls=0,
             usage=Usage(),
@@ -124,17 +130,22 @@ async def open_conversation(
         await sessions.get(db, view.workspace, view.session)
     toolbox = Toolbox(db, embedder, view)
     [embedding] = await embed_async(embedder, [text])
-    prefetched = await toolbox.prefetch(embedding, PREFETCH)
-    card = await peer_cards.get(db, view.workspace, view.observer, view.observed)
+    # Independent reads: side by side, the opening waits for the slowest.
+    prefetched, turns, card = await asyncio.gather(
+        toolbox.prefetch(embedding, PREFETCH),
+        toolbox.search_messages(text, PREFETCH_MESSAGES, embedding=embedding),
+        peer_cards.get(db, view.workspace, view.observer, view.observed),
+    )
     messages = dialectic_messages(
         view,
         text,
         today=now or utc_now(),
         card=card.entries,
         prefetched=prefetched,
+        turns=turns.items,
         tools=tools and reasoning.max_tool_iterations > 0,
     )
-    return Conversation(view, reasoning, toolbox, prefetched, messages)
+    return Conversation(view, reasoning, toolbox, prefetched, turns.items, messages)
 
 
 async def run_tools(llm: LLM, conversation: Conversation) -> str | None:

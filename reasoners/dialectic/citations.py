@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from graph.records import MessageRecord, ObservationRecord
-from reasoners.dialectic.evidence import Evidence, ObservationItem
+from reasoners.dialectic.evidence import Evidence, MessageItem, ObservationItem
 
 _MARKER = re.compile(r"(?<![A-Za-z0-9_])(obs|msg)\s*:\s*([A-Za-z0-9][A-Za-z0-9_-]*)")
 
@@ -61,7 +61,10 @@ def resolve_citations(refs: list[tuple[str, str]], evidence: Evidence) -> Citati
     return Citations(observations, messages)
 
 
-def cite_all(items: list[ObservationItem], evidence: Evidence) -> Citations:
+def cite_all(
+    items: list[ObservationItem], turns: list[MessageItem], evidence: Evidence
+) -> Citations:
     refs = [("obs", item.observation.id) for item in items]
     refs += [("msg", s.message.id) for item in items for s in item.sources]
+    refs += [("msg", turn.message.id) for turn in turns]
     return resolve_citations(list(dict.fromkeys(refs)), evidence)

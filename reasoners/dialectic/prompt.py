@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from reasoners.dialectic.evidence import ObservationItem, View, day
+from reasoners.dialectic.evidence import MessageItem, ObservationItem, View, day
 from reasoners.llm.interface import ChatMessage, system, user
 
 DIALECTIC_SYSTEM_PROMPT = """\
@@ -83,6 +83,7 @@ def dialectic_messages(
     today: datetime,
     card: list[str],
     prefetched: list[ObservationItem],
+    turns: list[MessageItem],
     tools: bool,
 ) -> list[ChatMessage]:
     """The conversation that opens the tool loop: the fixed policy, then this question.
@@ -114,18 +115,33 @@ def dialectic_messages(
         parts.append("\nObservations most similar to the question:\n" + render_evidence(prefetched))
     else:
         parts.append("\nNo observations in this memory are similar to the question.")
+    if turns:
+        parts.append("\nMessages that match the question best:\n" + render_turns(turns))
     return [system(DIALECTIC_SYSTEM_PROMPT), user("\n".join(parts))]
 
 
-def extractive_text(view: View, items: list[ObservationItem]) -> str:
+def render_turns(turns: list[MessageItem]) -> str:
+    return "\n".join(turn.render(excerpt=False) for turn in turns)
+
+
+def extractive_text(view: View, items: list[ObservationItem], turns: list[MessageItem]) -> str:
     """The no-LLM answer: the evidence itself, saying plainly that no model answered."""
-    if not items:
+    if not items and not turns:
         return (
             "No language model is configured, so no model answered this question, and "
-            f"{view_name(view)} holds no observations related to it."
+            f"{view_name(view)} holds no observations or messages related to it."
         )
-    return (
+    parts = [
         "No language model is configured; here is the evidence instead (no model answered "
-        f"the question). The observations in {view_name(view)} closest to it, with the "
-        "messages they came from:\n\n" + render_evidence(items)
-    )
+        "the question)."
+    ]
+    if items:
+        parts.append(
+            f"The observations in {view_name(view)} closest to it, with the messages they "
+            "came from:\n\n" + render_evidence(items)
+        )
+    else:
+        parts.append(f"There are no observations in {view_name(view)} related to it.")
+    if turns:
+        parts.append("The messages that match it best:\n\n" + render_turns(turns))
+    return "\n\n".join(parts)

@@ -36,6 +36,7 @@ from graph.repo import messages as message_repo
 from graph.repo import observations as observation_repo
 from graph.repo.files import is_reserved
 from graph.repo.peer_cards import card_path
+from graph.validation import check_query
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
     SPAN_LEAD,
@@ -72,7 +73,7 @@ from reasoners.dialectic.tool_specs import (
     ToolArgs,
     argument_error,
 )
-from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import ToolCall, ToolSpec
 from reasoners.search.files import search_files
 from reasoners.search.messages import search_messages
@@ -218,16 +219,27 @@ class Toolbox:
         items = await self.with_sources([(h.item, h.score) for h in hits])
         return ObservationResults(query, items)
 
-    async def search_messages(self, query: str, limit: int = 8) -> MessageResults:
+    async def search_messages(
+        self, query: str, limit: int = 8, *, embedding: list[float] | None = None
+    ) -> MessageResults:
         """The view's messages ranked as `searchMessages` ranks them (hybrid, fused by score),
-        best first."""
+        best first (pass `embedding` when the query's is at hand)."""
+        if embedding is None:
+            # Embedded once for every round below.
+            [embedding] = await embed_async(self.embedder, [check_query(query)])
         query_view = self.view.query()
         senders = tuple(dict.fromkeys(observed for _, observed in query_view.pairs))
         filters = message_repo.MessageFilter(session=self.view.session, also_peers=senders)
         fetch = limit * MESSAGE_OVERFETCH
         while True:
             hits = await search_messages(
-                self.db, self.embedder, self.view.workspace, query, filters, fetch
+                self.db,
+                self.embedder,
+                self.view.workspace,
+                query,
+                filters,
+                fetch,
+                embedding=embedding,
             )
             visible = await message_repo.visible_in_view(
                 self.db, self.view.workspace, query_view, [h.item.id for h in hits]

@@ -77,8 +77,10 @@ async def message_candidates(
     limit: int,
     *,
     asker: str | None = None,
+    embedding: list[float] | None = None,
 ) -> Candidates[MessageRecord]:
-    """The pools `search_messages` fuses for a page of `limit`, and whose turns it favours."""
+    """The pools `search_messages` fuses for a page of `limit`, and whose turns it favours
+    (pass `embedding` when the caller already has the query's)."""
     if asker is not None:
         check_name(asker, "asker")
     return await gather_candidates(
@@ -86,6 +88,7 @@ async def message_candidates(
         MessageRetriever(db, workspace, filters),
         query,
         limit,
+        embedding=embedding,
         favour=SpeakerLookup(db, workspace, query, asker),
     )
 
@@ -99,10 +102,13 @@ async def search_messages(
     limit: int,
     *,
     asker: str | None = None,
+    embedding: list[float] | None = None,
 ) -> list[Hit[MessageRecord]]:
     """Hybrid search; the turns of the speaker the query is about rank a little higher, long
     messages a little lower (fusion.py: LENGTH_WEIGHT, LENGTH_REFERENCE)."""
-    found = await message_candidates(db, embedder, workspace, query, filters, limit, asker=asker)
+    found = await message_candidates(
+        db, embedder, workspace, query, filters, limit, asker=asker, embedding=embedding
+    )
     return fuse(
         found.by_vector,
         found.by_text,

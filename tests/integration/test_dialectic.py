@@ -492,8 +492,32 @@ async def test_extractive_mode_answers_with_cited_evidence(services: Services, w
     await assert_citations_resolve(services, world, result)
 
     nothing = await ask_bob(services, world, None, "Anything?", about="carol")
-    assert "no model answered" in nothing.answer and "holds no observations" in nothing.answer
-    assert nothing.citations.observations == []
+    assert "no model answered" in nothing.answer
+    assert "holds no observations or messages" in nothing.answer
+    assert nothing.citations.observations == [] and nothing.citations.messages == []
+
+
+async def test_the_answer_shows_turns_no_observation_holds_yet(
+    services: Services, world: str
+) -> None:
+    # Said in bob's presence but not derived yet (no worker ran since): no observation has it.
+    said = "My sister Inês is getting married in Sintra in September."
+    await post(services, world, "s1", ("alice", said))
+    result = await ask_bob(services, world, None, "Is anyone in alice's family having a wedding?")
+    assert not any("Sintra" in o.content for o in result.citations.observations)
+    cited = {m.message.content: m for m in result.citations.messages}
+    assert said in cited and f"[msg:{cited[said].id}]" in result.answer
+    assert result.answer.index("match it best") < result.answer.index(said)
+    await assert_citations_resolve(services, world, result)
+
+    # A model is shown the same turns, in the opening message.
+    llm = ScriptedLLM({"dialectic-low": ["Yes, her sister."]})
+    await ask_bob(services, world, llm, "Is anyone in alice's family having a wedding?")
+    opening = str(llm.calls[0].messages[1]["content"])
+    assert "Messages that match the question best:" in opening and said in opening
+    # Never a turn bob could not see.
+    hidden = await ask_bob(services, world, None, "What is the locker code?")
+    assert "4711" not in hidden.answer
 
 
 # --- GraphQL ----------------------------------------------------------------------------------

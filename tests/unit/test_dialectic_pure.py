@@ -17,6 +17,7 @@ from reasoners.dialectic.evidence import (
     SPAN_MATCH,
     SPAN_SOURCE,
     Evidence,
+    MessageItem,
     ObservationItem,
     View,
 )
@@ -64,6 +65,7 @@ LISBON = message("m-1", "Big news: I moved to Lisbon for a robotics job.")
 LIVES = ObservationItem(
     observation("o-1", "alice lives in Lisbon."), [], [SourceSpan(LISBON, "I moved to Lisbon")]
 )
+CELLO_TURN = message("m-2", "I play the cello.")
 
 
 # --- levels -----------------------------------------------------------------------------------
@@ -123,6 +125,7 @@ def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
         today=T0,
         card=["alice is a nurse"],
         prefetched=[LIVES],
+        turns=[MessageItem(CELLO_TURN, CELLO_TURN.content)],
         tools=True,
     )
     assert messages[0] == {"role": "system", "content": DIALECTIC_SYSTEM_PROMPT}
@@ -137,30 +140,46 @@ def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
         "[obs:o-1]",
         "[msg:m-1]",
         '"I moved to Lisbon"',
+        "Messages that match the question best:\n[msg:m-2]",
+        "alice: I play the cello.",
     ):
         assert expected in text, expected
     assert "No tools" not in text
     # The system prompt is the same for every question (providers can cache it).
-    other = dialectic_messages(SCOPE, "Pets?", today=T0, card=[], prefetched=[], tools=False)
+    other = dialectic_messages(
+        SCOPE, "Pets?", today=T0, card=[], prefetched=[], turns=[], tools=False
+    )
     assert other[0] == messages[0]
     assert "No tools are available" in str(other[1]["content"])
     assert "No observations in this memory" in str(other[1]["content"])
+    assert "Messages that match" not in str(other[1]["content"])
 
 
 def test_self_model_is_named_as_such() -> None:
     messages = dialectic_messages(
-        View("w", "alice", "alice"), "Who am I?", today=T0, card=[], prefetched=[], tools=True
+        View("w", "alice", "alice"),
+        "Who am I?",
+        today=T0,
+        card=[],
+        prefetched=[],
+        turns=[],
+        tools=True,
     )
     assert "alice's own self-model" in str(messages[1]["content"])
 
 
 def test_extractive_text_says_no_model_answered() -> None:
-    text = extractive_text(SCOPE, [LIVES])
+    turn = MessageItem(CELLO_TURN, CELLO_TURN.content)
+    text = extractive_text(SCOPE, [LIVES], [turn])
     assert text.startswith("No language model is configured; here is the evidence")
     assert "no model answered" in text
     assert "[obs:o-1]" in text and "[msg:m-1]" in text
-    empty = extractive_text(SCOPE, [])
-    assert "no model answered" in empty and "holds no observations" in empty
+    assert text.index("[obs:o-1]") < text.index("match it best") < text.index("[msg:m-2]")
+    # Turns alone still answer: a fact said but not made an observation.
+    turns_only = extractive_text(SCOPE, [], [turn])
+    assert "no observations in bob's view of alice" in turns_only and "[msg:m-2]" in turns_only
+    empty = extractive_text(SCOPE, [], [])
+    assert "no model answered" in empty and "holds no observations or messages" in empty
 
 
 def test_rendering_flags_superseded_and_stale_beliefs() -> None:
@@ -215,9 +234,10 @@ def test_the_ledger_keeps_the_most_precise_span() -> None:
 def test_cite_all_cites_each_item_and_its_sources() -> None:
     evidence = Evidence()
     evidence.add_item(LIVES)
-    cited = cite_all([LIVES], evidence)
+    evidence.add_message(CELLO_TURN, CELLO_TURN.content, SPAN_LEAD)
+    cited = cite_all([LIVES], [MessageItem(CELLO_TURN, CELLO_TURN.content)], evidence)
     assert [o.id for o in cited.observations] == ["o-1"]
-    assert [m.id for m in cited.messages] == ["m-1"]
+    assert [m.id for m in cited.messages] == ["m-1", "m-2"]
 
 
 def test_matched_span_is_the_original_text() -> None:
