@@ -253,6 +253,9 @@ async def test_dialectic_tools_follow_the_view_and_list_its_peers(
     tools = Toolbox(services.db, services.embedder, view)
     grep = await tools.dispatch(ToolCall("g", "grep_messages", {"text": "greyhound"}))
     assert said("alice-dm") in grep
+    ranked = await tools.search_messages("greyhound named Comet", limit=3)
+    assert ranked.items[0].message.content == said("alice-dm")
+    assert {i.message.peer for i in ranked.items} <= {"alice", "alice-dm", "alice-gc"}
     found = await tools.dispatch(ToolCall("s", "search_observations", {"query": "greyhound"}))
     assert "about alice-dm" in found
     subs = await tools.dispatch(ToolCall("l", "list_sub_peers", {}))
@@ -271,6 +274,7 @@ async def test_dialectic_tools_follow_the_view_and_list_its_peers(
     # Without aggregation the sub-peers' messages are out of view.
     narrow = Toolbox(services.db, services.embedder, View(world, "agent", "alice"))
     assert (await narrow.grep_messages("greyhound")).items == []
+    assert all(i.message.peer == "alice" for i in (await narrow.search_messages("greyhound")).items)
 
 
 async def test_an_aggregation_over_the_limit_is_refused(
