@@ -121,7 +121,7 @@ def dialectic_messages(
 
 
 def render_turns(turns: list[MessageItem]) -> str:
-    return "\n".join(turn.render(excerpt=False) for turn in turns)
+    return "\n".join(turn.render(excerpt=True) for turn in turns)
 
 
 def extractive_text(view: View, items: list[ObservationItem], turns: list[MessageItem]) -> str:

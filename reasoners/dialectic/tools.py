@@ -78,6 +78,7 @@ from reasoners.llm.interface import ToolCall, ToolSpec
 from reasoners.search.files import search_files
 from reasoners.search.messages import search_messages
 from reasoners.search.observations import search_observations
+from reasoners.text.terms import best_sentence
 
 # Longest tool output the model gets; a longer one is cut with a note, so that one broad call
 # cannot crowd the rest of the conversation out of the model's context.
@@ -251,9 +252,13 @@ class Toolbox:
             fetch = min(fetch * MESSAGE_OVERFETCH, MAX_MESSAGES_RANKED)
         items = []
         for message in shown:
-            items.append(MessageItem(message, lead(message.content)))
-            self.evidence.add_message(message, lead(message.content), SPAN_LEAD)
-        return MessageResults(f"matching {query!r} (best first)", items, limit)
+            # The sentence sharing the most words with the query, shown with the text around
+            # it: in a long message it may lie past what the lead shows.
+            sentence = best_sentence(message.content, query)
+            span = lead(sentence if sentence is not None else message.content)
+            items.append(MessageItem(message, span))
+            self.evidence.add_message(message, span, SPAN_LEAD if sentence is None else SPAN_MATCH)
+        return MessageResults(f"matching {query!r} (best first)", items, limit, excerpts=True)
 
     async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
         found = await message_repo.grep_in_view(

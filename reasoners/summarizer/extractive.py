@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from reasoners.text.sentences import split_sentences
+from reasoners.text.terms import content_terms
 
 MAX_SENTENCE_WORDS = 40
 FIRST_SENTENCE_WEIGHT = 1.0
@@ -38,30 +39,6 @@ QUESTION_WEIGHT = 0.7
 KEPT_BONUS = 1.25
 
 _LINE = re.compile(r"^(?P<speaker>[A-Za-z0-9_.:@-]{1,100}): (?P<text>.+)$")
-_TERM = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-def _vocabulary(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-_STOPWORDS = _vocabulary(
-    """
-    a about above after again against all also am an and any are aren't as at be because been
-    before being below between both but by can can't could couldn't did didn't do does doesn't
-    doing don't down during each even ever few for from further get got had hadn't has hasn't
-    have haven't having he he'd he'll he's her here here's hers herself him himself his how
-    how's i i'd i'll i'm i've if in into is isn't it it's its itself just let's like lol me
-    more most much mustn't my myself no nor not now of off oh ok okay on once only or other
-    ought our ours ourselves out over own really same she she'd she'll she's should shouldn't
-    so some still such than thanks that that's the their theirs them themselves then there
-    there's these they they'd they'll they're they've thing things think this those though
-    through to too under until up us very was wasn't we we'd we'll we're we've well were
-    weren't what what's when when's where where's which while who who's whom why why's will
-    with won't would wouldn't yeah yes you you'd you'll you're you've your yours yourself
-    yourselves
-    """
-)
 
 
 class Spoken(Protocol):
@@ -85,15 +62,6 @@ class _Sentence:
         return len(self.text.split())
 
 
-def _terms(text: str) -> frozenset[str]:
-    words = (word.removesuffix("'s") for word in _TERM.findall(text.lower().replace("\u2019", "'")))
-    return frozenset(
-        word
-        for word in words
-        if word not in _STOPWORDS and (len(word) >= 3 or any(ch.isdigit() for ch in word))
-    )
-
-
 def _clip(sentence: str, cap: int) -> str:
     words = sentence.split()
     return " ".join(words) if len(words) <= cap else " ".join(words[:cap]) + "\u2026"
@@ -103,7 +71,7 @@ def _sentences(speaker: str | None, text: str, group: int, cap: int, kept: bool)
     found: list[_Sentence] = []
     for sentence in split_sentences(text):
         clipped = _clip(sentence, cap)
-        terms = _terms(clipped)
+        terms = content_terms(clipped)
         if not terms:
             continue  # "Hi!", "ok": nothing to keep, and not the opening that carries the point
         opening = not found

@@ -204,6 +204,25 @@ async def test_search_messages_ranks_the_views_turns_by_meaning(
     assert text.splitlines()[1].endswith(CELLO)
 
 
+async def test_search_messages_shows_the_matching_part_of_a_long_turn(
+    services: Services, world: str
+) -> None:
+    filler = "I will try the lentil soup first because it is quick to make. " * 15
+    long_turn = f"Thanks for the recipes! {filler}Also, my cat Miso turned nine yesterday."
+    await post(services, world, "s1", ("alice", long_turn))
+    bob = tools(services, View(world, "bob", "alice"))
+    found = await bob.search_messages("How old is the cat Miso?", limit=1)
+    [item] = found.items
+    assert (
+        item.message.content == long_turn
+        and item.span == "Also, my cat Miso turned nine yesterday."
+    )
+    text = found.render()
+    assert "my cat Miso turned nine yesterday." in text and text.count("lentil soup") <= 5
+    # The citation carries that sentence, not the message's start.
+    assert bob.evidence.messages[item.message.id].span == item.span
+
+
 async def test_search_messages_sees_only_the_view(services: Services, world: str) -> None:
     bob = tools(services, View(world, "bob", "alice"))
     assert all(
