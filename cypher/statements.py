@@ -163,6 +163,7 @@ Statement = Literal[
     "merge_peer",
     "merge_session",
     "merge_workspace",
+    "message_fact_similarity",
     "move_observes_card",
     "move_observes_edges",
     "move_peer_files",

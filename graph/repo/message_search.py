@@ -155,3 +155,16 @@ async def text_candidates(
     first = MESSAGES.first_text_round(limit)
     rows = await grow_text(fetch, first, limit, MESSAGES.max_text_candidates)
     return text_scored(rows, "message", MessageRecord.from_row)
+
+
+async def fact_similarity(
+    db: Database, workspace: str, embedding: list[float], ids: list[str]
+) -> dict[str, float]:
+    """Each of `ids`' closest current derived belief's similarity to `embedding` (0-1 scale);
+    a message with no such belief is absent."""
+    if not ids:
+        return {}
+    rows = await db.read(
+        "message_fact_similarity", workspace=workspace, embedding=embedding, ids=ids
+    )
+    return {str(r["id"]): float(r["score"]) for r in rows}

@@ -35,6 +35,26 @@ LENGTH_WEIGHT = 0.025
 LENGTH_REFERENCE = 300
 
 
+# A message is as close to a query as the closest belief derived from it, less FACT_MARGIN: a
+# belief states one fact of the turn in few words ("alice bought an Instant Pot"), so it meets
+# a question that the turn's own vector, about its main topic, does not. The margin keeps the
+# turn's own wording ahead on a tie. Chosen on the tuning half of the LongMemEval sample with
+# the extractive deriver's beliefs, from the product's candidate pools re-scored offline (turn
+# recall_all@10 / NDCG@10; without: 0.933 / 0.841): a margin of 0 gave 0.933 / 0.828, 0.01
+# 0.847, 0.02 0.853, 0.03 0.852, 0.05 0.840, 0.08 0.841; adding a share of the belief's
+# similarity instead (0.02-0.1) or of its lead over the turn (0.25-1) at most 0.848.
+FACT_MARGIN = 0.02
+
+
+def with_facts(
+    similarity: float | None, fact: float | None, margin: float = FACT_MARGIN
+) -> float | None:
+    """A candidate's similarity raised to its closest derived belief's, less `margin`."""
+    if fact is None:
+        return similarity
+    return max(similarity or 0.0, fact - margin)
+
+
 def length_penalty(
     length: int, weight: float = LENGTH_WEIGHT, reference: int = LENGTH_REFERENCE
 ) -> float:

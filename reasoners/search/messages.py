@@ -9,9 +9,9 @@ from graph.errors import NotFound
 from graph.records import MessageRecord
 from graph.repo import message_search, peers
 from graph.repo.messages import MessageFilter
-from graph.validation import check_name
-from reasoners.embeddings.model import Embedder
-from reasoners.search.fusion import TEXT_WEIGHT, length_penalty
+from graph.validation import check_name, check_query
+from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.search.fusion import FACT_MARGIN, TEXT_WEIGHT, length_penalty, with_facts
 from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candidates
 from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
 
@@ -79,11 +79,14 @@ async def message_candidates(
     asker: str | None = None,
     embedding: list[float] | None = None,
 ) -> Candidates[MessageRecord]:
-    """The pools `search_messages` fuses for a page of `limit`, and whose turns it favours
+    """The pools `search_messages` fuses for a page of `limit`, each candidate's similarity
+    raised to its closest derived belief's (fusion.with_facts), and whose turns it favours
     (pass `embedding` when the caller already has the query's)."""
     if asker is not None:
         check_name(asker, "asker")
-    return await gather_candidates(
+    if embedding is None:
+        [embedding] = await embed_async(embedder, [check_query(query)])
+    found = await gather_candidates(
         embedder,
         MessageRetriever(db, workspace, filters),
         query,
@@ -91,6 +94,21 @@ async def message_candidates(
         embedding=embedding,
         favour=SpeakerLookup(db, workspace, query, asker),
     )
+    return await raised_by_facts(db, workspace, embedding, found)
+
+
+async def raised_by_facts(
+    db: Database, workspace: str, embedding: list[float], found: Candidates[MessageRecord]
+) -> Candidates[MessageRecord]:
+    """The candidates with each similarity raised to its closest derived belief's, less
+    FACT_MARGIN; the order of both lists (their ranks) stays the retrievers'."""
+    ids = [m.id for m, _ in found.by_vector] + [m.id for m, _, _ in found.by_text]
+    facts = await message_search.fact_similarity(db, workspace, embedding, list(dict.fromkeys(ids)))
+    if not facts:
+        return found
+    by_vector = [(m, max(s, facts.get(m.id, 0.0) - FACT_MARGIN)) for m, s in found.by_vector]
+    by_text = [(m, score, with_facts(s, facts.get(m.id))) for m, score, s in found.by_text]
+    return Candidates(by_vector, by_text, found.favour)
 
 
 async def search_messages(

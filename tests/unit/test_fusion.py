@@ -5,11 +5,13 @@ import math
 import pytest
 
 from reasoners.search.fusion import (
+    FACT_MARGIN,
     LENGTH_REFERENCE,
     LENGTH_WEIGHT,
     TEXT_WEIGHT,
     fuse_scores,
     length_penalty,
+    with_facts,
 )
 
 pytestmark = pytest.mark.unit
@@ -83,3 +85,11 @@ def test_a_penalty_lowers_its_candidates_and_no_other() -> None:
     assert dict(fused)["short"] == pytest.approx(0.78)
     assert dict(fused)["tiny"] == pytest.approx(0.70)
     assert fuse_scores(similarity, {}) == fuse_scores(similarity, {}, penalty={})
+
+
+def test_a_candidate_is_as_close_as_its_closest_belief_less_the_margin() -> None:
+    assert with_facts(0.6, 0.8) == pytest.approx(0.8 - FACT_MARGIN)
+    assert with_facts(0.6, 0.61) == 0.6  # within the margin the turn's own score stands
+    assert with_facts(0.6, None) == 0.6
+    assert with_facts(None, None) is None  # no vector and no belief: unknown stays unknown
+    assert with_facts(None, 0.7, margin=0.1) == pytest.approx(0.6)
