@@ -183,7 +183,8 @@ class Query:
 
     @strawberry.field(
         description="Hybrid search (vector + fulltext, fused by score; the sender's name is "
-        "searched with the text; a long message is as close as its closest passage) over "
+        "searched with the text; a long message is as close as its closest passage, and a "
+        "message as its closest derived belief, a little less) over "
         "messages of a workspace, a session or a peer (and its sub-peers). Messages of a peer "
         "the query names, or points at through `asker`, rank a little higher."
     )

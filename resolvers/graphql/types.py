@@ -10,7 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph import models, records
-from reasoners.search.fusion import LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
+from reasoners.search.fusion import FACT_MARGIN, LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Hit
 from reasoners.search.speakers import SPEAKER_WEIGHT
 from resolvers import auth
@@ -176,7 +176,9 @@ class MessageHit:
     message: Message
     score: float = strawberry.field(
         description="Fused score: similarity to the query (0-1; for a message of several "
-        f"passages, its closest passage's when that is closer) plus {TEXT_WEIGHT:g} times the "
+        "passages, its closest passage's when that is closer; for a message beliefs were "
+        f"derived from, its closest belief's less {FACT_MARGIN:g} when that is closer) plus "
+        f"{TEXT_WEIGHT:g} times the "
         "fulltext score relative to the query's best fulltext hit, plus "
         f"{SPEAKER_WEIGHT:g} when its sender is the speaker the query points at, less "
         f"{LENGTH_WEIGHT:g} times ln((1 + length) / {LENGTH_REFERENCE}) for a message longer "
