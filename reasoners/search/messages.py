@@ -106,6 +106,7 @@ async def raised_by_facts(
     facts = await message_search.fact_similarity(db, workspace, embedding, list(dict.fromkeys(ids)))
     if not facts:
         return found
+    # with_facts for a similarity that is never None (the vector half always has one).
     by_vector = [(m, max(s, facts.get(m.id, 0.0) - FACT_MARGIN)) for m, s in found.by_vector]
     by_text = [(m, score, with_facts(s, facts.get(m.id))) for m, score, s in found.by_text]
     return Candidates(by_vector, by_text, found.favour)
@@ -122,8 +123,9 @@ async def search_messages(
     asker: str | None = None,
     embedding: list[float] | None = None,
 ) -> list[Hit[MessageRecord]]:
-    """Hybrid search; the turns of the speaker the query is about rank a little higher, long
-    messages a little lower (fusion.py: LENGTH_WEIGHT, LENGTH_REFERENCE)."""
+    """Hybrid search; a turn is as close as its closest derived belief, less a margin
+    (fusion.py: FACT_MARGIN), the turns of the speaker the query is about rank a little higher,
+    long messages a little lower (LENGTH_WEIGHT, LENGTH_REFERENCE)."""
     found = await message_candidates(
         db, embedder, workspace, query, filters, limit, asker=asker, embedding=embedding
     )
