@@ -7,6 +7,7 @@ citations in the answer count only when they name an entry there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -157,6 +158,19 @@ def when(value: datetime | None) -> str:
 
 def day(value: datetime | None) -> str:
     return "undated" if value is None else utc(value).date().isoformat()
+
+
+def matched_span(content: str, text: str) -> str:
+    """The words of `content` that a case-insensitive search for `text` matched."""
+    lowered = content.lower()
+    # lower() changes the length of a few characters (e.g. "İ"); positions then no longer map
+    # back to the original, so fall back to a case-folding regex search.
+    if len(lowered) == len(content):
+        at = lowered.find(text.lower())
+        if at >= 0:
+            return content[at : at + len(text)]
+    match = re.search(re.escape(text), content, re.IGNORECASE)
+    return match.group(0) if match else lead(content)
 
 
 def shorten(text: str, limit: int = SHOWN_CHARS) -> str:

@@ -20,7 +20,6 @@ turns bad ones (and ids out of view) into an error text for the model, never an 
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from datetime import datetime
 
@@ -36,7 +35,6 @@ from graph.repo import messages as message_repo
 from graph.repo import observations as observation_repo
 from graph.repo.files import is_reserved
 from graph.repo.peer_cards import card_path
-from graph.validation import check_query
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
     SPAN_LEAD,
@@ -55,8 +53,10 @@ from reasoners.dialectic.evidence import (
     ProvenanceNode,
     View,
     lead,
+    matched_span,
     when,
 )
+from reasoners.dialectic.ranked_messages import ranked_in_view
 from reasoners.dialectic.tool_specs import (
     ARGUMENTS,
     TOOL_SPECS,
@@ -73,10 +73,9 @@ from reasoners.dialectic.tool_specs import (
     ToolArgs,
     argument_error,
 )
-from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.model import Embedder
 from reasoners.llm.interface import ToolCall, ToolSpec
 from reasoners.search.files import search_files
-from reasoners.search.messages import search_messages
 from reasoners.search.observations import search_observations
 from reasoners.text.terms import best_sentence
 
@@ -87,29 +86,12 @@ PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
 FILE_OVERFETCH = 3  # file passages asked per one shown (the card rule drops some)
-# Messages ranked per one shown: the search keeps the observed peers' turns, and the view then
-# drops those sent while the observer was not in the session.
-MESSAGE_OVERFETCH = 4
-MAX_MESSAGES_RANKED = 320  # deepest ranking one search_messages call reads
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + "\n(output cut here; ask for less, e.g. a smaller limit)"
-
-
-def matched_span(content: str, text: str) -> str:
-    """The words of `content` that a case-insensitive search for `text` matched."""
-    lowered = content.lower()
-    # lower() changes the length of a few characters (e.g. "İ"); positions then no longer map
-    # back to the original, so fall back to a case-folding regex search.
-    if len(lowered) == len(content):
-        at = lowered.find(text.lower())
-        if at >= 0:
-            return content[at : at + len(text)]
-    match = re.search(re.escape(text), content, re.IGNORECASE)
-    return match.group(0) if match else lead(content)
 
 
 ToolResult = (
@@ -225,31 +207,9 @@ class Toolbox:
     ) -> MessageResults:
         """The view's messages ranked as `searchMessages` ranks them (hybrid, fused by score),
         best first (pass `embedding` when the query's is at hand)."""
-        if embedding is None:
-            # Embedded once for every round below.
-            [embedding] = await embed_async(self.embedder, [check_query(query)])
-        query_view = self.view.query()
-        senders = tuple(dict.fromkeys(observed for _, observed in query_view.pairs))
-        filters = message_repo.MessageFilter(session=self.view.session, also_peers=senders)
-        fetch = limit * MESSAGE_OVERFETCH
-        while True:
-            hits = await search_messages(
-                self.db,
-                self.embedder,
-                self.view.workspace,
-                query,
-                filters,
-                fetch,
-                embedding=embedding,
-            )
-            visible = await message_repo.visible_in_view(
-                self.db, self.view.workspace, query_view, [h.item.id for h in hits]
-            )
-            shown = [h.item for h in hits if h.item.id in visible][:limit]
-            # A short page from a full ranking: the view hid some; rank deeper, within a bound.
-            if len(shown) == limit or len(hits) < fetch or fetch >= MAX_MESSAGES_RANKED:
-                break
-            fetch = min(fetch * MESSAGE_OVERFETCH, MAX_MESSAGES_RANKED)
+        shown = await ranked_in_view(
+            self.db, self.embedder, self.view, query, limit, embedding=embedding
+        )
         items = []
         for message in shown:
             # The sentence sharing the most words with the query, shown with the text around

@@ -33,6 +33,15 @@ OTHERS = (
 )
 
 
+@pytest.fixture
+async def chat(services: Services, workspace: str) -> str:
+    """alice's turn and bob's four, in one session of theirs."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", SAID), *(("bob", t) for t in OTHERS))
+    return workspace
+
+
 async def ranks(services: Services, workspace: str) -> list[str]:
     hits = await search_messages(
         services.db, services.embedder, workspace, QUESTION, MessageFilter(), 10
@@ -57,11 +66,9 @@ async def believe(services: Services, workspace: str, content: str, source: str 
 
 
 async def test_a_turn_is_found_through_the_belief_derived_from_it(
-    services: Services, workspace: str
+    services: Services, chat: str
 ) -> None:
-    await make_peers(services, workspace, "alice", "bob")
-    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
-    await post(services, workspace, "s1", ("alice", SAID), *(("bob", t) for t in OTHERS))
+    workspace = chat
     before = await ranks(services, workspace)
     assert before.index(SAID) > 0  # its own words do not meet the question
 
@@ -81,11 +88,9 @@ async def test_a_turn_is_found_through_the_belief_derived_from_it(
 
 
 async def test_a_belief_further_than_the_turn_changes_nothing(
-    services: Services, workspace: str
+    services: Services, chat: str
 ) -> None:
-    await make_peers(services, workspace, "alice", "bob")
-    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
-    await post(services, workspace, "s1", ("alice", SAID), *(("bob", t) for t in OTHERS))
+    workspace = chat
     before = await ranks(services, workspace)
     # A belief further from the question than its turn leaves the turn's score alone.
     await believe(services, workspace, "It rained all week in Lisbon", source=OTHERS[1])
