@@ -1,9 +1,10 @@
 """getContext: a deterministic, token-budgeted context blob for the calling agent's own prompt.
 
 It gathers a representation slice (beliefs relevant to the search query, then the most derived
-and most recent ones), the peer card, the session's summaries and its recent messages, and
-packs them with packing.py. Tokens are counted with the embedding model's WordPiece tokenizer
-(reasoners/embeddings/tokens.py).
+and most recent ones), the peer card, the session's summaries, the view's messages that best
+match the search query (ranked as `searchMessages` ranks them, limited to what the observer
+saw) and the session's recent messages, and packs them with packing.py. Tokens are counted
+with the embedding model's WordPiece tokenizer (reasoners/embeddings/tokens.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from graph.records import MessageRecord, ObservationRecord, SummaryRecord
 from graph.repo import messages, peer_cards, peers, sessions, summaries
 from graph.repo import observation_search as top_repo
 from graph.repo.observation_search import ObservationQuery
+from graph.validation import check_query
 from reasoners.context.packing import PackedContext, Piece, RecentMessage, pack, render
-from reasoners.embeddings.model import Embedder
+from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.tokens import TokenCounter
+from reasoners.search.in_view import ranked_in_view
 from reasoners.search.observations import search_observations
 
 MAX_BUDGET = 200_000
@@ -36,6 +39,7 @@ class ContextRequest:
     peer_perspective: str | None = None
     search_query: str | None = None
     search_limit: int = 10
+    search_message_limit: int = 5  # the view's messages best matching search_query
     most_derived: int = 5
     most_recent: int = 5
     include_summary: bool = True
@@ -52,7 +56,7 @@ class ContextRequest:
             raise InvalidInput("give a session, a peerTarget, or both")
         if self.peer_perspective is not None and self.peer_target is None:
             raise InvalidInput("peerPerspective needs a peerTarget to look at")
-        for name in ("search_limit", "most_derived", "most_recent"):
+        for name in ("search_limit", "search_message_limit", "most_derived", "most_recent"):
             if not 0 <= getattr(self, name) <= 100:
                 raise InvalidInput(f"{name} must be between 0 and 100")
 
@@ -67,6 +71,7 @@ class ContextResult:
     card: list[str]
     summary: SummaryRecord | None
     messages: list[MessageRecord]
+    matched: list[MessageRecord]  # best first
 
 
 def observation_line(o: ObservationRecord, target: str | None = None) -> str:
@@ -92,14 +97,52 @@ def slice_order(
 
 
 async def relevant_beliefs(
-    db: Database, embedder: Embedder, request: ContextRequest, query: ObservationQuery
+    db: Database,
+    embedder: Embedder,
+    request: ContextRequest,
+    query: ObservationQuery,
+    embedding: list[float] | None,
 ) -> list[ObservationRecord]:
     if not (request.search_query and request.search_limit):
         return []
     hits = await search_observations(
-        db, embedder, request.workspace, request.search_query, query, request.search_limit
+        db,
+        embedder,
+        request.workspace,
+        request.search_query,
+        query,
+        request.search_limit,
+        embedding=embedding,
     )
     return [h.item for h in hits]
+
+
+async def matched_messages(
+    db: Database,
+    embedder: Embedder,
+    request: ContextRequest,
+    query: ObservationQuery,
+    embedding: list[float] | None,
+) -> list[MessageRecord]:
+    if not (request.search_query and request.search_message_limit):
+        return []
+    return await ranked_in_view(
+        db,
+        embedder,
+        request.workspace,
+        query,
+        request.search_query,
+        request.search_message_limit,
+        embedding=embedding,
+    )
+
+
+async def query_embedding(embedder: Embedder, request: ContextRequest) -> list[float] | None:
+    """The search query's embedding, computed once for the beliefs and the messages."""
+    if not request.search_query or not (request.search_limit or request.search_message_limit):
+        return None
+    [embedding] = await embed_async(embedder, [check_query(request.search_query)])
+    return embedding
 
 
 async def representation(
@@ -108,10 +151,10 @@ async def representation(
     request: ContextRequest,
     observer: str | None,
     observed: str | None,
-) -> tuple[list[ObservationRecord], list[str]]:
-    """The belief slice and the peer card of (observer, observed)."""
+) -> tuple[list[ObservationRecord], list[str], list[MessageRecord]]:
+    """The belief slice, the peer card and the matched messages of (observer, observed)."""
     if observer is None or observed is None:
-        return [], []
+        return [], [], []
     ws = request.workspace
     query = ObservationQuery(
         observer,
@@ -122,14 +165,16 @@ async def representation(
         exclude_session_ids=request.exclude_session_ids,
         exclude_derived=request.exclude_derived,
     )
-    relevant, top, card = await asyncio.gather(
-        relevant_beliefs(db, embedder, request, query),
+    embedding = await query_embedding(embedder, request)
+    relevant, matched, top, card = await asyncio.gather(
+        relevant_beliefs(db, embedder, request, query, embedding),
+        matched_messages(db, embedder, request, query, embedding),
         top_repo.top(
             db, ws, query, most_derived=request.most_derived, most_recent=request.most_recent
         ),
         peer_cards.get(db, ws, observer, observed),
     )
-    return slice_order(relevant, top.most_derived, top.most_recent), card.entries
+    return slice_order(relevant, top.most_derived, top.most_recent), card.entries, matched
 
 
 async def latest_summary(
@@ -167,7 +212,7 @@ async def get_context(
         await peers.get(db, ws, observer)
     if request.session is not None:
         await sessions.get(db, ws, request.session)
-    (slice_, card), (short, long, recent) = await asyncio.gather(
+    (slice_, card, matched), (short, long, recent) = await asyncio.gather(
         representation(db, embedder, request, observer, observed),
         session_window(db, request, request.session),
     )
@@ -179,11 +224,11 @@ async def get_context(
         peer_card=Piece(card_text, tokens.count(card_text)) if card else None,
         short_summary=Piece(short.content, short.token_count) if short else None,
         long_summary=Piece(long.content, long.token_count) if long else None,
-        messages_newest_first=[
-            RecentMessage(m.peer, m.content, m.created_at, m.token_count, m.id) for m in recent
-        ],
+        messages_newest_first=[packable(m) for m in recent],
+        matched_best_first=[packable(m) for m in matched],
     )
     kept_ids = {m.id for m in packed.messages}
+    matched_ids = {m.id for m in packed.matched}
     chosen_summary = {"long": long, "short": short}.get(packed.summary_kind or "")
     return ContextResult(
         packed=packed,
@@ -194,4 +239,11 @@ async def get_context(
         card=card if packed.peer_card is not None else [],
         summary=chosen_summary,
         messages=[m for m in reversed(recent) if m.id in kept_ids],
+        matched=[m for m in matched if m.id in matched_ids],
+    )
+
+
+def packable(message: MessageRecord) -> RecentMessage:
+    return RecentMessage(
+        message.peer, message.content, message.created_at, message.token_count, message.id
     )

@@ -12,8 +12,12 @@ Rules, with B the budget:
 3. Summary cap = floor(0.4 * B'). The long summary is used if it fits the cap and has strictly
    more tokens than the short one (a missing short summary counts as 0); otherwise the short
    summary if it fits; otherwise none. Empty summaries count as missing.
-4. Messages (given newest first) fill B' - tok(S), newest first, stopping at the first that
-   does not fit, so the window is a contiguous recent tail. They are returned oldest first.
+4. Matched messages M (the messages that best match a search query, given best first) take
+   at most half of what the summary left, floor((B' - tok(S)) / 2), best first; one that does
+   not fit is skipped and the next tried, so one long turn does not shut out the rest.
+5. Recent messages (given newest first) fill B' - tok(S) - tok(M), newest first, stopping at
+   the first that does not fit, so the window is a contiguous recent tail; one already among
+   the matched costs nothing and is not shown twice. They are returned oldest first.
 
 The sum of the chosen token counts never exceeds B. `render` adds headings and timestamps that
 are not counted; callers that need a hard cap on the rendered text should reserve for them.
@@ -72,6 +76,8 @@ class PackedContext:
     card_dropped: bool
     representation_dropped: int  # how many least-relevant items did not fit
     messages_dropped: int  # how many older messages did not fit
+    matched: tuple[RecentMessage, ...] = ()  # best first
+    matched_dropped: int = 0  # how many matched messages did not fit
 
     @property
     def card_tokens(self) -> int:
@@ -90,10 +96,14 @@ class PackedContext:
         return sum(message.tokens for message in self.messages)
 
     @property
+    def matched_tokens(self) -> int:
+        return sum(message.tokens for message in self.matched)
+
+    @property
     def tokens_used(self) -> int:
         return (
             self.card_tokens + self.representation_tokens + self.summary_tokens
-            + self.message_tokens
+            + self.matched_tokens + self.message_tokens
         )  # fmt: skip
 
 
@@ -122,6 +132,7 @@ def pack(
     short_summary: Piece | None = None,
     long_summary: Piece | None = None,
     messages_newest_first: Sequence[RecentMessage] = (),
+    matched_best_first: Sequence[RecentMessage] = (),
 ) -> PackedContext:
     """Pack under `budget` tokens; `representation` is ordered most relevant first."""
     if budget < 0:
@@ -145,8 +156,21 @@ def pack(
     summary, kind = choose_summary(short_summary, long_summary, cap)
     room = remainder - (summary.tokens if summary else 0)
 
+    matched: list[RecentMessage] = []
+    matched_room = room // 2
+    for message in matched_best_first:
+        if message.tokens <= matched_room:
+            matched.append(message)
+            matched_room -= message.tokens
+    room -= sum(message.tokens for message in matched)
+    shown = {message.id for message in matched}
+
     window: list[RecentMessage] = []
+    repeated = 0
     for message in messages_newest_first:
+        if message.id and message.id in shown:
+            repeated += 1
+            continue
         if message.tokens > room:
             break
         window.append(message)
@@ -164,7 +188,9 @@ def pack(
         summary_cap=cap,
         card_dropped=card_dropped,
         representation_dropped=len(representation) - len(kept),
-        messages_dropped=len(messages_newest_first) - len(window),
+        messages_dropped=len(messages_newest_first) - len(window) - repeated,
+        matched=tuple(matched),
+        matched_dropped=len(matched_best_first) - len(matched),
     )
 
 
@@ -183,10 +209,14 @@ def render(packed: PackedContext) -> str:
     if packed.summary is not None:
         heading = f"## Session summary ({packed.summary_kind})"
         sections.append(heading + "\n" + packed.summary.text.strip())
+    if packed.matched:
+        sections.append("## Messages matching the query (best first)\n" + _lines(packed.matched))
     if packed.messages:
-        lines = "\n".join(
-            f"[{_timestamp(message.created_at)}] {message.speaker}: {message.content.strip()}"
-            for message in packed.messages
-        )
-        sections.append("## Recent messages (oldest first)\n" + lines)
+        sections.append("## Recent messages (oldest first)\n" + _lines(packed.messages))
     return "\n\n".join(sections)
+
+
+def _lines(messages: Sequence[RecentMessage]) -> str:
+    return "\n".join(
+        f"[{_timestamp(m.created_at)}] {m.speaker}: {m.content.strip()}" for m in messages
+    )

@@ -56,7 +56,6 @@ from reasoners.dialectic.evidence import (
     matched_span,
     when,
 )
-from reasoners.dialectic.ranked_messages import ranked_in_view
 from reasoners.dialectic.tool_specs import (
     ARGUMENTS,
     TOOL_SPECS,
@@ -76,6 +75,7 @@ from reasoners.dialectic.tool_specs import (
 from reasoners.embeddings.model import Embedder
 from reasoners.llm.interface import ToolCall, ToolSpec
 from reasoners.search.files import search_files
+from reasoners.search.in_view import ranked_in_view
 from reasoners.search.observations import search_observations
 from reasoners.text.terms import best_sentence
 
@@ -208,7 +208,14 @@ class Toolbox:
         """The view's messages ranked as `searchMessages` ranks them (hybrid, fused by score),
         best first (pass `embedding` when the query's is at hand)."""
         shown = await ranked_in_view(
-            self.db, self.embedder, self.view, query, limit, embedding=embedding
+            self.db,
+            self.embedder,
+            self.view.workspace,
+            self.view.query(),
+            query,
+            limit,
+            session=self.view.session,
+            embedding=embedding,
         )
         items = []
         for message in shown:

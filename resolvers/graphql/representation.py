@@ -68,10 +68,19 @@ class ContextBlob:
     peer_card: list[str]
     representation: list[Observation]
     summary: Summary | None
-    messages: list[Message]
+    messages: list[Message] = strawberry.field(
+        description="The session's recent messages that fit, oldest first."
+    )
+    matched_messages: list[Message] = strawberry.field(
+        description="The view's messages that best match searchQuery and fit, best first "
+        "(none without a searchQuery and a peerTarget)."
+    )
     card_dropped: bool
     representation_dropped: int
     messages_dropped: int
+    matched_messages_dropped: int = strawberry.field(
+        description="How many matched messages did not fit the budget."
+    )
 
 
 @strawberry.input
@@ -161,7 +170,8 @@ class RepresentationQuery:
     @strawberry.field(
         description="getContext: a token-budgeted context blob for your agent's prompt: "
         "representation slice and peer card first, then the session summary "
-        "(at most 40% of the rest), then recent messages, newest first."
+        "(at most 40% of the rest), then the messages that best match searchQuery (at most "
+        "half of what is left), then recent messages, newest first."
     )
     async def context(
         self,
@@ -173,6 +183,13 @@ class RepresentationQuery:
         peer_perspective: str | None = None,
         search_query: str | None = None,
         search_limit: int = 10,
+        search_message_limit: Annotated[
+            int,
+            strawberry.argument(
+                description="How many of the observer's messages of the target that best match "
+                "searchQuery to pack, ranked as searchMessages ranks them (0-100; 0: none).",
+            ),
+        ] = 5,
         include_summary: bool = True,
         as_of: Annotated[
             datetime | None,
@@ -204,6 +221,7 @@ class RepresentationQuery:
                 peer_perspective=peer_perspective,
                 search_query=search_query,
                 search_limit=search_limit,
+                search_message_limit=search_message_limit,
                 include_summary=include_summary,
                 as_of=as_of,
                 aggregated=(
@@ -231,9 +249,11 @@ class RepresentationQuery:
             representation=[Observation.of(o) for o in result.representation],
             summary=Summary.of(summary) if summary is not None else None,
             messages=[Message.of(m) for m in result.messages],
+            matched_messages=[Message.of(m) for m in result.matched],
             card_dropped=packed.card_dropped,
             representation_dropped=packed.representation_dropped,
             messages_dropped=packed.messages_dropped,
+            matched_messages_dropped=packed.matched_dropped,
         )
 
 

@@ -166,6 +166,8 @@ async def session_context(call: Call) -> Response:
             peer_perspective=q.peer_perspective,
             search_query=q.search_query,
             search_limit=q.search_top_k or 10,
+            # This shape's `messages` are the session's own; it has no place for matched ones.
+            search_message_limit=0,
             include_summary=q.summary,
             session_ids=allowlist,
         ),

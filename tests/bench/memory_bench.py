@@ -59,6 +59,12 @@ from resolvers.services import Services
 from tests import statements
 from tests.bench import report as reporting
 from tests.bench.common import add_instance_args, machine, neo4j_from_args, write_section
+from tests.bench.context_evidence import (
+    ContextAsk,
+    context_evidence,
+    context_latency,
+    context_summary,
+)
 from tests.bench.embed_cache import CacheMismatch, DiskVectors
 from tests.bench.fusion_replay import pool_record
 from tests.bench.ingest import (
@@ -86,6 +92,7 @@ from tests.bench.qa import (
     ContextReader,
     DialecticReader,
     FullContextReader,
+    Perspective,
     QAItem,
     Reader,
     ReaderUnavailable,
@@ -148,7 +155,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, help="first N questions of the file (default: all)")
     parser.add_argument("--reader", choices=("dialectic", "context"), default="dialectic")
     parser.add_argument("--reasoning-level", default="low", help="dialectic level (chat reader)")
-    parser.add_argument("--context-tokens", type=int, default=4000, help="context reader budget")
+    parser.add_argument(
+        "--context-tokens",
+        type=int,
+        default=4000,
+        help="token budget of `context`, for the context evidence count and the context reader",
+    )
     parser.add_argument(
         "--no-full-context", action="store_true", help="skip the full-context QA baseline"
     )
@@ -352,6 +364,7 @@ class Totals:
     embed_wait_s: float = 0.0
     ingested_messages: int = 0  # messages sent by addMessages in this invocation
     loads: list[float] = field(default_factory=list)
+    context_asks: int = 0  # its parity alternates which `context` variant is asked first
 
 
 @dataclass
@@ -611,6 +624,15 @@ class Bench:
         self.totals.retrieval_s += retrieval_s
         if args.pools is not None:  # outside the retrieval time: the rankings are done
             await self.keep_pool(question, ingested, text)
+        packed = await context_evidence(
+            self.api,
+            context_ask(conversation, ingested, view, args.context_tokens),
+            text,
+            to_turn,
+            question.evidence_turn_ids,
+            reverse=self.totals.context_asks % 2 == 1,
+        )
+        self.totals.context_asks += 1
         record: dict[str, Any] = {
             "question_id": question.id,
             "conversation_id": question.conversation_id,
@@ -638,6 +660,7 @@ class Bench:
             "observation_hits": by_observation.observations,
             "observation_hits_unmapped": by_observation.unmapped,
             "retrieval_s": round(retrieval_s, 3),
+            "context": packed,
         }
         if self.judge_llm is not None and (self.reader is not None or self.baseline is not None):
             start = time.perf_counter()
@@ -837,12 +860,32 @@ def summarize(
         + (NO_DERIVE_METHOD if args.no_derive else ""),
         "dreams": dream_totals(stats.values()) if args.dream else None,
         "retrieval": reporting.retrieval_summary(records, rankers, args.ks),
+        "context": context_summary(records),
+        "context_latency": context_latency(records),
+        "context_tokens": args.context_tokens,
         "split": reporting.split_summary(records, rankers, args.ks, halves),
         "split_note": SPLIT_NOTE,
         "qa": qa,
         "qa_notes": notes,
         "per_question": [{k: v for k, v in r.items() if k != "config"} for r in records],
     }
+
+
+def context_ask(
+    conversation: Conversation, ingested: Ingested, view: Perspective, tokens: int
+) -> ContextAsk:
+    """What an app asks `context` before answering: its view of the user, in the latest
+    session, as the context reader asks (qa.py)."""
+    peers = ingested.peer_of
+    last = conversation.sessions[-1].id if conversation.sessions else None
+    target = view.target or view.agent
+    return ContextAsk(
+        ingested.workspace,
+        peers[target],
+        peers[view.agent] if target != view.agent else None,
+        ingested.session_of[last] if last is not None else None,
+        tokens,
+    )
 
 
 def dream_totals(stats: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tests.bench.common import table
+from tests.bench.context_evidence import context_table, latency_line
 from tests.bench.metrics import COUNT_KEY, OVERALL, QuestionScore, aggregate
 from tests.bench.split import HALVES
 
@@ -339,6 +340,16 @@ def qa_table(qa: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
     return table(["category", *systems], rows)
 
 
+CONTEXT_NOTE = (
+    "What `context` packs for the question (the question as `searchQuery`, the app's view of "
+    "the user, the conversation's last session, {tokens} tokens), asked twice on the same graph: "
+    "without and with the messages that best match the query. Each cell: share of questions "
+    "with every evidence turn packed / mean share of evidence turns packed / mean tokens used. "
+    "A turn counts when it is packed as a message or a packed belief was derived from it. The "
+    "view holds the user's turns only, so evidence the assistant said is out of its reach."
+)
+
+
 def render(report: Mapping[str, Any]) -> str:
     """The markdown body of this bench's section."""
     ks: list[int] = report["ks"]
@@ -408,6 +419,17 @@ def render(report: Mapping[str, Any]) -> str:
             f"{level.capitalize()} level by category (recall_all@{k_cat} / NDCG@{k_cat}):",
             "",
             category_table(retrieval, rankers, labels, k_cat, prefix),
+            "",
+        ]
+    if report.get("context"):
+        lines += [
+            "### Context evidence",
+            "",
+            CONTEXT_NOTE.format(tokens=report.get("context_tokens", "?")),
+            "",
+            context_table(report["context"]),
+            "",
+            latency_line(report.get("context_latency") or {}),
             "",
         ]
     lines += ["### Question answering", ""]

@@ -90,6 +90,12 @@ async def test_longmemeval_end_to_end_and_resume(services: Services, tmp_path: P
         assert tea["retrieval"][ranker]["session/ndcg_any@1"] == 1.0
     # Both evidence turns of the two-session question are among 4 turns: recall_all@5 = 1
     # for the rankers that rank every turn. BM25 has no stemming: "marathons" matches no turn.
+    # `context` asked with the question packs the evidence turn as a matched message.
+    packed = tea["context"]["with_messages"]
+    assert packed["all"] and packed["via_messages"] == 1 and packed["tokens"] <= 4000
+    assert saved["context"]["with_messages"]["overall"]["n"] == 2
+    assert saved["context_latency"]["without_messages"]["n"] == 3  # every question is timed
+    assert "### Context evidence" in (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
     count = by_id["q_count"]
     assert count["retrieval"]["ours"]["recall_all@5"] == 1.0
     assert count["retrieval"]["dense"]["session/recall_all@5"] == 1.0

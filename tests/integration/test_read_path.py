@@ -116,6 +116,7 @@ query($w: String!, $tokens: Int!, $q: String) {
           peerPerspective: "bob", searchQuery: $q) {
     text tokenizer budget tokensUsed remainder summaryCap peerCard
     representation { content } summary { kind } messages { content seq }
+    matchedMessages { content session }
     representationDropped messagesDropped cardDropped
   }
 }"""
@@ -137,7 +138,9 @@ async def test_get_context_end_to_end(
     assert roomy["representation"][0]["content"] == "Alice is allergic to peanuts."
     assert "Reykjavik" not in roomy["text"], "carol's view is not bob's"
     assert roomy["peerCard"] == ["Alice, vet, Porto"]
-    assert roomy["messagesDropped"] == 0 and len(roomy["messages"]) == 31
+    # alice's one turn bob saw is the best (only) match: packed once, as a match.
+    assert roomy["matchedMessages"] == [{"content": "Some evidence.", "session": "s1"}]
+    assert roomy["messagesDropped"] == 0 and len(roomy["messages"]) == 30
     assert roomy["tokensUsed"] <= 4000
     assert "## Peer card" in roomy["text"] and "## Recent messages" in roomy["text"]
 

@@ -313,6 +313,16 @@ async def test_representation_cards_and_contexts(rest: httpx.AsyncClient, worksp
     )
     assert "Keeps bees" in r.json()["peer_representation"]
     assert r.json()["peer_card"] == ["Beekeeper", "Lives in Leeds"]
+    # A search query picks beliefs; the messages stay the session's whole tail, each once.
+    r = await rest.get(
+        f"{s}/context",
+        params={
+            "peer_target": "alice",
+            "peer_perspective": "bot",
+            "search_query": "bees on my allotment",
+        },
+    )
+    assert r.status_code == 200 and len(r.json()["messages"]) == 3
     r = await rest.get(f"{s}/context", params={"peer_perspective": "bot"})
     assert r.status_code == 422
 

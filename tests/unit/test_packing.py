@@ -175,6 +175,53 @@ def test_messages_use_what_the_summary_leaves() -> None:
     _within_budget(packed)
 
 
+def _matched(*tokens: int) -> list[RecentMessage]:
+    """Matched messages x0 (best) .. xN, older than every recent one."""
+    return [
+        RecentMessage("alice", f"x{i}", T0 - timedelta(days=i + 1), t, f"x{i}")
+        for i, t in enumerate(tokens)
+    ]
+
+
+def test_matched_messages_take_at_most_half_of_what_the_summary_left() -> None:
+    packed = pack(
+        120,
+        peer_card=Piece("card", 20),
+        short_summary=Piece("short", 20),
+        messages_newest_first=_messages_newest_first(10, 10, 10, 10, 10, 10, 10, 10),
+        matched_best_first=_matched(30, 25, 10, 5),
+    )
+    # B' = 100, summary 20: matched may use 40. x0 (30) fits, x1 (25) does not and is skipped,
+    # x2 (10) fills the cap, x3 (5) no longer fits.
+    assert [m.content for m in packed.matched] == ["x0", "x2"]
+    assert packed.matched_dropped == 2 and packed.matched_tokens == 40
+    # Recent messages fill the other 40, newest first.
+    assert [m.content for m in packed.messages] == ["m4", "m5", "m6", "m7"]
+    assert packed.tokens_used == 120
+    _within_budget(packed)
+
+
+def test_a_recent_message_already_matched_is_not_shown_twice() -> None:
+    recent = _messages_newest_first(10, 10, 10, 10)  # m3 first
+    packed = pack(60, messages_newest_first=recent, matched_best_first=[recent[1]])  # m2
+    assert [m.content for m in packed.matched] == ["m2"]
+    # In the window m2 is passed over at no cost rather than ending it: m3, m1 and m0 follow.
+    assert [m.content for m in packed.messages] == ["m0", "m1", "m3"]
+    assert packed.messages_dropped == 0
+    assert packed.tokens_used == 40
+    _within_budget(packed)
+
+
+def test_without_matched_messages_the_packing_is_unchanged() -> None:
+    args = {
+        "representation": REPRESENTATION,
+        "peer_card": CARD,
+        "short_summary": Piece("short", 20),
+        "messages_newest_first": _messages_newest_first(10, 10, 10),
+    }
+    assert pack(150, **args) == pack(150, **args, matched_best_first=())  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("budget", range(0, 120, 7))
 def test_never_exceeds_budget(budget: int) -> None:
     packed = pack(
@@ -184,8 +231,10 @@ def test_never_exceeds_budget(budget: int) -> None:
         short_summary=Piece("short", 8),
         long_summary=Piece("long", 16),
         messages_newest_first=_messages_newest_first(3, 9, 4, 12, 6, 2),
+        matched_best_first=_matched(7, 3, 11),
     )
     _within_budget(packed)
+    assert packed.matched_tokens <= (packed.remainder - packed.summary_tokens) // 2
     assert packed.remainder == budget - packed.card_tokens - packed.representation_tokens
     assert packed.remainder >= 0
 
@@ -207,12 +256,15 @@ def test_render_has_readable_sections_in_priority_order() -> None:
             RecentMessage("bot", "How is Berlin?", T0 + timedelta(minutes=1), 5),
             RecentMessage("alice", "I just moved!", T0, 5),
         ],
+        matched_best_first=[RecentMessage("alice", "Berlin it is.", T0 - timedelta(days=2), 4)],
     )
     text = render(packed)
     assert text == (
         "## Peer card\nName: Alice\nOccupation: nurse\n\n"
         "## What is known (most relevant first)\n- Alice moved to Berlin in 2023.\n\n"
         "## Session summary (short)\nAlice and the bot talked about moving.\n\n"
+        "## Messages matching the query (best first)\n"
+        "[2024-05-01 09:00+00:00] alice: Berlin it is.\n\n"
         "## Recent messages (oldest first)\n"
         "[2024-05-03 09:00+00:00] alice: I just moved!\n"
         "[2024-05-03 09:01+00:00] bot: How is Berlin?"
