@@ -1,16 +1,11 @@
-// New explicit beliefs from a derivation, per representation: they count toward its next dream
-// and move its idle moment to $idle_at (null: no idle trigger). A representation with at least
-// $threshold undreamed beliefs (0: never) and no dream waiting or running claims one: its
-// OBSERVES edge names the new job in this transaction, so concurrent derivations schedule one
-// dream, not one each. The edge is locked (the first SET) before its counters are read.
+// After a derivation's write, in its transaction: a representation that now has at least
+// $threshold undreamed beliefs (0: never) and no dream waiting or running claims one, its
+// OBSERVES edge naming the new job, so concurrent derivations schedule one dream, not one each.
+// The write (create_explicit_observations.cypher) counted the beliefs on the edge and so holds
+// its lock: the counters read here are final, and the edge is written again only to claim.
 UNWIND $written AS w
 MATCH (:Peer {workspace: $workspace, name: w.observer})
       -[r:OBSERVES]->(:Peer {workspace: $workspace, name: w.observed})
-SET r.dream_lock = true
-REMOVE r.dream_lock
-WITH w, r
-SET r.since_dream = coalesce(r.since_dream, 0) + w.count,
-    r.idle_dream_at = $idle_at
 WITH w, r
 WHERE $threshold > 0 AND r.since_dream >= $threshold
   AND NOT EXISTS {

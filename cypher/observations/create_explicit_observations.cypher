@@ -1,11 +1,26 @@
 // Explicit observations with their verbatim source span. The OBSERVES edge marks the
-// representation and counts what was written into it (searches size their path by it).
+// representation and counts what was written into it (searches size their path by it) and
+// what came since its last dream; a write moves its idle moment to $idle_at (null: no idle
+// trigger). This is the derivation's one write of each edge: once per edge, edges in
+// (observer, observed) order. Neo4j takes a deletion lock on a relationship before each write
+// of it, so a transaction writing an edge a second time waited for that lock while a concurrent
+// derivation held it and waited for the first write's lock: a deadlock, retried after a second.
+CALL () {
+  UNWIND $observations AS item
+  MATCH (:Message {workspace: $workspace, id: item.message_id})
+  WITH item.props.observer AS observer_name, item.props.observed AS observed_name, count(*) AS n
+  ORDER BY observer_name, observed_name
+  MATCH (observer:Peer {workspace: $workspace, name: observer_name})
+  MATCH (observed:Peer {workspace: $workspace, name: observed_name})
+  MERGE (observer)-[r:OBSERVES]->(observed)
+  SET r.observations = coalesce(r.observations, 0) + n,
+      r.since_dream = coalesce(r.since_dream, 0) + n,
+      r.idle_dream_at = $idle_at
+}
 UNWIND $observations AS item
 MATCH (m:Message {workspace: $workspace, id: item.message_id})
-MATCH (observer:Peer {workspace: $workspace, name: item.props.observer})
-MATCH (observed:Peer {workspace: $workspace, name: item.props.observed})
-MERGE (observer)-[r:OBSERVES]->(observed)
-SET r.observations = coalesce(r.observations, 0) + 1
+MATCH (:Peer {workspace: $workspace, name: item.props.observer})
+MATCH (:Peer {workspace: $workspace, name: item.props.observed})
 CREATE (o:Observation)
 SET o = item.props
 CREATE (o)-[:DERIVED_FROM {span: item.span}]->(m)

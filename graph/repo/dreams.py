@@ -81,15 +81,11 @@ class DreamClaim:
 
 
 async def note_new_beliefs(
-    tx: Tx,
-    workspace: str,
-    written: dict[tuple[str, str], int],
-    *,
-    threshold: int,
-    idle_at: datetime | None,
+    tx: Tx, workspace: str, written: dict[tuple[str, str], int], *, threshold: int
 ) -> list[DreamClaim]:
-    """Count a derivation's new beliefs toward each representation's next dream; the
-    representations that reached `threshold` (0: none) claim one."""
+    """After a derivation's write (which counted its new beliefs on each representation's
+    edge), in its transaction: the representations that reached `threshold` (0: none) claim a
+    dream."""
     if not written:
         return []
     rows = await tx.rows(
@@ -100,7 +96,6 @@ async def note_new_beliefs(
             for (observer, observed), count in sorted(written.items())
         ],
         threshold=threshold,
-        idle_at=idle_at,
     )
     return [
         DreamClaim(

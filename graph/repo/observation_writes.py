@@ -168,11 +168,13 @@ async def write_explicit(
     *,
     threshold: float,
     near: float | None = None,
+    idle_at: datetime | None = None,
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
     (`threshold` is a cosine: facts at least this similar to a belief repeat it). With `near`,
     each new fact records the beliefs at least that similar, earlier facts of this write
-    included, for the zero-key dreamer (Observation.near_ids)."""
+    included, for the zero-key dreamer (Observation.near_ids). Each scope's new facts count
+    toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger)."""
     if not facts:
         return WriteOutcome([], 0)
     items = [
@@ -224,7 +226,12 @@ async def write_explicit(
         if i not in duplicate_of
     ]
     rows = (
-        await tx.rows("create_explicit_observations", workspace=workspace, observations=fresh)
+        await tx.rows(
+            "create_explicit_observations",
+            workspace=workspace,
+            observations=fresh,
+            idle_at=idle_at,
+        )
         if fresh
         else []
     )

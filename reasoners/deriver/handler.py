@@ -20,6 +20,7 @@ from graph.repo import peers, sessions, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
+from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
 from reasoners.deriver.dedup import exact_key, find_duplicate
 from reasoners.deriver.extractors import Extractor, Fact
@@ -157,6 +158,7 @@ class DeriverHandler:
                 threshold=self.settings.dedup_threshold,
                 # The duplicate probe finds each fact's neighbours anyway; kept for dreams.
                 near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,
+                idle_at=scheduling.idle_at(self.settings, utc_now()),
             )
             self.stats.written += len(outcome.created)
             self.stats.repeats += outcome.reinforced

@@ -73,15 +73,10 @@ def paced(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
 async def after_derivation(
     tx: Tx, settings: Settings, workspace: str, written: dict[tuple[str, str], int]
 ) -> list[str]:
-    """In the deriver's transaction: count its new beliefs and enqueue the dreams now due."""
+    """In the deriver's transaction, after its write counted the new beliefs: enqueue the
+    dreams now due."""
     stamp = utc_now()
-    claims = await dreams.note_new_beliefs(
-        tx,
-        workspace,
-        written,
-        threshold=threshold(settings),
-        idle_at=idle_at(settings, stamp),
-    )
+    claims = await dreams.note_new_beliefs(tx, workspace, written, threshold=threshold(settings))
     return await jobs.enqueue(
         tx, [dream_job(settings, c, "threshold", paced(settings, c, stamp)) for c in claims]
     )
