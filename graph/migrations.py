@@ -83,6 +83,7 @@ async def drop_legacy(db: Database) -> list[str]:
 async def backfill_scope_keys(db: Database) -> int:
     total = 0
     while scopes := await db.read("list_observations_missing_scope_key", limit=100):
+        before = total
         for row in scopes:
             ws, observer, observed = (
                 str(row["workspace"]),
@@ -102,12 +103,17 @@ async def backfill_scope_keys(db: Database) -> int:
                 total += count
                 if count < BATCH:
                     break
+        if total == before:
+            # Listed but none keyed: another pass would list the same scopes forever.
+            log.warning("scope keys: %d scopes listed, none could be keyed", len(scopes))
+            break
     return total
 
 
 async def backfill_message_keys(db: Database) -> int:
     total = 0
     while sessions := await db.read("list_unkeyed_sessions", limit=100):
+        before = total
         for row in sessions:
             ws, session = str(row["workspace"]), str(row["session"])
             senders = await db.read("list_session_senders", workspace=ws, session=session)
@@ -126,6 +132,10 @@ async def backfill_message_keys(db: Database) -> int:
                 total += count
                 if count < BATCH:
                     break
+        if total == before:
+            # Listed but none keyed: another pass would list the same sessions forever.
+            log.warning("message keys: %d sessions listed, none could be keyed", len(sessions))
+            break
     return total
 
 

@@ -341,12 +341,14 @@ def qa_table(qa: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
 
 
 CONTEXT_NOTE = (
-    "What `context` packs for the question (the question as `searchQuery`, the app's view of "
-    "the user, the conversation's last session, {tokens} tokens), asked twice on the same graph: "
-    "without and with the messages that best match the query. Each cell: share of questions "
-    "with every evidence turn packed / mean share of evidence turns packed / mean tokens used. "
-    "A turn counts when it is packed as a message or a packed belief was derived from it. The "
-    "view holds the user's turns only, so evidence the assistant said is out of its reach."
+    "What `context` packs for the question (the question as `searchQuery`; the view the "
+    "readers use: the assistant's of the user in LongMemEval and BEAM, a speaker's self-model "
+    "in LoCoMo; the conversation's last session; {tokens} tokens), asked twice on the same "
+    "graph: without and with the messages that best match the query. Each cell: share of "
+    "questions with every evidence turn packed / mean share of evidence turns packed / mean "
+    "tokens used. A turn counts when it is packed as a message or a packed belief was derived "
+    "from it. A view holds its target's turns only, so evidence another speaker said (the "
+    "assistant's, in LongMemEval's single-session-assistant questions) is out of its reach."
 )
 
 

@@ -25,6 +25,7 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from graph.db import Tx
+from graph.keys import scope_key
 from graph.repo import dreams
 from graph.repo import messages as message_repo
 from graph.repo.observation_writes import ExplicitFact, write_explicit
@@ -42,7 +43,7 @@ ITEMS = 24
 SCOPES = [("alice", "alice"), ("bob", "alice")]
 
 
-def explicit_items(message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
+def explicit_items(workspace: str, message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
     """ITEMS beliefs alternating between the two views, in one order or the other."""
     scopes = SCOPES[::-1] if reverse else SCOPES
     items = []
@@ -54,10 +55,13 @@ def explicit_items(message_ids: list[str], reverse: bool) -> list[dict[str, Any]
                 "span": "x",
                 "props": {
                     "id": str(uuid.uuid4()),
+                    "workspace": workspace,
                     "observer": observer,
                     "observed": observed,
+                    "scope_key": scope_key(workspace, observer, observed),
                     "content": f"fact {i}",
                     "level": "explicit",
+                    "created_at": now(),
                 },
             }
         )
@@ -92,9 +96,9 @@ async def observes_counts(services: Services, workspace: str) -> dict[tuple[str,
     }
 
 
-def stated_items(message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
+def stated_items(workspace: str, message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
     """The same beliefs as an app states them: their properties, no source message."""
-    return [item["props"] for item in explicit_items(message_ids, reverse)]
+    return [item["props"] for item in explicit_items(workspace, message_ids, reverse)]
 
 
 @pytest.mark.parametrize(
@@ -108,7 +112,7 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
     services: Services,
     workspace: str,
     statement: str,
-    items: Callable[[list[str], bool], list[dict[str, Any]]],
+    items: Callable[[str, list[str], bool], list[dict[str, Any]]],
 ) -> None:
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
@@ -122,7 +126,7 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
                     services,
                     statement,
                     workspace=workspace,
-                    observations=items(ids, w % 2 == 1),
+                    observations=items(workspace, ids, w % 2 == 1),
                     **({"idle_at": None} if statement == "create_explicit_observations" else {}),
                 )
                 for w in range(WRITERS)
