@@ -92,8 +92,7 @@ async def note_new_beliefs(
         "note_new_beliefs",
         workspace=workspace,
         written=[
-            {"observer": observer, "observed": observed, "count": count}
-            for (observer, observed), count in sorted(written.items())
+            {"observer": observer, "observed": observed} for observer, observed in sorted(written)
         ],
         threshold=threshold,
     )
