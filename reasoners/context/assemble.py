@@ -28,6 +28,7 @@ from reasoners.search.observations import search_observations
 
 MAX_BUDGET = 200_000
 MAX_RECENT_MESSAGES = 500
+SEARCH_MESSAGES = 5  # default: the view's messages best matching the search query
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class ContextRequest:
     peer_perspective: str | None = None
     search_query: str | None = None
     search_limit: int = 10
-    search_message_limit: int = 5  # the view's messages best matching search_query
+    search_message_limit: int = SEARCH_MESSAGES
     most_derived: int = 5
     most_recent: int = 5
     include_summary: bool = True

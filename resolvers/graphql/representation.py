@@ -9,7 +9,7 @@ import strawberry
 
 from graph.repo import peer_cards, peers
 from graph.repo.observation_search import ObservationQuery
-from reasoners.context.assemble import ContextRequest, get_context
+from reasoners.context.assemble import SEARCH_MESSAGES, ContextRequest, get_context
 from reasoners.embeddings.model import embed_async
 from reasoners.search.observations import search_observations
 from resolvers.graphql.context import Info
@@ -189,7 +189,7 @@ class RepresentationQuery:
                 description="How many of the observer's messages of the target that best match "
                 "searchQuery to pack, ranked as searchMessages ranks them (0-100; 0: none).",
             ),
-        ] = 5,
+        ] = SEARCH_MESSAGES,
         include_summary: bool = True,
         as_of: Annotated[
             datetime | None,

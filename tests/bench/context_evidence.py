@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reasoners.context.assemble import SEARCH_MESSAGES
 from tests.bench.common import table
 from tests.bench.ingest import Api
 from tests.bench.metrics import OVERALL
@@ -35,8 +36,7 @@ query($w: String!, $tokens: Int!, $session: String, $target: String!, $from: Str
 
 WITH_MESSAGES = "with_messages"
 WITHOUT_MESSAGES = "without_messages"
-# The product's default for searchMessageLimit (resolvers/graphql/representation.py).
-DEFAULT_LIMIT = 5
+DEFAULT_LIMIT = SEARCH_MESSAGES  # `context`'s default searchMessageLimit
 VARIANTS = ((WITH_MESSAGES, DEFAULT_LIMIT), (WITHOUT_MESSAGES, 0))
 LABELS = {
     WITHOUT_MESSAGES: "beliefs + recent tail",
