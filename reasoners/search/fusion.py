@@ -73,18 +73,22 @@ def fuse_scores(
     boosted: Collection[str] = frozenset(),
     boost: float = 0.0,
     penalty: Mapping[str, float] | None = None,
+    replies: Mapping[str, str] | None = None,
+    reply_weight: float = 0.0,
 ) -> list[tuple[str, float]]:
     """score(d) = similarity(d) + text_weight * text(d) / max(text) (+ boost if d is boosted)
-    - penalty(d), best first.
+    - penalty(d) (+ reply_weight * that score of the candidate d replies to), best first.
 
     `similarity` names every candidate (None: it has no embedding, counted as 0); `text` holds
     the fulltext scores of those the fulltext half found (others count 0); `boosted` are the
     candidates a caller favours (reasoners/search/speakers.py); `penalty` what a candidate
-    loses to a prior (length_penalty; a candidate it does not name loses nothing). Equal scores
-    keep the order of `similarity`, so the output is deterministic.
+    loses to a prior (length_penalty; a candidate it does not name loses nothing); `replies`
+    maps a candidate to the candidate it replies to (reasoners/search/replies.py), whose score
+    before any reply's share counts. Equal scores keep the order of `similarity`, so the output
+    is deterministic.
     """
-    if text_weight < 0 or boost < 0:
-        raise ValueError("text_weight and boost must be >= 0")
+    if text_weight < 0 or boost < 0 or reply_weight < 0:
+        raise ValueError("text_weight, boost and reply_weight must be >= 0")
     unknown = set(text) - set(similarity)
     if unknown:
         raise ValueError(f"fulltext hits without a similarity entry: {sorted(unknown)}")
@@ -96,5 +100,10 @@ def fuse_scores(
         - (penalty.get(key, 0.0) if penalty is not None else 0.0)
         for key, sim in similarity.items()
     }
+    if replies and reply_weight:
+        own = dict(scores)
+        for key, asked in replies.items():
+            if key in own and asked in own:
+                scores[key] += reply_weight * own[asked]
     # sorted() is stable: ties stay in the order given.
     return sorted(scores.items(), key=lambda pair: -pair[1])

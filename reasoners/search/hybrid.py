@@ -9,8 +9,8 @@ the page, fuse them by score (fusion.py) and keep each hit's rank in either list
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from graph.validation import check_query
@@ -60,10 +60,13 @@ def fuse(
     boost: float = 0.0,
     text_weight: float = TEXT_WEIGHT,
     penalty: Callable[[T], float] | None = None,
+    replies: Mapping[str, str] | None = None,
+    reply_weight: float = 0.0,
 ) -> list[Hit[T]]:
     """The two rankings fused by score (fusion.py), best first, at most `limit`; the
-    candidates `favour` accepts get `boost` on their score, and each loses `penalty` of it
-    (a prior such as fusion.length_penalty)."""
+    candidates `favour` accepts get `boost` on their score, each loses `penalty` of it (a
+    prior such as fusion.length_penalty), and a candidate `replies` maps (by key) to the one it
+    replies to adds `reply_weight` times that one's score (replies.py)."""
     items = {key(x): x for x, _ in by_vector} | {key(x): x for x, _, _ in by_text}
     vector_rank = {key(x): i + 1 for i, (x, _) in enumerate(by_vector)}
     text_rank = {key(x): i + 1 for i, (x, _, _) in enumerate(by_text)}
@@ -77,7 +80,14 @@ def fuse(
     boosted = {k for k, x in items.items() if favour(x)} if favour is not None else set()
     penalties = {k: penalty(x) for k, x in items.items()} if penalty is not None else None
     fused = fuse_scores(
-        similarity, text, text_weight, boosted=boosted, boost=boost, penalty=penalties
+        similarity,
+        text,
+        text_weight,
+        boosted=boosted,
+        boost=boost,
+        penalty=penalties,
+        replies=replies,
+        reply_weight=reply_weight,
     )
     return [
         Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
@@ -86,12 +96,13 @@ def fuse(
 
 @dataclass(frozen=True)
 class Candidates(Generic[T]):
-    """What fusion ranks for one query: both halves' candidates, best first, and which of them
-    the query favours (None: none)."""
+    """What fusion ranks for one query: both halves' candidates, best first, which of them
+    the query favours (None: none), and which reply to which (keys; replies.py)."""
 
     by_vector: list[tuple[T, float]]
     by_text: list[tuple[T, float, float | None]]
     favour: Favour[T] | None
+    replies: Mapping[str, str] = field(default_factory=dict)
 
 
 async def gather_candidates(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graph.db import Database
 from graph.errors import NotFound
@@ -13,7 +13,13 @@ from graph.validation import check_name, check_query
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.search.fusion import FACT_MARGIN, TEXT_WEIGHT, length_penalty, with_facts
 from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candidates
-from reasoners.search.speakers import SPEAKER_WEIGHT, favoured, name_candidates
+from reasoners.search.replies import REPLY_WEIGHT, replies_to_asker
+from reasoners.search.speakers import (
+    SPEAKER_WEIGHT,
+    asks_what_others_said,
+    favoured,
+    name_candidates,
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,9 @@ async def message_candidates(
         embedding=embedding,
         favour=SpeakerLookup(db, workspace, query, asker),
     )
+    if asker is not None and asks_what_others_said(query):
+        pooled = [m for m, _ in found.by_vector] + [m for m, _, _ in found.by_text]
+        found = replace(found, replies=replies_to_asker(pooled, asker))
     return await raised_by_facts(db, workspace, embedding, found)
 
 
@@ -109,7 +118,7 @@ async def raised_by_facts(
     # with_facts for a similarity that is never None (the vector half always has one).
     by_vector = [(m, max(s, facts.get(m.id, 0.0) - FACT_MARGIN)) for m, s in found.by_vector]
     by_text = [(m, score, with_facts(s, facts.get(m.id))) for m, score, s in found.by_text]
-    return Candidates(by_vector, by_text, found.favour)
+    return replace(found, by_vector=by_vector, by_text=by_text)
 
 
 async def search_messages(
@@ -125,7 +134,8 @@ async def search_messages(
 ) -> list[Hit[MessageRecord]]:
     """Hybrid search; a turn is as close as its closest derived belief, less a margin
     (fusion.py: FACT_MARGIN), the turns of the speaker the query is about rank a little higher,
-    long messages a little lower (LENGTH_WEIGHT, LENGTH_REFERENCE)."""
+    long messages a little lower (LENGTH_WEIGHT, LENGTH_REFERENCE), and when the query asks
+    what "you" said, a reply to the asker shares in its request's score (replies.py)."""
     found = await message_candidates(
         db, embedder, workspace, query, filters, limit, asker=asker, embedding=embedding
     )
@@ -138,4 +148,6 @@ async def search_messages(
         SPEAKER_WEIGHT,
         TEXT_WEIGHT,
         length_prior,
+        found.replies,
+        REPLY_WEIGHT,
     )

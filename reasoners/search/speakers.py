@@ -83,13 +83,18 @@ def name_candidates(query: str) -> list[str]:
     return list(seen)[:MAX_NAME_CANDIDATES]
 
 
+def asks_what_others_said(query: str) -> bool:
+    """Whether `query` asks what "you" said or gave ("the list you provided")."""
+    return _TO_OTHERS.search(_normalise(query)) is not None
+
+
 def favoured(query: str, asker: str | None, named: Collection[str]) -> Favoured:
     """Whose turns `query` points at (module docstring); `named` are the peers it names."""
     text = _normalise(query)
     peers = frozenset(named)
     if asker is None:
         return Favoured(peers)
-    if _TO_OTHERS.search(text):
+    if asks_what_others_said(text):
         return Favoured(peers, all_but=asker)
     if _JOINT.search(text):
         return Favoured(peers)

@@ -9,7 +9,8 @@ so a weight chosen here is what the product would rank; only a change to what th
 (indexes, passages, analyzers) needs the bench run again.
 
 Run: ``python -m tests.bench.fusion_replay POOLS.jsonl [--text-weights 0.05,0.1]
-[--speaker-weights 0,0.1] [--length-weights 0,0.02] [--length-references 100,200] [--depth 100]``.
+[--speaker-weights 0,0.1] [--length-weights 0,0.02] [--length-references 100,200]
+[--reply-weights 0,0.25] [--depth 100]``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from graph.records import MessageRecord
 from reasoners.search.fusion import LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT, length_penalty
 from reasoners.search.hybrid import Candidates, fuse
+from reasoners.search.replies import REPLY_WEIGHT
 from reasoners.search.speakers import SPEAKER_WEIGHT
 from tests.bench.common import table
 from tests.bench.retrieval import score_ranking
@@ -54,6 +56,11 @@ def pool_record(
         "favoured": sorted(message_to_turn[i] for i, m in known.items() if favour and favour(m)),
         "session_of": {message_to_turn[i]: m.session for i, m in known.items()},
         "length": {message_to_turn[i]: len(m.content) for i, m in known.items()},
+        "replies": {
+            message_to_turn[reply]: message_to_turn[asked]
+            for reply, asked in found.replies.items()
+            if reply in known and asked in known
+        },
     }
 
 
@@ -64,9 +71,16 @@ def replay_ranking(
     boost: float,
     length_weight: float = LENGTH_WEIGHT,
     length_reference: int = LENGTH_REFERENCE,
+    reply_weight: float = REPLY_WEIGHT,
 ) -> list[str]:
     """The turns `fuse` ranks from a kept pool with these weights, best first."""
     favoured = set(pool["favoured"])
+    replies: Mapping[str, str] | None = pool.get("replies")
+    if reply_weight and replies is None:
+        raise ValueError(
+            "this pool has no replies (kept by an older bench): replay it with "
+            "--reply-weights 0, or run bench memory --pools again"
+        )
     penalty: Callable[[str], float] | None = None
     if length_weight:
         lengths: Mapping[str, int] | None = pool.get("length")
@@ -89,6 +103,8 @@ def replay_ranking(
         boost,
         text_weight,
         penalty,
+        replies,
+        reply_weight,
     )
     return [hit.item for hit in hits]
 
@@ -100,6 +116,7 @@ def replay(
     boost: float,
     length_weight: float = LENGTH_WEIGHT,
     length_reference: int = LENGTH_REFERENCE,
+    reply_weight: float = REPLY_WEIGHT,
 ) -> dict[str, dict[str, float]]:
     """Mean metrics by half, category and over all ("all"), abstention questions left out (as
     the bench does); each group also counts its questions under "n"."""
@@ -109,7 +126,9 @@ def replay(
         if r["abstention"]:
             continue
         pool = r["pool"]
-        ranked = replay_ranking(pool, depth, text_weight, boost, length_weight, length_reference)
+        ranked = replay_ranking(
+            pool, depth, text_weight, boost, length_weight, length_reference, reply_weight
+        )
         metrics = score_ranking(
             ranked, r["evidence_turns"], r["evidence_sessions"], pool["session_of"]
         )
@@ -146,6 +165,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=[LENGTH_REFERENCE],
         help="characters up to which the length prior takes nothing",
     )
+    parser.add_argument("--reply-weights", type=floats, default=[REPLY_WEIGHT])
     parser.add_argument("--depth", type=int, default=100, help="turns per ranking")
     parser.add_argument(
         "--by-category", action="store_true", help="a row per category too, not only per half"
@@ -159,11 +179,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not records:
         raise SystemExit(f"{args.pools}: no pools")
     rows = []
-    for text_weight, boost, length_weight, reference in itertools.product(
-        args.text_weights, args.speaker_weights, args.length_weights, args.length_references
+    for text_weight, boost, length_weight, reference, reply_weight in itertools.product(
+        args.text_weights,
+        args.speaker_weights,
+        args.length_weights,
+        args.length_references,
+        args.reply_weights,
     ):
         try:
-            result = replay(records, args.depth, text_weight, boost, length_weight, reference)
+            result = replay(
+                records, args.depth, text_weight, boost, length_weight, reference, reply_weight
+            )
         except ValueError as exc:
             raise SystemExit(f"{args.pools}: {exc}") from None
         groups = [*HALVES, "all"]
@@ -172,13 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for group in groups:
             if group in result:
                 m = result[group]
-                weights = [text_weight, boost, length_weight, reference]
+                weights = [text_weight, boost, length_weight, reference, reply_weight]
                 rows.append(
                     [f"{w:g}" for w in weights]
                     + [group, f"{m['n']:.0f}"]
                     + [f"{m[name]:.3f}" for name in METRICS]
                 )
-    header = ["text weight", "speaker weight", "length weight", "length reference"]
+    header = ["text weight", "speaker weight", "length weight", "length reference", "reply weight"]
     header += ["questions", "n", *METRICS]
     print(table(header, rows))
     return 0

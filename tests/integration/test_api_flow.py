@@ -7,6 +7,7 @@ import pytest
 from graph.repo import messages
 from graph.repo.messages import MessageFilter
 from reasoners.search.messages import SpeakerLookup
+from reasoners.search.replies import REPLY_WEIGHT
 from reasoners.search.speakers import SPEAKER_WEIGHT
 from resolvers.services import Services
 from tests import statements
@@ -111,7 +112,7 @@ async def test_deleting_a_workspace_leaves_nothing_of_it(
 SEARCH_AS = """
 query($w: String!, $q: String!, $asker: String) {
   searchMessages(workspace: $w, query: $q, asker: $asker, limit: 10) {
-    score message { id peer }
+    score message { id peer content }
   }
 }"""
 
@@ -138,22 +139,59 @@ async def test_the_speaker_a_query_points_at_gets_a_bonus(
         },
     )
 
-    def bonus(with_: dict, without: dict) -> dict[str, float]:
+    def bonus(with_: dict, without: dict) -> list[tuple[str, float]]:
         assert with_.keys() == without.keys()
-        return {peer: round(s - without[m][1], 6) for m, (peer, s) in with_.items()}
+        return sorted((peer, round(s - without[m][1], 6)) for m, (peer, s) in with_.items())
 
     first_person = "what bicycle did I buy"
     plain = await scores(gql, workspace, first_person)
-    assert set(bonus(await scores(gql, workspace, first_person, "alice"), plain).items()) == {
+    assert bonus(await scores(gql, workspace, first_person, "alice"), plain) == [
         ("alice", SPEAKER_WEIGHT),
         ("bob", 0.0),
-    }
+        ("bob", 0.0),
+    ]
     said = "the helmet you recommended"
     plain = await scores(gql, workspace, said)
-    assert set(bonus(await scores(gql, workspace, said, "alice"), plain).items()) == {
+    asked = await scores(gql, workspace, said, "alice")
+    [(request, (_, request_score))] = [(m, h) for m, h in plain.items() if h[0] == "alice"]
+    # bob's first turn replies to alice's: it adds a share of her turn's score too.
+    reply = REPLY_WEIGHT * request_score
+    assert bonus(asked, plain) == [
         ("alice", 0.0),
-        ("bob", SPEAKER_WEIGHT),
-    }
+        ("bob", pytest.approx(SPEAKER_WEIGHT, abs=1e-6)),
+        ("bob", pytest.approx(SPEAKER_WEIGHT + reply, abs=1e-6)),
+    ]
+    assert asked[request][1] == pytest.approx(request_score)
+
+
+async def test_asked_what_you_said_a_reply_to_the_asker_outranks_the_request(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    await seed(gql, workspace)
+    turns = [
+        ("alice", "Brainstorm ideas for work from home jobs for seniors"),
+        ("bob", "1. Virtual tutor 2. Remote bookkeeper 3. Transcriptionist 4. Online reseller"),
+        ("alice", "Thanks, that is a good start."),
+        ("bob", "Glad to help!"),
+    ]
+    sent = [{"peer": p, "content": c} for p, c in turns]
+    await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": sent})
+    query = "the work from home jobs for seniors you listed"
+    plain = await scores(gql, workspace, query)
+    asked = await scores(gql, workspace, query, "alice")
+    by_content = await contents(gql, workspace, query)
+    request, answer = by_content[turns[0][1]], by_content[turns[1][1]]
+    # The request is worded like the question: the speaker bonus alone would not lift the list.
+    assert plain[request][1] > plain[answer][1] + SPEAKER_WEIGHT
+    assert max(asked, key=lambda m: asked[m][1]) == answer
+    assert asked[answer][1] == pytest.approx(
+        plain[answer][1] + SPEAKER_WEIGHT + REPLY_WEIGHT * plain[request][1], abs=1e-6
+    )
+
+
+async def contents(gql: GraphQLClient, workspace: str, query: str) -> dict[str, str]:
+    found = await gql.ok(SEARCH_AS, {"w": workspace, "q": query, "asker": None})
+    return {h["message"]["content"]: h["message"]["id"] for h in found["searchMessages"]}
 
 
 async def test_peers_named_in_the_query_are_favoured_in_any_case(

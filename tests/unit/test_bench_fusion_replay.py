@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,21 +12,11 @@ import pytest
 from graph.records import MessageRecord
 from reasoners.search.hybrid import Candidates
 from tests.bench.fusion_replay import main, pool_record, replay, replay_ranking
+from tests.records import message_record
 
 
 def message(id_: str, session: str, peer: str = "user") -> MessageRecord:
-    return MessageRecord(
-        id=id_,
-        workspace="w",
-        session=session,
-        peer=peer,
-        content=id_,
-        context=None,
-        metadata={},
-        created_at=datetime(2024, 1, 1, tzinfo=UTC),
-        seq=0,
-        token_count=1,
-    )
+    return message_record(id_, session=session, peer=peer)
 
 
 def test_pool_record_keeps_the_conversation_turns_and_the_favoured_speaker() -> None:
@@ -44,6 +33,7 @@ def test_pool_record_keeps_the_conversation_turns_and_the_favoured_speaker() -> 
         "favoured": ["t1"],
         "session_of": {"t1": "s1", "t2": "s2"},
         "length": {"t1": 2, "t2": 2},  # the contents are the ids
+        "replies": {},
     }
     assert (
         pool_record(Candidates(found.by_vector, found.by_text, None), {"m1": "t1"})["favoured"]
@@ -59,6 +49,7 @@ POOL: dict[str, Any] = {
     "session_of": {"t1": "s1", "t2": "s2", "t3": "s3"},
     # t1 is long (ln(10000 / 100) = 4.6 over a reference of 100); the others are short.
     "length": {"t1": 9999, "t2": 50, "t3": 50},
+    "replies": {},
 }
 
 
@@ -80,6 +71,29 @@ def test_a_pool_without_lengths_replays_only_without_the_length_prior() -> None:
     assert replay_ranking(old, 10, 0.0, 0.0, 0.0) == ["t1", "t2", "t3"]
     with pytest.raises(ValueError, match="no message lengths"):
         replay_ranking(old, 10, 0.0, 0.0, 0.02)
+
+
+def test_a_reply_to_the_asker_shares_in_its_request_s_score() -> None:
+    # t3 (0.74) replies to t1 (0.80): 0.74 + 0.25 * 0.80 = 0.94 leads.
+    pool = POOL | {"replies": {"t3": "t1"}}
+    assert replay_ranking(pool, 10, 0.0, 0.0, 0.0, reply_weight=0.25) == ["t3", "t1", "t2"]
+    assert replay_ranking(pool, 10, 0.0, 0.0, 0.0, reply_weight=0.0) == ["t1", "t2", "t3"]
+    old = {k: v for k, v in POOL.items() if k != "replies"}
+    assert replay_ranking(old, 10, 0.0, 0.0, 0.0, reply_weight=0.0) == ["t1", "t2", "t3"]
+    with pytest.raises(ValueError, match="no replies"):
+        replay_ranking(old, 10, 0.0, 0.0, 0.0, reply_weight=0.25)
+
+
+def test_pool_record_keeps_the_replies_between_kept_turns() -> None:
+    a, b, stray = message("m1", "s1"), message("m2", "s1", "assistant"), message("x", "s1")
+    found = Candidates(
+        by_vector=[(a, 0.8), (b, 0.7), (stray, 0.6)],
+        by_text=[],
+        favour=None,
+        replies={"m2": "m1", "x": "m2"},
+    )
+    # The stray message is not a turn of the conversation: its reply is left out.
+    assert pool_record(found, {"m1": "t1", "m2": "t2"})["replies"] == {"t2": "t1"}
 
 
 def record(qid: str, evidence: str, abstention: bool = False) -> dict[str, Any]:

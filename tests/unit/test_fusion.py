@@ -93,3 +93,19 @@ def test_a_candidate_is_as_close_as_its_closest_belief_less_the_margin() -> None
     assert with_facts(0.6, None) == 0.6
     assert with_facts(None, None) is None  # no vector and no belief: unknown stays unknown
     assert with_facts(None, 0.7, margin=0.1) == pytest.approx(0.6)
+
+
+def test_a_reply_adds_a_share_of_the_score_of_what_it_replies_to() -> None:
+    similarity = {"request": 0.80, "reply": 0.70, "aside": 0.75, "echo": 0.60}
+    plain = dict(fuse_scores(similarity, {}))
+    replies = {"reply": "request", "echo": "reply", "ghost": "request", "stray": "gone"}
+    fused = fuse_scores(similarity, {}, replies=replies, reply_weight=0.25)
+    assert [k for k, _ in fused] == ["reply", "request", "echo", "aside"]
+    assert dict(fused)["reply"] == pytest.approx(0.70 + 0.25 * 0.80)
+    # The share is of the score before any reply's: a chain does not compound.
+    assert dict(fused)["echo"] == pytest.approx(0.60 + 0.25 * 0.70)
+    assert dict(fused)["request"] == plain["request"]
+    assert dict(fused)["aside"] == plain["aside"]
+    assert fuse_scores(similarity, {}, replies=replies) == fuse_scores(similarity, {})
+    with pytest.raises(ValueError):
+        fuse_scores(similarity, {}, replies=replies, reply_weight=-0.1)
