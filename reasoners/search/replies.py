@@ -19,7 +19,7 @@ from graph.records import MessageRecord
 # of the LongMemEval sample, from the product's candidate pools replayed
 # (tests/bench/fusion_replay.py --reply-weights): it touches the questions that ask what "you"
 # said and no other; the tuning half's four have their evidence at ranks 1, 2, 2, 1 without it
-# and 1, 1, 1, 1 at every weight from 0.11 to 2 (up to 0.1: unchanged). LongMemEval's NDCG
+# and 1, 1, 1, 1 at every weight from 0.11 to 4 (up to 0.1: unchanged). LongMemEval's NDCG
 # weighs ranks 1 and 2 alike, so only these ranks tell the weights apart. The weight sits low
 # in that plateau: the larger it is, the more any reply outranks the other side's other turns.
 REPLY_WEIGHT = 0.25
