@@ -8,8 +8,8 @@ search adds a small bonus to the turns of the speaker the question points at:
 
 - a peer named in the query (a word equal to its name as written, or in lower, title or upper
   case) points at that peer;
-- "you" with a verb of saying or giving ("you mentioned", "the list you provided") points at
-  every peer but the asker;
+- "you" with a verb of saying or giving ("you mentioned", "the list you provided", "which
+  hotel did you suggest") points at every peer but the asker;
 - otherwise "we" / "our" / "us" ("our last conversation") points at no one in particular;
 - otherwise the first person (I, me, my) points at the asker.
 
@@ -36,8 +36,17 @@ _SAYING = (
     "mentioned|said|told|suggested|recommended|provided|gave|listed|made|shared|wrote|"
     "described|explained|showed|taught|played|proposed"
 )
-# "you mentioned", "you just said", "the tips you gave".
-_TO_OTHERS = re.compile(rf"\byou\s+(?:\w+\s+)?(?:{_SAYING})\b", re.IGNORECASE)
+# The same verbs after "did you": past speech too ("which hotel did you suggest"). After "can
+# you" or "could you" they ask for something new ("can you suggest a hotel"), so only "did".
+_SAYING_BASE = (
+    "mention|say|tell|suggest|recommend|provide|give|list|make|share|write|"
+    "describe|explain|show|teach|play|propose"
+)
+# "you mentioned", "you just said", "the tips you gave", "what did you say".
+_TO_OTHERS = re.compile(
+    rf"\byou\s+(?:\w+\s+)?(?:{_SAYING})\b|\bdid\s+you\s+(?:\w+\s+)?(?:{_SAYING_BASE})\b",
+    re.IGNORECASE,
+)
 _JOINT = re.compile(r"\b(?:we|our|ours|us|ourselves|we've|we're|we'd|we'll)\b", re.IGNORECASE)
 _FIRST = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
 # Peer names are 1-100 of these characters (graph/validation.py); anything else separates words.

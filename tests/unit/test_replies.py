@@ -41,6 +41,9 @@ def test_a_reply_is_the_next_turn_of_another_peer_in_the_same_session() -> None:
         ("Can you remind me how many subjects were in the study?", False),
         ("what did I buy", False),
         ("what did you", False),
+        ("Which hotel did you suggest?", True),
+        ("Can you suggest a hotel?", False),
+        ("Did you know I moved?", False),
     ],
 )
 def test_asking_what_you_said(query: str, asks: bool) -> None:

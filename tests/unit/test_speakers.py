@@ -28,6 +28,8 @@ def test_the_first_person_points_at_the_asker(query: str) -> None:
         "What was the third recipe you mentioned?",
         "I forgot the name of the hotel you recommended to me",
         "Can you remind me of the list you just provided?",
+        "Which hotels in Lisbon did you suggest?",
+        "How many eggs did you say we need for the omelette?",
     ],
 )
 def test_what_you_said_points_at_everyone_but_the_asker(query: str) -> None:
@@ -73,3 +75,12 @@ def test_name_candidates_cover_the_cases_a_name_is_written_in() -> None:
 def test_name_candidates_are_bounded() -> None:
     words = " ".join(f"word{i}" for i in range(1000))
     assert len(name_candidates(words)) == MAX_NAME_CANDIDATES
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Can you suggest a hotel for my trip?", "Could you recommend a show for me tonight?"],
+)
+def test_a_request_for_something_new_is_not_about_what_you_said(query: str) -> None:
+    # "can you suggest" asks for a new answer: the asker's own words ("my trip") count.
+    assert favoured(query, "user", ()) == Favoured(frozenset({"user"}))
