@@ -10,7 +10,7 @@ many committed) and the peer card with each line's support. New beliefs carry
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -81,11 +81,11 @@ class DreamClaim:
 
 
 async def note_new_beliefs(
-    tx: Tx, workspace: str, written: dict[tuple[str, str], int], *, threshold: int
+    tx: Tx, workspace: str, written: Collection[tuple[str, str]], *, threshold: int
 ) -> list[DreamClaim]:
     """After a derivation's write (which counted its new beliefs on each representation's
-    edge), in its transaction: the representations that reached `threshold` (0: none) claim a
-    dream."""
+    edge), in its transaction: of the (observer, observed) scopes it wrote, those that reached
+    `threshold` (0: none) claim a dream."""
     if not written:
         return []
     rows = await tx.rows(

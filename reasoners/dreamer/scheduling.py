@@ -15,6 +15,7 @@ job, so no trigger ever schedules a second dream while one waits or runs.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from graph.db import Database, Tx
@@ -71,7 +72,7 @@ def paced(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
 
 
 async def after_derivation(
-    tx: Tx, settings: Settings, workspace: str, written: dict[tuple[str, str], int]
+    tx: Tx, settings: Settings, workspace: str, written: Collection[tuple[str, str]]
 ) -> list[str]:
     """In the deriver's transaction, after its write counted the new beliefs: enqueue the
     dreams now due."""
