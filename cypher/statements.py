@@ -16,6 +16,7 @@ Statement = Literal[
     "correct_observation",
     "count_jobs_by_status",
     "count_messages",
+    "count_view_beliefs",
     "create_constraint_dream_key",
     "create_constraint_dream_run_id",
     "create_constraint_file_chunk_id",

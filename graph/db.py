@@ -8,6 +8,7 @@ cannot drift apart silently (a missing parameter would otherwise become null).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -29,11 +30,12 @@ from neo4j.exceptions import (
 
 import cypher
 from cypher.statements import Statement
-from graph.errors import Conflict, Unavailable
+from graph.errors import Conflict, RaceLost, Unavailable
 from graph.settings import Settings
 
 T = TypeVar("T")
 Row = dict[str, Any]
+log = logging.getLogger(__name__)
 
 
 class ParameterMismatch(AssertionError):
@@ -164,7 +166,8 @@ class Database:
         """Run `work` in one write transaction.
 
         Two concurrent MERGEs of one unique key can both miss and one then fails its
-        constraint; running the work again makes it MERGE onto the winner's node.
+        constraint; running the work again makes it MERGE onto the winner's node. Work that
+        raises RaceLost read before a concurrent write committed; it runs again the same way.
         """
         self._check_up()
         for attempt in range(retries + 1):
@@ -174,6 +177,11 @@ class Database:
             except ConstraintError as exc:
                 if attempt == retries:
                     raise Conflict(f"conflicting write: {exc.message}") from exc
+                await asyncio.sleep(0.01 * (attempt + 1))
+            except RaceLost as exc:
+                if attempt == retries:
+                    raise
+                log.info("write raced a concurrent one (%s); running it again", exc.message)
                 await asyncio.sleep(0.01 * (attempt + 1))
             except (ServiceUnavailable, SessionExpired, OSError) as exc:
                 raise self._went_down(exc) from exc

@@ -54,5 +54,10 @@ class Conflict(BeliefgraphError):
     code = ErrorCode.CONFLICT
 
 
+class RaceLost(Conflict):
+    """A write found, once holding its locks, that a concurrent transaction had committed what
+    it read as absent. Database.write_tx runs the work again, which then reads it."""
+
+
 class Unavailable(BeliefgraphError):
     code = ErrorCode.UNAVAILABLE

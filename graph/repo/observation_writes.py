@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,6 +12,7 @@ import numpy as np
 
 from graph import models
 from graph.db import Tx
+from graph.errors import RaceLost
 from graph.keys import scope_key
 from graph.props import node_props
 from graph.repo.retrieval import OBSERVATIONS
@@ -66,9 +67,15 @@ class Candidate:
 
 
 async def _probe(
-    tx: Tx, workspace: str, items: Sequence[Candidate], threshold: float, near: float | None
+    tx: Tx,
+    workspace: str,
+    items: Sequence[Candidate],
+    threshold: float,
+    near: float | None,
+    ignore: frozenset[str] = frozenset(),
 ) -> list[Resemblance]:
-    """One probe per candidate (see find_scope_duplicates.cypher).
+    """One probe per candidate (see find_scope_duplicates.cypher); beliefs in `ignore` are not
+    found.
 
     It runs inside the write transaction. A small representation is compared belief by
     belief, so a concurrent derivation's commit is always seen; in a large one the vector index
@@ -101,7 +108,9 @@ async def _probe(
         # A retired hit stops a new fact (the caller drops it); a merge ignores it.
         retired = any(h.get("retired") for h in found.get(i, []))
         hits = [
-            (str(h["id"]), float(h["similarity"])) for h in found.get(i, []) if not h.get("retired")
+            (str(h["id"]), float(h["similarity"]))
+            for h in found.get(i, [])
+            if not h.get("retired") and h["id"] not in ignore
         ]
         duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
         close = (
@@ -145,6 +154,54 @@ def _similar_pairs(
     return pairs
 
 
+async def _view_counts(
+    tx: Tx, workspace: str, views: Collection[tuple[str, str]]
+) -> dict[tuple[str, str], int]:
+    rows = await tx.rows(
+        "count_view_beliefs",
+        workspace=workspace,
+        views=[{"observer": a, "observed": b} for a, b in sorted(views)],
+    )
+    return {(r["observer"], r["observed"]): int(r["beliefs"]) for r in rows}
+
+
+async def _check_unraced(
+    tx: Tx,
+    workspace: str,
+    counted: dict[tuple[str, str], int],
+    by_scope: dict[tuple[str, str], int],
+    fact_of: dict[str, ExplicitFact],
+    created: list[str],
+    threshold: float,
+) -> None:
+    """Raise RaceLost when a belief just created repeats one that a concurrent write committed
+    after the duplicate probe read its view (`counted`: the views' counts before the probe).
+
+    The probe reads under read-committed isolation, before this write holds the views' OBSERVES
+    edges; two derivations into one view could each miss the other's new belief and both
+    create it. Once the count is written, this transaction holds the edge's lock, so every
+    other write into the view has committed and is visible. A view whose count grew by more
+    than this write's share is probed again; only then does the check cost a second probe.
+    (Only a split lowers a view's count; a split and an addition cancelling out between the
+    two reads would go unseen.)"""
+    after = await _view_counts(tx, workspace, by_scope)
+    moved = {view for view, n in after.items() if n != counted.get(view, 0) + by_scope[view]}
+    again = [i for i in created if (fact_of[i].observer, fact_of[i].observed) in moved]
+    if not again:
+        return
+    items = [
+        Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id, exclude=i)
+        for i, f in ((i, fact_of[i]) for i in again)
+    ]
+    probed = await _probe(tx, workspace, items, threshold, None, ignore=frozenset(created))
+    raced = [r.duplicate_of for r in probed if r.duplicate_of]
+    if raced:
+        raise RaceLost(
+            f"{len(raced)} new beliefs repeat beliefs a concurrent write committed",
+            beliefs=raced,
+        )
+
+
 def _near_props(close: list[tuple[str, float]] | None) -> dict[str, Any]:
     if close is None:
         return {}
@@ -180,6 +237,7 @@ async def write_explicit(
     items = [
         Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id) for f in facts
     ]
+    counted = await _view_counts(tx, workspace, {(f.observer, f.observed) for f in facts})
     probed = await _probe(tx, workspace, items, threshold, near)
     retired = sum(1 for r in probed if r.retired)
     if retired:
@@ -236,13 +294,12 @@ async def write_explicit(
         else []
     )
     created = [str(r["id"]) for r in rows]
-    scope_of = {}
-    for item in fresh:
-        props: dict[str, Any] = item["props"]  # type: ignore[assignment]
-        scope_of[props["id"]] = (props["observer"], props["observed"])
+    fact_of = {ids[i]: f for i, f in enumerate(facts) if i not in duplicate_of}
     by_scope: dict[tuple[str, str], int] = {}
     for created_id in created:
-        by_scope[scope_of[created_id]] = by_scope.get(scope_of[created_id], 0) + 1
+        view = (fact_of[created_id].observer, fact_of[created_id].observed)
+        by_scope[view] = by_scope.get(view, 0) + 1
+    await _check_unraced(tx, workspace, counted, by_scope, fact_of, created, threshold)
     repeats = [
         {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
         for i, f in enumerate(facts)

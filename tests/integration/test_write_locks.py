@@ -26,8 +26,9 @@ from neo4j.exceptions import TransientError
 
 from graph.db import Tx
 from graph.keys import scope_key
-from graph.repo import dreams
+from graph.repo import dreams, observations
 from graph.repo import messages as message_repo
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -182,3 +183,51 @@ async def test_a_derivation_waiting_on_another_completes_and_both_count(
                 await tx.rollback()
     await other
     assert await observes_counts(services, workspace) == {("bob", "alice"): 2}
+
+
+async def test_a_belief_two_derivations_write_at_once_is_stored_once(
+    services: Services, workspace: str
+) -> None:
+    """Two derivations of the same fact into one view, the second probing for duplicates before
+    the first commits: it finds the first's belief once it holds the view, runs again, and
+    counts the fact as derived again instead of storing it twice."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "Bees, yes."))
+    [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
+    content = "Alice keeps bees."
+
+    def fact(message_id: str) -> list[ExplicitFact]:
+        return [
+            ExplicitFact(
+                "bob", "alice", content, exact_key(content), [1.0] + [0.0] * 383,
+                message_id, "I", now(), "s1",
+            )
+        ]  # fmt: skip
+
+    attempts = 0
+
+    async def late(tx: Tx) -> int:
+        nonlocal attempts
+        attempts += 1
+        return (await write_explicit(tx, workspace, fact(second.id), threshold=0.95)).reinforced
+
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            await write_explicit(Tx(tx), workspace, fact(first.id), threshold=0.95)
+            other = asyncio.create_task(db.write_tx(late))
+            await asyncio.sleep(1.0)
+            assert not other.done(), "the second derivation waits for the first's lock"
+            await tx.commit()
+        finally:
+            if not tx.closed():
+                await tx.rollback()
+    assert await other == 1
+    assert attempts == 2, "the second derivation probed before the first committed"
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
+    )
+    assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
+    assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
