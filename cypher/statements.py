@@ -148,6 +148,7 @@ Statement = Literal[
     "list_session_messages_by_seq",
     "list_session_senders",
     "list_sessions",
+    "list_sessions_joined_by",
     "list_stale_beliefs",
     "list_sub_peers",
     "list_summaries",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,3 +164,15 @@ async def list_members(
         "list_session_members", workspace=workspace, session=session, include_past=include_past
     )
     return [MembershipRecord.from_row(r) for r in rows]
+
+
+async def joined_by(
+    db: Database, workspace: str, peer: str, sessions: Collection[str]
+) -> frozenset[str]:
+    """Those of `sessions` that `peer` has been a member of, now or before."""
+    if not sessions:
+        return frozenset()
+    rows = await db.read(
+        "list_sessions_joined_by", workspace=workspace, peer=peer, sessions=sorted(sessions)
+    )
+    return frozenset(str(r["session"]) for r in rows)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 
 from graph.db import Database
 from graph.errors import NotFound
 from graph.records import MessageRecord
-from graph.repo import message_search, peers
+from graph.repo import message_search, peers, sessions
 from graph.repo.messages import MessageFilter
 from graph.validation import check_name, check_query
 from reasoners.embeddings.model import Embedder, embed_async
@@ -16,7 +17,7 @@ from reasoners.search.hybrid import Candidates, Favour, Hit, fuse, gather_candid
 from reasoners.search.replies import REPLY_WEIGHT, replies_to_asker
 from reasoners.search.speakers import (
     SPEAKER_WEIGHT,
-    asks_what_others_said,
+    Favoured,
     favoured,
     name_candidates,
 )
@@ -59,7 +60,7 @@ class SpeakerLookup:
     query: str
     asker: str | None
 
-    async def __call__(self) -> Favour[MessageRecord] | None:
+    async def resolve(self) -> Favoured:
         candidates = name_candidates(self.query)
         wanted = candidates + ([self.asker] if self.asker is not None else [])
         found = await peers.existing(self.db, self.workspace, wanted) if wanted else set()
@@ -70,8 +71,11 @@ class SpeakerLookup:
             )
         # The candidates hold each word in several cases: "dana" names the peer "Dana".
         named = {name for name in found if name in candidates}
-        who = favoured(self.query, self.asker, named)
-        return (lambda message: who.covers(message.peer)) if who else None
+        return favoured(self.query, self.asker, named)
+
+
+def favour_of(who: Favoured) -> Favour[MessageRecord] | None:
+    return (lambda message: who.covers(message.peer, message.session)) if who else None
 
 
 async def message_candidates(
@@ -92,17 +96,20 @@ async def message_candidates(
         check_name(asker, "asker")
     if embedding is None:
         [embedding] = await embed_async(embedder, [check_query(query)])
-    found = await gather_candidates(
-        embedder,
-        MessageRetriever(db, workspace, filters),
-        query,
-        limit,
-        embedding=embedding,
-        favour=SpeakerLookup(db, workspace, query, asker),
+    # The speakers are looked up beside the two halves: the search takes the slowest's time.
+    found, who = await asyncio.gather(
+        gather_candidates(
+            embedder, MessageRetriever(db, workspace, filters), query, limit, embedding=embedding
+        ),
+        SpeakerLookup(db, workspace, query, asker).resolve(),
     )
-    if asker is not None and asks_what_others_said(query):
+    if who.all_but is not None:  # asked what "you" said, on the asker's behalf
         pooled = [m for m, _ in found.by_vector] + [m for m, _, _ in found.by_text]
-        found = replace(found, replies=replies_to_asker(pooled, asker))
+        said_to = who.all_but
+        joined = await sessions.joined_by(db, workspace, said_to, {m.session for m in pooled})
+        who = replace(who, within=joined)
+        found = replace(found, replies=replies_to_asker(pooled, said_to))
+    found = replace(found, favour=favour_of(who))
     return await raised_by_facts(db, workspace, embedding, found)
 
 

@@ -9,7 +9,8 @@ search adds a small bonus to the turns of the speaker the question points at:
 - a peer named in the query (a word equal to its name as written, or in lower, title or upper
   case) points at that peer;
 - "you" with a verb of saying or giving ("you mentioned", "the list you provided", "which
-  hotel did you suggest") points at every peer but the asker;
+  hotel did you suggest") points at every peer but the asker, in the sessions the asker has
+  been a member of (what was said to others, elsewhere, was not said to the asker);
 - otherwise "we" / "our" / "us" ("our last conversation") points at no one in particular;
 - otherwise the first person (I, me, my) points at the asker.
 
@@ -62,18 +63,22 @@ def _normalise(text: str) -> str:
 
 @dataclass(frozen=True)
 class Favoured:
-    """The senders whose turns get the bonus: `peers`, and with `all_but` every peer but it."""
+    """The senders whose turns get the bonus: `peers`, and with `all_but` every peer but it,
+    in the sessions `within` (None: in any session)."""
 
     peers: frozenset[str] = frozenset()
     all_but: str | None = None
+    within: frozenset[str] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.peers) or self.all_but is not None
 
-    def covers(self, sender: str) -> bool:
+    def covers(self, sender: str, session: str | None = None) -> bool:
         if sender in self.peers:
             return True
-        return self.all_but is not None and sender != self.all_but
+        if self.all_but is None or sender == self.all_but:
+            return False
+        return self.within is None or session in self.within
 
 
 def name_candidates(query: str) -> list[str]:

@@ -209,7 +209,8 @@ class Query:
                 description="The peer on whose behalf the app searches (usually the user it "
                 'answers). A query in the first person ("what did I order") then favours '
                 'this peer\'s messages, one asking what "you" said or gave favours the other '
-                "peers', most their replies to this peer's messages that match. Peers named in "
+                "peers' in the sessions this peer has been in, most their replies to this "
+                "peer's messages that match. Peers named in "
                 "the query are favoured with or without it. Must be a "
                 "peer of the workspace; a peer key may name only its own peer, a session key "
                 "a peer of its session."

@@ -112,7 +112,7 @@ async def test_deleting_a_workspace_leaves_nothing_of_it(
 SEARCH_AS = """
 query($w: String!, $q: String!, $asker: String) {
   searchMessages(workspace: $w, query: $q, asker: $asker, limit: 10) {
-    score message { id peer content }
+    score message { id peer content session }
   }
 }"""
 
@@ -189,6 +189,38 @@ async def test_asked_what_you_said_a_reply_to_the_asker_outranks_the_request(
     )
 
 
+async def test_asked_what_you_said_other_sessions_of_others_get_no_bonus(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """What bob said to carol, where alice never was, was not said to alice."""
+    await seed(gql, workspace)
+    await gql.ok(CREATE_PEER, {"w": workspace, "n": "carol"})
+    await gql.ok(
+        CREATE_SESSION,
+        {"w": workspace, "n": "s2", "peers": [{"peer": "carol"}, {"peer": "bob"}]},
+    )
+    request = "Which hotels in Lisbon would be good for a weekend?"
+    answer = "For hotels in Lisbon I suggest the Memmo Alfama or the Lumiares."
+    for session, asker in (("s1", "alice"), ("s2", "carol")):
+        sent = [{"peer": asker, "content": request}, {"peer": "bob", "content": answer}]
+        await gql.ok(ADD, {"w": workspace, "s": session, "msgs": sent})
+    query = "which hotels in Lisbon did you suggest"
+    plain = await scores(gql, workspace, query)
+    asked = await scores(gql, workspace, query, "alice")
+    found = await gql.ok(SEARCH_AS, {"w": workspace, "q": query, "asker": None})
+    ids = {
+        (h["message"]["session"], h["message"]["peer"]): h["message"]["id"]
+        for h in found["searchMessages"]
+    }
+    in_s1 = plain[ids[("s1", "alice")]][1]
+    assert asked[ids[("s1", "bob")]][1] == pytest.approx(
+        plain[ids[("s1", "bob")]][1] + SPEAKER_WEIGHT + REPLY_WEIGHT * in_s1, abs=1e-6
+    )
+    for place in (("s1", "alice"), ("s2", "carol"), ("s2", "bob")):
+        assert asked[ids[place]][1] == pytest.approx(plain[ids[place]][1], abs=1e-6), place
+    assert max(asked, key=lambda m: asked[m][1]) == ids[("s1", "bob")]
+
+
 async def contents(gql: GraphQLClient, workspace: str, query: str) -> dict[str, str]:
     found = await gql.ok(SEARCH_AS, {"w": workspace, "q": query, "asker": None})
     return {h["message"]["content"]: h["message"]["id"] for h in found["searchMessages"]}
@@ -206,8 +238,8 @@ async def test_peers_named_in_the_query_are_favoured_in_any_case(
     page = await messages.list_page(services.db, workspace, MessageFilter(), after=None, limit=10)
 
     async def favoured_senders(query: str, asker: str | None = None) -> set[str]:
-        favour = await SpeakerLookup(services.db, workspace, query, asker)()
-        return {m.peer for m in page.items if favour is not None and favour(m)}
+        who = await SpeakerLookup(services.db, workspace, query, asker).resolve()
+        return {m.peer for m in page.items if who.covers(m.peer)}
 
     assert await favoured_senders("which bicycle did ALICE buy") == {"alice"}
     assert await favoured_senders("what did dana and Bob plan") == {"Dana", "bob"}

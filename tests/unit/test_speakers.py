@@ -39,6 +39,15 @@ def test_what_you_said_points_at_everyone_but_the_asker(query: str) -> None:
     assert not who.covers("user")
 
 
+def test_what_you_said_points_only_into_the_sessions_given() -> None:
+    who = Favoured(frozenset({"Dana"}), all_but="user", within=frozenset({"s1"}))
+    assert who.covers("assistant", "s1")
+    assert not who.covers("assistant", "s2") and not who.covers("assistant")
+    assert not who.covers("user", "s1")
+    # A peer the query names is favoured wherever it spoke.
+    assert who.covers("Dana", "s2")
+
+
 @pytest.mark.parametrize(
     "query", ["What did we decide in our last conversation?", "Where are we meeting"]
 )
