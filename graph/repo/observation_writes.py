@@ -186,12 +186,14 @@ async def _check_unraced(
     two reads would go unseen.)"""
     after = await _view_counts(tx, workspace, by_scope)
     moved = {view for view, n in after.items() if n != counted.get(view, 0) + by_scope[view]}
-    again = [i for i in created if (fact_of[i].observer, fact_of[i].observed) in moved]
+    again = [
+        (i, fact_of[i]) for i in created if (fact_of[i].observer, fact_of[i].observed) in moved
+    ]
     if not again:
         return
     items = [
         Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id, exclude=i)
-        for i, f in ((i, fact_of[i]) for i in again)
+        for i, f in again
     ]
     probed = await _probe(tx, workspace, items, threshold, None, ignore=frozenset(created))
     raced = [r.duplicate_of for r in probed if r.duplicate_of]
