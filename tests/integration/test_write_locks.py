@@ -10,8 +10,9 @@ writes run without the driver's retries, so a deadlock fails them (11 to 15 of 2
 A second write of the edge in the same transaction, the dream counters by a statement of their
 own after the count, deadlocked the same way in the bench (19 retries over 8 LongMemEval
 conversations, none since the count and the counters are one write); no two-transaction
-schedule found here reproduces it, so the last test checks only that a derivation waiting on
-another completes and that both are counted.
+schedule found here reproduces it, so the third test checks only that a derivation waiting on
+another completes and that both are counted. The last one makes two derivations of one fact
+race: the second's duplicate probe runs before the first commits.
 """
 
 from __future__ import annotations
