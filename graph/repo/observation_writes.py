@@ -184,6 +184,8 @@ async def _check_unraced(
     than this write's share is probed again; only then does the check cost a second probe.
     (Only a split lowers a view's count; a split and an addition cancelling out between the
     two reads would go unseen.)"""
+    if not by_scope:  # nothing created: nothing to have raced
+        return
     after = await _view_counts(tx, workspace, by_scope)
     moved = {view for view, n in after.items() if n != counted.get(view, 0) + by_scope[view]}
     again = [
