@@ -104,6 +104,10 @@ class Candidates(Generic[T]):
     favour: Favour[T] | None
     replies: Mapping[str, str] = field(default_factory=dict)
 
+    def pooled(self) -> list[T]:
+        """Every candidate, the vector half's first; one both halves found appears twice."""
+        return [x for x, _ in self.by_vector] + [x for x, _, _ in self.by_text]
+
 
 async def gather_candidates(
     embedder: Embedder,

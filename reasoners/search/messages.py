@@ -104,7 +104,7 @@ async def message_candidates(
         SpeakerLookup(db, workspace, query, asker).resolve(),
     )
     if who.all_but is not None:  # asked what "you" said, on the asker's behalf
-        pooled = [m for m, _ in found.by_vector] + [m for m, _, _ in found.by_text]
+        pooled = found.pooled()
         said_to = who.all_but
         joined = await sessions.joined_by(db, workspace, said_to, {m.session for m in pooled})
         who = replace(who, within=joined)
@@ -118,7 +118,7 @@ async def raised_by_facts(
 ) -> Candidates[MessageRecord]:
     """The candidates with each similarity raised to its closest derived belief's, less
     FACT_MARGIN; the order of both lists (their ranks) stays the retrievers'."""
-    ids = [m.id for m, _ in found.by_vector] + [m.id for m, _, _ in found.by_text]
+    ids = [m.id for m in found.pooled()]
     facts = await message_search.fact_similarity(db, workspace, embedding, list(dict.fromkeys(ids)))
     if not facts:
         return found

@@ -47,7 +47,7 @@ def pool_record(
         for m, score, s in found.by_text
         if m.id in message_to_turn
     ]
-    pooled = {m.id: m for m, _ in found.by_vector} | {m.id: m for m, _, _ in found.by_text}
+    pooled = {m.id: m for m in found.pooled()}
     known = {i: m for i, m in pooled.items() if i in message_to_turn}
     favour = found.favour
     return {
