@@ -173,7 +173,6 @@ Statement = Literal[
     "move_peer_links",
     "move_peer_messages",
     "move_scope_observations",
-    "note_new_beliefs",
     "ping",
     "prune_observations",
     "read_message_properties",

@@ -313,3 +313,14 @@ class FileChunkRecord:
             index=int(row["index"]),
             content=row["content"],
         )
+
+
+@dataclass(frozen=True)
+class DreamClaim:
+    """A representation that claimed a dream: the job with this id must be enqueued."""
+
+    workspace: str
+    observer: str
+    observed: str
+    job_id: str
+    last_dream_at: datetime | None

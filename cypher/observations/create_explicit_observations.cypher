@@ -1,10 +1,15 @@
 // Explicit observations with their verbatim source span. The OBSERVES edge marks the
 // representation and counts what was written into it (searches size their path by it) and
 // what came since its last dream; a write moves its idle moment to $idle_at (null: no idle
-// trigger). This is the derivation's one write of each edge: once per edge, edges in
-// (observer, observed) order. Neo4j takes a deletion lock on a relationship before each write
-// of it, so a transaction writing an edge a second time waited for that lock while a concurrent
-// derivation held it and waited for the first write's lock: a deadlock, retried after a second.
+// trigger). A representation whose undreamed beliefs reach $dream_threshold (0: never) and that
+// has no dream waiting or running claims one here: the edge names the new job, which the
+// caller enqueues in the same transaction, so concurrent derivations schedule one dream, not
+// one each. Returned as `claims` on every row.
+// This is the derivation's one write of each edge: once per edge, edges in (observer,
+// observed) order, counters and claim in one SET. Neo4j takes a deletion lock on a
+// relationship before each write of it, so a transaction writing an edge a second time waited
+// for that lock while a concurrent derivation held it and waited for the first write's lock: a
+// deadlock, retried after a second.
 CALL () {
   UNWIND $observations AS item
   MATCH (:Message {workspace: $workspace, id: item.message_id})
@@ -13,9 +18,20 @@ CALL () {
   MATCH (observer:Peer {workspace: $workspace, name: observer_name})
   MATCH (observed:Peer {workspace: $workspace, name: observed_name})
   MERGE (observer)-[r:OBSERVES]->(observed)
+  WITH observer_name, observed_name, n, r, coalesce(r.since_dream, 0) + n AS since_dream
+  WITH observer_name, observed_name, n, r, since_dream,
+       $dream_threshold > 0 AND since_dream >= $dream_threshold
+       AND NOT EXISTS {
+         MATCH (j:Job {id: r.dream_job})
+         WHERE j.status IN ['pending', 'running']
+       } AS claims
   SET r.observations = coalesce(r.observations, 0) + n,
-      r.since_dream = coalesce(r.since_dream, 0) + n,
-      r.idle_dream_at = $idle_at
+      r.since_dream = since_dream,
+      r.idle_dream_at = $idle_at,
+      r.dream_job = CASE WHEN claims THEN randomUUID() ELSE r.dream_job END
+  RETURN collect(CASE WHEN claims THEN {observer: observer_name, observed: observed_name,
+                                        job_id: r.dream_job, last_dream_at: r.last_dream_at}
+                 END) AS claims
 }
 UNWIND $observations AS item
 MATCH (m:Message {workspace: $workspace, id: item.message_id})
@@ -24,4 +40,4 @@ MATCH (:Peer {workspace: $workspace, name: item.props.observed})
 CREATE (o:Observation)
 SET o = item.props
 CREATE (o)-[:DERIVED_FROM {span: item.span}]->(m)
-RETURN o.id AS id
+RETURN o.id AS id, claims

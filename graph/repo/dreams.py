@@ -10,14 +10,14 @@ many committed) and the peer card with each line's support. New beliefs carry
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graph.db import Database, Tx
 from graph.keys import Representation
-from graph.records import required_datetime, to_datetime
+from graph.records import DreamClaim, required_datetime, to_datetime
 from graph.repo.observation_writes import neo4j_similarity
 from graph.repo.peer_cards import CardLine, card_path
 
@@ -67,41 +67,6 @@ class Belief:
 
 
 # --- scheduling ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DreamClaim:
-    """A representation that claimed a dream: the job with this id must be enqueued."""
-
-    workspace: str
-    observer: str
-    observed: str
-    job_id: str
-    last_dream_at: datetime | None
-
-
-async def note_new_beliefs(
-    tx: Tx, workspace: str, written: Collection[tuple[str, str]], *, threshold: int
-) -> list[DreamClaim]:
-    """After a derivation's write (which counted its new beliefs on each representation's
-    edge), in its transaction: of the (observer, observed) scopes it wrote, those that reached
-    `threshold` (0: none) claim a dream."""
-    if not written:
-        return []
-    rows = await tx.rows(
-        "note_new_beliefs",
-        workspace=workspace,
-        written=[
-            {"observer": observer, "observed": observed} for observer, observed in sorted(written)
-        ],
-        threshold=threshold,
-    )
-    return [
-        DreamClaim(
-            workspace, r["observer"], r["observed"], r["job_id"], to_datetime(r["last_dream_at"])
-        )
-        for r in rows
-    ]
 
 
 async def claim_idle(

@@ -15,6 +15,7 @@ from graph.db import Tx
 from graph.errors import RaceLost
 from graph.keys import scope_key
 from graph.props import node_props
+from graph.records import DreamClaim, to_datetime
 from graph.repo.retrieval import OBSERVATIONS
 from graph.validation import now
 
@@ -220,6 +221,8 @@ class WriteOutcome:
     # New beliefs per (observer, observed): what the dream scheduler counts.
     by_scope: dict[tuple[str, str], int] = field(default_factory=dict)
     retired: int = 0  # facts dropped because they repeat a deleted or corrected belief
+    # Representations that reached the dream threshold and claimed a dream: enqueue each.
+    claims: list[DreamClaim] = field(default_factory=list)
 
 
 async def write_explicit(
@@ -230,12 +233,15 @@ async def write_explicit(
     threshold: float,
     near: float | None = None,
     idle_at: datetime | None = None,
+    dream_threshold: int = 0,
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
     (`threshold` is a cosine: facts at least this similar to a belief repeat it). With `near`,
     each new fact records the beliefs at least that similar, earlier facts of this write
     included, for the zero-key dreamer (Observation.near_ids). Each scope's new facts count
-    toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger)."""
+    toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger); a
+    scope with `dream_threshold` undreamed beliefs (0: never) claims one (WriteOutcome.claims),
+    in the same write of its edge."""
     if not facts:
         return WriteOutcome([], 0)
     items = [
@@ -293,6 +299,7 @@ async def write_explicit(
             workspace=workspace,
             observations=fresh,
             idle_at=idle_at,
+            dream_threshold=dream_threshold,
         )
         if fresh
         else []
@@ -311,4 +318,10 @@ async def write_explicit(
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
-    return WriteOutcome(created, len(repeats), by_scope, retired)
+    claims = [
+        DreamClaim(
+            workspace, c["observer"], c["observed"], c["job_id"], to_datetime(c["last_dream_at"])
+        )
+        for c in (rows[0]["claims"] if rows else [])
+    ]
+    return WriteOutcome(created, len(repeats), by_scope, retired, claims)

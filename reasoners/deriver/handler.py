@@ -159,10 +159,11 @@ class DeriverHandler:
                 # The duplicate probe finds each fact's neighbours anyway; kept for dreams.
                 near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,
                 idle_at=scheduling.idle_at(self.settings, utc_now()),
+                dream_threshold=scheduling.threshold(self.settings),
             )
             self.stats.written += len(outcome.created)
             self.stats.repeats += outcome.reinforced
-            await scheduling.after_derivation(tx, self.settings, workspace, outcome.by_scope)
+            await scheduling.after_derivation(tx, self.settings, outcome.claims)
 
         return Prepared(
             results=share_usage(unit, usage),

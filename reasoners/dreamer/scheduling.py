@@ -2,8 +2,9 @@
 
 A dream is a Job like any other (kind "dream", one work unit per representation), so it
 survives restarts and runs once at a time per representation. Which representation claimed one
-is kept on its OBSERVES edge (graph/repo/dreams.py), inside the transaction that enqueues the
-job, so no trigger ever schedules a second dream while one waits or runs.
+is kept on its OBSERVES edge, inside the transaction that enqueues the job, so no trigger ever
+schedules a second dream while one waits or runs: the deriver's write claims as it counts
+(create_explicit_observations.cypher), the other triggers through graph/repo/dreams.py.
 
 - Threshold: the deriver's write counts its new explicit beliefs per representation; at
   BELIEFGRAPH_DREAM_THRESHOLD the dream is enqueued, runnable BELIEFGRAPH_DREAM_MIN_INTERVAL
@@ -15,14 +16,14 @@ job, so no trigger ever schedules a second dream while one waits or runs.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from graph.db import Database, Tx
 from graph.errors import NotFound
 from graph.keys import Representation
+from graph.records import DreamClaim
 from graph.repo import dreams, jobs
-from graph.repo.dreams import DreamClaim
 from graph.repo.jobs import NewJob
 from graph.settings import Settings
 from graph.validation import now as utc_now
@@ -71,13 +72,10 @@ def paced(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
     return max(stamp, claim.last_dream_at + timedelta(seconds=settings.dream_min_interval))
 
 
-async def after_derivation(
-    tx: Tx, settings: Settings, workspace: str, written: Collection[tuple[str, str]]
-) -> list[str]:
-    """In the deriver's transaction, after its write counted the new beliefs: enqueue the
-    dreams now due."""
+async def after_derivation(tx: Tx, settings: Settings, claims: Sequence[DreamClaim]) -> list[str]:
+    """In the deriver's transaction: enqueue the dreams its write claimed (the representations
+    that reached the threshold, `write_explicit(dream_threshold=threshold(settings))`)."""
     stamp = utc_now()
-    claims = await dreams.note_new_beliefs(tx, workspace, written, threshold=threshold(settings))
     return await jobs.enqueue(
         tx, [dream_job(settings, c, "threshold", paced(settings, c, stamp)) for c in claims]
     )

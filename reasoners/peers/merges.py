@@ -33,8 +33,8 @@ from typing import Any, Protocol
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput
 from graph.keys import Representation, peer_key, scope_key
+from graph.records import DreamClaim
 from graph.repo import dreams, jobs, peers
-from graph.repo.dreams import DreamClaim
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings

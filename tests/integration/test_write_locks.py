@@ -9,10 +9,12 @@ writes run without the driver's retries, so a deadlock fails them (11 to 15 of 2
 
 A second write of the edge in the same transaction, the dream counters by a statement of their
 own after the count, deadlocked the same way in the bench (19 retries over 8 LongMemEval
-conversations, none since the count and the counters are one write); no two-transaction
-schedule found here reproduces it, so the third test checks only that a derivation waiting on
-another completes and that both are counted. The last one makes two derivations of one fact
-race: the second's duplicate probe runs before the first commits.
+conversations, none since the count and the counters are one write; the dream claim, a later
+statement then too, has since joined that write). No two-transaction schedule found here
+reproduces it, so the third test checks that a derivation waiting on another completes, that
+both are counted, and that only the first claims a dream.
+The last one makes two derivations of one fact race: the second's duplicate probe runs before
+the first commits.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,13 +30,15 @@ from neo4j.exceptions import TransientError
 
 from graph.db import Tx
 from graph.keys import scope_key
-from graph.repo import dreams, observations
+from graph.records import DreamClaim
+from graph.repo import jobs, observations
 from graph.repo import messages as message_repo
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
+from reasoners.dreamer import scheduling
 from resolvers.services import Services
 from tests.integration.derive_helpers import make_peers, make_session, post
 
@@ -129,7 +134,12 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
                     statement,
                     workspace=workspace,
                     observations=items(workspace, ids, w % 2 == 1),
-                    **({"idle_at": None} if statement == "create_explicit_observations" else {}),
+                    # Every explicit write claims a dream too: no job is enqueued here.
+                    **(
+                        {"idle_at": None, "dream_threshold": 1}
+                        if statement == "create_explicit_observations"
+                        else {}
+                    ),
                 )
                 for w in range(WRITERS)
             ],
@@ -145,15 +155,17 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
     assert await observes_counts(services, workspace) == {scope: written for scope in SCOPES}
 
 
-async def test_a_derivation_waiting_on_another_completes_and_both_count(
+async def test_a_derivation_waiting_on_another_completes_and_one_dream_is_claimed(
     services: Services, workspace: str
 ) -> None:
-    """A derivation's write and its dream bookkeeping, with a second derivation into the same
-    view waiting on the first's lock in between."""
+    """A derivation's write claims a dream as it counts (both reach the threshold), with a
+    second derivation into the same view waiting on the first's lock until the first has
+    enqueued the dream and committed: both complete, both count, and only the first claims."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "I row too."))
     [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
+    settings = replace(services.settings, dream_mode="rules", dream_threshold=1)
 
     def facts(message_id: str, content: str) -> list[ExplicitFact]:
         return [
@@ -163,27 +175,44 @@ async def test_a_derivation_waiting_on_another_completes_and_both_count(
             )
         ]  # fmt: skip
 
-    async def derive(tx: Tx, message_id: str, content: str) -> dict[tuple[str, str], int]:
-        outcome = await write_explicit(tx, workspace, facts(message_id, content), threshold=1.01)
-        return outcome.by_scope
+    async def derive(tx: Tx, message_id: str, content: str) -> list[DreamClaim]:
+        outcome = await write_explicit(
+            tx,
+            workspace,
+            facts(message_id, content),
+            threshold=1.01,
+            dream_threshold=scheduling.threshold(settings),
+        )
+        await scheduling.after_derivation(tx, settings, outcome.claims)
+        return outcome.claims
 
     db = services.db
     async with db.driver.session(database=db.database) as session:
         tx = await session.begin_transaction()
         try:
-            written = await derive(Tx(tx), first.id, "Alice keeps bees.")
-            other = asyncio.create_task(
-                run_unretried(services, lambda t: derive(t, second.id, "Alice rows."))
-            )
+            claimed = await derive(Tx(tx), first.id, "Alice keeps bees.")
+            later: list[DreamClaim] = []
+
+            async def second_derivation(t: Tx) -> None:
+                later.extend(await derive(t, second.id, "Alice rows."))
+
+            other = asyncio.create_task(run_unretried(services, second_derivation))
             await asyncio.sleep(1.0)
             assert not other.done(), "the second derivation waits for the first's lock"
-            assert await dreams.note_new_beliefs(Tx(tx), workspace, written, threshold=0) == []
             await tx.commit()
         finally:
             if not tx.closed():
                 await tx.rollback()
     await other
+    assert [(c.observer, c.observed) for c in claimed] == [("bob", "alice")]
+    assert later == [], "a dream already waits: the second derivation claims none"
     assert await observes_counts(services, workspace) == {("bob", "alice"): 2}
+    pending = await jobs.list_jobs(
+        db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=10
+    )
+    assert [(j.id, j.kind) for j in pending if j.kind == scheduling.DREAM] == [
+        (claimed[0].job_id, scheduling.DREAM)
+    ]
 
 
 async def test_a_belief_two_derivations_write_at_once_is_stored_once(
