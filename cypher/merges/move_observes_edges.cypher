@@ -1,6 +1,8 @@
 // The source peer's OBSERVES edges become the target's (a source-to-target edge becomes the
-// target's view of itself), adding up their belief counts. Dream bookkeeping is not carried
-// over: the merge schedules fresh dreams for the target's representations.
+// target's view of itself), adding up their belief counts; each edge that receives beliefs
+// counts one more write (get_view_writes.cypher), so a concurrent derivation's duplicate check
+// sees them. Dream bookkeeping is not carried over: the merge schedules fresh dreams for the
+// target's representations.
 MATCH (s:Peer {workspace: $workspace, name: $source})
 MATCH (t:Peer {workspace: $workspace, name: $target})
 WITH s, t,
@@ -13,5 +15,6 @@ WITH s, t, r,
      coalesce(r.observations, 0) AS count
 DELETE r
 MERGE (a)-[n:OBSERVES]->(b)
-SET n.observations = coalesce(n.observations, 0) + count
+SET n.observations = coalesce(n.observations, 0) + count,
+    n.writes = coalesce(n.writes, 0) + 1
 RETURN count(*) AS moved

@@ -4,7 +4,8 @@
 // trigger). A representation whose undreamed beliefs reach $dream_threshold (0: never) and that
 // has no dream waiting or running claims one here: the edge names the new job, which the
 // caller enqueues in the same transaction, so concurrent derivations schedule one dream, not
-// one each. Returned as `claims` on every row.
+// one each. Returned on every row: `claims`, and `writes`, each view's count of writes
+// (get_view_writes.cypher) after this one.
 // This is the derivation's one write of each edge: once per edge, edges in (observer,
 // observed) order, counters and claim in one SET. Neo4j takes a deletion lock on a
 // relationship before each write of it, so a transaction writing an edge a second time waited
@@ -26,12 +27,14 @@ CALL () {
          WHERE j.status IN ['pending', 'running']
        } AS claims
   SET r.observations = coalesce(r.observations, 0) + n,
+      r.writes = coalesce(r.writes, 0) + 1,
       r.since_dream = since_dream,
       r.idle_dream_at = $idle_at,
       r.dream_job = CASE WHEN claims THEN randomUUID() ELSE r.dream_job END
   RETURN collect(CASE WHEN claims THEN {observer: observer_name, observed: observed_name,
                                         job_id: r.dream_job, last_dream_at: r.last_dream_at}
-                 END) AS claims
+                 END) AS claims,
+         collect({observer: observer_name, observed: observed_name, writes: r.writes}) AS writes
 }
 UNWIND $observations AS item
 MATCH (m:Message {workspace: $workspace, id: item.message_id})
@@ -40,4 +43,4 @@ MATCH (:Peer {workspace: $workspace, name: item.props.observed})
 CREATE (o:Observation)
 SET o = item.props
 CREATE (o)-[:DERIVED_FROM {span: item.span}]->(m)
-RETURN o.id AS id, claims
+RETURN o.id AS id, claims, writes

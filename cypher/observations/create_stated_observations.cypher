@@ -1,7 +1,9 @@
 // Explicit beliefs an app states itself (origin 'api'): no source message, so no DERIVED_FROM
 // edge. The OBSERVES edge marks the representation and counts what was written into it, each
 // edge once per write and in (observer, observed) order, so concurrent writes into the same
-// representations do not deadlock (create_explicit_observations.cypher says how they did).
+// representations do not deadlock (create_explicit_observations.cypher says how they did), and
+// counts the write itself (get_view_writes.cypher), so a concurrent derivation's duplicate
+// check sees it.
 CALL () {
   UNWIND $observations AS props
   WITH props.observer AS observer_name, props.observed AS observed_name, count(*) AS n
@@ -9,7 +11,8 @@ CALL () {
   MATCH (observer:Peer {workspace: $workspace, name: observer_name})
   MATCH (observed:Peer {workspace: $workspace, name: observed_name})
   MERGE (observer)-[r:OBSERVES]->(observed)
-  SET r.observations = coalesce(r.observations, 0) + n
+  SET r.observations = coalesce(r.observations, 0) + n,
+      r.writes = coalesce(r.writes, 0) + 1
 }
 UNWIND $observations AS props
 MATCH (:Peer {workspace: $workspace, name: props.observer})

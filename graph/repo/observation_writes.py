@@ -155,40 +155,38 @@ def _similar_pairs(
     return pairs
 
 
-async def _view_counts(
+async def _view_writes(
     tx: Tx, workspace: str, views: Collection[tuple[str, str]]
 ) -> dict[tuple[str, str], int]:
     rows = await tx.rows(
-        "count_view_beliefs",
+        "get_view_writes",
         workspace=workspace,
         views=[{"observer": a, "observed": b} for a, b in sorted(views)],
     )
-    return {(r["observer"], r["observed"]): int(r["beliefs"]) for r in rows}
+    return {(r["observer"], r["observed"]): int(r["writes"]) for r in rows}
 
 
 async def _check_unraced(
     tx: Tx,
     workspace: str,
-    counted: dict[tuple[str, str], int],
-    by_scope: dict[tuple[str, str], int],
+    before: dict[tuple[str, str], int],
+    after: dict[tuple[str, str], int],
     fact_of: dict[str, ExplicitFact],
     created: list[str],
     threshold: float,
 ) -> None:
     """Raise RaceLost when a belief just created repeats one that a concurrent write committed
-    after the duplicate probe read its view (`counted`: the views' counts before the probe).
+    after the duplicate probe read its view.
 
     The probe reads under read-committed isolation, before this write holds the views' OBSERVES
     edges; two derivations into one view could each miss the other's new belief and both
-    create it. Once the count is written, this transaction holds the edge's lock, so every
-    other write into the view has committed and is visible. A view whose count grew by more
-    than this write's share is probed again; only then does the check cost a second probe.
-    (Only a split lowers a view's count; a split and an addition cancelling out between the
-    two reads would go unseen.)"""
-    if not by_scope:  # nothing created: nothing to have raced
-        return
-    after = await _view_counts(tx, workspace, by_scope)
-    moved = {view for view, n in after.items() if n != counted.get(view, 0) + by_scope[view]}
+    create it. Each write of explicit beliefs into a view adds one to the edge's `writes`:
+    `before` is what the probe's transaction read before probing, `after` what this write's own
+    addition left, while holding the edge's lock (so every other write into the view has
+    committed and is visible). A view that took more than this one write in between is probed
+    again; only then does the check cost a second probe. The number only grows, so a write
+    that also removed beliefs from the view (a split) cannot hide another's addition."""
+    moved = {view for view, n in after.items() if n != before.get(view, 0) + 1}
     again = [
         (i, fact_of[i]) for i in created if (fact_of[i].observer, fact_of[i].observed) in moved
     ]
@@ -247,7 +245,7 @@ async def write_explicit(
     items = [
         Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id) for f in facts
     ]
-    counted = await _view_counts(tx, workspace, {(f.observer, f.observed) for f in facts})
+    before = await _view_writes(tx, workspace, {(f.observer, f.observed) for f in facts})
     probed = await _probe(tx, workspace, items, threshold, near)
     retired = sum(1 for r in probed if r.retired)
     if retired:
@@ -310,7 +308,10 @@ async def write_explicit(
     for created_id in created:
         view = (fact_of[created_id].observer, fact_of[created_id].observed)
         by_scope[view] = by_scope.get(view, 0) + 1
-    await _check_unraced(tx, workspace, counted, by_scope, fact_of, created, threshold)
+    # The edges' part of the statement: the same on every row.
+    edges: dict[str, Any] = rows[0] if rows else {"writes": [], "claims": []}
+    after = {(w["observer"], w["observed"]): int(w["writes"]) for w in edges["writes"]}
+    await _check_unraced(tx, workspace, before, after, fact_of, created, threshold)
     repeats = [
         {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
         for i, f in enumerate(facts)
@@ -322,6 +323,6 @@ async def write_explicit(
         DreamClaim(
             workspace, c["observer"], c["observed"], c["job_id"], to_datetime(c["last_dream_at"])
         )
-        for c in (rows[0]["claims"] if rows else [])
+        for c in edges["claims"]
     ]
     return WriteOutcome(created, len(repeats), by_scope, retired, claims)

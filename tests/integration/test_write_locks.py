@@ -261,3 +261,66 @@ async def test_a_belief_two_derivations_write_at_once_is_stored_once(
     )
     assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
     assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
+
+
+async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
+    services: Services, workspace: str
+) -> None:
+    """A concurrent transaction that states the fact and moves a belief out of the view (as a
+    split does) leaves the view's belief count where the derivation read it; the derivation
+    still sees that another write came in between, and counts the fact as derived again."""
+    await make_peers(services, workspace, "alice", "bob", "carol")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."))
+    [message] = await message_repo.recent(services.db, workspace, "s1", 1)
+    content = "Alice keeps bees."
+    stated = {
+        "id": str(uuid.uuid4()),
+        "workspace": workspace,
+        "observer": "bob",
+        "observed": "alice",
+        "scope_key": scope_key(workspace, "bob", "alice"),
+        "content": content,
+        "content_key": exact_key(content),
+        "level": "explicit",
+        "created_at": now(),
+    }
+    moved_out = {
+        "observer": "bob",
+        "observed": "carol",
+        "from_observer": "bob",
+        "from_observed": "alice",
+        "moved": 1,
+    }
+    fact = ExplicitFact(
+        "bob", "alice", content, exact_key(content), [1.0] + [0.0] * 383,
+        message.id, "I", now(), "s1",
+    )  # fmt: skip
+    attempts = 0
+
+    async def derive(tx: Tx) -> int:
+        nonlocal attempts
+        attempts += 1
+        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            await Tx(tx).rows(
+                "create_stated_observations", workspace=workspace, observations=[stated]
+            )
+            await Tx(tx).rows("split_observes_edges", workspace=workspace, scopes=[moved_out])
+            other = asyncio.create_task(db.write_tx(derive))
+            await asyncio.sleep(1.0)
+            assert not other.done(), "the derivation waits for the first transaction's lock"
+            await tx.commit()
+        finally:
+            if not tx.closed():
+                await tx.rollback()
+    assert await other == 1
+    assert attempts == 2, "the derivation probed before the other transaction committed"
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
+    )
+    assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
