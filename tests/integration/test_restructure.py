@@ -209,14 +209,32 @@ CORRECT = """mutation($w: String!, $id: ID!, $c: String!) {
 }"""
 
 
+async def view_counts(
+    services: Services, workspace: str, observer: str, observed: str
+) -> tuple[int, int]:
+    """(beliefs written, writes of explicit beliefs) as the view's OBSERVES edge counts them."""
+    [row] = await services.db.read(
+        "get_view_writes", workspace=workspace, views=[{"observer": observer, "observed": observed}]
+    )
+    sizes = {
+        (r["observer"], r["observed"]): int(r["beliefs"])
+        for r in await services.db.read("largest_views", limit=1_000_000)
+        if r["workspace"] == workspace
+    }
+    return sizes.get((observer, observed), 0), int(row["writes"])
+
+
 async def test_a_correction_supersedes_and_zero_key_reconciliation_settles_the_chain(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
     c = await chain(services, workspace)
     w = {"w": workspace}
+    beliefs, writes = await view_counts(services, workspace, "agent", "alice")
     result = (await gql.ok(CORRECT, {**w, "id": c.paris, "c": "I live in Berlin."}))[
         "correctObservation"
     ]
+    # The view counts the new version and its write: a derivation's duplicate check sees it.
+    assert await view_counts(services, workspace, "agent", "alice") == (beliefs + 1, writes + 1)
     assert result["observation"]["content"] == "I live in Berlin."
     assert result["observation"]["level"] == "EXPLICIT"
     assert result["replaced"] == c.paris
