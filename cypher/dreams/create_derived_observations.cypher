@@ -9,6 +9,8 @@
 // A new node has no incoming DERIVED_FROM edge, so its edges cannot close a cycle. The new
 // belief is valid from its latest premise's valid_at. One row per item: `problem` is null when
 // the item was fine (the write happened only if every problem is null).
+// The representation's OBSERVES edge is only read here: the dream counts what it created when
+// it finishes (finish_dream.cypher), its one write of the edge.
 UNWIND $beliefs AS b
 CALL (b) {
   OPTIONAL MATCH (p:Observation)
@@ -66,8 +68,7 @@ CALL (checked, rejected) {
   UNWIND checked AS c
   WITH c.b AS b
   MATCH (:Peer {workspace: $workspace, name: b.props.observer})
-        -[r:OBSERVES]->(:Peer {workspace: $workspace, name: b.props.observed})
-  SET r.observations = coalesce(r.observations, 0) + 1
+        -[:OBSERVES]->(:Peer {workspace: $workspace, name: b.props.observed})
   CREATE (o:Observation)
   SET o = b.props
   WITH b, o

@@ -7,10 +7,13 @@
 // one each. Returned on every row: `claims`, and `writes`, each view's count of writes
 // (get_view_writes.cypher) after this one.
 // This is the derivation's one write of each edge: once per edge, edges in (observer,
-// observed) order, counters and claim in one SET. Neo4j takes a deletion lock on a
-// relationship before each write of it, so a transaction writing an edge a second time waited
-// for that lock while a concurrent derivation held it and waited for the first write's lock: a
-// deadlock, retried after a second.
+// observed) order, counters and claim in one SET. Each item reads the edge's own properties on
+// its right-hand side, which makes Cypher lock the edge before reading them, so concurrent
+// counts are never lost (a value read in a WITH before the SET would be read unlocked). The
+// claim comes first, reading the undreamed count before its own item adds to it. Neo4j takes
+// a deletion lock on a relationship before each write of it, so a transaction writing an edge
+// a second time waited for that lock while a concurrent derivation held it and waited for the
+// first write's lock: a deadlock, retried after a second.
 CALL () {
   UNWIND $observations AS item
   MATCH (:Message {workspace: $workspace, id: item.message_id})
@@ -19,20 +22,23 @@ CALL () {
   MATCH (observer:Peer {workspace: $workspace, name: observer_name})
   MATCH (observed:Peer {workspace: $workspace, name: observed_name})
   MERGE (observer)-[r:OBSERVES]->(observed)
-  WITH observer_name, observed_name, n, r, coalesce(r.since_dream, 0) + n AS since_dream
-  WITH observer_name, observed_name, n, r, since_dream,
-       $dream_threshold > 0 AND since_dream >= $dream_threshold
-       AND NOT EXISTS {
-         MATCH (j:Job {id: r.dream_job})
-         WHERE j.status IN ['pending', 'running']
-       } AS claims
-  SET r.observations = coalesce(r.observations, 0) + n,
+  WITH observer_name, observed_name, n, r, randomUUID() AS fresh
+  SET r.dream_job = CASE
+        WHEN $dream_threshold > 0 AND coalesce(r.since_dream, 0) + n >= $dream_threshold
+             AND NOT EXISTS {
+               MATCH (j:Job {id: r.dream_job})
+               WHERE j.status IN ['pending', 'running']
+             }
+          THEN fresh
+        ELSE r.dream_job
+      END,
+      r.observations = coalesce(r.observations, 0) + n,
       r.writes = coalesce(r.writes, 0) + 1,
-      r.since_dream = since_dream,
-      r.idle_dream_at = $idle_at,
-      r.dream_job = CASE WHEN claims THEN randomUUID() ELSE r.dream_job END
-  RETURN collect(CASE WHEN claims THEN {observer: observer_name, observed: observed_name,
-                                        job_id: r.dream_job, last_dream_at: r.last_dream_at}
+      r.since_dream = coalesce(r.since_dream, 0) + n,
+      r.idle_dream_at = $idle_at
+  RETURN collect(CASE WHEN r.dream_job = fresh
+                      THEN {observer: observer_name, observed: observed_name, job_id: fresh,
+                            last_dream_at: r.last_dream_at}
                  END) AS claims,
          collect({observer: observer_name, observed: observed_name, writes: r.writes}) AS writes
 }

@@ -24,6 +24,13 @@ class ProcessedBelief:
     claim: str | None
 
 
+@dataclass(frozen=True)
+class Finished:
+    seq: int  # the run's number in its representation
+    remaining: int  # beliefs still undreamed
+    claimed: str | None  # the follow-up dream's job id, to enqueue
+
+
 @dataclass
 class RunRecord:
     """What `finish` records about one dream."""
@@ -52,8 +59,12 @@ async def finish(
     *,
     job_ids: Sequence[str],
     idle_at: datetime | None,
-) -> tuple[int, int]:
-    """Close the dream (finish_dream.cypher); returns (run number, beliefs still undreamed)."""
+    more_waiting: bool = False,
+    threshold: int = 0,
+) -> Finished:
+    """Close the dream (finish_dream.cypher), counting the `run.created` beliefs it wrote. With
+    `more_waiting`, or `threshold` (0: never) beliefs still undreamed, the representation claims
+    a follow-up dream (Finished.claimed: its job, to enqueue) unless another waits or runs."""
     props = node_props(
         models.DreamRun,
         {
@@ -83,12 +94,18 @@ async def finish(
         now=run.finished_at,
         job_ids=list(job_ids),
         idle_at=idle_at,
+        created=run.created,
+        more_waiting=more_waiting,
+        threshold=threshold,
         processed=[{"id": p.id, "slot": p.slot, "claim": p.claim} for p in processed],
         run=props,
     )
     if row is None:
         raise ProvenanceRejected([f"no representation {view.observer} -> {view.observed}"])
-    return int(row["seq"]), int(row["remaining"])
+    claimed = row["claimed"]
+    return Finished(
+        int(row["seq"]), int(row["remaining"]), None if claimed is None else str(claimed)
+    )
 
 
 # --- runs ------------------------------------------------------------------------------------

@@ -161,16 +161,20 @@ class DreamHandler:
                 tokens_out=usage.output_tokens,
                 events=applied.events,
             )
-            seq, remaining = await dream_runs.finish(
+            finished = await dream_runs.finish(
                 tx,
                 view,
                 run,
                 processed,
                 job_ids=[j.id for j in unit.jobs],
                 idle_at=scheduling.idle_at(self.settings, stamp),
+                # The follow-up dream: at once when the batch limit left beliefs unread, else
+                # when the threshold's worth still waits.
+                more_waiting=scheduling.enabled(self.settings) and more_waiting,
+                threshold=scheduling.threshold(self.settings),
             )
             await scheduling.follow_up(
-                tx, self.settings, view, remaining=remaining, more_waiting=more_waiting
+                tx, self.settings, view, finished.claimed, more_waiting=more_waiting
             )
             self.stats.runs += 1
             self.stats.observations += len(read)
@@ -179,7 +183,7 @@ class DreamHandler:
             self.stats.usage = self.stats.usage + usage
             log.info(
                 "dream %d of %s -> %s (%s, %s): %d reconciled, %d read, %d created, %d superseded",
-                seq,
+                finished.seq,
                 observer,
                 observed,
                 mode,

@@ -4,7 +4,8 @@ A dream is a Job like any other (kind "dream", one work unit per representation)
 survives restarts and runs once at a time per representation. Which representation claimed one
 is kept on its OBSERVES edge, inside the transaction that enqueues the job, so no trigger ever
 schedules a second dream while one waits or runs: the deriver's write claims as it counts
-(create_explicit_observations.cypher), the other triggers through graph/repo/dreams.py.
+(create_explicit_observations.cypher), a dream's finish claims its follow-up
+(finish_dream.cypher), the other triggers through graph/repo/dreams.py.
 
 - Threshold: the deriver's write counts its new explicit beliefs per representation; at
   BELIEFGRAPH_DREAM_THRESHOLD the dream is enqueued, runnable BELIEFGRAPH_DREAM_MIN_INTERVAL
@@ -82,17 +83,19 @@ async def after_derivation(tx: Tx, settings: Settings, claims: Sequence[DreamCla
 
 
 async def follow_up(
-    tx: Tx, settings: Settings, view: Representation, *, remaining: int, more_waiting: bool
+    tx: Tx,
+    settings: Settings,
+    view: Representation,
+    claimed: str | None,
+    *,
+    more_waiting: bool,
 ) -> list[str]:
-    """In a dream's transaction: schedule the next one when beliefs are left over, at once if
-    the batch limit left some unread, else paced like any threshold dream."""
-    if not enabled(settings) or not (more_waiting or 0 < threshold(settings) <= remaining):
+    """In a dream's transaction: enqueue the follow-up dream its finish claimed, if any, at once
+    if the batch limit left some unread, else paced like any threshold dream."""
+    if claimed is None:
         return []
     stamp = utc_now()
-    claimed = await dreams.claim_now(tx, view, now=stamp)
-    if claimed is None or not claimed[1]:
-        return []
-    claim = DreamClaim(view.workspace, view.observer, view.observed, claimed[0], stamp)
+    claim = DreamClaim(view.workspace, view.observer, view.observed, claimed, stamp)
     run_after = stamp if more_waiting else paced(settings, claim, stamp)
     return await jobs.enqueue(tx, [dream_job(settings, claim, "threshold", run_after)])
 

@@ -515,6 +515,28 @@ async def test_the_minimum_interval_delays_the_next_dream(
     assert len(await runs(s, workspace)) == 2
 
 
+async def test_a_dream_that_hits_its_batch_limit_claims_a_follow_up_at_once(
+    services: Services, workspace: str
+) -> None:
+    """Its finish claims the next dream in the same write of the representation's edge, and
+    the follow-up runs now, not paced by the minimum interval; the last one claims none."""
+    s = with_dreams(
+        services, dream_mode="rules", dream_threshold=3, dream_min_interval=3600, dream_batch=4
+    )
+    await conversation(s, workspace, "s1")
+    await say(
+        s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak.",
+        "I speak Welsh.", "I bake bread.", "I like jazz.",
+    )  # fmt: skip
+    await derive(s, workspace)
+    assert [r.observations for r in reversed(await runs(s, workspace))] == [4, 2]
+    assert dream_jobs(await all_jobs(s, workspace)) == {
+        ("agent", "alice"): 2,
+        ("alice", "alice"): 2,
+    }
+    assert all(j.status == "done" for j in await all_jobs(s, workspace) if j.kind == "dream")
+
+
 async def test_an_idle_representation_is_dreamed_below_the_threshold(
     services: Services, workspace: str
 ) -> None:

@@ -13,8 +13,10 @@ conversations, none since the count and the counters are one write; the dream cl
 statement then too, has since joined that write). No two-transaction schedule found here
 reproduces it, so the third test checks that a derivation waiting on another completes, that
 both are counted, and that only the first claims a dream.
-The last one makes two derivations of one fact race: the second's duplicate probe runs before
-the first commits.
+The next ones make two derivations of one fact race: the second's duplicate probe runs before
+the first commits. The last one finishes dreams while derivations write into the same view: a
+dream wrote the edge once per belief it created and again as it finished, and the derivations
+waiting on it were reported deadlocked (47 and 56 of 150 in two runs of 30 rounds before).
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from graph.db import Tx
-from graph.keys import scope_key
+from graph.keys import Representation, scope_key
 from graph.records import DreamClaim
 from graph.repo import jobs, observations
 from graph.repo import messages as message_repo
+from graph.repo.dream_runs import RunRecord, finish
+from graph.repo.dream_writes import DerivedWrite, create_derived
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
@@ -324,3 +328,74 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
         services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
     )
     assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
+
+
+DREAM_ROUNDS = 12
+DERIVATIONS = 5  # per round, beside one dream
+DERIVED = 6  # beliefs a dream writes
+
+
+async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
+    services: Services, workspace: str
+) -> None:
+    """A dream's transaction (its derived beliefs, then its finish) and derivations into the
+    same view at once, none retried: none is reported deadlocked, and the view counts every
+    belief and every undreamed one."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", *[("alice", f"Turn {i}.") for i in range(8)])
+    ids = [m.id for m in await message_repo.recent(services.db, workspace, "s1", 8)]
+
+    async def derive(reverse: bool) -> None:
+        await unretried(
+            services,
+            "create_explicit_observations",
+            workspace=workspace,
+            observations=explicit_items(workspace, ids, reverse),
+            idle_at=None,
+            dream_threshold=0,
+        )
+
+    await derive(False)
+    view = Representation(workspace, "bob", "alice")
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=DERIVED
+    )
+    premises = [o.id for o in page.items]
+
+    async def dream(tx: Tx) -> None:
+        stamp = now()
+        beliefs = [
+            DerivedWrite(str(uuid.uuid4()), "deductive", f"d {i}", [1.0] + [0.0] * 383, (p,))
+            for i, p in enumerate(premises)
+        ]
+        await create_derived(tx, view, beliefs, origin="dreamer:rules", now=stamp)
+        await asyncio.sleep(0.01)  # derivations arrive before the finish
+        run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp, created=len(beliefs))
+        await finish(tx, view, run, [], job_ids=[], idle_at=None)
+
+    deadlocks = 0
+    for _ in range(DREAM_ROUNDS):
+        results = await asyncio.gather(
+            run_unretried(services, dream),
+            *[derive(i % 2 == 1) for i in range(DERIVATIONS)],
+            return_exceptions=True,
+        )
+        for result in results:
+            if isinstance(result, TransientError):
+                deadlocks += 1
+            elif isinstance(result, BaseException):
+                raise result
+    assert deadlocks == 0
+    explicit = (1 + DREAM_ROUNDS * DERIVATIONS) * ITEMS // 2
+    assert await observes_counts(services, workspace) == {
+        ("alice", "alice"): explicit,
+        ("bob", "alice"): explicit + DREAM_ROUNDS * DERIVED,
+    }
+    # A last finish, alone, reads the counters the others left (no belief was consumed).
+    stamp = now()
+    run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp)
+    finished = await services.db.write_tx(
+        lambda tx: finish(tx, view, run, [], job_ids=[], idle_at=None)
+    )
+    assert (finished.seq, finished.remaining) == (DREAM_ROUNDS + 1, explicit)
