@@ -158,6 +158,7 @@ Statement = Literal[
     "list_unkeyed_sessions",
     "list_vector_indexes",
     "list_workspaces",
+    "lock_dream_view",
     "lock_work_unit",
     "mark_schema",
     "mark_stale_descendants",

@@ -51,6 +51,12 @@ class RunRecord:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
+async def lock(tx: Tx, view: Representation) -> None:
+    """A dream's first write: its representation's edge, before any belief (why, in
+    lock_dream_view.cypher)."""
+    await tx.rows("lock_dream_view", **view.params())
+
+
 async def finish(
     tx: Tx,
     view: Representation,

@@ -14,9 +14,12 @@ statement then too, has since joined that write). No two-transaction schedule fo
 reproduces it, so the third test checks that a derivation waiting on another completes, that
 both are counted, and that only the first claims a dream.
 The next ones make two derivations of one fact race: the second's duplicate probe runs before
-the first commits. The last one finishes dreams while derivations write into the same view: a
-dream wrote the edge once per belief it created and again as it finished, and the derivations
-waiting on it were reported deadlocked (47 and 56 of 150 in two runs of 30 rounds before).
+the first commits. The last one finishes dreams while derivations write into the same view and
+count again beliefs the dreams read: a dream wrote the edge once per belief it created and
+again as it finished, and the derivations waiting on it were reported deadlocked (47 and 56 of
+150 in two runs of 30 rounds); once it wrote the edge only as it finished, the dreams were (29
+and 30 of 30 rounds, when the derivations also counted the beliefs the dream had cited), as a
+dream took those beliefs before the edge and a derivation the edge before them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pytest
@@ -35,7 +39,7 @@ from graph.keys import Representation, scope_key
 from graph.records import DreamClaim
 from graph.repo import jobs, observations
 from graph.repo import messages as message_repo
-from graph.repo.dream_runs import RunRecord, finish
+from graph.repo.dream_runs import ProcessedBelief, RunRecord, finish, lock
 from graph.repo.dream_writes import DerivedWrite, create_derived
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
@@ -338,17 +342,17 @@ DERIVED = 6  # beliefs a dream writes
 async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
     services: Services, workspace: str
 ) -> None:
-    """A dream's transaction (its derived beliefs, then its finish) and derivations into the
-    same view at once, none retried: none is reported deadlocked, and the view counts every
-    belief and every undreamed one."""
+    """A dream's transaction (its derived beliefs, citing and then marking beliefs it read, and
+    its finish) and derivations into the same view at once, each also counting one of those
+    beliefs again, none retried: none is reported deadlocked, and the view counts every belief
+    and every undreamed one."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", *[("alice", f"Turn {i}.") for i in range(8)])
     ids = [m.id for m in await message_repo.recent(services.db, workspace, "s1", 8)]
 
-    async def derive(reverse: bool) -> None:
-        await unretried(
-            services,
+    async def create(tx: Tx, reverse: bool) -> None:
+        await tx.rows(
             "create_explicit_observations",
             workspace=workspace,
             observations=explicit_items(workspace, ids, reverse),
@@ -356,15 +360,21 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
             dream_threshold=0,
         )
 
-    await derive(False)
+    await run_unretried(services, lambda tx: create(tx, False))
     view = Representation(workspace, "bob", "alice")
     page = await observations.list_page(
         services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=DERIVED
     )
     premises = [o.id for o in page.items]
 
+    async def derive(tx: Tx, k: int) -> None:
+        await create(tx, k % 2 == 1)
+        repeat = {"id": premises[k], "message_id": ids[0], "span": "x"}
+        await tx.rows("reinforce_observations", workspace=workspace, repeats=[repeat])
+
     async def dream(tx: Tx) -> None:
         stamp = now()
+        await lock(tx, view)
         beliefs = [
             DerivedWrite(str(uuid.uuid4()), "deductive", f"d {i}", [1.0] + [0.0] * 383, (p,))
             for i, p in enumerate(premises)
@@ -372,13 +382,14 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
         await create_derived(tx, view, beliefs, origin="dreamer:rules", now=stamp)
         await asyncio.sleep(0.01)  # derivations arrive before the finish
         run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp, created=len(beliefs))
-        await finish(tx, view, run, [], job_ids=[], idle_at=None)
+        read = [ProcessedBelief(p, None, None) for p in premises]
+        await finish(tx, view, run, read, job_ids=[], idle_at=None)
 
     deadlocks = 0
     for _ in range(DREAM_ROUNDS):
         results = await asyncio.gather(
             run_unretried(services, dream),
-            *[derive(i % 2 == 1) for i in range(DERIVATIONS)],
+            *[run_unretried(services, partial(derive, k=k)) for k in range(DERIVATIONS)],
             return_exceptions=True,
         )
         for result in results:
@@ -392,10 +403,14 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
         ("alice", "alice"): explicit,
         ("bob", "alice"): explicit + DREAM_ROUNDS * DERIVED,
     }
-    # A last finish, alone, reads the counters the others left (no belief was consumed).
+    # A last finish, alone, reads the counters the others left: each dream consumed the
+    # beliefs it read.
     stamp = now()
     run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp)
     finished = await services.db.write_tx(
         lambda tx: finish(tx, view, run, [], job_ids=[], idle_at=None)
     )
-    assert (finished.seq, finished.remaining) == (DREAM_ROUNDS + 1, explicit)
+    assert (finished.seq, finished.remaining) == (
+        DREAM_ROUNDS + 1,
+        explicit - DREAM_ROUNDS * DERIVED,
+    )
