@@ -216,8 +216,6 @@ def _near_props(close: list[tuple[str, float]] | None) -> dict[str, Any]:
 class WriteOutcome:
     created: list[str]
     reinforced: int
-    # New beliefs per (observer, observed): what the dream scheduler counts.
-    by_scope: dict[tuple[str, str], int] = field(default_factory=dict)
     retired: int = 0  # facts dropped because they repeat a deleted or corrected belief
     # Representations that reached the dream threshold and claimed a dream: enqueue each.
     claims: list[DreamClaim] = field(default_factory=list)
@@ -304,10 +302,6 @@ async def write_explicit(
     )
     created = [str(r["id"]) for r in rows]
     fact_of = {ids[i]: f for i, f in enumerate(facts) if i not in duplicate_of}
-    by_scope: dict[tuple[str, str], int] = {}
-    for created_id in created:
-        view = (fact_of[created_id].observer, fact_of[created_id].observed)
-        by_scope[view] = by_scope.get(view, 0) + 1
     # The edges' part of the statement: the same on every row.
     edges: dict[str, Any] = rows[0] if rows else {"writes": [], "claims": []}
     after = {(w["observer"], w["observed"]): int(w["writes"]) for w in edges["writes"]}
@@ -325,4 +319,4 @@ async def write_explicit(
         )
         for c in edges["claims"]
     ]
-    return WriteOutcome(created, len(repeats), by_scope, retired, claims)
+    return WriteOutcome(created, len(repeats), retired, claims)
