@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from neo4j.exceptions import TransientError
@@ -56,6 +56,7 @@ WRITERS = 6
 ROUNDS = 4
 ITEMS = 24
 SCOPES = [("alice", "alice"), ("bob", "alice")]
+T = TypeVar("T")
 
 
 def explicit_items(workspace: str, message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
@@ -101,6 +102,45 @@ async def unretried(services: Services, statement: str, **params: Any) -> None:
     await run_unretried(services, lambda tx: tx.rows(statement, **params))  # type: ignore[arg-type]
 
 
+async def while_held(
+    services: Services,
+    first: Callable[[Tx], Awaitable[object]],
+    second: Callable[[], Coroutine[Any, Any, T]],
+) -> T:
+    """Run `first` in a transaction, start `second` (which must wait for its locks), and commit
+    the first a second later; returns what the second returned."""
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            await first(Tx(tx))
+            other = asyncio.create_task(second())
+            await asyncio.sleep(1.0)
+            assert not other.done(), "the second transaction waits for the first's lock"
+            await tx.commit()
+        finally:
+            if not tx.closed():
+                await tx.rollback()
+    return await other
+
+
+async def deadlocked(*writes: Awaitable[object]) -> int:
+    """Run the writes at once: how many Neo4j reported deadlocked (any other error is raised)."""
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, TransientError):
+            raise result
+    return sum(isinstance(result, TransientError) for result in results)
+
+
+async def bob_on_alice(services: Services, workspace: str) -> list[tuple[str, int]]:
+    """(content, times derived) of bob's current beliefs about alice."""
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
+    )
+    return [(o.content, o.times_derived) for o in page.items]
+
+
 async def observes_counts(services: Services, workspace: str) -> dict[tuple[str, str], int]:
     """What the OBSERVES edges of the workspace count."""
     rows = await services.db.read("largest_views", limit=1_000_000)
@@ -135,7 +175,7 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
     ids = [m.id for m in await message_repo.recent(services.db, workspace, "s1", 8)]
     deadlocks = 0
     for _ in range(ROUNDS):
-        results = await asyncio.gather(
+        deadlocks += await deadlocked(
             *[
                 unretried(
                     services,
@@ -150,14 +190,8 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
                     ),
                 )
                 for w in range(WRITERS)
-            ],
-            return_exceptions=True,
+            ]
         )
-        for result in results:
-            if isinstance(result, TransientError):
-                deadlocks += 1
-            elif isinstance(result, BaseException):
-                raise result
     assert deadlocks == 0
     written = ROUNDS * WRITERS * ITEMS // 2
     assert await observes_counts(services, workspace) == {scope: written for scope in SCOPES}
@@ -194,29 +228,21 @@ async def test_a_derivation_waiting_on_another_completes_and_one_dream_is_claime
         await scheduling.after_derivation(tx, settings, outcome.claims)
         return outcome.claims
 
-    db = services.db
-    async with db.driver.session(database=db.database) as session:
-        tx = await session.begin_transaction()
-        try:
-            claimed = await derive(Tx(tx), first.id, "Alice keeps bees.")
-            later: list[DreamClaim] = []
+    claimed: list[DreamClaim] = []
+    later: list[DreamClaim] = []
 
-            async def second_derivation(t: Tx) -> None:
-                later.extend(await derive(t, second.id, "Alice rows."))
+    async def first_derivation(tx: Tx) -> None:
+        claimed.extend(await derive(tx, first.id, "Alice keeps bees."))
 
-            other = asyncio.create_task(run_unretried(services, second_derivation))
-            await asyncio.sleep(1.0)
-            assert not other.done(), "the second derivation waits for the first's lock"
-            await tx.commit()
-        finally:
-            if not tx.closed():
-                await tx.rollback()
-    await other
+    async def second_derivation(tx: Tx) -> None:
+        later.extend(await derive(tx, second.id, "Alice rows."))
+
+    await while_held(services, first_derivation, lambda: run_unretried(services, second_derivation))
     assert [(c.observer, c.observed) for c in claimed] == [("bob", "alice")]
     assert later == [], "a dream already waits: the second derivation claims none"
     assert await observes_counts(services, workspace) == {("bob", "alice"): 2}
     pending = await jobs.list_jobs(
-        db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=10
+        services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=10
     )
     assert [(j.id, j.kind) for j in pending if j.kind == scheduling.DREAM] == [
         (claimed[0].job_id, scheduling.DREAM)
@@ -250,24 +276,12 @@ async def test_a_belief_two_derivations_write_at_once_is_stored_once(
         attempts += 1
         return (await write_explicit(tx, workspace, fact(second.id), threshold=0.95)).reinforced
 
-    db = services.db
-    async with db.driver.session(database=db.database) as session:
-        tx = await session.begin_transaction()
-        try:
-            await write_explicit(Tx(tx), workspace, fact(first.id), threshold=0.95)
-            other = asyncio.create_task(db.write_tx(late))
-            await asyncio.sleep(1.0)
-            assert not other.done(), "the second derivation waits for the first's lock"
-            await tx.commit()
-        finally:
-            if not tx.closed():
-                await tx.rollback()
-    assert await other == 1
+    async def early(tx: Tx) -> None:
+        await write_explicit(tx, workspace, fact(first.id), threshold=0.95)
+
+    assert await while_held(services, early, lambda: services.db.write_tx(late)) == 1
     assert attempts == 2, "the second derivation probed before the first committed"
-    page = await observations.list_page(
-        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
-    )
-    assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
+    assert await bob_on_alice(services, workspace) == [(content, 2)]
     assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
 
 
@@ -311,27 +325,13 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
         attempts += 1
         return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
 
-    db = services.db
-    async with db.driver.session(database=db.database) as session:
-        tx = await session.begin_transaction()
-        try:
-            await Tx(tx).rows(
-                "create_stated_observations", workspace=workspace, observations=[stated]
-            )
-            await Tx(tx).rows("split_observes_edges", workspace=workspace, scopes=[moved_out])
-            other = asyncio.create_task(db.write_tx(derive))
-            await asyncio.sleep(1.0)
-            assert not other.done(), "the derivation waits for the first transaction's lock"
-            await tx.commit()
-        finally:
-            if not tx.closed():
-                await tx.rollback()
-    assert await other == 1
+    async def state_and_move(tx: Tx) -> None:
+        await tx.rows("create_stated_observations", workspace=workspace, observations=[stated])
+        await tx.rows("split_observes_edges", workspace=workspace, scopes=[moved_out])
+
+    assert await while_held(services, state_and_move, lambda: services.db.write_tx(derive)) == 1
     assert attempts == 2, "the derivation probed before the other transaction committed"
-    page = await observations.list_page(
-        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
-    )
-    assert [(o.content, o.times_derived) for o in page.items] == [(content, 2)]
+    assert await bob_on_alice(services, workspace) == [(content, 2)]
 
 
 DREAM_ROUNDS = 12
@@ -387,16 +387,10 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
 
     deadlocks = 0
     for _ in range(DREAM_ROUNDS):
-        results = await asyncio.gather(
+        deadlocks += await deadlocked(
             run_unretried(services, dream),
             *[run_unretried(services, partial(derive, k=k)) for k in range(DERIVATIONS)],
-            return_exceptions=True,
         )
-        for result in results:
-            if isinstance(result, TransientError):
-                deadlocks += 1
-            elif isinstance(result, BaseException):
-                raise result
     assert deadlocks == 0
     explicit = (1 + DREAM_ROUNDS * DERIVATIONS) * ITEMS // 2
     assert await observes_counts(services, workspace) == {
