@@ -21,7 +21,7 @@ WITH r, fresh, held, idle, beliefs, seq,
      CASE WHEN undreamed > $consumed THEN undreamed - $consumed ELSE 0 END AS remaining,
      held IS NOT NULL AND NOT held IN $job_ids
      AND EXISTS { MATCH (j:Job {id: held}) WHERE j.status IN ['pending', 'running'] } AS other
-WITH r, fresh, held, idle, beliefs, seq, remaining, other,
+WITH r, fresh, held, idle, beliefs, seq, remaining,
      NOT other AND ($more_waiting OR ($threshold > 0 AND remaining >= $threshold)) AS follow
 SET r.since_dream = remaining,
     r.idle_dream_at = CASE WHEN remaining > 0 THEN coalesce(idle, $idle_at) END,
