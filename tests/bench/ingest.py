@@ -412,3 +412,15 @@ async def settle_queue(
 async def delete_workspace(api: Api, workspace: str) -> int:
     data = await api.call(DELETE_WORKSPACE, {"name": workspace})
     return int(data["deleteWorkspace"]["deletedNodes"])
+
+
+async def delete_leftover(api: Api, workspace: str) -> int:
+    """Delete the workspace if an earlier run left it (with --keep, or interrupted); 0 when
+    there is none. Ingestion is idempotent, so a run would otherwise reuse what another run's
+    code derived, and time an ingestion and a drain that did nothing."""
+    try:
+        return await delete_workspace(api, workspace)
+    except GraphQLError as exc:
+        if exc.code == "NOT_FOUND":
+            return 0
+        raise

@@ -71,12 +71,14 @@ from tests.bench.ingest import (
     Api,
     Ingested,
     app_views,
+    delete_leftover,
     delete_workspace,
     ingest_conversation,
     iso_date,
     peer_names,
     settle_queue,
     stored_text,
+    workspace_name,
 )
 from tests.bench.ingest_cost import time_ingest
 from tests.bench.loaders import (
@@ -429,6 +431,7 @@ class Bench:
         progress: reporting.Progress,
     ) -> None:
         args = self.args
+        await delete_leftover(self.api, workspace_name(args.dataset, conversation, args.prefix))
         progress.show(f"{conversation.id}: ingesting")
         start = time.perf_counter()
         ingested = await ingest_conversation(

@@ -162,6 +162,33 @@ async def test_beam_rubric_judging(services: Services, tmp_path: Path) -> None:
     assert record["qa"]["context"]["context_tokens"] > 0
 
 
+async def test_a_workspace_an_earlier_run_kept_is_ingested_and_derived_again(
+    services: Services, tmp_path: Path
+) -> None:
+    """A run with --keep leaves its workspaces; the next run over the same conversations starts
+    each from an empty workspace, so it measures its own ingestion and derivation instead of
+    reusing the earlier run's graph (ingestion is idempotent: nothing would be derived)."""
+    argv = _args(tmp_path, "longmemeval_tiny.json", "longmemeval", "--keep")
+    first = await run_bench(services, parse(argv), judge_llm=None, argv=argv, neo4j="test")
+    kept = [r["conversation_stats"]["workspace"] for r in first["per_question"]]
+    born = [(await workspaces.get(services.db, name)).created_at for name in kept]
+    again = await run_bench(
+        services, parse([*argv, "--fresh"]), judge_llm=None, argv=argv, neo4j="test"
+    )
+    reborn = [(await workspaces.get(services.db, name)).created_at for name in kept]
+    assert all(later > earlier for earlier, later in zip(born, reborn, strict=True))
+
+    def stats(report: dict[str, Any]) -> list[tuple[int, int]]:
+        return [
+            (r["conversation_stats"]["jobs_done"], r["conversation_stats"]["observations"])
+            for r in report["per_question"]
+        ]
+
+    assert all(done > 0 and seen > 0 for done, seen in stats(first))
+    assert stats(again) == stats(first)
+    assert again["timings"]["resumed"] == 0
+
+
 async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
     services: Services, tmp_path: Path
 ) -> None:
