@@ -162,6 +162,9 @@ class Observation(StructuredNode):
     # so the zero-key dreamer does not search again. Removed once a dream has read it.
     near_ids = ArrayProperty(StringProperty())
     near_similarities = ArrayProperty(FloatProperty())
+    # Explicit beliefs: the number of the view's write that put it there (OBSERVES.writes after
+    # that write). A derivation's race check reads the beliefs of writes it did not see by it.
+    view_write = IntegerProperty()
 
 
 class File(StructuredNode):

@@ -3,6 +3,8 @@
 // With $merge, a moved derived belief turns stale: it was reasoned from one peer's evidence
 // and now stands among another's; the next dream reconciles it. A moved current explicit
 // belief is marked dedup_pending: the merge then checks it against its new representation.
+// Returns how many moved, and the moved explicit beliefs by their new representation, which
+// count_merged_writes.cypher counts as a write of it.
 UNWIND $moves AS mv
 CALL (mv) {
   MATCH (o:Observation)
@@ -22,4 +24,6 @@ SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
 FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END | SET o.dedup_pending = true)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true)
-RETURN count(o) AS moved
+RETURN count(o) AS moved,
+       collect(CASE WHEN o.level = 'explicit'
+                    THEN {id: o.id, observer: mv.observer, observed: mv.observed} END) AS explicit

@@ -5,7 +5,7 @@
 // has no dream waiting or running claims one here: the edge names the new job, which the
 // caller enqueues in the same transaction, so concurrent derivations schedule one dream, not
 // one each. Returned on every row: `claims`, and `writes`, each view's count of writes
-// (get_view_writes.cypher) after this one.
+// (get_view_writes.cypher) after this one, which each new belief keeps as its view_write.
 // This is the derivation's one write of each edge: once per edge, edges in (observer,
 // observed) order, counters and claim in one SET. Each item reads the edge's own properties on
 // its right-hand side, which makes Cypher lock the edge before reading them, so concurrent
@@ -47,6 +47,8 @@ MATCH (m:Message {workspace: $workspace, id: item.message_id})
 MATCH (:Peer {workspace: $workspace, name: item.props.observer})
 MATCH (:Peer {workspace: $workspace, name: item.props.observed})
 CREATE (o:Observation)
-SET o = item.props
+SET o = item.props,
+    o.view_write = [w IN writes WHERE w.observer = item.props.observer
+                                  AND w.observed = item.props.observed][0].writes
 CREATE (o)-[:DERIVED_FROM {span: item.span}]->(m)
 RETURN o.id AS id, claims, writes

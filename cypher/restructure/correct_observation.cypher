@@ -3,9 +3,9 @@
 // provenance stays. The old belief keeps its content and history. `problem` is set, and
 // nothing written, when the belief does not exist, is not current, or already says this.
 // The representation's OBSERVES edge counts the new version, and, for an explicit belief, the
-// write (get_view_writes.cypher), so a derivation writing the same fact at once sees it. The
-// edge is written first, as a derivation writes it before the beliefs it derives again: both
-// take the two locks in the same order.
+// write (get_view_writes.cypher; the new version keeps it as its view_write), so a derivation
+// writing the same fact at once sees it. The edge is written first, as a derivation writes it
+// before the beliefs it derives again: both take the two locks in the same order.
 OPTIONAL MATCH (old:Observation {id: $id, workspace: $workspace})
 WITH old, CASE
   WHEN old IS NULL THEN 'not_found'
@@ -20,9 +20,10 @@ OPTIONAL CALL (old, problem) {
                  -[r:OBSERVES]->(:Peer {workspace: $workspace, name: old.observed})
   SET r.observations = coalesce(r.observations, 0) + 1,
       r.writes = coalesce(r.writes, 0) + CASE WHEN old.level = 'explicit' THEN 1 ELSE 0 END
-  WITH old
+  WITH old, r
   CREATE (new:Observation)
-  SET new = $props
+  SET new = $props,
+      new.view_write = CASE WHEN old.level = 'explicit' THEN r.writes END
   CREATE (new)-[:SUPERSEDES {at: $now, origin: 'correction'}]->(old)
   SET old.superseded_at = $now
   WITH old, new

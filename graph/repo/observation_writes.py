@@ -73,10 +73,8 @@ async def _probe(
     items: Sequence[Candidate],
     threshold: float,
     near: float | None,
-    ignore: frozenset[str] = frozenset(),
 ) -> list[Resemblance]:
-    """One probe per candidate (see find_scope_duplicates.cypher); beliefs in `ignore` are not
-    found.
+    """One probe per candidate (see find_scope_duplicates.cypher).
 
     It runs inside the write transaction. A small representation is compared belief by
     belief, so a concurrent derivation's commit is always seen; in a large one the vector index
@@ -109,9 +107,7 @@ async def _probe(
         # A retired hit stops a new fact (the caller drops it); a merge ignores it.
         retired = any(h.get("retired") for h in found.get(i, []))
         hits = [
-            (str(h["id"]), float(h["similarity"]))
-            for h in found.get(i, [])
-            if not h.get("retired") and h["id"] not in ignore
+            (str(h["id"]), float(h["similarity"])) for h in found.get(i, []) if not h.get("retired")
         ]
         duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
         close = (
@@ -180,24 +176,39 @@ async def _check_unraced(
 
     The probe reads under read-committed isolation, before this write holds the views' OBSERVES
     edges; two derivations into one view could each miss the other's new belief and both
-    create it. Each write of explicit beliefs into a view adds one to the edge's `writes`:
-    `before` is what the probe's transaction read before probing, `after` what this write's own
-    addition left, while holding the edge's lock (so every other write into the view has
-    committed and is visible). A view that took more than this one write in between is probed
-    again; only then does the check cost a second probe. The number only grows, so a write
-    that also removed beliefs from the view (a split) cannot hide another's addition."""
-    moved = {view for view, n in after.items() if n != before.get(view, 0) + 1}
-    again = [
-        (i, fact_of[i]) for i in created if (fact_of[i].observer, fact_of[i].observed) in moved
-    ]
-    if not again:
+    create it. Each write of explicit beliefs into a view adds one to the edge's `writes`, and
+    its beliefs keep the number as their view_write: `before` is what the probe's transaction
+    read before probing, `after` what this write's own addition left, while holding the edge's
+    lock (so every other write into the view has committed and is visible). A view that took
+    more than this one write in between has the new beliefs compared with those writes'
+    beliefs only, whose numbers lie between the two, exactly and however large the view. The
+    number only grows, so a write that also removed beliefs from the view (a split) cannot hide
+    another's addition."""
+    seen = {view: before.get(view, 0) for view, n in after.items() if n != before.get(view, 0) + 1}
+    candidates = []
+    for belief in created:
+        fact = fact_of[belief]
+        view = (fact.observer, fact.observed)
+        if view in seen:
+            candidates.append(
+                {
+                    "id": belief,
+                    "scope": scope_key(workspace, *view),
+                    "seen": seen[view],
+                    "own": after[view],
+                    "key": fact.content_key,
+                    "embedding": fact.embedding,
+                }
+            )
+    if not candidates:
         return
-    items = [
-        Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id, exclude=i)
-        for i, f in again
-    ]
-    probed = await _probe(tx, workspace, items, threshold, None, ignore=frozenset(created))
-    raced = [r.duplicate_of for r in probed if r.duplicate_of]
+    rows = await tx.rows(
+        "find_concurrent_repeats",
+        workspace=workspace,
+        floor=neo4j_similarity(threshold),
+        candidates=candidates,
+    )
+    raced = [str(r["repeats"]) for r in rows if r["repeats"] is not None]
     if raced:
         raise RaceLost(
             f"{len(raced)} new beliefs repeat beliefs a concurrent write committed",

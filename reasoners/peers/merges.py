@@ -174,6 +174,19 @@ async def _resolve_duplicates(
     return True
 
 
+async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> None:
+    """Count a write of each of the target's representations that explicit beliefs moved into,
+    stamping them with it (count_merged_writes.cypher)."""
+    by_view: dict[tuple[str, str], list[str]] = {}
+    for belief in moved:
+        by_view.setdefault((str(belief["observer"]), str(belief["observed"])), []).append(
+            str(belief["id"])
+        )
+    if by_view:
+        scopes = [{"observer": a, "observed": b, "ids": ids} for (a, b), ids in by_view.items()]
+        await tx.rows("count_merged_writes", workspace=workspace, scopes=scopes)
+
+
 async def _step_source(
     tx: Tx,
     workspace: str,
@@ -195,20 +208,20 @@ async def _step_source(
     ]
     moves = scope_moves(workspace, source, op.target, pairs)
     if moves:
-        moved = _moved(
-            await tx.one(
-                "move_scope_observations",
-                workspace=workspace,
-                moves=moves,
-                batch=batch,
-                merge=op.merge,
-                reason=STALE_REASON,
-                now=stamp,
-            )
+        row = await tx.one(
+            "move_scope_observations",
+            workspace=workspace,
+            moves=moves,
+            batch=batch,
+            merge=op.merge,
+            reason=STALE_REASON,
+            now=stamp,
         )
-        # A merge checks moved beliefs from the next step on: its duplicate probe may go
-        # through the vector index, which need not see this transaction's moves.
-        if moved >= batch or (op.merge and moved):
+        if row and int(row["moved"]):
+            await _count_writes(tx, workspace, list(row["explicit"]))
+            # A merge checks moved beliefs from the next step on: its duplicate probe may go
+            # through the vector index, which need not see this transaction's moves. The
+            # edges move in a step of their own: this one has written the target's edges.
             return False
         if op.merge:
             scopes = sorted({m["scope"] for m in moves})

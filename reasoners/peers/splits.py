@@ -15,7 +15,6 @@ BELIEFGRAPH_RESTRUCTURE_BATCH nodes per step and commits with a follow-up job.
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -106,17 +105,20 @@ async def _count_moves(
     tx: Tx, workspace: str, moves: list[dict[str, str]], moved: list[dict[str, Any]]
 ) -> None:
     """Carry the moved beliefs' counts over to the sub-peer's OBSERVES edges."""
-    per_scope = Counter(str(m["scope"]) for m in moved)
+    per_scope: dict[str, list[str]] = {}
+    for m in moved:
+        per_scope.setdefault(str(m["scope"]), []).append(str(m["id"]))
     scopes = [
         {
             "observer": mv["observer"],
             "observed": mv["observed"],
             "from_observer": mv["from_observer"],
             "from_observed": mv["from_observed"],
-            "moved": per_scope[mv["scope"]],
+            "moved": len(per_scope[mv["scope"]]),
+            "ids": per_scope[mv["scope"]],
         }
         for mv in moves
-        if per_scope.get(mv["scope"])
+        if mv["scope"] in per_scope
     ]
     await tx.rows("split_observes_edges", workspace=workspace, scopes=scopes)
 

@@ -97,3 +97,13 @@ async def beliefs(services: Services, workspace: str, observer: str, observed: s
         services.db, workspace, ObservationQuery(observer, observed), after=None, limit=100
     )
     return [o.content for o in page.items]
+
+
+async def observes_counts(services: Services, workspace: str) -> dict[tuple[str, str], int]:
+    """What the OBSERVES edges of the workspace count."""
+    rows = await services.db.read("largest_views", limit=1_000_000)
+    return {
+        (r["observer"], r["observed"]): int(r["beliefs"])
+        for r in rows
+        if r["workspace"] == workspace
+    }

@@ -24,6 +24,7 @@ from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import (
     make_peers,
     make_session,
+    observes_counts,
     post,
     target_messages,
 )
@@ -148,6 +149,24 @@ async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
     }
     done = await jobs.status(s.db, workspace, None, "alice")
     assert done.dead == 0 and done.pending == 0
+
+
+async def test_views_that_a_merge_makes_one_add_up_their_counts(
+    services: Services, workspace: str
+) -> None:
+    """The source's view of itself, its view of the target, the target's view of it and of
+    itself all become the target's view of itself: one edge, counting what the four did."""
+    await make_peers(services, workspace, "alice", "alicia")
+    members = [MemberSettings("alice"), MemberSettings("alicia")]
+    await make_session(services, workspace, "s1", members)
+    await post(services, workspace, "s1", ("alice", "I live in Paris."), ("alicia", "I row."))
+    await derive(services, workspace, ScriptedLLM({"deriver": verbatim}))
+    before = await observes_counts(services, workspace)
+    assert len(before) == 4 and all(before.values())
+    op = merges.Operation(["alicia"], "alice", merge=True)
+    await merges.start(services.db, services.settings, workspace, op)
+    await run_all(services, workspace)
+    assert await observes_counts(services, workspace) == {("alice", "alice"): sum(before.values())}
 
 
 GREEN = "My favourite colour is dark green."

@@ -41,14 +41,18 @@ from graph.repo import jobs, observations
 from graph.repo import messages as message_repo
 from graph.repo.dream_runs import ProcessedBelief, RunRecord, finish, lock
 from graph.repo.dream_writes import DerivedWrite, create_derived
+from graph.repo.invalidation import correct_observation
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
+from graph.repo.retrieval import OBSERVATIONS
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer import scheduling
+from reasoners.peers.merges import Operation, _step_source
+from reasoners.peers.splits import Part, _step_part
 from resolvers.services import Services
-from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.derive_helpers import make_peers, make_session, observes_counts, post
 
 pytestmark = pytest.mark.integration
 
@@ -139,16 +143,6 @@ async def bob_on_alice(services: Services, workspace: str) -> list[tuple[str, in
         services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=5
     )
     return [(o.content, o.times_derived) for o in page.items]
-
-
-async def observes_counts(services: Services, workspace: str) -> dict[tuple[str, str], int]:
-    """What the OBSERVES edges of the workspace count."""
-    rows = await services.db.read("largest_views", limit=1_000_000)
-    return {
-        (r["observer"], r["observed"]): int(r["beliefs"])
-        for r in rows
-        if r["workspace"] == workspace
-    }
 
 
 def stated_items(workspace: str, message_ids: list[str], reverse: bool) -> list[dict[str, Any]]:
@@ -285,6 +279,85 @@ async def test_a_belief_two_derivations_write_at_once_is_stored_once(
     assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
 
 
+def unit_vector(*head: float) -> list[float]:
+    vector = [*head, *[0.0] * (384 - len(head))]
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector]
+
+
+@pytest.mark.parametrize(
+    ("late_content", "late_vector", "attempts", "beliefs"),
+    [
+        # Another wording of the first (cosine 0.99): counted as derived again.
+        ("Alice keeps honey bees.", unit_vector(1.0, 0.14), 2, [("Alice keeps bees.", 2)]),
+        # Another fact (cosine 0): the race check finds no repeat and keeps it.
+        ("Alice rows.", unit_vector(0.0, 1.0), 1, [("Alice keeps bees.", 1), ("Alice rows.", 1)]),
+    ],
+)
+async def test_a_concurrent_repeat_in_a_view_too_large_to_scan_is_caught(
+    services: Services,
+    workspace: str,
+    late_content: str,
+    late_vector: list[float],
+    attempts: int,
+    beliefs: list[tuple[str, int]],
+) -> None:
+    """In a view above the exact scan limit, the duplicate probe goes through the vector index;
+    the race check compares the new belief with the beliefs of the writes the probe missed, and
+    only with them, exactly."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "Bees, yes."))
+    [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
+    filler = [
+        {
+            "id": str(uuid.uuid4()),
+            "workspace": workspace,
+            "observer": "bob",
+            "observed": "alice",
+            "scope_key": scope_key(workspace, "bob", "alice"),
+            "content": f"Alice owns item {i}.",
+            "content_key": exact_key(f"Alice owns item {i}."),
+            "embedding": unit_vector(0.0, 0.0, *[float(j == i % 380) for j in range(380)], 0.5),
+            "level": "explicit",
+            "created_at": now(),
+        }
+        for i in range(OBSERVATIONS.exact_scan_limit + 1)
+    ]
+    await services.db.write("create_stated_observations", workspace=workspace, observations=filler)
+    tried = 0
+
+    async def late(tx: Tx) -> None:
+        nonlocal tried
+        tried += 1
+        fact = ExplicitFact(
+            "bob", "alice", late_content, exact_key(late_content), late_vector,
+            second.id, "Bees", now(), "s1",
+        )  # fmt: skip
+        await write_explicit(tx, workspace, [fact], threshold=0.95)
+
+    async def early(tx: Tx) -> None:
+        fact = ExplicitFact(
+            "bob", "alice", "Alice keeps bees.", exact_key("Alice keeps bees."),
+            unit_vector(1.0), first.id, "I keep bees", now(), "s1",
+        )  # fmt: skip
+        await write_explicit(tx, workspace, [fact], threshold=0.95)
+
+    await while_held(services, early, lambda: services.db.write_tx(late))
+    assert tried == attempts
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=1_000
+    )
+    assert (
+        sorted(
+            (o.content, o.times_derived)
+            for o in page.items
+            if not o.content.startswith("Alice owns")
+        )
+        == beliefs
+    )
+
+
 async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
     services: Services, workspace: str
 ) -> None:
@@ -313,6 +386,7 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
         "from_observer": "bob",
         "from_observed": "alice",
         "moved": 1,
+        "ids": [],
     }
     fact = ExplicitFact(
         "bob", "alice", content, exact_key(content), [1.0] + [0.0] * 383,
@@ -332,6 +406,121 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
     assert await while_held(services, state_and_move, lambda: services.db.write_tx(derive)) == 1
     assert attempts == 2, "the derivation probed before the other transaction committed"
     assert await bob_on_alice(services, workspace) == [(content, 2)]
+
+
+@pytest.mark.parametrize("merge", [False, True], ids=["split", "merge"])
+async def test_a_belief_a_split_or_merge_moves_in_at_once_is_stored_once(
+    services: Services, workspace: str, merge: bool
+) -> None:
+    """A split moving a belief into the sub-peer's view (or a merge into the target's) while a
+    derivation writes the same fact there: the moved belief carries the number of the split's
+    or merge's write of the view, so the derivation's race check finds it and the fact is
+    counted as derived again."""
+    await make_peers(services, workspace, "alice", "bob", "alice-work")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."))
+    [message] = await message_repo.recent(services.db, workspace, "s1", 1)
+    content = "Alice keeps bees."
+    stated = {
+        "id": str(uuid.uuid4()),
+        "workspace": workspace,
+        "observer": "bob",
+        "observed": "alice",
+        "scope_key": scope_key(workspace, "bob", "alice"),
+        "content": content,
+        "content_key": exact_key(content),
+        "embedding": unit_vector(1.0),
+        "session": "s1",
+        "level": "explicit",
+        "created_at": now(),
+    }
+    # Its view's third write: the number it keeps is none the sub-peer's view will have given.
+    for other in ("Alice rows.", "Alice sings."):
+        earlier = stated | {"id": str(uuid.uuid4()), "content": other, "session": "s2"}
+        earlier |= {"content_key": exact_key(other), "embedding": unit_vector(0.0, 1.0)}
+        await services.db.write(
+            "create_stated_observations", workspace=workspace, observations=[earlier]
+        )
+    await services.db.write(
+        "create_stated_observations", workspace=workspace, observations=[stated]
+    )
+    fact = ExplicitFact(
+        "bob", "alice-work", content, exact_key(content), unit_vector(1.0),
+        message.id, "I", now(), "s1",
+    )  # fmt: skip
+    tried = 0
+
+    async def derive(tx: Tx) -> int:
+        nonlocal tried
+        tried += 1
+        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+
+    async def move(tx: Tx) -> None:
+        if merge:
+            merging = Operation(["alice"], "alice-work", merge=True)
+            assert not await _step_source(tx, workspace, merging, "alice", 10, 0.95, now())
+        else:
+            assert await _step_part(tx, workspace, "alice", Part("alice-work", ["s1"]), 10, now())
+
+    assert await while_held(services, move, lambda: services.db.write_tx(derive)) == 1
+    assert tried == 2, "the derivation probed before the move committed"
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice-work"), after=None, limit=5
+    )
+    assert [(o.id, o.times_derived) for o in page.items if o.content == content] == [
+        (stated["id"], 2)
+    ]
+
+
+async def test_a_belief_a_correction_writes_at_once_is_stored_once(
+    services: Services, workspace: str
+) -> None:
+    """A correction whose new version states the fact a derivation writes at once into the same
+    view: the new version carries the number of the correction's write of the view, so the
+    derivation's race check finds it and counts the fact as derived again."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."))
+    [message] = await message_repo.recent(services.db, workspace, "s1", 1)
+    content = "Alice keeps bees."
+
+    def belief(text: str, vector: list[float]) -> dict[str, Any]:
+        return {
+            "id": str(uuid.uuid4()),
+            "workspace": workspace,
+            "observer": "bob",
+            "observed": "alice",
+            "scope_key": scope_key(workspace, "bob", "alice"),
+            "content": text,
+            "content_key": exact_key(text),
+            "embedding": vector,
+            "level": "explicit",
+            "created_at": now(),
+        }
+
+    wrong = belief("Alice keeps wasps.", unit_vector(0.0, 1.0))
+    for stated in (belief("Alice sings.", unit_vector(0.0, 0.0, 1.0)), wrong):
+        await services.db.write(
+            "create_stated_observations", workspace=workspace, observations=[stated]
+        )
+    fixed = belief(content, unit_vector(1.0)) | {"origin": "correction"}
+    fact = ExplicitFact(
+        "bob", "alice", content, exact_key(content), unit_vector(1.0),
+        message.id, "I", now(), "s1",
+    )  # fmt: skip
+    tried = 0
+
+    async def derive(tx: Tx) -> int:
+        nonlocal tried
+        tried += 1
+        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+
+    async def correct(tx: Tx) -> None:
+        await correct_observation(tx, workspace, wrong["id"], fixed, now())
+
+    assert await while_held(services, correct, lambda: services.db.write_tx(derive)) == 1
+    assert tried == 2, "the derivation probed before the correction committed"
+    assert await bob_on_alice(services, workspace) == [("Alice sings.", 1), (content, 2)]
 
 
 DREAM_ROUNDS = 12
