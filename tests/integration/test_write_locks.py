@@ -14,7 +14,9 @@ statement then too, has since joined that write). No two-transaction schedule fo
 reproduces it, so the third test checks that a derivation waiting on another completes, that
 both are counted, and that only the first claims a dream.
 The next ones make two derivations of one fact race: the second's duplicate probe runs before
-the first commits. The last one finishes dreams while derivations write into the same view and
+the first commits. Then a derivation races another wording of its fact in a view too large to
+scan, a split's or a merge's move of the fact into its view, and a correction that states it;
+the race check finds each by the number of the write that put the belief there. The last one finishes dreams while derivations write into the same view and
 count again beliefs the dreams read: a dream wrote the edge once per belief it created and
 again as it finished, and the derivations waiting on it were reported deadlocked (47 and 56 of
 150 in two runs of 30 rounds); once it wrote the edge only as it finished, the dreams were (29
