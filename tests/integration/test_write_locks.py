@@ -16,12 +16,13 @@ both are counted, and that only the first claims a dream.
 The next ones make two derivations of one fact race: the second's duplicate probe runs before
 the first commits. Then a derivation races another wording of its fact in a view too large to
 scan, a split's or a merge's move of the fact into its view, and a correction that states it;
-the race check finds each by the number of the write that put the belief there. The last one finishes dreams while derivations write into the same view and
-count again beliefs the dreams read: a dream wrote the edge once per belief it created and
-again as it finished, and the derivations waiting on it were reported deadlocked (47 and 56 of
-150 in two runs of 30 rounds); once it wrote the edge only as it finished, the dreams were (29
-and 30 of 30 rounds, when the derivations also counted the beliefs the dream had cited), as a
-dream took those beliefs before the edge and a derivation the edge before them.
+the race check finds each by the number of the write that put the belief there. The last one
+finishes dreams while derivations write into the same view and count again beliefs the dreams
+read: a dream wrote the edge once per belief it created and again as it finished, and the
+derivations waiting on it were reported deadlocked (47 and 56 of 150 in two runs of 30
+rounds); once it wrote the edge only as it finished, the dreams were (29 and 30 of 30 rounds,
+when the derivations also counted the beliefs the dream had cited), as a dream took those
+beliefs before the edge and a derivation the edge before them.
 """
 
 from __future__ import annotations
@@ -287,6 +288,23 @@ def unit_vector(*head: float) -> list[float]:
     return [x / norm for x in vector]
 
 
+def stated_belief(workspace: str, content: str, **extra: Any) -> dict[str, Any]:
+    """A belief of bob's about alice as an app states it (`extra`: more properties, such as its
+    embedding or session)."""
+    return {
+        "id": str(uuid.uuid4()),
+        "workspace": workspace,
+        "observer": "bob",
+        "observed": "alice",
+        "scope_key": scope_key(workspace, "bob", "alice"),
+        "content": content,
+        "content_key": exact_key(content),
+        "level": "explicit",
+        "created_at": now(),
+        **extra,
+    }
+
+
 @pytest.mark.parametrize(
     ("late_content", "late_vector", "attempts", "beliefs"),
     [
@@ -312,18 +330,11 @@ async def test_a_concurrent_repeat_in_a_view_too_large_to_scan_is_caught(
     await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "Bees, yes."))
     [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
     filler = [
-        {
-            "id": str(uuid.uuid4()),
-            "workspace": workspace,
-            "observer": "bob",
-            "observed": "alice",
-            "scope_key": scope_key(workspace, "bob", "alice"),
-            "content": f"Alice owns item {i}.",
-            "content_key": exact_key(f"Alice owns item {i}."),
-            "embedding": unit_vector(0.0, 0.0, *[float(j == i % 380) for j in range(380)], 0.5),
-            "level": "explicit",
-            "created_at": now(),
-        }
+        stated_belief(
+            workspace,
+            f"Alice owns item {i}.",
+            embedding=unit_vector(0.0, 0.0, *[float(j == i % 380) for j in range(380)], 0.5),
+        )
         for i in range(OBSERVATIONS.exact_scan_limit + 1)
     ]
     await services.db.write("create_stated_observations", workspace=workspace, observations=filler)
@@ -371,17 +382,7 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
     await post(services, workspace, "s1", ("alice", "I keep bees."))
     [message] = await message_repo.recent(services.db, workspace, "s1", 1)
     content = "Alice keeps bees."
-    stated = {
-        "id": str(uuid.uuid4()),
-        "workspace": workspace,
-        "observer": "bob",
-        "observed": "alice",
-        "scope_key": scope_key(workspace, "bob", "alice"),
-        "content": content,
-        "content_key": exact_key(content),
-        "level": "explicit",
-        "created_at": now(),
-    }
+    stated = stated_belief(workspace, content)
     moved_out = {
         "observer": "bob",
         "observed": "carol",
@@ -423,23 +424,10 @@ async def test_a_belief_a_split_or_merge_moves_in_at_once_is_stored_once(
     await post(services, workspace, "s1", ("alice", "I keep bees."))
     [message] = await message_repo.recent(services.db, workspace, "s1", 1)
     content = "Alice keeps bees."
-    stated = {
-        "id": str(uuid.uuid4()),
-        "workspace": workspace,
-        "observer": "bob",
-        "observed": "alice",
-        "scope_key": scope_key(workspace, "bob", "alice"),
-        "content": content,
-        "content_key": exact_key(content),
-        "embedding": unit_vector(1.0),
-        "session": "s1",
-        "level": "explicit",
-        "created_at": now(),
-    }
+    stated = stated_belief(workspace, content, embedding=unit_vector(1.0), session="s1")
     # Its view's third write: the number it keeps is none the sub-peer's view will have given.
     for other in ("Alice rows.", "Alice sings."):
-        earlier = stated | {"id": str(uuid.uuid4()), "content": other, "session": "s2"}
-        earlier |= {"content_key": exact_key(other), "embedding": unit_vector(0.0, 1.0)}
+        earlier = stated_belief(workspace, other, embedding=unit_vector(0.0, 1.0), session="s2")
         await services.db.write(
             "create_stated_observations", workspace=workspace, observations=[earlier]
         )
@@ -485,27 +473,13 @@ async def test_a_belief_a_correction_writes_at_once_is_stored_once(
     await post(services, workspace, "s1", ("alice", "I keep bees."))
     [message] = await message_repo.recent(services.db, workspace, "s1", 1)
     content = "Alice keeps bees."
-
-    def belief(text: str, vector: list[float]) -> dict[str, Any]:
-        return {
-            "id": str(uuid.uuid4()),
-            "workspace": workspace,
-            "observer": "bob",
-            "observed": "alice",
-            "scope_key": scope_key(workspace, "bob", "alice"),
-            "content": text,
-            "content_key": exact_key(text),
-            "embedding": vector,
-            "level": "explicit",
-            "created_at": now(),
-        }
-
-    wrong = belief("Alice keeps wasps.", unit_vector(0.0, 1.0))
-    for stated in (belief("Alice sings.", unit_vector(0.0, 0.0, 1.0)), wrong):
+    wrong = stated_belief(workspace, "Alice keeps wasps.", embedding=unit_vector(0.0, 1.0))
+    sings = stated_belief(workspace, "Alice sings.", embedding=unit_vector(0.0, 0.0, 1.0))
+    for stated in (sings, wrong):
         await services.db.write(
             "create_stated_observations", workspace=workspace, observations=[stated]
         )
-    fixed = belief(content, unit_vector(1.0)) | {"origin": "correction"}
+    fixed = stated_belief(workspace, content, embedding=unit_vector(1.0), origin="correction")
     fact = ExplicitFact(
         "bob", "alice", content, exact_key(content), unit_vector(1.0),
         message.id, "I", now(), "s1",
