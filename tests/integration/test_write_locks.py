@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -246,42 +246,6 @@ async def test_a_derivation_waiting_on_another_completes_and_one_dream_is_claime
     ]
 
 
-async def test_a_belief_two_derivations_write_at_once_is_stored_once(
-    services: Services, workspace: str
-) -> None:
-    """Two derivations of the same fact into one view, the second probing for duplicates before
-    the first commits: it finds the first's belief once it holds the view, runs again, and
-    counts the fact as derived again instead of storing it twice."""
-    await make_peers(services, workspace, "alice", "bob")
-    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
-    await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "Bees, yes."))
-    [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
-    content = "Alice keeps bees."
-
-    def fact(message_id: str) -> list[ExplicitFact]:
-        return [
-            ExplicitFact(
-                "bob", "alice", content, exact_key(content), [1.0] + [0.0] * 383,
-                message_id, "I", now(), "s1",
-            )
-        ]  # fmt: skip
-
-    attempts = 0
-
-    async def late(tx: Tx) -> int:
-        nonlocal attempts
-        attempts += 1
-        return (await write_explicit(tx, workspace, fact(second.id), threshold=0.95)).reinforced
-
-    async def early(tx: Tx) -> None:
-        await write_explicit(tx, workspace, fact(first.id), threshold=0.95)
-
-    assert await while_held(services, early, lambda: services.db.write_tx(late)) == 1
-    assert attempts == 2, "the second derivation probed before the first committed"
-    assert await bob_on_alice(services, workspace) == [(content, 2)]
-    assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
-
-
 def unit_vector(*head: float) -> list[float]:
     vector = [*head, *[0.0] * (384 - len(head))]
     norm = sum(x * x for x in vector) ** 0.5
@@ -303,6 +267,46 @@ def stated_belief(workspace: str, content: str, **extra: Any) -> dict[str, Any]:
         "created_at": now(),
         **extra,
     }
+
+
+def bob_fact(observed: str, content: str, vector: list[float], message_id: str) -> ExplicitFact:
+    """A fact of bob's about `observed`, as the deriver takes it from a message."""
+    return ExplicitFact(
+        "bob", observed, content, exact_key(content), vector, message_id, "I", now(), "s1"
+    )
+
+
+@dataclass
+class Deriving:
+    """A derivation of one fact, for write_tx: it counts how often it ran, and returns how many
+    facts it counted as derived again."""
+
+    workspace: str
+    fact: ExplicitFact
+    runs: int = 0
+
+    async def __call__(self, tx: Tx) -> int:
+        self.runs += 1
+        return (await write_explicit(tx, self.workspace, [self.fact], threshold=0.95)).reinforced
+
+
+async def test_a_belief_two_derivations_write_at_once_is_stored_once(
+    services: Services, workspace: str
+) -> None:
+    """Two derivations of the same fact into one view, the second probing for duplicates before
+    the first commits: it finds the first's belief once it holds the view, runs again, and
+    counts the fact as derived again instead of storing it twice."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", ("alice", "I keep bees."), ("alice", "Bees, yes."))
+    [first, second] = await message_repo.recent(services.db, workspace, "s1", 2)
+    content = "Alice keeps bees."
+    early = Deriving(workspace, bob_fact("alice", content, unit_vector(1.0), first.id))
+    late = Deriving(workspace, bob_fact("alice", content, unit_vector(1.0), second.id))
+    assert await while_held(services, early, lambda: services.db.write_tx(late)) == 1
+    assert late.runs == 2, "the second derivation probed before the first committed"
+    assert await bob_on_alice(services, workspace) == [(content, 2)]
+    assert await observes_counts(services, workspace) == {("bob", "alice"): 1}
 
 
 @pytest.mark.parametrize(
@@ -338,26 +342,10 @@ async def test_a_concurrent_repeat_in_a_view_too_large_to_scan_is_caught(
         for i in range(OBSERVATIONS.exact_scan_limit + 1)
     ]
     await services.db.write("create_stated_observations", workspace=workspace, observations=filler)
-    tried = 0
-
-    async def late(tx: Tx) -> None:
-        nonlocal tried
-        tried += 1
-        fact = ExplicitFact(
-            "bob", "alice", late_content, exact_key(late_content), late_vector,
-            second.id, "Bees", now(), "s1",
-        )  # fmt: skip
-        await write_explicit(tx, workspace, [fact], threshold=0.95)
-
-    async def early(tx: Tx) -> None:
-        fact = ExplicitFact(
-            "bob", "alice", "Alice keeps bees.", exact_key("Alice keeps bees."),
-            unit_vector(1.0), first.id, "I keep bees", now(), "s1",
-        )  # fmt: skip
-        await write_explicit(tx, workspace, [fact], threshold=0.95)
-
+    early = Deriving(workspace, bob_fact("alice", "Alice keeps bees.", unit_vector(1.0), first.id))
+    late = Deriving(workspace, bob_fact("alice", late_content, late_vector, second.id))
     await while_held(services, early, lambda: services.db.write_tx(late))
-    assert tried == attempts
+    assert late.runs == attempts
     page = await observations.list_page(
         services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=1_000
     )
@@ -391,23 +379,14 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
         "moved": 1,
         "ids": [],
     }
-    fact = ExplicitFact(
-        "bob", "alice", content, exact_key(content), [1.0] + [0.0] * 383,
-        message.id, "I", now(), "s1",
-    )  # fmt: skip
-    attempts = 0
-
-    async def derive(tx: Tx) -> int:
-        nonlocal attempts
-        attempts += 1
-        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+    derive = Deriving(workspace, bob_fact("alice", content, unit_vector(1.0), message.id))
 
     async def state_and_move(tx: Tx) -> None:
         await tx.rows("create_stated_observations", workspace=workspace, observations=[stated])
         await tx.rows("split_observes_edges", workspace=workspace, scopes=[moved_out])
 
     assert await while_held(services, state_and_move, lambda: services.db.write_tx(derive)) == 1
-    assert attempts == 2, "the derivation probed before the other transaction committed"
+    assert derive.runs == 2, "the derivation probed before the other transaction committed"
     assert await bob_on_alice(services, workspace) == [(content, 2)]
 
 
@@ -434,16 +413,7 @@ async def test_a_belief_a_split_or_merge_moves_in_at_once_is_stored_once(
     await services.db.write(
         "create_stated_observations", workspace=workspace, observations=[stated]
     )
-    fact = ExplicitFact(
-        "bob", "alice-work", content, exact_key(content), unit_vector(1.0),
-        message.id, "I", now(), "s1",
-    )  # fmt: skip
-    tried = 0
-
-    async def derive(tx: Tx) -> int:
-        nonlocal tried
-        tried += 1
-        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+    derive = Deriving(workspace, bob_fact("alice-work", content, unit_vector(1.0), message.id))
 
     async def move(tx: Tx) -> None:
         if merge:
@@ -453,7 +423,7 @@ async def test_a_belief_a_split_or_merge_moves_in_at_once_is_stored_once(
             assert await _step_part(tx, workspace, "alice", Part("alice-work", ["s1"]), 10, now())
 
     assert await while_held(services, move, lambda: services.db.write_tx(derive)) == 1
-    assert tried == 2, "the derivation probed before the move committed"
+    assert derive.runs == 2, "the derivation probed before the move committed"
     page = await observations.list_page(
         services.db, workspace, ObservationQuery("bob", "alice-work"), after=None, limit=5
     )
@@ -480,22 +450,13 @@ async def test_a_belief_a_correction_writes_at_once_is_stored_once(
             "create_stated_observations", workspace=workspace, observations=[stated]
         )
     fixed = stated_belief(workspace, content, embedding=unit_vector(1.0), origin="correction")
-    fact = ExplicitFact(
-        "bob", "alice", content, exact_key(content), unit_vector(1.0),
-        message.id, "I", now(), "s1",
-    )  # fmt: skip
-    tried = 0
-
-    async def derive(tx: Tx) -> int:
-        nonlocal tried
-        tried += 1
-        return (await write_explicit(tx, workspace, [fact], threshold=0.95)).reinforced
+    derive = Deriving(workspace, bob_fact("alice", content, unit_vector(1.0), message.id))
 
     async def correct(tx: Tx) -> None:
         await correct_observation(tx, workspace, wrong["id"], fixed, now())
 
     assert await while_held(services, correct, lambda: services.db.write_tx(derive)) == 1
-    assert tried == 2, "the derivation probed before the correction committed"
+    assert derive.runs == 2, "the derivation probed before the correction committed"
     assert await bob_on_alice(services, workspace) == [("Alice sings.", 1), (content, 2)]
 
 
