@@ -1,16 +1,23 @@
 // A dream on demand: the representation claims one unless a dream is waiting or running, in
 // which case a waiting one is made runnable now. `created` tells the caller to enqueue the job.
+// The claim is the statement's one write of the edge, and its right-hand side reads the edge's
+// own dream_job, which makes Cypher lock the edge before reading it. A lock item of its own
+// ahead of the claim (three writes of the edge) deadlocked with derivations waiting on it
+// (create_explicit_observations.cypher says how).
 MATCH (a:Peer {workspace: $workspace, name: $observer})
 MATCH (b:Peer {workspace: $workspace, name: $observed})
 MERGE (a)-[r:OBSERVES]->(b)
-SET r.dream_lock = true
-REMOVE r.dream_lock
-WITH r
+WITH r, randomUUID() AS fresh
+SET r.dream_job = CASE
+      WHEN EXISTS {
+        MATCH (j:Job {id: r.dream_job})
+        WHERE j.status IN ['pending', 'running']
+      }
+        THEN r.dream_job
+      ELSE fresh
+    END
+WITH r, r.dream_job = fresh AS created
 OPTIONAL MATCH (j:Job {id: r.dream_job})
-WHERE j.status IN ['pending', 'running']
-SET j.run_after = CASE
-  WHEN j.status = 'pending' AND j.attempts = 0 AND j.run_after > $now THEN $now
-  ELSE j.run_after
-END
-SET r.dream_job = CASE WHEN j IS NULL THEN randomUUID() ELSE r.dream_job END
-RETURN r.dream_job AS job_id, j IS NULL AS created
+WHERE NOT created AND j.status = 'pending' AND j.attempts = 0 AND j.run_after > $now
+SET j.run_after = $now
+RETURN r.dream_job AS job_id, created

@@ -40,7 +40,7 @@ from neo4j.exceptions import TransientError
 from graph.db import Tx
 from graph.keys import Representation, scope_key
 from graph.records import DreamClaim
-from graph.repo import jobs, observations
+from graph.repo import dreams, jobs, observations
 from graph.repo import messages as message_repo
 from graph.repo.dream_runs import ProcessedBelief, RunRecord, finish, lock
 from graph.repo.dream_writes import DerivedWrite, create_derived
@@ -458,6 +458,57 @@ async def test_a_belief_a_correction_writes_at_once_is_stored_once(
     assert await while_held(services, correct, lambda: services.db.write_tx(derive)) == 1
     assert derive.runs == 2, "the derivation probed before the correction committed"
     assert await bob_on_alice(services, workspace) == [("Alice sings.", 1), (content, 2)]
+
+
+CLAIM_ROUNDS = 8
+
+
+async def test_a_dream_claimed_on_demand_beside_a_derivation_does_not_deadlock(
+    services: Services, workspace: str
+) -> None:
+    """A dream claimed on demand (scheduleDream, a merge's fresh dreams) and a derivation both
+    wait on a derivation that holds the view's edge, the claim first. When it commits, the
+    claim writes the edge once. It used to write it three times in one statement (a lock
+    item, its removal, the claim), and was reported deadlocked in 5 of 10 such rounds."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
+    await post(services, workspace, "s1", *[("alice", f"Turn {i}.") for i in range(8)])
+    ids = [m.id for m in await message_repo.recent(services.db, workspace, "s1", 8)]
+    view = Representation(workspace, "bob", "alice")
+
+    def derivation() -> dict[str, Any]:
+        items = explicit_items(workspace, ids, reverse=False)
+        return {
+            "workspace": workspace,
+            "observations": [i for i in items if i["props"]["observer"] == "bob"],
+            "idle_at": None,
+            "dream_threshold": 0,
+        }
+
+    db = services.db
+    deadlocks = 0
+    for _ in range(CLAIM_ROUNDS):
+        async with db.driver.session(database=db.database) as session:
+            held = await session.begin_transaction()
+            try:
+                await Tx(held).rows("create_explicit_observations", **derivation())
+                claim = asyncio.create_task(
+                    deadlocked(
+                        run_unretried(services, lambda tx: dreams.claim_now(tx, view, now=now()))
+                    )
+                )
+                await asyncio.sleep(0.3)
+                derive = asyncio.create_task(
+                    deadlocked(unretried(services, "create_explicit_observations", **derivation()))
+                )
+                await asyncio.sleep(0.3)
+                assert not claim.done() and not derive.done(), "both wait for the held edge"
+                await held.commit()
+            finally:
+                if not held.closed():
+                    await held.rollback()
+        deadlocks += await claim + await derive
+    assert deadlocks == 0
 
 
 DREAM_ROUNDS = 12
