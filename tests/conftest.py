@@ -33,6 +33,21 @@ def test_settings() -> Settings:
     )
 
 
+def _empty(uri: str, user: str, password: str, database: str) -> None:
+    """Start the session on an empty graph: the managed test instance keeps its data between
+    sessions, and a test that reads the whole database (the warm-up's largest scopes) would
+    see the leftovers of earlier ones. A server given by NEO4J_URI is never emptied."""
+    import neo4j
+
+    from tests.statements import checked
+
+    with (
+        neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver,
+        driver.session(database=database) as session,
+    ):
+        session.run(checked("wipe_database", {})).consume()  # type: ignore[arg-type]
+
+
 @pytest.fixture(scope="session")
 def neo4j_password(test_settings: Settings) -> Iterator[str]:
     if not test_settings.managed:
@@ -43,6 +58,7 @@ def neo4j_password(test_settings: Settings) -> Iterator[str]:
     server = ManagedNeo4j(test_settings, instance="test")
     started_here = server.pid() is None
     server.start()
+    _empty(server.bolt_uri, server.user, server.password(), test_settings.neo4j_database)
     try:
         yield server.password()
     finally:
