@@ -39,13 +39,13 @@ def _empty(uri: str, user: str, password: str, database: str) -> None:
     see the leftovers of earlier ones. A server given by NEO4J_URI is never emptied."""
     import neo4j
 
-    from tests.statements import checked
+    from tests import statements
 
     with (
         neo4j.GraphDatabase.driver(uri, auth=(user, password)) as driver,
         driver.session(database=database) as session,
     ):
-        session.run(checked("wipe_database", {})).consume()  # type: ignore[arg-type]
+        statements.autocommit(session, "wipe_database")
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction, Session
 
 from cypher import Catalog
 from graph.db import Database, ParameterMismatch
@@ -47,3 +47,9 @@ async def write(db: Database, name: str, /, **params: Any) -> list[Row]:
     text = checked(name, params)
     async with db.driver.session(database=db.database) as session:
         return await session.execute_write(_run, text, params)
+
+
+def autocommit(session: Session, name: str, /, **params: Any) -> None:
+    """Run a statement in its own implicit transaction, as `CALL ... IN TRANSACTIONS` needs;
+    synchronous, for session fixtures."""
+    session.run(checked(name, params), params).consume()  # type: ignore[arg-type]

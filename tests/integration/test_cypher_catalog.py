@@ -28,6 +28,7 @@ RUNNER_METHODS = {
     "rows": 0,
     "one": 0,
     "read_within": 1,  # after the time budget
+    "autocommit": 0,  # tests/statements.py, in a session fixture
 }
 # Schema and SHOW commands cannot be EXPLAINed; install_schema runs them in every session.
 NOT_EXPLAINABLE_PREFIXES = (
