@@ -117,8 +117,8 @@ class Operation:
         return cls(list(payload["sources"]), str(payload["target"]), bool(payload["merge"]))
 
 
-def _moved(row: dict[str, Any] | None, key: str = "moved") -> int:
-    return int(row[key]) if row else 0
+def _moved(row: dict[str, Any] | None) -> int:
+    return int(row["moved"]) if row else 0
 
 
 def pair_repeats(
