@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -48,6 +51,26 @@ def _empty(uri: str, user: str, password: str, database: str) -> None:
         statements.autocommit(session, "wipe_database")
 
 
+@contextlib.contextmanager
+def _sole_session(root: Path) -> Iterator[None]:
+    """Hold the managed test instance for this session. A second session at once would empty
+    the first's graph as it starts, and the first would stop the server under the second."""
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with (root / "test-session.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pytest.exit(
+                f"another test session is using the managed test instance ({root}); wait for "
+                "it to finish, or give this one its own server with NEO4J_URI",
+                returncode=pytest.ExitCode.USAGE_ERROR,
+            )
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def neo4j_password(test_settings: Settings) -> Iterator[str]:
     if not test_settings.managed:
@@ -56,14 +79,15 @@ def neo4j_password(test_settings: Settings) -> Iterator[str]:
     from graph.server.process import ManagedNeo4j
 
     server = ManagedNeo4j(test_settings, instance="test")
-    started_here = server.pid() is None
-    server.start()
-    _empty(server.bolt_uri, server.user, server.password(), test_settings.neo4j_database)
-    try:
-        yield server.password()
-    finally:
-        if started_here and not os.environ.get("BELIEFGRAPH_TEST_KEEP_NEO4J"):
-            server.stop()
+    with _sole_session(server.paths.root):
+        started_here = server.pid() is None
+        server.start()
+        _empty(server.bolt_uri, server.user, server.password(), test_settings.neo4j_database)
+        try:
+            yield server.password()
+        finally:
+            if started_here and not os.environ.get("BELIEFGRAPH_TEST_KEEP_NEO4J"):
+                server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -31,6 +31,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -463,51 +464,79 @@ async def test_a_belief_a_correction_writes_at_once_is_stored_once(
 CLAIM_ROUNDS = 8
 
 
-async def test_a_dream_claimed_on_demand_beside_a_derivation_does_not_deadlock(
-    services: Services, workspace: str
+@pytest.mark.parametrize("writer", ["claim on demand", "idle claim", "dream"])
+async def test_an_edge_writer_waiting_beside_a_derivation_does_not_deadlock(
+    services: Services, workspace: str, writer: str
 ) -> None:
-    """A dream claimed on demand (scheduleDream, a merge's fresh dreams) and a derivation both
-    wait on a derivation that holds the view's edge, the claim first. When it commits, the
-    claim writes the edge once. It used to write it three times in one statement (a lock
-    item, its removal, the claim), and was reported deadlocked in 5 of 10 such rounds."""
+    """A writer of the view's edge and a derivation both wait on a derivation that holds the
+    edge, the writer first; when it commits, neither is reported deadlocked. The writers: a
+    dream claimed on demand (scheduleDream, a merge's fresh dreams), the worker's scan for idle
+    views, and a dream's transaction (its lock, its beliefs, its finish).
+    The claim on demand took the edge with a lock item, then set the claim from a read of the
+    edge's own dream_job, and was reported deadlocked in 5 of 10 such rounds: once a statement
+    holds the edge, a later write whose right-hand side reads the edge takes its lock again,
+    and with a derivation waiting for it Neo4j reports a deadlock. The idle scan and a dream's
+    finish write the edge more than once too, but set values read before, or read nothing of
+    it; 10 rounds of each found no deadlock."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", *[("alice", f"Turn {i}.") for i in range(8)])
     ids = [m.id for m in await message_repo.recent(services.db, workspace, "s1", 8)]
     view = Representation(workspace, "bob", "alice")
 
-    def derivation() -> dict[str, Any]:
+    def derivation(idle_at: datetime | None = None) -> dict[str, Any]:
         items = explicit_items(workspace, ids, reverse=False)
         return {
             "workspace": workspace,
             "observations": [i for i in items if i["props"]["observer"] == "bob"],
-            "idle_at": None,
+            "idle_at": idle_at,
             "dream_threshold": 0,
         }
 
+    async def claim_on_demand(tx: Tx) -> None:
+        assert await dreams.claim_now(tx, view, now=now()) is not None
+
+    async def idle_claim(tx: Tx) -> None:
+        [claim] = await dreams.claim_idle(tx, now=now(), workspace=workspace, limit=10)
+        assert claim.observer == "bob"
+
+    async def dream(tx: Tx) -> None:
+        stamp = now()
+        await lock(tx, view)
+        page = await observations.list_page(
+            services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=DERIVED
+        )
+        beliefs = [
+            DerivedWrite(str(uuid.uuid4()), "deductive", f"d {i}", unit_vector(1.0), (o.id,))
+            for i, o in enumerate(page.items)
+        ]
+        await create_derived(tx, view, beliefs, origin="dreamer:rules", now=stamp)
+        run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp, created=len(beliefs))
+        read = [ProcessedBelief(o.id, None, None) for o in page.items]
+        await finish(tx, view, run, read, job_ids=[], idle_at=None, threshold=1)
+
+    writes = {"claim on demand": claim_on_demand, "idle claim": idle_claim, "dream": dream}
     db = services.db
     deadlocks = 0
     for _ in range(CLAIM_ROUNDS):
+        # Committed first: the idle scan finds the view by this write's idle moment.
+        await services.db.write("create_explicit_observations", **derivation(idle_at=now()))
         async with db.driver.session(database=db.database) as session:
             held = await session.begin_transaction()
             try:
                 await Tx(held).rows("create_explicit_observations", **derivation())
-                claim = asyncio.create_task(
-                    deadlocked(
-                        run_unretried(services, lambda tx: dreams.claim_now(tx, view, now=now()))
-                    )
-                )
+                first = asyncio.create_task(deadlocked(run_unretried(services, writes[writer])))
                 await asyncio.sleep(0.3)
                 derive = asyncio.create_task(
                     deadlocked(unretried(services, "create_explicit_observations", **derivation()))
                 )
                 await asyncio.sleep(0.3)
-                assert not claim.done() and not derive.done(), "both wait for the held edge"
+                assert not first.done() and not derive.done(), "both wait for the held edge"
                 await held.commit()
             finally:
                 if not held.closed():
                     await held.rollback()
-        deadlocks += await claim + await derive
+        deadlocks += await first + await derive
     assert deadlocks == 0
 
 
