@@ -476,8 +476,8 @@ async def test_an_edge_writer_waiting_beside_a_derivation_does_not_deadlock(
     edge's own dream_job, and was reported deadlocked in 5 of 10 such rounds: once a statement
     holds the edge, a later write whose right-hand side reads the edge takes its lock again,
     and with a derivation waiting for it Neo4j reports a deadlock. The idle scan and a dream's
-    finish write the edge more than once too, but set values read before, or read nothing of
-    it; 10 rounds of each found no deadlock."""
+    finish write the edge more than once too, but no later write of theirs reads it on its
+    right-hand side; 10 rounds of each found no deadlock."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", *[("alice", f"Turn {i}.") for i in range(8)])
