@@ -29,9 +29,18 @@ def node_props(model: type[StructuredNode], data: Mapping[str, Any]) -> dict[str
     return props
 
 
+def _json(value: Any, what: str) -> str:
+    """Compact, key-sorted JSON. NaN and infinities are refused: a stored one could not be
+    answered again (JSON has no such number), so every read returning it would fail."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        raise InvalidInput(f"{what} holds a number JSON cannot carry (NaN or infinity)") from exc
+
+
 def dump_json(value: Mapping[str, Any] | None, *, limit: int, what: str) -> str:
     """JSON text for a metadata-like map, refusing values over `limit` bytes."""
-    text = json.dumps(dict(value or {}), sort_keys=True, separators=(",", ":"))
+    text = _json(dict(value or {}), what)
     if len(text.encode()) > limit:
         raise InvalidInput(f"{what} is {len(text.encode())} bytes; the limit is {limit}")
     return text
@@ -39,10 +48,7 @@ def dump_json(value: Mapping[str, Any] | None, *, limit: int, what: str) -> str:
 
 def meta_kv(value: Mapping[str, Any] | None) -> list[str]:
     """One "key=<json value>" entry per top-level key: lets Cypher filter by equality."""
-    return [
-        f"{key}={json.dumps(val, sort_keys=True, separators=(',', ':'))}"
-        for key, val in sorted((value or {}).items())
-    ]
+    return [f"{key}={_json(val, 'metadata')}" for key, val in sorted((value or {}).items())]
 
 
 @dataclass(frozen=True)

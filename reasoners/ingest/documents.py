@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
 from graph.errors import InvalidInput
+from graph.validation import is_text
 
 JSON_TYPE = "application/json"
 PDF_TYPE = "application/pdf"
@@ -42,9 +43,14 @@ def document_text(content_type: str, data: bytes) -> str:
         raise InvalidInput("the file is not UTF-8 text") from exc
     if kind == JSON_TYPE:
         try:
-            return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
-        except ValueError as exc:
+            compact = json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise InvalidInput(f"the file is not valid JSON: {exc}") from exc
+        if not is_text(compact):
+            raise InvalidInput(
+                "the file holds a string that is not valid Unicode (a lone surrogate)"
+            )
+        return compact
     return text.replace("\x00", "")
 
 

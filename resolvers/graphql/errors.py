@@ -2,7 +2,9 @@
 
 Our own errors keep their code and message. GraphQL syntax and validation errors become
 INVALID_INPUT (limit rules set LIMIT_EXCEEDED themselves). Anything unexpected is logged and
-masked as INTERNAL so internals never leak to clients.
+masked as INTERNAL so internals never leak to clients. Only that is logged: strawberry's own
+logging of every error, with its traceback at ERROR, is turned off (QuietSchema), so a client
+sending bad input cannot fill the server log.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 
 from graph.errors import BeliefgraphError, ErrorCode
 
@@ -68,3 +72,10 @@ class ErrorCodes(SchemaExtension):
         if errors:
             result.errors = [coded(e) for e in errors]
         yield
+
+
+class QuietSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """Nothing: errors are the client's to read; an unexpected one was logged by `coded`."""

@@ -12,8 +12,7 @@ GET that asks for HTML gets GraphiQL.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -24,14 +23,12 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from graph.errors import ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode
 from graph.validation import is_text
+from resolvers import json_body
 from resolvers.graphql.context import Context
 from resolvers.services import Services
 
-# Deeper JSON than any GraphQL request needs (metadata maps included), and far below the
-# recursion depth at which the JSON parser itself would fail.
-MAX_JSON_DEPTH = 64
 JSON_TYPES = ("application/json", "application/graphql-response+json")
 
 
@@ -52,67 +49,12 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def json_depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in JSON `text`, in one pass (strings skipped)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 def parse_json(raw: bytes | str, what: str) -> Any:
-    """JSON with every string valid Unicode, or RequestRefused saying what is wrong."""
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RequestRefused(400, ErrorCode.INVALID_INPUT, f"{what} is not UTF-8") from exc
-    else:
-        text = raw
-    if json_depth(text) > MAX_JSON_DEPTH:
-        raise RequestRefused(
-            400,
-            ErrorCode.LIMIT_EXCEEDED,
-            f"{what} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels",
-        )
+    """The request's JSON (resolvers/json_body.py), or RequestRefused with status 400."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise RequestRefused(400, ErrorCode.INVALID_INPUT, f"{what} is not valid JSON") from exc
-    if not all(is_text(s) for s in _strings(value)):
-        raise RequestRefused(
-            400,
-            ErrorCode.INVALID_INPUT,
-            f"{what} holds a string that is not valid Unicode (a lone surrogate)",
-        )
-    return value
+        return json_body.parse_json(raw, what)
+    except BeliefgraphError as exc:
+        raise RequestRefused(400, exc.code, exc.message) from exc
 
 
 def graphql_request(data: Any) -> tuple[str, dict[str, Any] | None, str | None]:

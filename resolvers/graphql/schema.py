@@ -10,7 +10,7 @@ from strawberry.schema.config import StrawberryConfig
 from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
-from resolvers.graphql.errors import ErrorCodes
+from resolvers.graphql.errors import ErrorCodes, QuietSchema
 from resolvers.graphql.files import FileMutation, FileQuery
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery
@@ -62,7 +62,7 @@ def validation_rules(settings: Settings) -> list[type[ASTValidationRule]]:
 
 def build_schema(settings: Settings) -> strawberry.Schema:
     rules = validation_rules(settings)
-    return strawberry.Schema(
+    return QuietSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,

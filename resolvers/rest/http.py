@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal, principal_from_header
+from resolvers.json_body import parse_json
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph.rest")
@@ -93,12 +94,7 @@ class Call:
         data = await self.request.body()
         if not data.strip():
             return None
-        try:
-            return json.loads(data)
-        except ValueError as exc:
-            raise BeliefgraphError(
-                f"the body is not valid JSON: {exc}", code=ErrorCode.INVALID_INPUT
-            ) from exc
+        return parse_json(data, "the body")
 
     async def body(self, model: type[M], *, empty: dict[str, Any] | None = None) -> M:
         """The body validated by `model`; a missing body is `empty` when given (else 422)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +16,7 @@ from graph.repo import messages, sessions
 from reasoners.ingest import documents
 from reasoners.ingest.messages import MessageInput, add_messages
 from resolvers.auth import KeyScope
+from resolvers.json_body import parse_json
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of
 from resolvers.rest.http import Call, detail
@@ -164,10 +164,7 @@ async def upload(call: Call) -> Response:
 def _form_json(value: object, name: str) -> dict[str, Any] | None:
     if value is None or value == "":
         return None
-    try:
-        parsed = json.loads(str(value))
-    except ValueError as exc:
-        raise InvalidInput(f"{name} must be a JSON object") from exc
+    parsed = parse_json(str(value), name)
     if not isinstance(parsed, dict):
         raise InvalidInput(f"{name} must be a JSON object")
     return parsed

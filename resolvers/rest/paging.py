@@ -20,10 +20,13 @@ T = TypeVar("T")
 
 MAX_LISTED = 10_000
 FETCH = 1000  # items per read: few round trips, each bounded
+# The last page number asked for: with 100 a page, a billion messages. A larger one would
+# skip more rows than the database's 64-bit integers hold.
+MAX_PAGE = 10_000_000
 
 
 class PageQuery(BaseModel):
-    page: int = Field(default=1, ge=1)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     size: int = Field(default=50, ge=1, le=100)
     reverse: bool = False
 

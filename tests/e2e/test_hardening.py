@@ -164,6 +164,76 @@ def test_a_lone_surrogate_is_invalid_input_everywhere(served: Served) -> None:
         still_answers(client)
 
 
+NOT_JSON_NUMBERS = [b"NaN", b"Infinity", b"-Infinity", b"1e999"]
+CREATE_WORKSPACE = (
+    "mutation($w: String!, $m: JSON) { createWorkspace(name: $w, metadata: $m) { name } }"
+)
+LITERAL = 'mutation { createWorkspace(name: "%s", metadata: {n: 1e999}) { name } }'
+WORKSPACES = "{ workspaces(first: 100) { nodes { name } } }"
+
+
+def with_number(payload: dict[str, Any], number: bytes) -> bytes:
+    """`payload` as JSON, with the raw `number` in place of the string "N"."""
+    return json.dumps(payload).encode().replace(b'"N"', number)
+
+
+@pytest.mark.parametrize("number", NOT_JSON_NUMBERS)
+def test_a_number_json_cannot_carry_is_refused_and_never_stored(
+    served: Served, number: bytes
+) -> None:
+    """Python's parser reads NaN, the infinities and a number too large for a float; a JSON
+    answer cannot carry them. Stored in metadata, one made every later list that returned it
+    fail (500), for whoever listed."""
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    variables = {"w": workspace, "m": {"n": "N"}}
+    graphql = with_number({"query": CREATE_WORKSPACE, "variables": variables}, number)
+    rest = with_number({"id": workspace, "metadata": {"n": "N"}}, number)
+    json_type = {"content-type": "application/json"}
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post("/graphql", content=graphql, headers=json_type)
+        assert_coded(response, 400, "INVALID_INPUT")
+        response = client.post("/v3/workspaces", content=rest, headers=json_type)
+        assert response.status_code == 422, response.text
+        assert "not valid JSON" in response.json()["detail"], response.text
+        # As a GraphQL literal, which the document's parser reads as infinity.
+        response = client.post("/graphql", json={"query": LITERAL % workspace})
+        assert response.status_code == 200 and codes(response) == ["INVALID_INPUT"], response.text
+        listed = client.post("/graphql", json={"query": WORKSPACES})
+        assert listed.status_code == 200 and not listed.json().get("errors"), listed.text
+        assert client.post("/v3/workspaces/list", json={}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (b'{"id": "x", "metadata": ' + b"[" * 5000 + b"]" * 5000 + b"}", "deeper than"),
+        (b'{"id": "x", "metadata": {"s": "\\ud800"}}', "lone surrogate"),
+        (b'{"id": "x\xff"}', "not UTF-8"),
+    ],
+)
+def test_a_rest_body_the_parser_cannot_take_is_a_422(
+    served: Served, body: bytes, problem: str
+) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        response = client.post(
+            "/v3/workspaces", content=body, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 422, response.text
+        assert problem in response.json()["detail"], response.text
+        assert client.post("/v3/workspaces/list", json={}).status_code == 200
+
+
+def test_a_rest_page_past_what_the_database_can_skip_is_a_422(served: Served) -> None:
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        assert client.post("/v3/workspaces", json={"id": workspace}).status_code == 201
+        session = f"/v3/workspaces/{workspace}/sessions"
+        assert client.post(session, json={"id": "s"}).status_code == 201
+        for page, status in ((10_000_000, 200), (10_000_001, 422), (10**20, 422)):
+            response = client.post(f"{session}/s/messages/list", params={"page": page}, json={})
+            assert response.status_code == status, response.text
+
+
 def test_a_host_this_server_does_not_answer_to_is_refused(served: Served) -> None:
     with httpx.Client(base_url=served.url, timeout=10) as client:
         response = client.post("/graphql", json=HEALTH, headers={"host": "evil.example:8000"})

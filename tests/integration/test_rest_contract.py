@@ -597,6 +597,18 @@ async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: s
         data={"peer_id": "alice"},
     )
     assert r.status_code == 415
+    for name, form, body in [
+        ("metadata", '{"n": NaN}', b"x"),
+        ("metadata", "[" * 5000 + "]" * 5000, b"x"),
+        ("file", "{}", b"[" * 100_000 + b"]" * 100_000),  # deeper than the parser can go
+        ("file", "{}", b'{"s": "\\ud800"}'),
+    ]:
+        r = await rest.post(
+            f"{m}/upload",
+            files={"file": ("f.json", body, "application/json")},
+            data={"peer_id": "alice", "metadata": form},
+        )
+        assert r.status_code == 422, (name, r.text)
     r = await rest.put(f"{m}/{made['id']}", json={"metadata": {"edited": True}})
     assert r.status_code == 200 and r.json()["metadata"] == {"edited": True}
     assert r.json()["content"] == made["content"]

@@ -8,7 +8,6 @@ import pytest
 from graphql import get_introspection_query, parse, specified_rules, validate
 
 from graph.settings import Settings
-from resolvers.graphql.http import json_depth
 from resolvers.graphql.limits import MAX_FRAGMENTS, count_tokens, document_shape
 from resolvers.graphql.schema import build_schema, validation_rules
 
@@ -63,12 +62,6 @@ def test_the_standard_introspection_query_is_allowed_and_deeper_is_not() -> None
     assert errors(get_introspection_query()) == []
     deep = "{ __schema { types { " + "ofType { " * 30 + "name" + " }" * 30 + " } } }"
     assert any("introspection depth" in e for e in errors(deep))
-
-
-def test_json_depth_skips_strings() -> None:
-    assert json_depth('{"a": "[[[[", "b": [[1]]}') == 3
-    assert json_depth("[" * 50) == 50
-    assert json_depth('"\\\\"') == 0
 
 
 def test_token_count_stops_early() -> None:

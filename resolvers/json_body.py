@@ -1,0 +1,91 @@
+"""Request JSON, read strictly, for both HTTP surfaces (GraphQL and the Honcho-compatible REST).
+
+Python's parser accepts more than JSON: the constants NaN, Infinity and -Infinity, and numbers
+too large for a float, which it reads as infinity. None of them can be answered again (a JSON
+response refuses them), so one stored in metadata would break every later read that returns
+it. They are refused here with the other malformed bodies: nesting deeper than the parser can
+take, and strings that are not valid Unicode.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from graph.errors import InvalidInput, LimitExceeded
+from graph.validation import is_text
+
+# Deeper JSON than any request needs (metadata maps included), and far below the recursion
+# depth at which the JSON parser itself would fail.
+MAX_JSON_DEPTH = 64
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON `text`, in one pass (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def parse_json(raw: bytes | str, what: str) -> Any:
+    """JSON with finite numbers and every string valid Unicode; InvalidInput (LimitExceeded for
+    nesting) saying what is wrong."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"{what} is not UTF-8") from exc
+    else:
+        text = raw
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise LimitExceeded(
+            f"{what} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels", limit="depth"
+        )
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from exc
+    if not all(is_text(s) for s in _strings(value)):
+        raise InvalidInput(f"{what} holds a string that is not valid Unicode (a lone surrogate)")
+    return value

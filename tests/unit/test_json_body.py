@@ -1,0 +1,63 @@
+"""Request JSON read strictly, and metadata stored only as JSON can answer it again."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from graph.errors import ErrorCode, InvalidInput, LimitExceeded
+from graph.props import dump_json, meta_kv
+from resolvers.json_body import MAX_JSON_DEPTH, json_depth, parse_json
+
+pytestmark = pytest.mark.unit
+
+
+def test_json_depth_skips_strings() -> None:
+    assert json_depth('{"a": "[[[[", "b": [[1]]}') == 3
+    assert json_depth("[" * 50) == 50
+    assert json_depth('"\\\\"') == 0
+
+
+def test_plain_json_is_read_as_it_is() -> None:
+    text = '{"n": 1.5, "big": 1e308, "i": 12345678901234567890, "s": "caf\\u00e9", "l": [null]}'
+    assert parse_json(text.encode(), "the body") == {
+        "n": 1.5,
+        "big": 1e308,
+        "i": 12345678901234567890,
+        "s": "café",
+        "l": [None],
+    }
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", "-1e400"])
+def test_numbers_json_cannot_carry_are_not_json(number: str) -> None:
+    with pytest.raises(InvalidInput, match="the body is not valid JSON"):
+        parse_json(f'{{"n": [{number}]}}', "the body")
+
+
+@pytest.mark.parametrize(
+    ("raw", "error", "words"),
+    [
+        (b"[" * (MAX_JSON_DEPTH + 1), LimitExceeded, "deeper than 64 levels"),
+        (b'{"s": "\\ud800"}', InvalidInput, "lone surrogate"),
+        (b'{"s": "\xff"}', InvalidInput, "not UTF-8"),
+        (b'{"s": }', InvalidInput, "not valid JSON"),
+    ],
+)
+def test_bodies_the_parser_cannot_take_say_why(
+    raw: bytes, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=words):
+        parse_json(raw, "the body")
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_metadata_with_a_number_json_cannot_carry_is_refused(value: float) -> None:
+    with pytest.raises(InvalidInput, match="NaN or infinity") as caught:
+        dump_json({"a": {"b": [value]}}, limit=1000, what="metadata")
+    assert caught.value.code == ErrorCode.INVALID_INPUT
+    with pytest.raises(InvalidInput, match="NaN or infinity"):
+        meta_kv({"n": value})
+    assert dump_json({"n": 1.5}, limit=1000, what="metadata") == '{"n":1.5}'
+    assert meta_kv({"n": 1.5, "a": "x"}) == ['a="x"', "n=1.5"]
