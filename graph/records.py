@@ -29,9 +29,30 @@ def required_datetime(value: Any) -> datetime:
     return result
 
 
+def _null(_: str) -> None:
+    return None
+
+
+def _mend(value: Any) -> Any:
+    """`value` with each lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_mend(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend(k): _mend(v) for k, v in value.items()}
+    return value
+
+
 def load_json(text: str | None) -> dict[str, Any]:
-    loaded = json.loads(text) if text else {}
-    return loaded if isinstance(loaded, dict) else {}
+    """A stored metadata-like map. What earlier versions could store and no answer can carry
+    reads as something it can: NaN or an infinity as null, a lone surrogate (from an escape
+    such as \\ud800) as U+FFFD. Writes refuse both now."""
+    loaded = json.loads(text, parse_constant=_null) if text else {}
+    if not isinstance(loaded, dict):
+        return {}
+    # Stored with ASCII escapes, so any surrogate, paired or lone, shows as one.
+    return _mend(loaded) if text and "\\ud" in text.lower() else loaded
 
 
 @dataclass(frozen=True)

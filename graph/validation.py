@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, LimitExceeded
 
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,100}$")
 
@@ -45,6 +46,9 @@ def check_path(path: str) -> str:
 # Longest search text or question: far beyond any real question, short enough that embedding
 # and Lucene parsing stay cheap.
 MAX_QUERY_CHARS = 2000
+# Peers one membership change may name (create, add, set, remove): a session with more is
+# built in several calls, and no call can hold a worker for minutes creating peers.
+MAX_PEERS_PER_CHANGE = 100
 
 
 def check_query(text: str, what: str = "query") -> str:
@@ -82,11 +86,28 @@ def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
 
 
 def aware(value: datetime | None) -> datetime | None:
-    """Naive datetimes are taken as UTC, so comparisons in Neo4j never mix the two kinds."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
+    """Naive datetimes are taken as UTC, so comparisons in Neo4j never mix the two kinds. A
+    time the driver cannot send (it sends UTC: 0001-01-01T00:00:00+14:00 is a year 0) is
+    InvalidInput."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError as exc:
+        raise InvalidInput(f"{value.isoformat()} is outside the years 1 to 9999 in UTC") from exc
+    return value
 
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def check_peer_count(names: Sequence[str]) -> None:
+    """At most MAX_PEERS_PER_CHANGE peers (LimitExceeded otherwise)."""
+    if len(names) > MAX_PEERS_PER_CHANGE:
+        raise LimitExceeded(
+            f"peers: {len(names)} in one change; the limit is {MAX_PEERS_PER_CHANGE}",
+            limit="peers",
+        )

@@ -13,7 +13,7 @@ from graph.paging import by_name, page
 from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, SessionRecord
 from graph.repo import peers, workspaces
-from graph.validation import check_name, now
+from graph.validation import check_name, check_peer_count, now
 
 MAX_SESSION_CONTEXT = 4000
 
@@ -122,6 +122,7 @@ async def join(tx: Tx, workspace: str, session: str, members: list[MemberSetting
 async def add_peers(
     db: Database, workspace: str, session: str, members: list[MemberSettings]
 ) -> list[MembershipRecord]:
+    check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
     await peers.require_all(db, workspace, [m.peer for m in members])
     await db.write_tx(lambda tx: join(tx, workspace, session, members))
@@ -131,6 +132,7 @@ async def add_peers(
 async def remove_peers(
     db: Database, workspace: str, session: str, names: list[str]
 ) -> list[MembershipRecord]:
+    check_peer_count(names)
     await get(db, workspace, session)
     await db.write("leave_session", workspace=workspace, session=session, peers=names, now=now())
     return await list_members(db, workspace, session, include_past=False)
@@ -140,6 +142,7 @@ async def set_peers(
     db: Database, workspace: str, session: str, members: list[MemberSettings]
 ) -> list[MembershipRecord]:
     """Make `members` exactly the session's present peers, in one transaction."""
+    check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
     await peers.require_all(db, workspace, [m.peer for m in members])
 

@@ -7,6 +7,7 @@ from graph.errors import NotFound
 from graph.props import Meta
 from graph.records import PeerRecord, SessionRecord
 from graph.repo import peers, sessions, workspaces
+from graph.validation import check_peer_count
 from resolvers.rest.http import Call
 
 
@@ -31,8 +32,10 @@ async def ensure_workspace(call: Call) -> bool:
 
 async def ensure_peers(call: Call, names: list[str]) -> None:
     db = call.services.db
+    unique = sorted(set(names))
+    check_peer_count(unique)  # before any is created
     try:
-        await peers.require_all(db, call.workspace, sorted(set(names)))
+        await peers.require_all(db, call.workspace, unique)
     except NotFound as missing:
         for name in missing.details.get("peers", []):
             await peers.get_or_create(db, call.workspace, str(name))

@@ -234,6 +234,62 @@ def test_a_rest_page_past_what_the_database_can_skip_is_a_422(served: Served) ->
             assert response.status_code == status, response.text
 
 
+def ask(client: httpx.Client, query: str, variables: dict[str, Any]) -> httpx.Response:
+    return client.post("/graphql", json={"query": query, "variables": variables})
+
+
+UTC_OVERFLOWS = ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"]
+MESSAGES_SINCE = """query($w: String!, $t: DateTime) {
+  messages(workspace: $w, filter: {since: $t}, first: 5) { nodes { id } }
+}"""
+
+
+@pytest.mark.parametrize("time", UTC_OVERFLOWS)
+def test_a_time_outside_the_years_utc_can_hold_is_invalid_input(served: Served, time: str) -> None:
+    """Valid ISO-8601, but in UTC (what the driver sends) a year 0 or 10000: it failed in the
+    driver, as an internal error."""
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        assert client.post("/v3/workspaces", json={"id": workspace}).status_code == 201
+        response = ask(client, MESSAGES_SINCE, {"w": workspace, "t": time})
+        assert codes(response) == ["INVALID_INPUT"], response.text
+        assert "outside the years 1 to 9999" in response.json()["errors"][0]["message"]
+        sessions = f"/v3/workspaces/{workspace}/sessions"
+        assert client.post(sessions, json={"id": "s"}).status_code == 201
+        body = {"filters": {"created_at": {"gte": time}}}
+        response = client.post(f"{sessions}/s/messages/list", json=body)
+        assert response.status_code == 422, response.text
+
+
+CREATE_SESSION = """mutation($w: String!, $p: [SessionPeerInput!]) {
+  createSession(workspace: $w, name: "s", peers: $p) { name }
+}"""
+ADD_PEERS = """mutation($w: String!, $p: [SessionPeerInput!]!) {
+  addSessionPeers(workspace: $w, session: "s", peers: $p) { peer }
+}"""
+PEER_COUNT = "query($w: String!) { peers(workspace: $w, first: 100) { nodes { name } } }"
+
+
+def test_a_membership_change_names_at_most_100_peers(served: Served) -> None:
+    """3,000 peers in one createSession held the server for a minute; the Honcho-compatible
+    route created 5,000 peers one by one (27 s) before answering."""
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    many = [{"peer": f"p{i}"} for i in range(101)]
+    with httpx.Client(base_url=served.url, timeout=30) as client:
+        assert client.post("/v3/workspaces", json={"id": workspace}).status_code == 201
+        for query in (CREATE_SESSION, ADD_PEERS):
+            response = ask(client, query, {"w": workspace, "p": many})
+            assert codes(response) == ["LIMIT_EXCEEDED"], response.text
+            assert response.json()["errors"][0]["extensions"]["limit"] == "peers"
+        route = f"/v3/workspaces/{workspace}/sessions/s/peers"
+        response = client.post(route, json={f"p{i}": {} for i in range(101)})
+        assert response.status_code == 422 and "the limit is 100" in response.text
+        nodes = ask(client, PEER_COUNT, {"w": workspace}).json()["data"]["peers"]["nodes"]
+        assert nodes == [], "nothing is created before the refusal"
+        assert client.post(route, json={f"p{i}": {} for i in range(100)}).status_code == 200
+        assert ask(client, ADD_PEERS, {"w": workspace, "p": many[:100]}).json()["data"]
+
+
 def test_a_host_this_server_does_not_answer_to_is_refused(served: Served) -> None:
     with httpx.Client(base_url=served.url, timeout=10) as client:
         response = client.post("/graphql", json=HEALTH, headers={"host": "evil.example:8000"})

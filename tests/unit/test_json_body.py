@@ -8,6 +8,7 @@ import pytest
 
 from graph.errors import ErrorCode, InvalidInput, LimitExceeded
 from graph.props import dump_json, meta_kv
+from graph.records import load_json
 from resolvers.json_body import MAX_JSON_DEPTH, json_depth, parse_json
 
 pytestmark = pytest.mark.unit
@@ -61,3 +62,10 @@ def test_metadata_with_a_number_json_cannot_carry_is_refused(value: float) -> No
         meta_kv({"n": value})
     assert dump_json({"n": 1.5}, limit=1000, what="metadata") == '{"n":1.5}'
     assert meta_kv({"n": 1.5, "a": "x"}) == ['a="x"', "n=1.5"]
+
+
+def test_what_earlier_versions_could_store_reads_as_what_an_answer_can_carry() -> None:
+    stored = '{"k":1,"m":[Infinity,-Infinity],"n":NaN}'
+    assert load_json(stored) == {"k": 1, "m": [None, None], "n": None}
+    stored = '{"a\\ud800":["x\\udfffy","\\ud83d\\ude00"]}'  # as dump_json escapes them
+    assert load_json(stored) == {"a\ufffd": ["x\ufffdy", "\U0001f600"]}
