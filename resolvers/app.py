@@ -22,17 +22,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
 
 from graph.errors import BeliefgraphError, ErrorCode
 from graph.settings import Settings
 from reasoners.search.warmup import Neo4jWarmup, warm_up
-from resolvers.graphql.context import Context
 from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
-from resolvers.hosts import HostAllowList, origin_allowed
+from resolvers.graphql.websocket import GraphQLWebSocket
+from resolvers.hosts import HostAllowList
 from resolvers.rest import routes as rest_routes
 from resolvers.runtime import build_worker
 from resolvers.services import Services
@@ -41,22 +39,6 @@ from resolvers.web.pages import WebPages
 log = logging.getLogger(__name__)
 
 HEALTH_TIMEOUT = 1.0  # seconds: /health answers within about this, Neo4j up or not
-
-
-class GraphQLWebSocket(GraphQL[Context, None]):
-    """Subscriptions (graphql-transport-ws) on /graphql; HTTP is GraphQLHTTP's."""
-
-    def __init__(self, services: Services) -> None:
-        super().__init__(build_schema(services.settings), graphql_ide=None)
-        self.services = services
-        self.hosts = services.settings.host_names
-
-    async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context(services=self.services, authorization=request.headers.get("authorization"))
-
-    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
-        # Called for cross-origin handshakes only: a page may connect if its host is allowed.
-        return origin_allowed(origin, self.hosts)
 
 
 class BodyLimit:

@@ -20,11 +20,13 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.graphql.websocket import CONNECTION_INIT_SECONDS, MAX_SUBSCRIPTIONS
 from tests.e2e.conftest import Served
 
 pytestmark = pytest.mark.e2e
 
 HEALTH = {"query": "{ health { ok } }"}
+TRANSPORT_WS: Any = "graphql-transport-ws"  # websockets types subprotocols as its own str
 SUBSCRIPTION = 'subscription { queueStatus(workspace: "w") { done } }'
 CREATE_PEER = "mutation($w: String!, $p: String!) { createPeer(workspace: $w, name: $p) { name } }"
 SEARCH = "query($w: String!, $q: String!) { searchMessages(workspace: $w, query: $q) { score } }"
@@ -232,6 +234,41 @@ def test_a_rest_page_past_what_the_database_can_skip_is_a_422(served: Served) ->
         for page, status in ((10_000_000, 200), (10_000_001, 422), (10**20, 422)):
             response = client.post(f"{session}/s/messages/list", params={"page": page}, json={})
             assert response.status_code == status, response.text
+
+
+QUEUE_EVERY = 'subscription { queueStatus(workspace: "w", intervalSeconds: 5) { done } }'
+
+
+async def test_a_socket_past_the_subscription_limit_gets_a_coded_error(served: Served) -> None:
+    async with websockets.connect(served.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await socket_.recv())["type"] == "connection_ack"
+        for k in range(MAX_SUBSCRIPTIONS + 1):
+            payload = {"query": QUEUE_EVERY}
+            await socket_.send(json.dumps({"id": str(k), "type": "subscribe", "payload": payload}))
+        while True:  # the others' first events come first
+            message = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+            if message["type"] == "error":
+                break
+        assert message["id"] == str(MAX_SUBSCRIPTIONS)
+        [error] = message["payload"]
+        assert error["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "subscriptions"}
+
+
+async def test_a_socket_that_never_says_connection_init_is_closed(served: Served) -> None:
+    started = time.monotonic()
+    async with websockets.connect(served.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(socket_.recv(), CONNECTION_INIT_SECONDS + 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4408
+    assert CONNECTION_INIT_SECONDS - 1 < time.monotonic() - started < CONNECTION_INIT_SECONDS + 5
+
+
+async def test_only_graphql_transport_ws_is_spoken(served: Served) -> None:
+    async with websockets.connect(served.ws, subprotocols=["graphql-ws"]) as socket_:  # type: ignore[list-item]
+        # No protocol agreed: the server closes the socket at once.
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(socket_.recv(), 5)
 
 
 def ask(client: httpx.Client, query: str, variables: dict[str, Any]) -> httpx.Response:
