@@ -459,6 +459,79 @@ async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:
 # --- auth and isolation ------------------------------------------------------------------------
 
 
+# Bodies that pass validation, so a refusal is the key's, not the body's.
+VALID_BODIES: dict[str, dict[str, Any]] = {
+    "/peers": {"id": "intruder"},
+    "/sessions": {"id": "intruder"},
+    "/messages": {"messages": [{"peer_id": "alice", "content": "planted"}]},
+    "/messages/": {"messages": [{"peer_id": "alice", "content": "planted"}]},
+    "/conclusions": {
+        "conclusions": [{"content": "planted", "observer_id": "alice", "observed_id": "alice"}]
+    },
+    "/conclusions/list": {"filters": {"observer_id": "alice", "observed_id": "alice"}},
+    "/conclusions/query": {
+        "query": "bees",
+        "filters": {"observer_id": "alice", "observed_id": "alice"},
+    },
+    "/chat": {"query": "bees"},
+    "/search": {"query": "bees"},
+    "/schedule_dream": {"observer": "alice", "observed": "alice"},
+}
+
+
+def filled(path: str, message: str) -> str | None:
+    """A route's path with its parameters filled in, for workspace `other`; None if a
+    parameter is unknown here."""
+    for name, value in {
+        "{workspace}": "{other}",
+        "{session}": "s1",
+        "{peer}": "alice",
+        "{message}": message,
+        "{message_id}": message,
+        "{conclusion}": "x",
+        "{child}": "bot",
+        "{path:path}": "card.md",
+    }.items():
+        path = path.replace(name, value)
+    return None if "{" in path.replace("{other}", "") else path
+
+
+async def test_no_route_serves_another_workspaces_keys(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str, other_workspace: str
+) -> None:
+    """Every route, asked by each non-admin key of one workspace about another: never an
+    answer (2xx) or a crash (5xx), and nothing in the other workspace changes."""
+    from resolvers.rest import PREFIX, routes
+
+    await seed(rest, workspace)
+    [message, *_] = await seed(rest, other_workspace)
+    before = (await rest.post(f"/workspaces/{other_workspace}/sessions/s1/messages/list")).json()
+    keys = [
+        key(KeyScope.WORKSPACE, workspace),
+        key(KeyScope.PEER, workspace, peer="alice"),
+        key(KeyScope.SESSION, workspace, session="s1"),
+    ]
+    asked = 0
+    for route in routes(lambda: None):  # type: ignore[arg-type, return-value]
+        template = filled(route.path.removeprefix(PREFIX), message["id"])
+        if template is None or "{rest" in route.path or "{workspace}" not in route.path:
+            continue
+        path = template.replace("{other}", other_workspace)
+        body = next((b for end, b in VALID_BODIES.items() if path.endswith(end)), {})
+        for method in sorted(route.methods - {"HEAD"}):
+            for headers in keys:
+                r = await secured.request(method, path, headers=headers, json=body)
+                # An upload is read as a multipart form before anything else.
+                expected = 422 if path.endswith("/upload") else 403
+                assert r.status_code == expected, (method, path, r.status_code, r.text)
+                asked += 1
+    assert asked >= 3 * 45, asked  # every route was reached
+    after = (await rest.post(f"/workspaces/{other_workspace}/sessions/s1/messages/list")).json()
+    assert after == before
+    peers = (await rest.post(f"/workspaces/{other_workspace}/peers/list")).json()
+    assert sorted(p["id"] for p in peers["items"]) == ["alice", "bot"]
+
+
 async def test_auth_and_isolation(
     rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str, other_workspace: str
 ) -> None:
