@@ -10,6 +10,7 @@ from types import FrameType
 import uvicorn
 
 from graph.errors import BeliefgraphError
+from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
@@ -24,19 +25,42 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    server = None
-    started_here = False
-    if manage_neo4j:
-        from graph.server.process import ManagedNeo4j
+    if not manage_neo4j:
+        _run_api(settings)
+        return 0
+    server = ManagedNeo4j(settings)
+    # The last serve or worker using a Neo4j a serve started stops it, even when that is not
+    # the serve that started it (a restart that began before the old one had ended).
+    try:
+        with server.in_use():
+            if server.pid() is None:
+                server.start()
+                server.serve_marker.touch()
+            else:
+                server.start()  # waits until it answers
+            log.info(
+                "Neo4j Browser: %s (user neo4j, password in %s)",
+                server.browser_url,
+                server.paths.password_file,
+            )
+            _run_api(settings)
+    finally:
+        _stop_if_last(server)
+    return 0
 
-        server = ManagedNeo4j(settings)
-        started_here = server.pid() is None
-        server.start()
-        log.info(
-            "Neo4j Browser: %s (user neo4j, password in %s)",
-            server.browser_url,
-            server.paths.password_file,
-        )
+
+def _stop_if_last(server: ManagedNeo4j) -> None:
+    """Stop a Neo4j a serve started unless another serve or worker still uses it."""
+    if not server.serve_marker.exists():
+        return
+    if server.stop_unless_used() == "in use":
+        log.info("another beliefgraph process uses this Neo4j: left running for it")
+    else:
+        server.serve_marker.unlink(missing_ok=True)
+        log.info("stopped the Neo4j a serve started")
+
+
+def _run_api(settings: Settings) -> None:
     try:
         assets.ensure(settings.home_path, settings.npm_registry)
     except BeliefgraphError as exc:
@@ -52,13 +76,7 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; make that handler an exception so `finally` still runs.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
-    finally:
-        if server is not None and started_here:
-            log.info("stopping the Neo4j this process started")
-            server.stop()
-    return 0
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
 
 
 def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | None) -> int:
@@ -81,5 +99,13 @@ def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | 
             "worker stopped: %d units done, %d failed", worker.processed_units, worker.failed_units
         )
 
-    asyncio.run(main())
+    if not settings.managed:
+        asyncio.run(main())
+        return 0
+    server = ManagedNeo4j(settings)
+    try:
+        with server.in_use():
+            asyncio.run(main())
+    finally:
+        _stop_if_last(server)
     return 0

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
@@ -146,6 +147,7 @@ class ManagedNeo4j:
                 self._wait_until_answering(pid, started_here=False)
             return
         self.paths.pid_file.unlink(missing_ok=True)
+        self.serve_marker.unlink(missing_ok=True)  # a server started here is nobody's yet
         self._check_ports()
         java = find_java(os.environ, self.java_roots)
         self.ensure_jars()
@@ -180,6 +182,40 @@ class ManagedNeo4j:
             self._wait_for_exit(pid, 10.0)
         self.paths.pid_file.unlink(missing_ok=True)
         return True
+
+    @property
+    def serve_marker(self) -> Path:
+        """Present while the running server is one `beliefgraph serve` started: the last serve
+        or worker using it stops it (resolvers/serve.py)."""
+        return self.paths.root / "serve.started"
+
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """This process uses the server until the block ends (a shared lock on users.lock).
+        Taken before a start: while another process stops the server (stop_unless_used), it
+        waits, then starts a fresh one rather than adopting one about to go."""
+        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with (self.paths.root / "users.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def stop_unless_used(self) -> Literal["stopped", "not running", "in use"]:
+        """Stop the server unless another process holds it in use (`in_use`), in which case it
+        is left running for that process: a service restarted before the old one finished
+        stopping (or a worker beside it) keeps its database."""
+        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with (self.paths.root / "users.lock").open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return "in use"
+            try:
+                return "stopped" if self.stop() else "not running"
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def status(self) -> ServerStatus:
         pid = self.pid()

@@ -1,4 +1,5 @@
-"""The managed Neo4j, for real: start, answer, refuse a taken port, stop.
+"""The managed Neo4j, for real: start, answer, refuse a taken port, stay up while another process
+uses it, stop.
 
 Uses its own instance names and ports, so it never touches a server the suite or a developer
 runs on 7687/7474 or 17687/17474.
@@ -117,6 +118,13 @@ def test_a_server_that_dies_while_starting_is_reported_with_its_log() -> None:
         assert crashing.pid() is None
     finally:
         shutil.rmtree(crashing.paths.root, ignore_errors=True)
+
+
+def test_a_server_another_process_uses_is_left_running(server: ManagedNeo4j) -> None:
+    other = ManagedNeo4j(server.settings, INSTANCE)  # a second process, as far as locks go
+    with other.in_use():
+        assert server.stop_unless_used() == "in use"
+        assert server.status().answering
 
 
 def test_stop_leaves_no_process(server: ManagedNeo4j) -> None:
