@@ -55,20 +55,18 @@ def _empty(uri: str, user: str, password: str, database: str) -> None:
 def _sole_session(root: Path) -> Iterator[None]:
     """Hold the managed test instance for this session. A second session at once would empty
     the first's graph as it starts, and the first would stop the server under the second."""
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with (root / "test-session.lock").open("a") as handle:
+    from graph.server.process import flocked
+
+    with contextlib.ExitStack() as held:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.enter_context(flocked(root / "test-session.lock", fcntl.LOCK_EX | fcntl.LOCK_NB))
         except BlockingIOError:
             pytest.exit(
                 f"another test session is using the managed test instance ({root}); wait for "
                 "it to finish, or give this one its own server with NEO4J_URI",
                 returncode=pytest.ExitCode.USAGE_ERROR,
             )
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
 
 
 @pytest.fixture(scope="session")

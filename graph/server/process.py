@@ -45,6 +45,19 @@ from graph.server.probe import browser_answers, ping, ping_driver, port_free, ta
 from graph.settings import Settings
 
 
+@contextlib.contextmanager
+def flocked(path: Path, operation: int) -> Iterator[None]:
+    """`path` (created with its folder) locked with flock `operation` for the block; with
+    LOCK_NB, BlockingIOError when another holder conflicts."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, operation)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _signal(pid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile
         os.kill(pid, signum)
@@ -194,28 +207,21 @@ class ManagedNeo4j:
         """This process uses the server until the block ends (a shared lock on users.lock).
         Taken before a start: while another process stops the server (stop_unless_used), it
         waits, then starts a fresh one rather than adopting one about to go."""
-        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with (self.paths.root / "users.lock").open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with flocked(self.paths.root / "users.lock", fcntl.LOCK_SH):
+            yield
 
     def stop_unless_used(self) -> Literal["stopped", "not running", "in use"]:
         """Stop the server unless another process holds it in use (`in_use`), in which case it
         is left running for that process: a service restarted before the old one finished
         stopping (or a worker beside it) keeps its database."""
-        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with (self.paths.root / "users.lock").open("a") as handle:
+        with contextlib.ExitStack() as held:
             try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.enter_context(
+                    flocked(self.paths.root / "users.lock", fcntl.LOCK_EX | fcntl.LOCK_NB)
+                )
             except BlockingIOError:
                 return "in use"
-            try:
-                return "stopped" if self.stop() else "not running"
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+            return "stopped" if self.stop() else "not running"
 
     def status(self) -> ServerStatus:
         pid = self.pid()
@@ -249,13 +255,8 @@ class ManagedNeo4j:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.paths.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with (self.paths.root / "start.lock").open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with flocked(self.paths.root / "start.lock", fcntl.LOCK_EX):
+            yield
 
     def _entry_point(self, pid: int) -> str | None:
         """The server class `pid` runs if it is this instance's server (read from /proc)."""
