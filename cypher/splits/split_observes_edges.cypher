@@ -1,26 +1,25 @@
-// The OBSERVES edges of the sub-peer's representations that received beliefs ($scopes: each
-// {observer, observed, from_observer, from_observed, moved, ids}), with their belief counts
-// moved over from the peer's; each receiving edge counts one more write
-// (get_view_writes.cypher), which the moved beliefs (`ids`) keep as their view_write, so a
-// concurrent derivation's duplicate check sees them. The peer's edges only lose beliefs, which
-// no duplicate check needs to see.
-UNWIND $scopes AS sc
-MATCH (a:Peer {workspace: $workspace, name: sc.observer})
-MATCH (b:Peer {workspace: $workspace, name: sc.observed})
-MATCH (fa:Peer {workspace: $workspace, name: sc.from_observer})
-MATCH (fb:Peer {workspace: $workspace, name: sc.from_observed})
-MERGE (a)-[n:OBSERVES]->(b)
-SET n.observations = coalesce(n.observations, 0) + sc.moved,
-    n.writes = coalesce(n.writes, 0) + 1
-WITH fa, fb, sc, n
-CALL (sc, n) {
-  UNWIND sc.ids AS id
+// The OBSERVES edges a split step's moves touched ($edges: each {observer, observed, ids,
+// left}), each written once, in (observer, observed) order as derivations write them. An edge
+// of the sub-peer counts the beliefs that moved into it (`ids`) and one more write
+// (get_view_writes.cypher), which those beliefs keep as their view_write, so a concurrent
+// derivation's duplicate check sees them; an edge of the peer loses the `left` beliefs that
+// moved out, which no duplicate check needs to see. Two of the peer's representations can
+// feed one of the sub-peer's (its view of itself and of the sub-peer both become the
+// sub-peer's view of itself), so the caller adds up per edge.
+UNWIND $edges AS e
+WITH e
+ORDER BY e.observer, e.observed
+MATCH (a:Peer {workspace: $workspace, name: e.observer})
+MATCH (b:Peer {workspace: $workspace, name: e.observed})
+MERGE (a)-[r:OBSERVES]->(b)
+SET r.observations = CASE WHEN coalesce(r.observations, 0) + size(e.ids) > e.left
+                          THEN coalesce(r.observations, 0) + size(e.ids) - e.left ELSE 0 END,
+    r.writes = coalesce(r.writes, 0) + CASE WHEN size(e.ids) > 0 THEN 1 ELSE 0 END
+WITH e, r
+CALL (e, r) {
+  UNWIND e.ids AS id
   MATCH (o:Observation {id: id, workspace: $workspace})
-  SET o.view_write = n.writes
+  SET o.view_write = r.writes
   RETURN count(o) AS stamped
 }
-WITH fa, fb, sc
-MATCH (fa)-[r:OBSERVES]->(fb)
-SET r.observations = CASE WHEN coalesce(r.observations, 0) > sc.moved
-                          THEN r.observations - sc.moved ELSE 0 END
 RETURN count(*) AS edges

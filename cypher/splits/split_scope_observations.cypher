@@ -1,7 +1,7 @@
 // Up to $batch beliefs taken in the given sessions move from the peer's representations to
 // its sub-peer's ($moves: old scope_key -> new observer, observed and scope_key). Beliefs
 // without a session (derived ones) stay; the caller marks what was derived from moved ones
-// stale. Returns the moved beliefs with their new scope_key.
+// stale. Returns the moved beliefs with their new scope_key and the one they left.
 UNWIND $moves AS mv
 CALL (mv) {
   MATCH (o:Observation)
@@ -13,4 +13,4 @@ CALL (mv) {
 WITH o, mv
 LIMIT $batch
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
-RETURN collect({id: o.id, scope: mv.scope}) AS moved
+RETURN collect({id: o.id, scope: mv.scope, from: mv.from_scope}) AS moved

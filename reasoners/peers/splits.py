@@ -15,6 +15,7 @@ BELIEFGRAPH_RESTRUCTURE_BATCH nodes per step and commits with a follow-up job.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -104,23 +105,26 @@ async def _step_part(
 async def _count_moves(
     tx: Tx, workspace: str, moves: list[dict[str, str]], moved: list[dict[str, Any]]
 ) -> None:
-    """Carry the moved beliefs' counts over to the sub-peer's OBSERVES edges."""
-    per_scope: dict[str, list[str]] = {}
+    """Carry the moved beliefs' counts from the peer's OBSERVES edges to the sub-peer's. Two of
+    the peer's representations can move into one of the sub-peer's, so what each edge received
+    and what each lost are added up per edge."""
+    names = {mv["scope"]: (mv["observer"], mv["observed"]) for mv in moves}
+    names |= {mv["from_scope"]: (mv["from_observer"], mv["from_observed"]) for mv in moves}
+    received: dict[str, list[str]] = {}
+    left: Counter[str] = Counter()
     for m in moved:
-        per_scope.setdefault(str(m["scope"]), []).append(str(m["id"]))
-    scopes = [
+        received.setdefault(str(m["scope"]), []).append(str(m["id"]))
+        left[str(m["from"])] += 1
+    edges = [
         {
-            "observer": mv["observer"],
-            "observed": mv["observed"],
-            "from_observer": mv["from_observer"],
-            "from_observed": mv["from_observed"],
-            "moved": len(per_scope[mv["scope"]]),
-            "ids": per_scope[mv["scope"]],
+            "observer": names[scope][0],
+            "observed": names[scope][1],
+            "ids": received.get(scope, []),
+            "left": left[scope],
         }
-        for mv in moves
-        if mv["scope"] in per_scope
+        for scope in sorted(set(received) | set(left), key=names.__getitem__)
     ]
-    await tx.rows("split_observes_edges", workspace=workspace, scopes=scopes)
+    await tx.rows("split_observes_edges", workspace=workspace, edges=edges)
 
 
 @dataclass

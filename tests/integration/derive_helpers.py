@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import datetime
 from typing import Any
 
+from graph.keys import scope_key
 from graph.repo import jobs, observations, peers, sessions
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
+from graph.validation import now
+from reasoners.deriver.dedup import exact_key
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.ingest.messages import MessageInput, add_messages
 from reasoners.llm.interface import ChatMessage
@@ -106,4 +110,21 @@ async def observes_counts(services: Services, workspace: str) -> dict[tuple[str,
         (r["observer"], r["observed"]): int(r["beliefs"])
         for r in rows
         if r["workspace"] == workspace
+    }
+
+
+def stated_belief(workspace: str, content: str, **extra: Any) -> dict[str, Any]:
+    """A belief of bob's about alice as an app states it (`extra`: more properties, such as its
+    embedding or session)."""
+    return {
+        "id": str(uuid.uuid4()),
+        "workspace": workspace,
+        "observer": "bob",
+        "observed": "alice",
+        "scope_key": scope_key(workspace, "bob", "alice"),
+        "content": content,
+        "content_key": exact_key(content),
+        "level": "explicit",
+        "created_at": now(),
+        **extra,
     }

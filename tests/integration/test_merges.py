@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graph.keys import Representation
+from graph.keys import Representation, scope_key
 from graph.repo import dream_writes, jobs, observations
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
@@ -26,6 +26,7 @@ from tests.integration.derive_helpers import (
     make_session,
     observes_counts,
     post,
+    stated_belief,
     target_messages,
 )
 from tests.integration.dream_helpers import belief_id, contents, derive, with_dreams
@@ -167,6 +168,42 @@ async def test_views_that_a_merge_makes_one_add_up_their_counts(
     await merges.start(services.db, services.settings, workspace, op)
     await run_all(services, workspace)
     assert await observes_counts(services, workspace) == {("alice", "alice"): sum(before.values())}
+
+
+async def test_views_that_a_split_makes_one_count_each_belief_once(
+    services: Services, workspace: str
+) -> None:
+    """alice's view of herself and her view of alice-work (written while a split runs, when
+    she observes others in the moving sessions) both become alice-work's view of herself: it
+    counts each belief that moved in once, and each of alice's views loses only what left it."""
+    await make_peers(services, workspace, "alice", "alice-work")
+    stated = [
+        stated_belief(
+            workspace,
+            content,
+            observer="alice",
+            observed=observed,
+            scope_key=scope_key(workspace, "alice", observed),
+            session=session,
+        )
+        for observed, content, session in [
+            ("alice", "Alice rows.", "s2"),
+            ("alice", "Alice sings.", "s2"),
+            ("alice", "Alice lives in Paris.", "s1"),  # stays
+            ("alice-work", "alice-work files reports.", "s2"),
+        ]
+    ]
+    await services.db.write("create_stated_observations", workspace=workspace, observations=stated)
+    part = splits.Part("alice-work", ["s2"])
+    while not await services.db.write_tx(
+        lambda tx: splits._step_part(tx, workspace, "alice", part, 10, now())
+    ):
+        pass
+    # alice's view of alice-work, emptied, is not listed.
+    assert await observes_counts(services, workspace) == {
+        ("alice", "alice"): 1,
+        ("alice-work", "alice-work"): 3,
+    }
 
 
 GREEN = "My favourite colour is dark green."

@@ -56,7 +56,13 @@ from reasoners.dreamer import scheduling
 from reasoners.peers.merges import Operation, _step_source
 from reasoners.peers.splits import Part, _step_part
 from resolvers.services import Services
-from tests.integration.derive_helpers import make_peers, make_session, observes_counts, post
+from tests.integration.derive_helpers import (
+    make_peers,
+    make_session,
+    observes_counts,
+    post,
+    stated_belief,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -253,23 +259,6 @@ def unit_vector(*head: float) -> list[float]:
     return [x / norm for x in vector]
 
 
-def stated_belief(workspace: str, content: str, **extra: Any) -> dict[str, Any]:
-    """A belief of bob's about alice as an app states it (`extra`: more properties, such as its
-    embedding or session)."""
-    return {
-        "id": str(uuid.uuid4()),
-        "workspace": workspace,
-        "observer": "bob",
-        "observed": "alice",
-        "scope_key": scope_key(workspace, "bob", "alice"),
-        "content": content,
-        "content_key": exact_key(content),
-        "level": "explicit",
-        "created_at": now(),
-        **extra,
-    }
-
-
 def bob_fact(observed: str, content: str, vector: list[float], message_id: str) -> ExplicitFact:
     """A fact of bob's about `observed`, as the deriver takes it from a message."""
     return ExplicitFact(
@@ -366,25 +355,18 @@ async def test_a_write_that_also_moves_beliefs_out_does_not_hide_its_belief(
     """A concurrent transaction that states the fact and moves a belief out of the view (as a
     split does) leaves the view's belief count where the derivation read it; the derivation
     still sees that another write came in between, and counts the fact as derived again."""
-    await make_peers(services, workspace, "alice", "bob", "carol")
+    await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", ("alice", "I keep bees."))
     [message] = await message_repo.recent(services.db, workspace, "s1", 1)
     content = "Alice keeps bees."
     stated = stated_belief(workspace, content)
-    moved_out = {
-        "observer": "bob",
-        "observed": "carol",
-        "from_observer": "bob",
-        "from_observed": "alice",
-        "moved": 1,
-        "ids": [],
-    }
+    moved_out = {"observer": "bob", "observed": "alice", "ids": [], "left": 1}
     derive = Deriving(workspace, bob_fact("alice", content, unit_vector(1.0), message.id))
 
     async def state_and_move(tx: Tx) -> None:
         await tx.rows("create_stated_observations", workspace=workspace, observations=[stated])
-        await tx.rows("split_observes_edges", workspace=workspace, scopes=[moved_out])
+        await tx.rows("split_observes_edges", workspace=workspace, edges=[moved_out])
 
     assert await while_held(services, state_and_move, lambda: services.db.write_tx(derive)) == 1
     assert derive.runs == 2, "the derivation probed before the other transaction committed"
