@@ -43,6 +43,11 @@ def assert_coded(response: httpx.Response, status: int, code: str) -> None:
     assert codes(response) == [code], response.text
 
 
+def post_raw(client: httpx.Client, path: str, body: Any) -> httpx.Response:
+    """`body` (bytes, or an iterable of them) posted as JSON, as it is."""
+    return client.post(path, content=body, headers={"content-type": "application/json"})
+
+
 def still_answers(client: httpx.Client) -> None:
     response = client.post("/graphql", json=HEALTH)
     assert response.status_code == 200 and response.json()["data"]["health"]["ok"] is True
@@ -83,9 +88,7 @@ def test_a_body_that_is_not_a_request_gets_a_coded_400(
     served: Served, body: bytes, code: str
 ) -> None:
     with httpx.Client(base_url=served.url, timeout=10) as client:
-        response = client.post(
-            "/graphql", content=body, headers={"content-type": "application/json"}
-        )
+        response = post_raw(client, "/graphql", body)
         assert_coded(response, 400, code)
         still_answers(client)  # the same connection goes on
 
@@ -94,9 +97,7 @@ def test_variables_nested_5000_deep_are_refused(served: Served) -> None:
     nested = '{"a": ' * 5000 + '"x"' + "}" * 5000
     text = ('{"query": "{ health { ok } }", "variables": {"v": ' + nested + "}}").encode()
     with httpx.Client(base_url=served.url, timeout=10) as client:
-        response = client.post(
-            "/graphql", content=text, headers={"content-type": "application/json"}
-        )
+        response = post_raw(client, "/graphql", text)
         assert_coded(response, 400, "LIMIT_EXCEEDED")
         still_answers(client)
 
@@ -108,9 +109,7 @@ def test_a_chunked_body_over_the_limit_gets_413(served: Served) -> None:
             yield piece
 
     with httpx.Client(base_url=served.url, timeout=30) as client:
-        response = client.post(
-            "/graphql", content=chunks(), headers={"content-type": "application/json"}
-        )
+        response = post_raw(client, "/graphql", chunks())
         assert_coded(response, 413, "LIMIT_EXCEEDED")
     with httpx.Client(base_url=served.url, timeout=10) as client:
         still_answers(client)
@@ -156,9 +155,7 @@ def test_a_lone_surrogate_is_invalid_input_everywhere(served: Served) -> None:
         ]:
             # The JSON carries the escape \\ud800, which decodes to a lone surrogate.
             text = json.dumps({"query": query, "variables": variables}).encode()
-            response = client.post(
-                "/graphql", content=text, headers={"content-type": "application/json"}
-            )
+            response = post_raw(client, "/graphql", text)
             assert_coded(response, 400, "INVALID_INPUT")
         literal = 'mutation { createWorkspace(name: "x\\ud800") { name } }'
         response = post(literal, {})
@@ -190,11 +187,10 @@ def test_a_number_json_cannot_carry_is_refused_and_never_stored(
     variables = {"w": workspace, "m": {"n": "N"}}
     graphql = with_number({"query": CREATE_WORKSPACE, "variables": variables}, number)
     rest = with_number({"id": workspace, "metadata": {"n": "N"}}, number)
-    json_type = {"content-type": "application/json"}
     with httpx.Client(base_url=served.url, timeout=10) as client:
-        response = client.post("/graphql", content=graphql, headers=json_type)
+        response = post_raw(client, "/graphql", graphql)
         assert_coded(response, 400, "INVALID_INPUT")
-        response = client.post("/v3/workspaces", content=rest, headers=json_type)
+        response = post_raw(client, "/v3/workspaces", rest)
         assert response.status_code == 422, response.text
         assert "not valid JSON" in response.json()["detail"], response.text
         # As a GraphQL literal, which the document's parser reads as infinity.
@@ -217,9 +213,7 @@ def test_a_rest_body_the_parser_cannot_take_is_a_422(
     served: Served, body: bytes, problem: str
 ) -> None:
     with httpx.Client(base_url=served.url, timeout=10) as client:
-        response = client.post(
-            "/v3/workspaces", content=body, headers={"content-type": "application/json"}
-        )
+        response = post_raw(client, "/v3/workspaces", body)
         assert response.status_code == 422, response.text
         assert problem in response.json()["detail"], response.text
         assert client.post("/v3/workspaces/list", json={}).status_code == 200
