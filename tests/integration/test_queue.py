@@ -15,6 +15,7 @@ from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.validation import now
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
+from tests import statements
 
 pytestmark = pytest.mark.integration
 
@@ -157,6 +158,29 @@ async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str)
 
     with pytest.raises(jobs.LeaseLost):
         await services.db.write_tx(late)
+
+
+async def test_units_made_ready_together_run_oldest_first(
+    services: Services, workspace: str
+) -> None:
+    """A flush makes every waiting job ready at one moment; the units then run in the order
+    their work was queued, not in the order the store happens to return them. Each unit's job
+    is backdated so that the one stored last was queued first."""
+    later = now() + timedelta(hours=1)
+    ids = []
+    for u in range(4):
+        job = NewJob(workspace, "test", f"test/{workspace}/{u}", {"n": u}, later)
+        ids.append((await services.db.write_tx(lambda tx, j=job: jobs.enqueue(tx, [j])))[0])
+    start = now() - timedelta(minutes=1)
+    for age, job_id in enumerate(reversed(ids)):
+        await statements.write(
+            services.db, "backdate_job", id=job_id, created_at=start + timedelta(seconds=age)
+        )
+    assert await jobs.flush(services.db, workspace, None, None) == 4
+    handler = RecordingHandler()
+    worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
+    assert await worker.drain() == 4
+    assert [unit for unit, *_ in handler.seen] == [f"test/{workspace}/{u}" for u in (3, 2, 1, 0)]
 
 
 async def test_graceful_shutdown_hands_back_unfinished_work(
