@@ -118,7 +118,12 @@ Handler = Callable[[Call], Awaitable[Response]]
 def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Request], Any]:
     async def run(request: Request) -> Response:
         try:
-            return await handler(Call(request, services()))
+            call = Call(request, services())
+            if "workspace" in request.path_params:
+                # A key of another workspace is refused before the body is read, so a bad body
+                # tells it nothing about the route; the handler's narrower checks follow.
+                call.principal.in_workspace(call.workspace)
+            return await handler(call)
         except Exception as exc:  # every failure becomes a coded answer, never a traceback
             return error_answer(exc)
 
