@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graph.db import Database
+from graph.db import Database, Row
 from graph.keys import peer_key
 from graph.lucene import scoped_query
 from graph.records import FileChunkRecord
@@ -22,9 +22,8 @@ from graph.repo.retrieval import (
     Scored,
     TextScored,
     Thresholds,
-    grow_text,
     index_rounds,
-    text_scored,
+    text_search,
 )
 
 
@@ -116,8 +115,8 @@ async def text_candidates(
     if not query:
         return []
 
-    async def fetch(candidates: int) -> tuple[Rows, int]:
-        row = await db.read_one(
+    async def fetch(candidates: int) -> Row | None:
+        return await db.read_one(
             "search_file_chunks_fulltext",
             workspace=workspace,
             peers=peers,
@@ -126,8 +125,5 @@ async def text_candidates(
             limit=limit,
             embedding=embedding,
         )
-        return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
-    first = FILES.first_text_round(limit)
-    rows = await grow_text(fetch, first, limit, FILES.max_text_candidates)
-    return text_scored(rows, "chunk", FileChunkRecord.from_row)
+    return await text_search(fetch, FILES, limit, "chunk", FileChunkRecord.from_row)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.db import Database
+from graph.db import Database, Row
 from graph.keys import peer_key, session_key, workspace_key
 from graph.lucene import scoped_query
 from graph.props import meta_kv
@@ -26,9 +26,8 @@ from graph.repo.retrieval import (
     Scored,
     TextScored,
     Thresholds,
-    grow_text,
     index_rounds,
-    text_scored,
+    text_search,
 )
 from graph.validation import aware
 
@@ -140,8 +139,8 @@ async def text_candidates(
         return []
     params = search_params(filters)
 
-    async def fetch(candidates: int) -> tuple[Rows, int]:
-        row = await db.read_one(
+    async def fetch(candidates: int) -> Row | None:
+        return await db.read_one(
             "search_messages_fulltext",
             workspace=workspace,
             query=query,
@@ -150,11 +149,8 @@ async def text_candidates(
             embedding=embedding,
             **params,
         )
-        return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
-    first = MESSAGES.first_text_round(limit)
-    rows = await grow_text(fetch, first, limit, MESSAGES.max_text_candidates)
-    return text_scored(rows, "message", MessageRecord.from_row)
+    return await text_search(fetch, MESSAGES, limit, "message", MessageRecord.from_row)
 
 
 async def fact_similarity(

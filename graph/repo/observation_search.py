@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database
+from graph.db import Database, Row
 from graph.keys import scope_key
 from graph.lucene import scoped_query
 from graph.models import ObservationLevel
@@ -26,9 +26,8 @@ from graph.repo.retrieval import (
     Scored,
     TextScored,
     Thresholds,
-    grow_text,
     index_rounds,
-    text_scored,
+    text_search,
 )
 from graph.validation import aware
 
@@ -177,8 +176,8 @@ async def text_candidates(
 
     # Lucene ranks within the representations already; more hits are asked for only when the
     # filters (stale, sessions, levels, dates) left the page short and Lucene had more to give.
-    async def fetch(candidates: int) -> tuple[Rows, int]:
-        row = await db.read_one(
+    async def fetch(candidates: int) -> Row | None:
+        return await db.read_one(
             "search_observations_fulltext",
             workspace=workspace,
             query=lucene,
@@ -187,11 +186,8 @@ async def text_candidates(
             embedding=embedding,
             **query.params(workspace),
         )
-        return (list(row["found"]), int(row["raw"])) if row else ([], 0)
 
-    first = OBSERVATIONS.first_text_round(limit)
-    rows = await grow_text(fetch, first, limit, OBSERVATIONS.max_text_candidates)
-    return text_scored(rows, "observation", ObservationRecord.from_row)
+    return await text_search(fetch, OBSERVATIONS, limit, "observation", ObservationRecord.from_row)
 
 
 @dataclass(frozen=True)

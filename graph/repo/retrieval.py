@@ -187,14 +187,20 @@ async def index_rounds(
         candidates, wide = min(candidates * GROWTH, cap), min(wide * GROWTH, cap)
 
 
-async def grow_text(
-    fetch: Callable[[int], Awaitable[tuple[Rows, int]]], first: int, limit: int, cap: int
-) -> Rows:
-    """Fulltext rounds: `fetch(candidates)` returns (rows kept by the filters, raw hits Lucene
-    gave). More are asked for only when the filters left the page short and Lucene had more."""
-    candidates = min(cap, first)
+async def text_search(
+    fetch: Callable[[int], Awaitable[dict[str, Any] | None]],
+    kind: Thresholds,
+    limit: int,
+    key: str,
+    record: Callable[[dict[str, Any]], T],
+) -> TextScored[T]:
+    """A kind's fulltext half in growing rounds: `fetch(candidates)` runs its statement, whose
+    row holds `found` (the hits its filters kept) and `raw` (how many Lucene gave). More are
+    asked for only when the filters left the page short and Lucene had more to give."""
+    candidates = kind.first_text_round(limit)
     while True:
-        rows, raw = await fetch(candidates)
-        if len(rows) >= limit or raw < candidates or candidates >= cap:
-            return rows
-        candidates = min(candidates * GROWTH, cap)
+        row = await fetch(candidates)
+        rows, raw = (list(row["found"]), int(row["raw"])) if row else ([], 0)
+        if len(rows) >= limit or raw < candidates or candidates >= kind.max_text_candidates:
+            return text_scored(rows, key, record)
+        candidates = min(candidates * GROWTH, kind.max_text_candidates)
