@@ -119,6 +119,12 @@ async def join(tx: Tx, workspace: str, session: str, members: list[MemberSetting
     )
 
 
+async def check_members(db: Database, workspace: str, members: list[MemberSettings]) -> None:
+    """A membership change names at most MAX_PEERS_PER_CHANGE peers, all existing."""
+    check_peer_count([m.peer for m in members])
+    await peers.require_all(db, workspace, [m.peer for m in members])
+
+
 async def add_peers(
     db: Database, workspace: str, session: str, members: list[MemberSettings]
 ) -> list[MembershipRecord]:

@@ -132,14 +132,17 @@ class Mutation:
     ) -> Session:
         info.context.principal.require_session(workspace, name)
         services = info.context.services
+        members = _members(peers or [])
+        # Refused peers leave no session behind.
+        await sessions.check_members(services.db, workspace, members)
         record = await sessions.get_or_create(
             services.db,
             workspace,
             name,
             meta(info.context, metadata, configuration),
         )
-        if peers:
-            await sessions.add_peers(services.db, workspace, name, _members(peers))
+        if members:
+            await sessions.add_peers(services.db, workspace, name, members)
         return Session.of(record)
 
     @strawberry.mutation

@@ -12,6 +12,7 @@ from graph.props import NO_META
 from graph.records import MembershipRecord
 from graph.repo import peers, sessions
 from graph.repo.sessions import MemberSettings
+from graph.validation import check_peer_count
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call, no_content
@@ -62,6 +63,7 @@ def settings_of(given: PeerMap) -> list[MemberSettings]:
 async def create(call: Call) -> Response:
     body = await call.body(SessionCreate)
     call.principal.require_session(call.workspace, body.id)
+    check_peer_count(list(body.peers or {}))  # before the workspace or session is created
     await ensure_workspace(call)
     db = call.services.db
     record, created = await get_or_create_session(
@@ -141,6 +143,7 @@ async def add_peers(call: Call) -> Response:
     session = call.path("session")
     call.principal.require_session(call.workspace, session)
     given = (await call.body(PeerMapBody)).root
+    check_peer_count(list(given))  # before the workspace or session is created
     await ensure_workspace(call)
     await get_or_create_session(call, session, NO_META)
     await ensure_peers(call, list(given))

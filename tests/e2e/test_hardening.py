@@ -299,6 +299,7 @@ ADD_PEERS = """mutation($w: String!, $p: [SessionPeerInput!]!) {
   addSessionPeers(workspace: $w, session: "s", peers: $p) { peer }
 }"""
 PEER_COUNT = "query($w: String!) { peers(workspace: $w, first: 100) { nodes { name } } }"
+SESSION_NAMES = "query($w: String!) { sessions(workspace: $w, first: 10) { nodes { name } } }"
 
 
 def test_a_membership_change_names_at_most_100_peers(served: Served) -> None:
@@ -315,8 +316,16 @@ def test_a_membership_change_names_at_most_100_peers(served: Served) -> None:
         route = f"/v3/workspaces/{workspace}/sessions/s/peers"
         response = client.post(route, json={f"p{i}": {} for i in range(101)})
         assert response.status_code == 422 and "the limit is 100" in response.text
+        created = {"id": "s", "peers": {f"p{i}": {} for i in range(101)}}
+        response = client.post(f"/v3/workspaces/{workspace}/sessions", json=created)
+        assert response.status_code == 422 and "the limit is 100" in response.text
+        # A peer that does not exist is refused before the session is made, too.
+        response = ask(client, CREATE_SESSION, {"w": workspace, "p": [{"peer": "nobody"}]})
+        assert codes(response) == ["NOT_FOUND"], response.text
         nodes = ask(client, PEER_COUNT, {"w": workspace}).json()["data"]["peers"]["nodes"]
         assert nodes == [], "nothing is created before the refusal"
+        listed = ask(client, SESSION_NAMES, {"w": workspace}).json()["data"]["sessions"]["nodes"]
+        assert listed == [], "no session is left behind by a refused change"
         assert client.post(route, json={f"p{i}": {} for i in range(100)}).status_code == 200
         assert ask(client, ADD_PEERS, {"w": workspace, "p": many[:100]}).json()["data"]
 
