@@ -22,7 +22,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
-from reasoners.deriver.dedup import exact_key, find_duplicate
+from reasoners.deriver.dedup import exact_key, first_of_each
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
@@ -30,7 +30,7 @@ from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
 from reasoners.queue.worker import Prepared
-from reasoners.text.spans import is_grounded
+from reasoners.text.spans import Grounding
 
 log = logging.getLogger("beliefgraph.deriver")
 
@@ -67,16 +67,17 @@ def share_usage(unit: ClaimedUnit, usage: Usage) -> list[JobResult]:
 
 def dedupe_within(facts: Sequence[ExplicitFact], threshold: float) -> list[ExplicitFact]:
     """Drop facts that repeat an earlier one of the same scope in this unit."""
-    kept: list[ExplicitFact] = []
-    for fact in facts:
-        same_scope = [
-            (i, k.content_key, k.embedding)
-            for i, k in enumerate(kept)
-            if (k.observer, k.observed) == (fact.observer, fact.observed)
-        ]
-        if find_duplicate(fact.embedding, fact.content_key, same_scope, threshold) is None:
-            kept.append(fact)
-    return kept
+    by_scope: dict[tuple[str, str], list[int]] = {}
+    for i, fact in enumerate(facts):
+        by_scope.setdefault((fact.observer, fact.observed), []).append(i)
+    keep: set[int] = set()
+    for indexes in by_scope.values():
+        group = [facts[i] for i in indexes]
+        kept = first_of_each(
+            [f.content_key for f in group], [f.embedding for f in group], threshold
+        )
+        keep.update(i for i, k in zip(indexes, kept, strict=True) if k)
+    return [fact for i, fact in enumerate(facts) if i in keep]
 
 
 def _instructions(
@@ -122,6 +123,7 @@ class DeriverHandler:
 
         facts: list[Fact] = []
         usage = Usage()
+        grounding = Grounding()
         for batch in batch_messages(
             [SessionMessage(m.id, m.peer, m.content, m.created_at, m.token_count) for m in window],
             peer,
@@ -136,7 +138,7 @@ class DeriverHandler:
             self.stats.bad_citations += extraction.bad_citations
             self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
             for fact in extraction.facts:
-                if is_grounded(fact.span, by_id[fact.message_id].content):
+                if grounding.check(fact.span, by_id[fact.message_id].content):
                     facts.append(fact)
                 else:
                     self.stats.ungrounded += 1

@@ -1,8 +1,9 @@
 import math
+import random
 
 import pytest
 
-from reasoners.deriver.dedup import cosine, exact_key, find_duplicate
+from reasoners.deriver.dedup import cosine, exact_key, find_duplicate, first_of_each
 
 pytestmark = pytest.mark.unit
 
@@ -51,3 +52,22 @@ def test_no_duplicate() -> None:
 
 def test_empty_keys_never_match_exactly() -> None:
     assert find_duplicate([1.0, 0.0], "", [("o", "", [0.0, 1.0])]) is None
+
+
+def test_first_of_each_keeps_what_find_duplicate_one_by_one_keeps() -> None:
+    rng = random.Random(7)
+    keys = [rng.choice(["", "tea", "rex", "paris"]) + str(rng.randrange(3)) for _ in range(300)]
+    keys[5] = keys[9] = ""  # no key: only the embedding decides
+    vectors = [[rng.choice([0.0, 1.0, 2.0]) for _ in range(4)] for _ in range(300)]
+    vectors[3] = [0.0] * 4  # a zero vector repeats nothing by its embedding
+    for threshold in (0.9, 0.99, 1.0 - 1e-9):
+        kept: list[tuple[int, str, list[float]]] = []
+        expected = []
+        for i, (key, vector) in enumerate(zip(keys, vectors, strict=True)):
+            novel = find_duplicate(vector, key, kept, threshold) is None
+            expected.append(novel)
+            if novel:
+                kept.append((i, key, vector))
+        assert first_of_each(keys, vectors, threshold) == expected
+        assert 10 < sum(expected) < 290  # both answers occur
+    assert first_of_each([], [], 0.9) == []

@@ -1,6 +1,6 @@
 import pytest
 
-from reasoners.text.spans import is_grounded, locate, normalize
+from reasoners.text.spans import Grounding, is_grounded, locate, normalize
 
 pytestmark = pytest.mark.unit
 
@@ -91,3 +91,11 @@ def test_fullwidth_and_non_breaking_forms_match_ascii() -> None:
     found = locate("555-0100", message)
     assert found is not None
     assert message[found[0] : found[1]] == "555\uff0d0100"
+
+
+def test_one_grounding_answers_as_is_grounded_across_messages() -> None:
+    grounding = Grounding()
+    other = "Call me at 555\uff0d0100,\u00a0please"
+    for span in ["living", "LIVING IN", "nowhere", "2019 \u2013 love", "555-0100", ""]:
+        for message in (MESSAGE, other, MESSAGE):  # the second time from what it kept
+            assert grounding.check(span, message) == is_grounded(span, message), (span, message)
