@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from neo4j.exceptions import (
     Neo4jError,
     ServiceUnavailable,
     SessionExpired,
+    TransientError,
 )
 
 import cypher
@@ -36,6 +38,8 @@ from graph.settings import Settings
 T = TypeVar("T")
 Row = dict[str, Any]
 log = logging.getLogger(__name__)
+# Runs of a write after the driver's own retries of a deadlock or lock timeout gave up.
+BUSY_RETRIES = 8
 
 
 class ParameterMismatch(AssertionError):
@@ -168,24 +172,37 @@ class Database:
         Two concurrent MERGEs of one unique key can both miss and one then fails its
         constraint; running the work again makes it MERGE onto the winner's node. Work that
         raises RaceLost read before a concurrent write committed; it runs again the same way.
+        A deadlock or lock timeout among many concurrent writers that outlasts the driver's
+        retries (which stop early, so that an outage answers quickly) runs again after a
+        random pause, up to BUSY_RETRIES times, then is UNAVAILABLE.
         """
         self._check_up()
-        for attempt in range(retries + 1):
+        busy = 0
+        attempt = 0
+        while True:
             try:
                 async with self.driver.session(database=self.database) as session:
                     return await session.execute_write(lambda tx: work(Tx(tx)))
+            except TransientError as exc:
+                if not (exc.code or "").startswith("Neo.TransientError.Transaction."):
+                    raise
+                busy += 1
+                if busy > BUSY_RETRIES:
+                    raise Unavailable(f"Neo4j is busy; try again: {exc.message}") from exc
+                log.info("write failed transiently (%s); running it again", exc.code)
+                await asyncio.sleep(random.uniform(0.05, 0.25) * busy)
+                continue
             except ConstraintError as exc:
                 if attempt == retries:
                     raise Conflict(f"conflicting write: {exc.message}") from exc
-                await asyncio.sleep(0.01 * (attempt + 1))
             except RaceLost as exc:
                 if attempt == retries:
                     raise
                 log.info("write raced a concurrent one (%s); running it again", exc.message)
-                await asyncio.sleep(0.01 * (attempt + 1))
             except (ServiceUnavailable, SessionExpired, OSError) as exc:
                 raise self._went_down(exc) from exc
-        raise AssertionError("unreachable")
+            attempt += 1
+            await asyncio.sleep(0.01 * attempt)
 
     async def rehearse(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in a write transaction that is always rolled back: what its writes

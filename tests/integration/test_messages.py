@@ -64,6 +64,22 @@ async def test_concurrent_resends_store_one_copy(gql: GraphQLClient, workspace: 
     assert await count_messages(gql, workspace) == 5
 
 
+async def test_many_writers_into_one_session_all_get_their_messages_stored(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """20 batches at once into one session: each takes the session's counter, and those that
+    deadlock run again until they commit (before, up to 5 of 20 answered INTERNAL)."""
+    await seed(gql, workspace)
+    batches = [[{"peer": "alice", "content": f"I like item {i}."}] for i in range(20)]
+    results = await asyncio.gather(
+        *[gql.raw(ADD, {"w": workspace, "s": "s1", "msgs": batch}) for batch in batches]
+    )
+    assert [r.get("errors") for r in results] == [None] * 20
+    seqs = sorted(r["data"]["addMessages"]["messages"][0]["seq"] for r in results)
+    assert len(set(seqs)) == 20
+    assert await count_messages(gql, workspace) == 20
+
+
 @pytest.mark.parametrize(
     ("bad_item", "field", "code"),
     [
