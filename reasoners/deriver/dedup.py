@@ -8,14 +8,38 @@ from typing import TypeVar
 
 import numpy as np
 
+from graph.errors import LimitExceeded
 from reasoners.text.spans import normalize
 
 IdT = TypeVar("IdT")
 
 
+# A belief states one fact. Its exact key is indexed with its representation's key, and
+# Neo4j's range index refuses a key of more than about 8 KB, so a longer one could not be
+# stored at all (normalization can lengthen text: one character may become 18).
+MAX_BELIEF_CHARS = 2_000
+MAX_KEY_BYTES = 6_000
+
+
 def exact_key(content: str) -> str:
     """A key equal for texts that differ only in case, spacing, quote style or end punctuation."""
     return normalize(content)
+
+
+def belief_fits(content: str) -> bool:
+    """Whether `content` can be stored as a belief (see MAX_BELIEF_CHARS)."""
+    if len(content) > MAX_BELIEF_CHARS:
+        return False
+    return len(exact_key(content).encode("utf-8")) <= MAX_KEY_BYTES
+
+
+def check_belief(content: str, what: str) -> None:
+    """LimitExceeded for a belief too long to store."""
+    if not belief_fits(content):
+        raise LimitExceeded(
+            f"{what}: a belief may hold {MAX_BELIEF_CHARS} characters "
+            f"({MAX_KEY_BYTES} bytes once normalized); this one has {len(content)}"
+        )
 
 
 def cosine(left: Sequence[float], right: Sequence[float]) -> float:

@@ -22,7 +22,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
-from reasoners.deriver.dedup import exact_key, first_of_each
+from reasoners.deriver.dedup import belief_fits, exact_key, first_of_each
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
@@ -45,6 +45,7 @@ class DeriverStats:
     units: int = 0
     facts_proposed: int = 0
     ungrounded: int = 0
+    too_long: int = 0  # facts longer than a belief may be (MAX_BELIEF_CHARS): left out
     bad_citations: int = 0
     written: int = 0
     repeats: int = 0
@@ -138,10 +139,12 @@ class DeriverHandler:
             self.stats.bad_citations += extraction.bad_citations
             self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
             for fact in extraction.facts:
-                if grounding.check(fact.span, by_id[fact.message_id].content):
-                    facts.append(fact)
-                else:
+                if not grounding.check(fact.span, by_id[fact.message_id].content):
                     self.stats.ungrounded += 1
+                elif not belief_fits(fact.content):
+                    self.stats.too_long += 1
+                else:
+                    facts.append(fact)
         planned = await self._route(facts, by_id, members)
         self.stats.units += 1
         self.stats.usage = self.stats.usage + usage

@@ -12,7 +12,7 @@ from graph.repo import stated_observations
 from graph.repo.stated_observations import StatedBelief
 from graph.settings import Settings
 from graph.validation import check_name
-from reasoners.deriver.dedup import exact_key
+from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.embeddings.model import Embedder, embed_async
 
 
@@ -39,11 +39,7 @@ def validate_beliefs(items: Sequence[BeliefInput], settings: Settings) -> None:
                 raise InvalidInput(f"conclusions[{index}].{field}: {exc.message}") from exc
         if not item.content.strip():
             raise InvalidInput(f"conclusions[{index}].content: content is empty")
-        if len(item.content) > settings.max_message_chars:
-            raise LimitExceeded(
-                f"conclusions[{index}].content: {len(item.content)} characters; "
-                f"the limit is {settings.max_message_chars}"
-            )
+        check_belief(item.content.strip(), f"conclusions[{index}].content")
 
 
 async def add_beliefs(

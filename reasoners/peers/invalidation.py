@@ -21,7 +21,7 @@ from graph.repo import invalidation, jobs, sessions
 from graph.repo.invalidation import Invalidated
 from graph.settings import Settings
 from graph.validation import now
-from reasoners.deriver.dedup import exact_key
+from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
@@ -135,6 +135,7 @@ async def correct_observation(
     content = content.strip()
     if not content:
         raise InvalidInput("content must not be empty: delete the observation instead")
+    check_belief(content, "content")
     [vector] = await embed_async(embedder, [content])
 
     async def work(tx: Tx) -> invalidation.Corrected:

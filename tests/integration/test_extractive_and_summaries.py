@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from graph.repo import observations, summaries
+from graph.repo import jobs, observations, summaries
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
+from reasoners.deriver.handler import DeriverHandler
 from reasoners.llm.interface import ChatMessage
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
@@ -81,6 +82,27 @@ async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
         services.db, workspace, ObservationQuery("assistant", "maya"), after=None, limit=100
     )
     assert len(others.items) == len(facts)
+
+
+async def test_a_fact_longer_than_a_belief_may_be_is_left_out_and_the_rest_derived(
+    services: Services, workspace: str
+) -> None:
+    """A 2,500-word sentence used to fail the whole unit at the index (dead-lettered after five
+    attempts, with the short fact beside it never derived)."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    long = "I like " + " ".join(f"thing{i}" for i in range(2_500)) + "."
+    await post(services, workspace, "chat", ("maya", long), ("maya", "I live in Paris."))
+    worker = worker_for(services, workspace, None)
+    await flush_and_drain(services, workspace, worker)
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("maya", "maya"), after=None, limit=10
+    )
+    assert [f.content.split(" (")[0] for f in page.items] == ["Maya lives in Paris"]
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler) and deriver.stats.too_long == 1
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.dead, status.pending) == (0, 0)
 
 
 async def test_summaries_every_20_and_60_messages(services: Services, workspace: str) -> None:

@@ -417,6 +417,13 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
         c, json={"conclusions": [{"content": "x", "observer_id": "ghost", "observed_id": "alice"}]}
     )
     assert r.status_code == 404
+    # Longer than a belief may be: refused, where 9,000 characters got a 500 from the index.
+    for long in ("x" * 2_001, "\ufdfa" * 400):  # the second is 7,200 characters normalized
+        one = {"content": long, "observer_id": "bot", "observed_id": "alice"}
+        r = await rest.post(c, json={"conclusions": [one]})
+        assert r.status_code == 422 and "a belief may hold 2000" in r.text, r.text
+    one = {"content": "x" * 2_000, "observer_id": "bot", "observed_id": "alice"}
+    assert (await rest.post(c, json={"conclusions": [one]})).status_code in (200, 201)
 
 
 # --- sub-peers and files -----------------------------------------------------------------------

@@ -248,6 +248,9 @@ async def test_a_correction_supersedes_and_zero_key_reconciliation_settles_the_c
     assert code == "CONFLICT"
     assert await gql.error_code(CORRECT, {**w, "id": new, "c": "I live in Berlin"}) == "CONFLICT"
     assert await gql.error_code(CORRECT, {**w, "id": "nope", "c": "x"}) == "NOT_FOUND"
+    # Longer than a belief may be (100,000 characters answered INTERNAL from the index).
+    too_long = {**w, "id": new, "c": "x" * 2_001}
+    assert await gql.error_code(CORRECT, too_long) == "LIMIT_EXCEEDED"
 
     await dream_now(c.services, workspace, "agent", "alice")
     for gone in (c.france, c.europe, c.induction):

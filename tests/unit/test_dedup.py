@@ -3,7 +3,15 @@ import random
 
 import pytest
 
-from reasoners.deriver.dedup import cosine, exact_key, find_duplicate, first_of_each
+from graph.errors import LimitExceeded
+from reasoners.deriver.dedup import (
+    belief_fits,
+    check_belief,
+    cosine,
+    exact_key,
+    find_duplicate,
+    first_of_each,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -71,3 +79,12 @@ def test_first_of_each_keeps_what_find_duplicate_one_by_one_keeps() -> None:
         assert first_of_each(keys, vectors, threshold) == expected
         assert 10 < sum(expected) < 290  # both answers occur
     assert first_of_each([], [], 0.9) == []
+
+
+def test_a_belief_fits_the_index_by_its_length_and_its_normalized_key() -> None:
+    assert belief_fits("x" * 2_000)
+    assert not belief_fits("x" * 2_001)
+    # 400 characters, but NFKC writes each as 18: over the key's bytes.
+    assert len(exact_key("\ufdfa" * 400)) == 7_200 and not belief_fits("\ufdfa" * 400)
+    with pytest.raises(LimitExceeded, match="a belief may hold 2000 characters"):
+        check_belief("x" * 2_001, "content")
