@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from graph.errors import InvalidInput
 from graph.records import Page
+from graph.validation import aware
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -25,14 +26,21 @@ def encode(*parts: Any) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+MALFORMED = "malformed cursor: pass back an endCursor you received"
+# Our cursors hold a time and an id; anything much longer was not made here.
+MAX_CURSOR_CHARS = 1_000
+
+
 def decode(cursor: str, arity: int) -> list[Any]:
+    if len(cursor) > MAX_CURSOR_CHARS:
+        raise InvalidInput(MALFORMED)
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         parts = json.loads(base64.urlsafe_b64decode(padded.encode()))
-    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput("malformed cursor: pass back an endCursor you received") from exc
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise InvalidInput(MALFORMED) from exc
     if not isinstance(parts, list) or len(parts) != arity:
-        raise InvalidInput("malformed cursor: pass back an endCursor you received")
+        raise InvalidInput(MALFORMED)
     return parts
 
 
@@ -42,9 +50,10 @@ def decode_time_id(cursor: str | None) -> tuple[datetime | None, str | None]:
         return None, None
     stamp, ident = decode(cursor, 2)
     try:
-        return datetime.fromisoformat(str(stamp)), str(ident)
-    except ValueError as exc:
-        raise InvalidInput("malformed cursor: pass back an endCursor you received") from exc
+        # aware(): a time UTC cannot hold (year 9999 at -23:59) would fail in the driver.
+        return aware(datetime.fromisoformat(str(stamp))), str(ident)
+    except (ValueError, InvalidInput) as exc:
+        raise InvalidInput(MALFORMED) from exc
 
 
 class Timed(Protocol):

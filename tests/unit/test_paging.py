@@ -1,0 +1,39 @@
+"""Cursors that were not made here are INVALID_INPUT, however they are built."""
+
+from __future__ import annotations
+
+import base64
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.errors import InvalidInput
+from graph.paging import decode_time_id, encode
+
+pytestmark = pytest.mark.unit
+
+
+def b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def test_a_cursor_made_here_reads_back() -> None:
+    stamp = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert decode_time_id(encode(stamp, "m1")) == (stamp, "m1")
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        b64("[" * 100_000 + "]" * 100_000),  # a RecursionError in the parser before
+        b64("[" * 300 + "]" * 300),  # short enough to read, and nested
+        b64('["9999-12-31T23:59:59.999999-23:59", "x"]'),  # year 10000 in UTC
+        b64('["0001-01-01T00:00:00+14:00", "x"]'),  # year 0 in UTC
+        b64('["not a time", "x"]'),
+        b64('["2026-01-01T00:00:00+00:00"]'),
+        "%%%",
+    ],
+)
+def test_a_cursor_not_made_here_is_invalid_input(cursor: str) -> None:
+    with pytest.raises(InvalidInput, match="malformed cursor"):
+        decode_time_id(cursor)
