@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import time
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
 
-from graph.errors import InvalidInput
+from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded
 from graph.validation import is_text
 
 JSON_TYPE = "application/json"
 PDF_TYPE = "application/pdf"
+# A few KB of PDF can hold a content stream that takes minutes to read (every page drawing the
+# same large compressed stream); reading stops between pages once this many seconds are spent.
+PDF_SECONDS = 20.0
+
+# pypdf warns about every flaw of a client's file; those are the client's, not the server's.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 def base_type(content_type: str) -> str:
@@ -32,11 +39,7 @@ def document_text(content_type: str, data: bytes) -> str:
     """The text of a document of a supported type (see `is_supported`)."""
     kind = base_type(content_type)
     if kind == PDF_TYPE:
-        try:
-            pages = PdfReader(io.BytesIO(data)).pages
-            return "\n\n".join((page.extract_text() or "").strip() for page in pages).strip()
-        except (PdfReadError, ValueError) as exc:
-            raise InvalidInput(f"the PDF could not be read: {exc}") from exc
+        return pdf_text(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -52,6 +55,25 @@ def document_text(content_type: str, data: bytes) -> str:
             )
         return compact
     return text.replace("\x00", "")
+
+
+def pdf_text(data: bytes, seconds: float = PDF_SECONDS) -> str:
+    started = time.monotonic()
+    texts: list[str] = []
+    try:
+        for page in PdfReader(io.BytesIO(data)).pages:
+            if time.monotonic() - started > seconds:
+                raise LimitExceeded(
+                    f"the PDF took over {seconds:g} s to read ({len(texts)} pages); "
+                    "send its text instead",
+                    limit="pdf",
+                )
+            texts.append((page.extract_text() or "").strip())
+    except BeliefgraphError:
+        raise
+    except Exception as exc:  # pypdf raises many kinds on a malformed file, asserts included
+        raise InvalidInput(f"the PDF could not be read: {type(exc).__name__}: {exc}") from exc
+    return "\n\n".join(texts).strip()
 
 
 def pieces(text: str, max_chars: int) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -148,9 +149,9 @@ async def upload(call: Call) -> Response:
         when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
     except ValueError as exc:
         raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
-    parts = documents.pieces(
-        documents.document_text(content_type, data), call.services.settings.max_message_chars
-    )
+    # Off the event loop: reading a PDF is pure Python and can take seconds.
+    text = await asyncio.to_thread(documents.document_text, content_type, data)
+    parts = documents.pieces(text, call.services.settings.max_message_chars)
     if not parts:
         raise InvalidInput("the file has no text")
     items = [MessageInput(peer=peer, content=p, metadata=metadata, created_at=when) for p in parts]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import io
+from pathlib import Path
 
-from graph.errors import InvalidInput
-from reasoners.ingest.documents import document_text, is_supported, pieces
+import pytest
+from pypdf import PdfWriter
+
+from graph.errors import InvalidInput, LimitExceeded
+from reasoners.ingest.documents import document_text, is_supported, pdf_text, pieces
 
 
 def test_supported_types() -> None:
@@ -35,3 +39,26 @@ def test_pieces_fit_and_keep_order() -> None:
     assert " ".join(cut).split() == text.split()  # nothing lost, nothing reordered
     assert pieces("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
     assert pieces("  \n ", 10) == []
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pdf"
+
+
+@pytest.mark.parametrize("name", ["assertion.pdf", "declared_size.pdf"])
+def test_a_malformed_pdf_is_invalid_input_whatever_pypdf_raises(name: str) -> None:
+    """Two single-byte mutations of a valid PDF: pypdf raised an AssertionError and a
+    LimitReachedError, which were 500s."""
+    with pytest.raises(InvalidInput, match="the PDF could not be read"):
+        document_text("application/pdf", (FIXTURES / name).read_bytes())
+
+
+def test_reading_a_pdf_stops_once_its_time_is_spent() -> None:
+    writer = PdfWriter()
+    for _ in range(3):
+        writer.add_blank_page(width=612, height=792)
+    out = io.BytesIO()
+    writer.write(out)
+    assert pdf_text(out.getvalue()) == ""  # blank pages, read in time
+    with pytest.raises(LimitExceeded, match="the PDF took over 0 s to read") as raised:
+        pdf_text(out.getvalue(), seconds=0.0)
+    assert raised.value.details == {"limit": "pdf"}
