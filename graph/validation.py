@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -20,6 +21,19 @@ def check_name(value: str, what: str) -> str:
 
 
 MAX_PATH_CHARS = 512
+# Controls (C0 and C1), invisible format characters (zero-width, bidirectional overrides, a
+# byte order mark), and line and paragraph separators: a path shown to a person must read as
+# what it is.
+_UNSEEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def check_stored_path(path: str) -> str:
+    """A path that names a file to read, change or delete: text of a path's length. Files
+    stored before a rule of `check_path` existed stay reachable."""
+    check_text(path, "path")
+    if not path or len(path) > MAX_PATH_CHARS:
+        raise InvalidInput(f"path: 1 to {MAX_PATH_CHARS} characters, not {len(path)}")
+    return path
 
 
 def check_path(path: str) -> str:
@@ -31,8 +45,11 @@ def check_path(path: str) -> str:
         raise InvalidInput(f"path: {len(path)} characters; the limit is {MAX_PATH_CHARS}")
     if path.startswith("/"):
         raise InvalidInput(f"path {path!r} must be relative: drop the leading '/'")
-    if "\\" in path or any(ord(c) < 32 or ord(c) == 127 for c in path):
-        raise InvalidInput(f"path {path!r} has a backslash or control character; use '/'")
+    if "\\" in path or any(unicodedata.category(c) in _UNSEEN for c in path):
+        raise InvalidInput(
+            f"path {path!r} has a backslash, or a control or invisible formatting character "
+            "(a line break, a zero-width space, a right-to-left override); use '/'"
+        )
     for segment in path.split("/"):
         if segment in {"", ".", ".."}:
             raise InvalidInput(

@@ -15,7 +15,7 @@ from strawberry.scalars import JSON
 from graph.errors import InvalidInput
 from graph.records import FileChunkRecord, FileRecord
 from graph.repo import files, members
-from graph.validation import check_path
+from graph.validation import check_stored_path
 from reasoners.peers.files import FileWriter
 from reasoners.search.files import search_files
 from reasoners.search.hybrid import Hit
@@ -105,7 +105,7 @@ class FileQuery:
     @strawberry.field(description="One of a peer's files, by path (NOT_FOUND when absent).")
     async def file(self, info: Info, workspace: Workspace, peer: PeerName, path: Path) -> File:
         info.context.principal.require_peer(workspace, peer)
-        record = await files.get(info.context.services.db, workspace, peer, check_path(path))
+        record = await files.get(info.context.services.db, workspace, peer, check_stored_path(path))
         return File.of(record)
 
     @strawberry.field(description="A page of a peer's files, in path order.")
@@ -221,7 +221,7 @@ class FileMutation:
         record = await _writer(info).update(
             workspace,
             peer,
-            check_path(path),
+            check_stored_path(path),
             content=content,
             metadata=as_map(metadata, "metadata"),
         )
@@ -235,4 +235,6 @@ class FileMutation:
         self, info: Info, workspace: Workspace, peer: PeerName, path: Path
     ) -> bool:
         info.context.principal.require_peer(workspace, peer)
-        return await files.delete(info.context.services.db, workspace, peer, check_path(path))
+        return await files.delete(
+            info.context.services.db, workspace, peer, check_stored_path(path)
+        )

@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 from graph.errors import InvalidInput, NotFound
 from graph.records import FileRecord
 from graph.repo import files
-from graph.validation import check_path
+from graph.validation import check_stored_path
 from reasoners.peers.files import FileWriter
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.paging import PageQuery, numbered, read_all
@@ -78,7 +78,9 @@ async def list_all(call: Call) -> Response:
 
 async def get(call: Call) -> Response:
     peer = _peer(call)
-    record = await files.get(call.services.db, call.workspace, peer, check_path(call.path("path")))
+    record = await files.get(
+        call.services.db, call.workspace, peer, check_stored_path(call.path("path"))
+    )
     return JSONResponse(file_json(record))
 
 
@@ -90,7 +92,7 @@ async def update(call: Call) -> Response:
     record = await _writer(call).update(
         call.workspace,
         peer,
-        check_path(call.path("path")),
+        check_stored_path(call.path("path")),
         content=body.content,
         metadata=body.metadata,
     )
@@ -99,7 +101,7 @@ async def update(call: Call) -> Response:
 
 async def delete(call: Call) -> Response:
     peer = _peer(call)
-    path = check_path(call.path("path"))
+    path = check_stored_path(call.path("path"))
     if not await files.delete(call.services.db, call.workspace, peer, path):
         raise NotFound(f"peer {peer!r} has no file at {path!r}")
     return no_content()

@@ -8,7 +8,7 @@ import pytest
 
 from graph.errors import InvalidInput
 from graph.repo.files import check_user_path
-from graph.validation import MAX_PATH_CHARS, check_path
+from graph.validation import MAX_PATH_CHARS, check_path, check_stored_path
 from reasoners.embeddings.tokens import MiniLMTokenCounter
 from reasoners.peers.chunking import chunk_markdown, sections
 
@@ -92,6 +92,11 @@ def test_good_paths(path: str) -> None:
         ("a/", "empty, '.' or '..'"),
         ("a\\b", "backslash"),
         ("a\nb", "control"),
+        ("a\u0085b", "control"),  # C1: a next-line
+        ("a\u2028b", "control"),  # a line separator
+        ("\u202egpj.exe", "invisible"),  # shows as exe.jpg
+        ("\ufeffa", "invisible"),
+        ("a\u200b", "invisible"),
         (" a/b", "whitespace"),
         ("x" * (MAX_PATH_CHARS + 1), "limit"),
     ],
@@ -106,3 +111,10 @@ def test_card_paths_are_kept_for_peer_cards(path: str) -> None:
     with pytest.raises(InvalidInput, match="setPeerCard"):
         check_user_path(path)
     assert check_user_path("cardigan.md") == "cardigan.md"
+
+
+def test_a_file_stored_before_a_path_rule_stays_reachable() -> None:
+    assert check_stored_path("a\u200b") == "a\u200b"  # no longer creatable, still named
+    for path in ("", "x" * (MAX_PATH_CHARS + 1), "\ud800"):
+        with pytest.raises(InvalidInput):
+            check_stored_path(path)
