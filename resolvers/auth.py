@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from graph.errors import Forbidden, InvalidInput, Unauthenticated
+from graph.validation import check_name
 
 PREFIX = "bgk_"
 
@@ -129,6 +130,9 @@ def issue_key(
     for name in needs:
         if not getattr(principal, name):
             raise InvalidInput(f"a {principal.scope.value} key needs {name}")
+        check_name(getattr(principal, name), name)  # a key for a name that cannot exist
+    if ttl_seconds is not None and ttl_seconds < 1:
+        raise InvalidInput(f"ttlSeconds must be at least 1, not {ttl_seconds}", field="ttlSeconds")
     issued = int(now if now is not None else time.time())
     claims: dict[str, object] = {"sc": principal.scope.value, "iat": issued}
     for name in ("workspace", "peer", "session"):

@@ -53,6 +53,23 @@ def test_a_key_verifies_to_the_principal_it_was_issued_for(principal: Principal)
     assert verify_key(SECRET, key) == principal
 
 
+@pytest.mark.parametrize(
+    ("principal", "ttl", "says"),
+    [
+        (Principal(KeyScope.PEER, "w1", peer="no such peer!"), None, "not a valid name"),
+        (Principal(KeyScope.WORKSPACE, "w 1"), None, "not a valid name"),
+        (Principal(KeyScope.SESSION, "w1", session="s/1"), None, "not a valid name"),
+        (Principal(KeyScope.WORKSPACE, "w1"), 0, "at least 1"),
+        (Principal(KeyScope.WORKSPACE, "w1"), -100, "at least 1"),
+    ],
+)
+def test_a_key_that_could_never_work_is_not_issued(
+    principal: Principal, ttl: int | None, says: str
+) -> None:
+    with pytest.raises(InvalidInput, match=says):
+        issue_key(SECRET, principal, ttl_seconds=ttl)
+
+
 def test_claims_a_scope_does_not_need_are_left_out() -> None:
     key = issue_key(SECRET, Principal(KeyScope.PEER, "w1", peer="alice", session="s1"))
     assert verify_key(SECRET, key) == Principal(KeyScope.PEER, "w1", peer="alice")
