@@ -10,7 +10,9 @@ from tokenizers import Tokenizer
 
 
 class TokenCounter(Protocol):
-    """Anything that can say how many tokens a text costs."""
+    """Anything that can say how many tokens a text costs. A text's cost is the sum of its
+    whitespace-separated words' costs (so texts joined by whitespace cost the sum of theirs),
+    as for WordPiece, which splits at whitespace first and counts no special tokens here."""
 
     def count(self, text: str) -> int: ...
 

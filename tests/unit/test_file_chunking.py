@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -118,3 +119,21 @@ def test_a_file_stored_before_a_path_rule_stays_reachable() -> None:
     for path in ("", "x" * (MAX_PATH_CHARS + 1), "\ud800"):
         with pytest.raises(InvalidInput):
             check_stored_path(path)
+
+
+def test_every_chunk_fits_its_budget_as_the_tokenizer_counts_it(
+    tokens: MiniLMTokenCounter,
+) -> None:
+    """Chunks are costed as the sum of their units; the real count of each must agree."""
+    rng = random.Random(3)
+    words = ["garden", "naïve", "x" * 150, "co-op", "isn't", "日本語", "🙂", "3.14", "—", "(a)"]
+    paragraphs = [
+        " ".join(rng.choice(words) for _ in range(rng.randrange(1, 80))) + rng.choice(".!?")
+        for _ in range(60)
+    ]
+    text = "# Top\n\n" + "\n\n".join(paragraphs) + "\n\n## Below\n\n" + "a\n\n" * 300
+    for budget in (8, 40, 256):
+        chunks = chunk_markdown(text, budget, tokens)
+        assert all(tokens.count(c) <= budget for c in chunks), budget
+        body = [c.split("\n\n", 1)[1] if c.startswith("#") else c for c in chunks]
+        assert "".join("".join(body).split()).count("garden") == text.count("garden")
