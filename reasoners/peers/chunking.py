@@ -7,7 +7,8 @@ says where it came from. A paragraph over the budget is split into sentences; a 
 it is cut into pieces of whole words (and a word over it, by characters) as a last resort.
 
 Each unit is counted once and a chunk's cost is the sum of its units' (see TokenCounter):
-counting every growing candidate again took 17 s of CPU for a 100,000-character file.
+counting every growing candidate again took about 5 s of CPU for a 100,000-character file
+of one-word paragraphs, against 0.2 s.
 """
 
 from __future__ import annotations
