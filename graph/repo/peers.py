@@ -22,6 +22,13 @@ async def get_or_create(
     name: str,
     meta: Meta = NO_META,
 ) -> PeerRecord:
+    return (await ensure(db, workspace, name, meta))[0]
+
+
+async def ensure(
+    db: Database, workspace: str, name: str, meta: Meta = NO_META
+) -> tuple[PeerRecord, bool]:
+    """The peer, and whether this call created it (of concurrent creators, one did)."""
     props = node_props(
         models.Peer,
         {
@@ -35,7 +42,7 @@ async def get_or_create(
     if row is None:
         await workspaces.get(db, workspace)  # raises NotFound naming the workspace
         raise AssertionError("peer MERGE returned nothing")
-    return PeerRecord.from_row(row["peer"])
+    return PeerRecord.from_row(row["peer"]), bool(row["created"])
 
 
 async def get(db: Database, workspace: str, name: str) -> PeerRecord:

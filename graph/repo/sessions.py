@@ -31,6 +31,13 @@ async def get_or_create(
     name: str,
     meta: Meta = NO_META,
 ) -> SessionRecord:
+    return (await ensure(db, workspace, name, meta))[0]
+
+
+async def ensure(
+    db: Database, workspace: str, name: str, meta: Meta = NO_META
+) -> tuple[SessionRecord, bool]:
+    """The session, and whether this call created it (of concurrent creators, one did)."""
     props = node_props(
         models.Session,
         {
@@ -46,7 +53,7 @@ async def get_or_create(
     if row is None:
         await workspaces.get(db, workspace)
         raise AssertionError("session MERGE returned nothing")
-    return SessionRecord.from_row(row["session"])
+    return SessionRecord.from_row(row["session"]), bool(row["created"])
 
 
 async def get(db: Database, workspace: str, name: str) -> SessionRecord:

@@ -18,6 +18,11 @@ async def get_or_create(
     name: str,
     meta: Meta = NO_META,
 ) -> WorkspaceRecord:
+    return (await ensure(db, name, meta))[0]
+
+
+async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[WorkspaceRecord, bool]:
+    """The workspace, and whether this call created it (of concurrent creators, one did)."""
     props = node_props(
         models.Workspace,
         {
@@ -28,7 +33,7 @@ async def get_or_create(
     )
     row = await db.write_one("merge_workspace", props=props)
     assert row is not None
-    return WorkspaceRecord.from_row(row["workspace"])
+    return WorkspaceRecord.from_row(row["workspace"]), bool(row["created"])
 
 
 async def get(db: Database, name: str) -> WorkspaceRecord:

@@ -26,8 +26,7 @@ async def ensure_workspace(call: Call) -> bool:
         return False
     except NotFound:
         call.principal.require_admin(f"creating workspace {call.workspace!r}")
-    await workspaces.get_or_create(db, call.workspace)
-    return True
+    return (await workspaces.ensure(db, call.workspace))[1]
 
 
 async def ensure_peers(call: Call, names: list[str]) -> None:
@@ -46,7 +45,7 @@ async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord
     try:
         return await peers.get(db, call.workspace, name), False
     except NotFound:
-        return await peers.get_or_create(db, call.workspace, name, m), True
+        return await peers.ensure(db, call.workspace, name, m)
 
 
 async def get_or_create_session(call: Call, name: str, m: Meta) -> tuple[SessionRecord, bool]:
@@ -54,4 +53,4 @@ async def get_or_create_session(call: Call, name: str, m: Meta) -> tuple[Session
     try:
         return await sessions.get(db, call.workspace, name), False
     except NotFound:
-        return await sessions.get_or_create(db, call.workspace, name, m), True
+        return await sessions.ensure(db, call.workspace, name, m)

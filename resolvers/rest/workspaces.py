@@ -64,10 +64,10 @@ async def create(call: Call) -> Response:
         return JSONResponse(shapes.workspace(found))
     except NotFound:
         call.principal.require_admin("creating workspaces")
-    made = await workspaces.get_or_create(
+    made, created = await workspaces.ensure(
         db, body.id, meta(call, body.metadata, body.configuration)
     )
-    return JSONResponse(shapes.workspace(made), status_code=201)
+    return JSONResponse(shapes.workspace(made), status_code=201 if created else 200)
 
 
 async def list_all(call: Call) -> Response:

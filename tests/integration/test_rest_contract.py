@@ -3,6 +3,7 @@ process (httpx over ASGI), against the real graph."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator
@@ -94,6 +95,23 @@ async def seed(rest: httpx.AsyncClient, ws: str) -> list[dict[str, Any]]:
 
 
 # --- workspaces --------------------------------------------------------------------------------
+
+
+async def test_of_concurrent_get_or_creates_only_the_creator_gets_201(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """Each call looked first and created after; those that found nothing all said 201 (15 of
+    20 at once for one session, in a probe of the served app)."""
+    name = f"rest-{uuid.uuid4().hex[:10]}"
+    await rest.post("/workspaces", json={"id": workspace})
+    for path, body in (
+        ("/workspaces", {"id": name}),
+        (f"/workspaces/{workspace}/sessions", {"id": "sdup"}),
+        (f"/workspaces/{workspace}/peers", {"id": "pdup"}),
+    ):
+        answers = await asyncio.gather(*[rest.post(path, json=body) for _ in range(12)])
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [200] * 11 + [201], (path, codes)
 
 
 async def test_workspace_get_or_create_update_list_delete(rest: httpx.AsyncClient) -> None:
