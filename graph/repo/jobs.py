@@ -180,10 +180,14 @@ async def claim(
                 JobRecord.from_row(r["job"])
                 for r in await tx.rows("list_unit_head_jobs", key=key, limit=max_jobs)
             ]
-            # A ready prefix: stop at a job waiting out a retry backoff, so order holds.
+            # A ready prefix: stop at a job waiting out a retry backoff, so order holds, and
+            # at a job of another kind (a unit may queue a split behind a merge), which goes
+            # to its own handler in a later claim.
             ready: list[JobRecord] = []
             for job in heads:
                 if job.status == "pending" and job.attempts > 0 and job.run_after > stamp:
+                    break
+                if ready and job.kind != ready[0].kind:
                     break
                 ready.append(job)
             if not ready:

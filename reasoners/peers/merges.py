@@ -24,6 +24,7 @@ scheduled for the target's representations (reconciliation runs first in each).
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.dreamer import scheduling
 from reasoners.queue.worker import Prepared
+
+log = logging.getLogger("beliefgraph.restructure")
 
 RESTRUCTURE = "restructure"
 STALE_REASON = "its representation was merged into another peer's"
@@ -115,6 +118,37 @@ class Operation:
     @classmethod
     def of(cls, payload: dict[str, Any]) -> Operation:
         return cls(list(payload["sources"]), str(payload["target"]), bool(payload["merge"]))
+
+
+def named_peers(kind: str, payload: dict[str, Any]) -> set[str]:
+    """The peers a queued rename, merge or split changes (pure)."""
+    if kind == RESTRUCTURE:
+        return {*payload.get("sources", []), str(payload.get("target", ""))}
+    return {str(payload.get("peer", "")), *(str(p["child"]) for p in payload.get("parts", []))}
+
+
+async def check_not_queued(db: Database, workspace: str, names: set[str]) -> None:
+    """Conflict when an unfinished rename, merge or split already changes one of `names`: the
+    second would run on what the first left (a target merged away, a source renamed)."""
+    queued = await jobs.list_jobs(
+        db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["pending", "running"],
+        with_errors=False,
+        limit=1_000,
+    )
+    for job in queued:
+        if job.work_unit != restructure_unit(workspace):
+            continue
+        shared = sorted(names & named_peers(job.kind, job.payload))
+        if shared:
+            raise Conflict(
+                f"peer {shared[0]!r} is already being renamed, merged or split (operation "
+                f"{job.payload.get('operation')}); start this one once that one has finished",
+                operation=job.payload.get("operation"),
+            )
 
 
 def _moved(row: dict[str, Any] | None) -> int:
@@ -295,6 +329,14 @@ class RestructureHandler(StepHandler):
         """One step of the job's operation; True when the operation is finished."""
         op = Operation.of(job.payload)
         stamp = now()
+        if not await tx.rows("get_peer", workspace=job.workspace, name=op.target):
+            # Its target went away after it was queued: moving into nothing would orphan the
+            # sources' data, so the operation ends here with the sources as they are.
+            log.warning(
+                "operation %s: target %r no longer exists in %r; nothing moved",
+                job.payload.get("operation"), op.target, job.workspace,
+            )  # fmt: skip
+            return True
         for source in op.sources:
             present = await tx.rows("get_peer", workspace=job.workspace, name=source)
             if not present:
@@ -319,6 +361,7 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
         raise InvalidInput("the sources must be distinct and differ from the target")
     for source in op.sources:
         await peers.get(db, workspace, source)
+    await check_not_queued(db, workspace, {*op.sources, op.target})
     if op.merge:
         await peers.get(db, workspace, op.target)
     else:

@@ -27,7 +27,13 @@ from graph.repo import invalidation, jobs, members, peers, sessions
 from graph.repo.jobs import JobRecord, NewJob
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.peers.merges import StepHandler, dream_target, restructure_job, scope_moves
+from reasoners.peers.merges import (
+    StepHandler,
+    check_not_queued,
+    dream_target,
+    restructure_job,
+    scope_moves,
+)
 
 SPLIT = "split"
 
@@ -166,6 +172,7 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
             await sessions.get(db, workspace, session)
         if await db.read_one("get_peer", workspace=workspace, name=part.child) is not None:
             raise Conflict(f"peer {part.child!r} already exists in {workspace!r}")
+    await check_not_queued(db, workspace, {split.peer, *(p.child for p in split.parts)})
     for part in split.parts:
         await db.write("copy_peer", workspace=workspace, source=split.peer, target=part.child)
         await members.add(db, workspace, split.peer, part.child, max_depth=settings.max_peer_depth)

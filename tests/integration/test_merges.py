@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from graph.errors import Conflict
 from graph.keys import Representation, scope_key
 from graph.repo import dream_writes, jobs, observations
 from graph.repo.peer_cards import CardLine
@@ -322,6 +323,77 @@ async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     kinds = {j.kind for j in listed}
     assert RESTRUCTURE in kinds
     assert await snapshot(small, workspace) == await snapshot(small, other_workspace)
+
+
+async def peer_names(services: Services, workspace: str) -> list[str]:
+    rows = await services.db.read(
+        "list_peers", workspace=workspace, after=None, meta_kv=[], limit=50
+    )
+    return sorted(str(r["peer"]["name"]) for r in rows)
+
+
+async def queue_settled(services: Services, workspace: str) -> tuple[int, int]:
+    status = await jobs.status(services.db, workspace, None, None)
+    return status.pending + status.running, status.dead
+
+
+async def test_operations_on_one_peer_do_not_queue_together(
+    services: Services, workspace: str
+) -> None:
+    """A merge a into b, then b into a, deleted both peers and orphaned their data; two
+    renames of one peer left an empty second copy. A second operation naming a peer that a
+    queued one changes is refused until that one has finished."""
+    s = await two_identities(services, workspace)
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    refused = [
+        merges.Operation(["alice"], "alicia", True),
+        merges.Operation(["alicia"], "ally", False),
+        merges.Operation(["agent"], "alice", True),
+    ]
+    for op in refused:
+        with pytest.raises(Conflict, match="already being renamed, merged or split"):
+            await merges.start(s.db, s.settings, workspace, op)
+    split = splits.Split("alice", [splits.Part("alice-2", ["s1"])])
+    with pytest.raises(Conflict, match="already being renamed, merged or split"):
+        await splits.start(s.db, s.settings, workspace, split)
+    assert await peer_names(s, workspace) == ["agent", "alice", "alicia"]  # no copy made
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["agent", "alice"]
+    # Once it has finished, the next may start.
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alice"], "ally", False))
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["agent", "ally"]
+    assert await queue_settled(s, workspace) == (0, 0)
+
+
+async def test_a_split_and_a_merge_queued_together_each_run_with_their_own_handler(
+    services: Services, workspace: str
+) -> None:
+    """Both queue in the workspace's one unit; a claim took them together and gave both to
+    the first one's handler, and both failed (KeyError) until dead-lettered."""
+    s = await two_identities(services, workspace)
+    split = splits.Split("alicia", [splits.Part("alicia-2", ["s2"])])
+    await splits.start(s.db, s.settings, workspace, split)
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["agent"], "alice", True))
+    await run_all(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+    assert await peer_names(s, workspace) == ["alice", "alicia", "alicia-2"]
+
+
+async def test_a_merge_whose_target_went_away_moves_nothing(
+    services: Services, workspace: str
+) -> None:
+    s = await two_identities(services, workspace)
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await s.db.write("delete_peer", workspace=workspace, peer="alice")
+    await run_all(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+    assert await peer_names(s, workspace) == ["agent", "alicia"]
+    assert sorted(await contents(s, workspace, "agent", "alicia")) == [
+        "I have a dog.",
+        "I live in Paris.",
+        "alicia keeps a pet.",
+    ]
 
 
 SPLIT = """mutation($w: String!) {
