@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput
 from graph.keys import Representation, peer_key, scope_key
-from graph.records import DreamClaim
+from graph.records import DreamClaim, WorkspaceRecord
 from graph.repo import dreams, jobs, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
@@ -288,6 +288,19 @@ async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) 
             await jobs.enqueue(tx, [scheduling.dream_job(settings, claim, "manual", stamp)])
 
 
+async def _orphaned(tx: Tx, job: JobRecord) -> bool:
+    """Whether the job outlived its workspace: deleted while a step ran (the step's follow-up
+    job was written after the deletion had passed), perhaps created again since under the
+    same name. Such a job ends without running: its peers are another workspace's now."""
+    row = await tx.one("get_workspace", workspace=job.workspace)
+    if row is not None and WorkspaceRecord.from_row(row["workspace"]).created_at <= job.created_at:
+        return False
+    log.warning(
+        "operation %s outlived workspace %r; dropped", job.payload.get("operation"), job.workspace
+    )
+    return True
+
+
 @dataclass
 class StepHandler:
     """A resumable restructuring job: each claim runs one bounded step of its operation in one
@@ -305,6 +318,8 @@ class StepHandler:
         async def write(tx: Tx) -> None:
             waiting = False
             for job in unit.jobs:
+                if not waiting and await _orphaned(tx, job):
+                    continue
                 if waiting or not await self._run(tx, job):
                     await jobs.enqueue(tx, [self._again(job)])
                     waiting = True

@@ -9,7 +9,7 @@ import pytest
 
 from graph.errors import Conflict
 from graph.keys import Representation, scope_key
-from graph.repo import dream_writes, jobs, observations
+from graph.repo import dream_writes, jobs, observations, workspaces
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -394,6 +394,28 @@ async def test_a_merge_whose_target_went_away_moves_nothing(
         "I live in Paris.",
         "alicia keeps a pet.",
     ]
+
+
+async def test_a_step_that_outlived_its_workspace_never_runs_in_a_new_one_of_that_name(
+    services: Services, workspace: str
+) -> None:
+    """A step running while its workspace was deleted commits its follow-up job after the
+    deletion has passed; a workspace made again under that name then had its peers merged by
+    the old operation. Here the follow-up is written back, dated before the new workspace."""
+    s = await two_identities(services, workspace)
+    op = merges.Operation(["alicia"], "alice", True)
+    operation = await merges.start(s.db, s.settings, workspace, op)
+    await workspaces.delete(s.db, workspace)
+    queued_before = now()
+    await workspaces.get_or_create(s.db, workspace)
+    await two_identities(services, workspace)
+    [job_id] = await s.db.write_tx(
+        lambda tx: jobs.enqueue(tx, [merges.new_job(s.settings, workspace, op, operation)])
+    )
+    await statements.write(s.db, "backdate_job", id=job_id, created_at=queued_before)
+    await run_all(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+    assert await peer_names(s, workspace) == ["agent", "alice", "alicia"]
 
 
 SPLIT = """mutation($w: String!) {
