@@ -130,18 +130,8 @@ def named_peers(kind: str, payload: dict[str, Any]) -> set[str]:
 async def check_not_queued(db: Database, workspace: str, names: set[str]) -> None:
     """Conflict when an unfinished rename, merge or split already changes one of `names`: the
     second would run on what the first left (a target merged away, a source renamed)."""
-    queued = await jobs.list_jobs(
-        db,
-        workspace,
-        session=None,
-        peer=None,
-        statuses=["pending", "running"],
-        with_errors=False,
-        limit=1_000,
-    )
-    for job in queued:
-        if job.work_unit != restructure_unit(workspace):
-            continue
+    rows = await db.read("list_unit_head_jobs", key=restructure_unit(workspace), limit=10_000)
+    for job in (JobRecord.from_row(r["job"]) for r in rows):
         shared = sorted(names & named_peers(job.kind, job.payload))
         if shared:
             raise Conflict(
@@ -384,11 +374,12 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
         existing = await db.read_one("get_peer", workspace=workspace, name=op.target)
         if existing is not None:
             raise Conflict(f"peer {op.target!r} already exists in {workspace!r}: merge instead")
-        (source,) = op.sources
-        await db.write("copy_peer", workspace=workspace, source=source, target=op.target)
     operation_id = str(uuid.uuid4())
 
     async def work(tx: Tx) -> None:
+        if not op.merge:  # the new peer and its job together: never one without the other
+            (source,) = op.sources
+            await tx.rows("copy_peer", workspace=workspace, source=source, target=op.target)
         await jobs.enqueue(tx, [new_job(settings, workspace, op, operation_id)])
 
     await db.write_tx(work)
