@@ -162,6 +162,7 @@ Statement = Literal[
     "list_vector_indexes",
     "list_workspaces",
     "lock_dream_view",
+    "lock_restructure_starts",
     "lock_work_unit",
     "mark_schema",
     "mark_stale_descendants",

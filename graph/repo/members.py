@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph.db import Database
+from graph.db import Database, Tx
 from graph.errors import InvalidInput, LimitExceeded, NotFound
 from graph.records import PeerRecord
-from graph.repo import workspaces
 from graph.settings import MAX_PEER_DEPTH_CAP
 from graph.validation import now
 
@@ -30,7 +29,16 @@ class Related:
 async def add(db: Database, workspace: str, parent: str, child: str, *, max_depth: int) -> bool:
     """Make `child` a sub-peer of `parent`; False when it already was. Raises InvalidInput
     (a cycle, a chain over `max_depth`) or NotFound, having written nothing."""
-    row = await db.write_one(
+
+    async def work(tx: Tx) -> bool:
+        return await add_in(tx, workspace, parent, child, max_depth=max_depth)
+
+    return await db.write_tx(work)
+
+
+async def add_in(tx: Tx, workspace: str, parent: str, child: str, *, max_depth: int) -> bool:
+    """`add` inside a caller's transaction, for writes that must commit with it."""
+    row = await tx.one(
         "add_sub_peer",
         workspace=workspace,
         parent=parent,
@@ -39,8 +47,7 @@ async def add(db: Database, workspace: str, parent: str, child: str, *, max_dept
         now=now(),
     )
     if row is None:
-        await workspaces.get(db, workspace)  # raises NotFound naming the workspace
-        raise AssertionError("add_sub_peer returned nothing")
+        raise NotFound(f"workspace {workspace!r} does not exist")
     if row["missing"] is not None:
         missing = str(row["missing"])
         raise NotFound(

@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from graph.db import Database, Tx
-from graph.errors import Conflict, InvalidInput
+from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, scope_key
 from graph.records import DreamClaim, WorkspaceRecord
 from graph.repo import dreams, jobs, peers
@@ -127,10 +127,19 @@ def named_peers(kind: str, payload: dict[str, Any]) -> set[str]:
     return {str(payload.get("peer", "")), *(str(p["child"]) for p in payload.get("parts", []))}
 
 
-async def check_not_queued(db: Database, workspace: str, names: set[str]) -> None:
+async def lock_starts(tx: Tx, workspace: str) -> None:
+    """Holds the workspace's lock for the rest of `tx`: starts of renames, merges and splits in
+    one workspace then run one at a time, and each one's checks see the operations queued
+    before it."""
+    if await tx.one("lock_restructure_starts", workspace=workspace) is None:
+        raise NotFound(f"workspace {workspace!r} does not exist")
+
+
+async def check_not_queued(tx: Tx, workspace: str, names: set[str]) -> None:
     """Conflict when an unfinished rename, merge or split already changes one of `names`: the
-    second would run on what the first left (a target merged away, a source renamed)."""
-    rows = await db.read("list_unit_head_jobs", key=restructure_unit(workspace), limit=10_000)
+    second would run on what the first left (a target merged away, a source renamed). Run it
+    after `lock_starts`, in the transaction that queues the new operation."""
+    rows = await tx.rows("list_unit_head_jobs", key=restructure_unit(workspace), limit=10_000)
     for job in (JobRecord.from_row(r["job"]) for r in rows):
         shared = sorted(names & named_peers(job.kind, job.payload))
         if shared:
@@ -139,6 +148,14 @@ async def check_not_queued(db: Database, workspace: str, names: set[str]) -> Non
                 f"{job.payload.get('operation')}); start this one once that one has finished",
                 operation=job.payload.get("operation"),
             )
+
+
+async def copy_peer(tx: Tx, workspace: str, source: str, target: str) -> None:
+    """A new peer `target` with `source`'s properties; Conflict when `target` exists."""
+    if await tx.one("get_peer", workspace=workspace, name=target) is not None:
+        raise Conflict(f"peer {target!r} already exists in {workspace!r}")
+    if await tx.one("copy_peer", workspace=workspace, source=source, target=target) is None:
+        raise NotFound(f"peer {source!r} does not exist in workspace {workspace!r}")
 
 
 def _moved(row: dict[str, Any] | None) -> int:
@@ -364,22 +381,24 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
         raise InvalidInput("name at least one source peer")
     if op.target in op.sources or len(set(op.sources)) != len(op.sources):
         raise InvalidInput("the sources must be distinct and differ from the target")
+    if not op.merge:
+        check_name(op.target, "newName")
     for source in op.sources:
         await peers.get(db, workspace, source)
-    await check_not_queued(db, workspace, {*op.sources, op.target})
-    if op.merge:
-        await peers.get(db, workspace, op.target)
-    else:
-        check_name(op.target, "newName")
-        existing = await db.read_one("get_peer", workspace=workspace, name=op.target)
-        if existing is not None:
-            raise Conflict(f"peer {op.target!r} already exists in {workspace!r}: merge instead")
     operation_id = str(uuid.uuid4())
 
     async def work(tx: Tx) -> None:
-        if not op.merge:  # the new peer and its job together: never one without the other
+        await lock_starts(tx, workspace)
+        await check_not_queued(tx, workspace, {*op.sources, op.target})
+        if op.merge:
+            if await tx.one("get_peer", workspace=workspace, name=op.target) is None:
+                raise NotFound(f"peer {op.target!r} does not exist in workspace {workspace!r}")
+        else:  # the new peer and its job together: never one without the other
             (source,) = op.sources
-            await tx.rows("copy_peer", workspace=workspace, source=source, target=op.target)
+            try:
+                await copy_peer(tx, workspace, source, op.target)
+            except Conflict as exc:
+                raise Conflict(f"{exc.message}: merge instead") from exc
         await jobs.enqueue(tx, [new_job(settings, workspace, op, operation_id)])
 
     await db.write_tx(work)

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.db import Database, Tx
-from graph.errors import Conflict, InvalidInput
+from graph.errors import InvalidInput
 from graph.keys import peer_key
 from graph.repo import invalidation, jobs, members, peers, sessions
 from graph.repo.jobs import JobRecord, NewJob
@@ -30,7 +30,9 @@ from graph.validation import check_name, now
 from reasoners.peers.merges import (
     StepHandler,
     check_not_queued,
+    copy_peer,
     dream_target,
+    lock_starts,
     restructure_job,
     scope_moves,
 )
@@ -156,7 +158,8 @@ def new_job(settings: Settings, workspace: str, split: Split, operation_id: str)
 
 
 async def start(db: Database, settings: Settings, workspace: str, split: Split) -> str:
-    """Check the split, create the sub-peers and queue the first job; returns its id."""
+    """Check the split, create the sub-peers and queue the first job, in one transaction;
+    returns the operation's id."""
     await peers.get(db, workspace, split.peer)
     if not split.parts:
         raise InvalidInput("name at least one part: a sub-peer and its sessions")
@@ -170,15 +173,16 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
         seen |= set(part.sessions)
         for session in part.sessions:
             await sessions.get(db, workspace, session)
-        if await db.read_one("get_peer", workspace=workspace, name=part.child) is not None:
-            raise Conflict(f"peer {part.child!r} already exists in {workspace!r}")
-    await check_not_queued(db, workspace, {split.peer, *(p.child for p in split.parts)})
-    for part in split.parts:
-        await db.write("copy_peer", workspace=workspace, source=split.peer, target=part.child)
-        await members.add(db, workspace, split.peer, part.child, max_depth=settings.max_peer_depth)
     operation_id = str(uuid.uuid4())
 
     async def work(tx: Tx) -> None:
+        await lock_starts(tx, workspace)
+        await check_not_queued(tx, workspace, {split.peer, *(p.child for p in split.parts)})
+        for part in split.parts:
+            await copy_peer(tx, workspace, split.peer, part.child)
+            await members.add_in(
+                tx, workspace, split.peer, part.child, max_depth=settings.max_peer_depth
+            )
         await jobs.enqueue(tx, [new_job(settings, workspace, split, operation_id)])
 
     await db.write_tx(work)

@@ -3,13 +3,14 @@ merge or split killed mid-way resumes to the same graph as one that ran through.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from graph.errors import Conflict
+from graph.errors import Conflict, InvalidInput
 from graph.keys import Representation, scope_key
-from graph.repo import dream_writes, jobs, observations, workspaces
+from graph.repo import dream_writes, jobs, members, observations, workspaces
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -363,6 +364,42 @@ async def test_operations_on_one_peer_do_not_queue_together(
     await merges.start(s.db, s.settings, workspace, merges.Operation(["alice"], "ally", False))
     await run_all(s, workspace)
     assert await peer_names(s, workspace) == ["agent", "ally"]
+    assert await queue_settled(s, workspace) == (0, 0)
+
+
+async def test_operations_started_at_once_on_one_peer_queue_one(
+    services: Services, workspace: str
+) -> None:
+    """The queued-operation check read before its enqueue, so starts at the same instant all
+    passed it: two renames of one peer both queued, and the second left an empty copy. Starts
+    in one workspace now take its lock first and run one at a time."""
+    s = await two_identities(services, workspace)
+    ops = [merges.Operation(["alicia"], f"ally-{i}", False) for i in range(4)] + [
+        merges.Operation(["alicia"], "alice", True) for _ in range(4)
+    ]
+    results = await asyncio.gather(
+        *(merges.start(s.db, s.settings, workspace, op) for op in ops), return_exceptions=True
+    )
+    started = [r for r in results if isinstance(r, str)]
+    assert len(started) == 1, results
+    assert all(isinstance(r, Conflict) for r in results if not isinstance(r, str)), results
+    await run_all(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+    names = set(await peer_names(s, workspace))
+    assert names in ({"agent", "alice"}, *({"agent", "alice", op.target} for op in ops[:4]))
+
+
+async def test_a_refused_split_creates_no_sub_peer(services: Services, workspace: str) -> None:
+    """A split's sub-peers, their links and its job are written together: a part refused
+    once its sub-peer was made (here the chain of sub-peers grows past the depth limit)
+    leaves no sub-peer behind; before, the copy stayed, linked to nothing."""
+    s = await two_identities(services, workspace)
+    await members.add(s.db, workspace, "agent", "alicia", max_depth=1)
+    s = with_dreams(s, max_peer_depth=1)
+    split = splits.Split("alicia", [splits.Part("alicia-2", ["s2"])])
+    with pytest.raises(InvalidInput, match="the limit is 1"):
+        await splits.start(s.db, s.settings, workspace, split)
+    assert "alicia-2" not in await peer_names(s, workspace)
     assert await queue_settled(s, workspace) == (0, 0)
 
 
