@@ -151,6 +151,7 @@ class MessageRecord:
     token_count: int
     client_id: str | None = None
     received_at: datetime | None = None
+    edited_at: datetime | None = None  # the content's last replacement (None: never edited)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MessageRecord:
@@ -167,6 +168,7 @@ class MessageRecord:
             token_count=int(row["token_count"]),
             client_id=row.get("client_id"),
             received_at=to_datetime(row.get("received_at")),
+            edited_at=to_datetime(row.get("edited_at")),
         )
 
 

@@ -1,5 +1,8 @@
-// A dream on demand: the representation claims one unless a dream is waiting or running, in
-// which case a waiting one is made runnable now. `created` tells the caller to enqueue the job.
+// A dream on demand: the representation claims one unless a dream is waiting, in which case
+// that one is made runnable now. A dream already running read the beliefs before this call
+// (a deletion's stale ones may be newer), so a new one is claimed and queued behind it in the
+// representation's unit; the running dream's finish keeps the new claim (finish_dream.cypher:
+// a held job not its own). `created` tells the caller to enqueue the job.
 // The claim is the statement's one write of the edge, and its right-hand side reads the edge's
 // own dream_job, which makes Cypher lock the edge before reading it. A lock item of its own
 // ahead of the claim (three writes of the edge) deadlocked with derivations waiting on it
@@ -11,7 +14,7 @@ WITH r, randomUUID() AS fresh
 SET r.dream_job = CASE
       WHEN EXISTS {
         MATCH (j:Job {id: r.dream_job})
-        WHERE j.status IN ['pending', 'running']
+        WHERE j.status = 'pending'
       }
         THEN r.dream_job
       ELSE fresh

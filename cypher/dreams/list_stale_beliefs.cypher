@@ -9,7 +9,7 @@ WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.workspace = $wor
 WITH o
 ORDER BY o.stale_at, o.id
 LIMIT $limit
-RETURN o {.id, .level, .content, .stale_reason} AS belief,
+RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_version, 0)} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
           | p {.id, .content, .level, .reconcile_pending,
                current: p.deleted_at IS NULL AND p.superseded_at IS NULL

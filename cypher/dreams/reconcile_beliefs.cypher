@@ -1,11 +1,13 @@
-// Applies reconciliation verdicts to beliefs still awaiting it (one changed meanwhile is left
-// out). keep: current again; update: current again with new content; drop: tombstoned
+// Applies reconciliation verdicts to beliefs still awaiting it; one invalidated again since the
+// dream read it (its stale_version moved on from the verdict's `version`) or changed otherwise
+// is left out, for the dream the new invalidation scheduled. keep: current again; update: current again with new content; drop: tombstoned
 // (deleted_at). With `relink`, a kept or updated belief also cites the current replacement of
 // each premise that a correction superseded, so its provenance reaches today's evidence.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true
   AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  AND coalesce(o.stale_version, 0) = v.version
 WITH o, v, v.action = 'drop' AS dropped
 SET o.reconcile_pending = null,
     o.stale = CASE WHEN dropped THEN o.stale ELSE false END,

@@ -6,5 +6,5 @@ SET m = props
 CREATE (m)-[:IN]->(s)
 CREATE (m)-[:SENT_BY]->(p)
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at} AS message
+          .token_count, .client_id, .received_at, .edited_at} AS message
 ORDER BY m.seq

@@ -1,4 +1,4 @@
 MATCH (m:Message {id: $id, workspace: $workspace})
 WHERE m.deleted_at IS NULL
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at} AS message
+          .token_count, .client_id, .received_at, .edited_at} AS message

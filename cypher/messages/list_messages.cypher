@@ -9,6 +9,6 @@ WHERE m.deleted_at IS NULL
   AND ($after_time IS NULL OR m.created_at > $after_time
        OR (m.created_at = $after_time AND m.id > $after_id))
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at} AS message
+          .token_count, .client_id, .received_at, .edited_at} AS message
 ORDER BY m.created_at, m.id
 LIMIT $limit

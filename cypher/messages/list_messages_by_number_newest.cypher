@@ -7,7 +7,7 @@ WHERE m.deleted_at IS NULL
   AND ($until IS NULL OR m.created_at < $until)
   AND all(kv IN $meta_kv WHERE kv IN m.meta_kv)
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at} AS message
+          .token_count, .client_id, .received_at, .edited_at} AS message
 ORDER BY m.created_at DESC, m.seq DESC, m.id DESC
 SKIP $skip
 LIMIT $limit

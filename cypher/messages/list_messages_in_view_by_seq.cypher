@@ -10,5 +10,5 @@ WHERE m.seq >= $from_seq AND m.seq <= $to_seq AND m.deleted_at IS NULL
           AND (w.left_at IS NULL OR coalesce(m.received_at, m.created_at) < w.left_at)
       }
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at} AS message
+          .token_count, .client_id, .received_at, .edited_at} AS message
 ORDER BY m.seq

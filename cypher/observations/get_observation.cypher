@@ -6,7 +6,7 @@ OPTIONAL MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
 WHERE m.deleted_at IS NULL
 WITH o, premises,
      collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                          .created_at, .seq, .token_count, .client_id, .received_at},
+                          .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
               span: d.span}) AS sources
 OPTIONAL MATCH (dependent:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o)
 WITH o, premises, sources, collect(dependent {.*, embedding: null}) AS dependents

@@ -18,7 +18,7 @@ RETURN o {.*, embedding: null} AS observation,
        [(o)-[d:DERIVED_FROM]->(m:Message)
           WHERE m.workspace = $workspace AND m.deleted_at IS NULL
           | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                         .created_at, .seq, .token_count, .client_id, .received_at},
+                         .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
              span: d.span}] AS sources,
        [(o)-[s:SUPERSEDES]->(old:Observation)
           WHERE old.workspace = $workspace AND old.deleted_at IS NULL

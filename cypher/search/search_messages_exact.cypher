@@ -34,4 +34,4 @@ ORDER BY score DESC
 LIMIT $limit
 // Named properties only: `.*` would read the vectors too, only to drop them.
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-         .token_count, .client_id, .received_at} AS message, score
+         .token_count, .client_id, .received_at, .edited_at} AS message, score

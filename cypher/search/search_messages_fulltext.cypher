@@ -30,7 +30,7 @@ CALL (kept) {
            | CASE WHEN s > best THEN s ELSE best END) END AS similarity
   // Named properties only: `.*` would read the vectors too, only to drop them.
   RETURN collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                              .created_at, .seq, .token_count, .client_id, .received_at},
+                              .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
                   score: score, similarity: similarity}) AS found
 }
 RETURN raw, found

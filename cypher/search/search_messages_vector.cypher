@@ -100,7 +100,7 @@ CALL (kept) {
   ORDER BY score DESC
   // Named properties only: `.*` would read the vectors too, only to drop them.
   RETURN collect({message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                              .created_at, .seq, .token_count, .client_id, .received_at},
+                              .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
                   score: score}) AS found
 }
 RETURN total, dominant, raw, found

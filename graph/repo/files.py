@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph import models
-from graph.db import Database
+from graph.db import Database, Row, Tx
 from graph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from graph.keys import peer_key
 from graph.paging import page
@@ -126,14 +126,20 @@ async def create(
             "chunks": len(chunks),
         },
     )
-    row = await db.write_one(
-        "create_file",
-        workspace=workspace,
-        peer=peer,
-        file=props,
-        chunks=chunk_props(workspace, peer, path, file_id, chunks),
-        max_files=max_files,
-    )
+
+    async def work(tx: Tx) -> Row | None:
+        # Locked first: concurrent creations would each count the files below the limit.
+        await tx.rows("lock_peer", workspace=workspace, peer=peer)
+        return await tx.one(
+            "create_file",
+            workspace=workspace,
+            peer=peer,
+            file=props,
+            chunks=chunk_props(workspace, peer, path, file_id, chunks),
+            max_files=max_files,
+        )
+
+    row = await db.write_tx(work)
     if row is None:
         raise NotFound(f"peer {peer!r} does not exist in workspace {workspace!r}", peer=peer)
     if row["exists"]:

@@ -15,6 +15,7 @@ from typing import Any
 from graph.db import Tx
 from graph.errors import Conflict, NotFound
 from graph.records import MessageRecord
+from graph.repo import summaries as summary_repo
 
 Scope = tuple[str, str]  # (observer, observed)
 
@@ -100,6 +101,7 @@ def _join(left: Invalidated, right: Invalidated) -> Invalidated:
 
 
 async def _drop_summaries(tx: Tx, workspace: str, session: str, from_seq: int) -> int:
+    await summary_repo.reset(tx, workspace, session)
     row = await tx.one(
         "delete_stale_summaries", workspace=workspace, session=session, from_seq=from_seq
     )

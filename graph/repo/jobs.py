@@ -164,10 +164,12 @@ async def claim(
 
     async def work(tx: Tx) -> ClaimedUnit | None:
         stamp = now()
+        # Units a dead worker left first (their lease ran out: they waited longest), then the
+        # ready ones. Looking for the first only when nothing was ready starved a unit whose
+        # one job had been running while a backlog lasted.
+        expired = await tx.rows("find_expired_units", now=stamp, limit=scan, workspace=workspace)
         found = await tx.rows("find_ready_units", now=stamp, limit=scan, workspace=workspace)
-        if not found:
-            found = await tx.rows("find_expired_units", now=stamp, limit=scan, workspace=workspace)
-        keys = [r["key"] for r in found]
+        keys = list(dict.fromkeys(str(r["key"]) for r in [*expired, *found]))
         for key in keys:
             until = stamp + lease
             await tx.rows("lock_work_unit", key=key, owner=owner)

@@ -256,6 +256,26 @@ async def by_ids(db: Database, workspace: str, ids: list[str]) -> list[MessageRe
     return [MessageRecord.from_row(r["message"]) for r in rows]
 
 
+@dataclass(frozen=True)
+class SinceRead:
+    """How messages a reader saw have changed since."""
+
+    gone: set[str]  # deleted, purged or edited
+    moved: set[str]  # live and unedited, but another peer's now (a merge or split moved it)
+
+
+async def changed_since_read(tx: Tx, workspace: str, read: Sequence[MessageRecord]) -> SinceRead:
+    """Compare `read` with what is stored now. Their locks are held for the rest of `tx`, so
+    an edit, deletion or move of one commits before this transaction or after it."""
+    await tx.rows("lock_messages", workspace=workspace, ids=sorted({m.id for m in read}))
+    seen = [{"id": m.id, "peer": m.peer, "edited_at": m.edited_at} for m in read]
+    rows = await tx.rows("compare_messages_as_read", workspace=workspace, seen=seen)
+    return SinceRead(
+        gone={str(r["id"]) for r in rows if r["gone"]},
+        moved={str(r["id"]) for r in rows if r["moved"]},
+    )
+
+
 async def by_seq(
     db: Database, workspace: str, session: str, from_seq: int, to_seq: int
 ) -> list[MessageRecord]:

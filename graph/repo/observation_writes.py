@@ -12,7 +12,7 @@ import numpy as np
 
 from graph import models
 from graph.db import Tx
-from graph.errors import RaceLost
+from graph.errors import Conflict, RaceLost
 from graph.keys import scope_key
 from graph.props import node_props
 from graph.records import DreamClaim, to_datetime
@@ -312,6 +312,13 @@ async def write_explicit(
         else []
     )
     created = [str(r["id"]) for r in rows]
+    if len(created) < len(fresh):
+        # A row per belief whose message and peers exist: one was removed or merged away since
+        # the caller read it. Nothing of this write is kept; the caller reads again.
+        raise Conflict(
+            f"{len(fresh) - len(created)} beliefs name a message or peer that no longer exists "
+            "(deleted, or merged away meanwhile); try again"
+        )
     fact_of = {ids[i]: f for i, f in enumerate(facts) if i not in duplicate_of}
     # The edges' part of the statement: the same on every row.
     edges: dict[str, Any] = rows[0] if rows else {"writes": [], "claims": []}

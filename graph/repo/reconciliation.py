@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +36,7 @@ class StaleBelief:
     reason: str | None
     premises: tuple[Premise, ...]
     sources: tuple[Source, ...]
+    version: int = 0  # invalidations counted when read (a verdict applies only if unchanged)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
             Source(s["id"], bool(s["live"]), s["content"] or "", s["span"] or "")
             for s in row["sources"]
         ),
+        version=int(b.get("version") or 0),
     )
 
 
@@ -92,16 +94,21 @@ async def stale(db: Database, view: Representation, *, limit: int) -> list[Stale
 
 
 async def apply(
-    tx: Tx, view: Representation, verdicts: Sequence[Verdict], now: datetime
+    tx: Tx,
+    view: Representation,
+    verdicts: Sequence[Verdict],
+    now: datetime,
+    versions: Mapping[str, int],
 ) -> dict[str, str]:
-    """Write the verdicts; returns id -> action for those applied."""
+    """Write the verdicts on beliefs not invalidated again since they were read (`versions`:
+    each belief's StaleBelief.version); returns id -> action for those applied."""
     if not verdicts:
         return {}
     rows = await tx.rows(
         "reconcile_beliefs",
         workspace=view.workspace,
         scope=view.key,
-        verdicts=[v.params() for v in verdicts],
+        verdicts=[{**v.params(), "version": versions.get(v.id, 0)} for v in verdicts],
         now=now,
     )
     return {str(r["id"]): str(r["action"]) for r in rows}

@@ -113,7 +113,15 @@ async def update(
     return SessionRecord.from_row(row["session"])
 
 
+async def lock(tx: Tx, workspace: str, session: str) -> None:
+    """Hold the session's lock for the rest of `tx` (lock_session.cypher says who takes it)."""
+    await tx.rows("lock_session", workspace=workspace, session=session)
+
+
 async def join(tx: Tx, workspace: str, session: str, members: list[MemberSettings]) -> None:
+    # Locked first: two joins of one peer at once would each find no open window and both
+    # open one, perhaps with different observation settings.
+    await lock(tx, workspace, session)
     await tx.rows(
         "join_session",
         workspace=workspace,

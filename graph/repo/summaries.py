@@ -60,3 +60,15 @@ async def create(
     if row is None:
         raise LookupError(f"session {session!r} vanished before its summary was written")
     return str(row["id"])
+
+
+async def resets(tx: Tx, workspace: str, session: str) -> int:
+    """How often the session's summaries were invalidated (a message deleted, edited or
+    purged). A summarizer reads it before the session and writes only if it is unchanged."""
+    row = await tx.one("get_summary_resets", workspace=workspace, session=session)
+    return int(row["resets"]) if row else 0
+
+
+async def reset(tx: Tx, workspace: str, session: str) -> None:
+    """Count an invalidation of the session's summaries; run it before deleting them."""
+    await tx.rows("reset_summaries", workspace=workspace, session=session)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
+from graph.errors import Conflict
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
@@ -47,6 +48,7 @@ class DeriverStats:
     ungrounded: int = 0
     too_long: int = 0  # facts longer than a belief may be (MAX_BELIEF_CHARS): left out
     bad_citations: int = 0
+    source_changed: int = 0  # observations left out: their message was deleted or edited meanwhile
     written: int = 0
     repeats: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -102,7 +104,7 @@ class DeriverHandler:
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         head = unit.jobs[0]
-        workspace, session, peer = head.workspace, head.session or "", head.peer or ""
+        workspace, session = head.workspace, head.session or ""
         ids = [mid for job in unit.jobs for mid in job.payload.get("message_ids", [])]
         pending = await message_repo.by_ids(self.db, workspace, ids)
         if not pending:  # deleted meanwhile: nothing to derive
@@ -118,33 +120,39 @@ class DeriverHandler:
         members = await sessions.list_members(self.db, workspace, session, include_past=True)
         ws = await workspaces.get(self.db, workspace)
         session_record = await sessions.get(self.db, workspace, session)
-        target = await peers.get(self.db, workspace, peer)
-        base = _instructions(ws.configuration, target, session_record.context)
         contexts = {m.id: m.context for m in window if m.context}
+        turns = [
+            SessionMessage(m.id, m.peer, m.content, m.created_at, m.token_count) for m in window
+        ]
 
         facts: list[Fact] = []
         usage = Usage()
         grounding = Grounding()
-        for batch in batch_messages(
-            [SessionMessage(m.id, m.peer, m.content, m.created_at, m.token_count) for m in window],
-            peer,
-            max_tokens=self.settings.deriver_batch_tokens,
-            pending_ids={m.id for m in pending},
-        ):
-            instructions = InstructionHierarchy(
-                base.workspace, base.peer, base.session, message_instructions(batch, contexts)
-            )
-            extraction = await self.extractor.extract(batch, peer, instructions)
-            usage = usage + extraction.usage
-            self.stats.bad_citations += extraction.bad_citations
-            self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
-            for fact in extraction.facts:
-                if not grounding.check(fact.span, by_id[fact.message_id].content):
-                    self.stats.ungrounded += 1
-                elif not belief_fits(fact.content):
-                    self.stats.too_long += 1
-                else:
-                    facts.append(fact)
+        # Each message is derived for the peer that sends it now, not the one the job names: a
+        # merge or split since the job was queued may have moved it (and removed that peer).
+        for sender in sorted({m.peer for m in pending}):
+            target = await peers.get(self.db, workspace, sender)
+            base = _instructions(ws.configuration, target, session_record.context)
+            for batch in batch_messages(
+                turns,
+                sender,
+                max_tokens=self.settings.deriver_batch_tokens,
+                pending_ids={m.id for m in pending if m.peer == sender},
+            ):
+                instructions = InstructionHierarchy(
+                    base.workspace, base.peer, base.session, message_instructions(batch, contexts)
+                )
+                extraction = await self.extractor.extract(batch, sender, instructions)
+                usage = usage + extraction.usage
+                self.stats.bad_citations += extraction.bad_citations
+                self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
+                for fact in extraction.facts:
+                    if not grounding.check(fact.span, by_id[fact.message_id].content):
+                        self.stats.ungrounded += 1
+                    elif not belief_fits(fact.content):
+                        self.stats.too_long += 1
+                    else:
+                        facts.append(fact)
         planned = await self._route(facts, by_id, members)
         self.stats.units += 1
         self.stats.usage = self.stats.usage + usage
@@ -156,10 +164,29 @@ class DeriverHandler:
         )
 
         async def write(tx: Tx) -> None:
+            # A message deleted or edited while the extractor read it: what was taken from its
+            # old text is left out (an edit queued its own derivation of the new text). One
+            # moved to another peer meanwhile (a merge or split): the unit runs again, and
+            # derives it for that peer.
+            cited = [by_id[i] for i in sorted({f.message_id for f in planned})]
+            changed = await message_repo.changed_since_read(tx, workspace, cited)
+            if changed.moved:
+                raise Conflict(
+                    f"{len(changed.moved)} messages of {unit.key} were moved to another peer "
+                    "while derived; they are derived again for it"
+                )
+            current = [f for f in planned if f.message_id not in changed.gone]
+            if len(current) < len(planned):
+                self.stats.source_changed += len(planned) - len(current)
+                log.info(
+                    "%s: %d observations left out, their message changed meanwhile",
+                    unit.key,
+                    len(planned) - len(current),
+                )
             outcome = await write_explicit(
                 tx,
                 workspace,
-                planned,
+                current,
                 threshold=self.settings.dedup_threshold,
                 # The duplicate probe finds each fact's neighbours anyway; kept for dreams.
                 near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,

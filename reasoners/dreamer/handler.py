@@ -132,7 +132,9 @@ class DreamHandler:
         async def write(tx: Tx) -> None:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
-            reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp)
+            reconciled = await reconciliation.apply(
+                tx, view, settled.verdicts, stamp, settled.versions
+            )
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(

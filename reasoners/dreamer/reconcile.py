@@ -33,6 +33,7 @@ ROLE = "dreamer-deduction"
 class Reconciliation:
     verdicts: list[Verdict] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    versions: dict[str, int] = field(default_factory=dict)  # as read: see reconciliation.apply
 
 
 async def reconcile_stale(
@@ -41,8 +42,9 @@ async def reconcile_stale(
     beliefs = await reconciliation.stale(db, view, limit=limit)
     if not beliefs:
         return Reconciliation()
+    versions = {b.id: b.version for b in beliefs}
     if llm is None:
-        return Reconciliation(rule_verdicts(beliefs))
+        return Reconciliation(rule_verdicts(beliefs), versions=versions)
     answer = await llm.structured(
         ROLE, reconcile_messages(view.observer, view.observed, beliefs), ReconcileOutput
     )
@@ -57,4 +59,4 @@ async def reconcile_stale(
         else v
         for v in verdicts
     ]
-    return Reconciliation(embedded, answer.usage)
+    return Reconciliation(embedded, answer.usage, versions)

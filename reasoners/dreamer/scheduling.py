@@ -115,19 +115,12 @@ async def idle_scan(db: Database, settings: Settings, workspace: str | None = No
 
 
 async def on_demand(db: Database, settings: Settings, view: Representation) -> tuple[str, bool]:
-    """Schedule a dream now: (job id, whether a new job was created) — an existing waiting or
-    running dream of the representation is reused (and made runnable now)."""
+    """Schedule a dream now: (job id, whether a new job was created). A dream of the
+    representation still waiting is reused (and made runnable now); one already running read
+    the beliefs before this call, so a new one is queued behind it."""
 
     async def work(tx: Tx) -> tuple[str, bool] | None:
-        stamp = utc_now()
-        claimed = await dreams.claim_now(tx, view, now=stamp)
-        if claimed is None:
-            return None
-        job_id, created = claimed
-        if created:
-            claim = DreamClaim(view.workspace, view.observer, view.observed, job_id, None)
-            await jobs.enqueue(tx, [dream_job(settings, claim, "manual", stamp)])
-        return job_id, created
+        return await on_demand_in(tx, settings, view)
 
     result = await db.write_tx(work)
     if result is None:
@@ -135,3 +128,16 @@ async def on_demand(db: Database, settings: Settings, view: Representation) -> t
             f"peers {view.observer!r} and {view.observed!r} must both exist in {view.workspace!r}"
         )
     return result
+
+
+async def on_demand_in(tx: Tx, settings: Settings, view: Representation) -> tuple[str, bool] | None:
+    """`on_demand` inside a caller's transaction; None when a peer of the view is missing."""
+    stamp = utc_now()
+    claimed = await dreams.claim_now(tx, view, now=stamp)
+    if claimed is None:
+        return None
+    job_id, created = claimed
+    if created:
+        claim = DreamClaim(view.workspace, view.observer, view.observed, job_id, None)
+        await jobs.enqueue(tx, [dream_job(settings, claim, "manual", stamp)])
+    return job_id, created

@@ -1,15 +1,17 @@
 """Deleting and correcting what the memory holds: messages, sessions and beliefs.
 
 Each operation commits its tombstone or new version together with the staleness it causes
-(graph/repo/invalidation.py). Afterwards a dream is scheduled for every representation with
-beliefs left stale, so reconciliation (reasoners/dreamer/reconcile.py) runs without waiting for
-new messages; an edited message also gets a derive job, so its new text is read again.
+(graph/repo/invalidation.py), and in the same transaction a dream for every representation
+with beliefs left stale, so reconciliation (reasoners/dreamer/reconcile.py) runs without waiting
+for new messages; an edited message also gets a derive job, so its new text is read again.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from graph import models
 from graph.db import Database, Tx
@@ -38,20 +40,35 @@ class Outcome:
     dreams: int  # reconciling dreams scheduled
 
 
-async def reconcile_later(
-    db: Database, settings: Settings, workspace: str, invalidated: Invalidated
-) -> int:
-    """Schedule a dream now for each representation with newly stale beliefs."""
-    if not scheduling.enabled(settings):
-        return 0
-    scheduled = 0
-    for observer, observed in sorted(invalidated.scopes):
-        try:
-            await scheduling.on_demand(db, settings, Representation(workspace, observer, observed))
-        except NotFound:
-            continue  # a peer of the representation is gone: nothing left to reconcile
-        scheduled += 1
-    return scheduled
+class Invalidating(Protocol):
+    @property
+    def invalidated(self) -> Invalidated: ...
+
+
+Change = TypeVar("Change", bound=Invalidating)
+
+
+async def commit_reconciling(
+    db: Database, settings: Settings, workspace: str, change: Callable[[Tx], Awaitable[Change]]
+) -> tuple[Change, int]:
+    """Run `change` and schedule a dream now for each representation it left with stale
+    beliefs, in one transaction: a crash between the two would leave stale beliefs that no
+    dream comes for (nothing else schedules one for them). Returns the change and how many
+    representations got a dream."""
+
+    async def work(tx: Tx) -> tuple[Change, int]:
+        changed = await change(tx)
+        if not scheduling.enabled(settings):
+            return changed, 0
+        scheduled = 0
+        for observer, observed in sorted(changed.invalidated.scopes):
+            view = Representation(workspace, observer, observed)
+            # None: a peer of the representation is gone, and nothing is left to reconcile.
+            if await scheduling.on_demand_in(tx, settings, view) is not None:
+                scheduled += 1
+        return changed, scheduled
+
+    return await db.write_tx(work)
 
 
 async def delete_messages(
@@ -63,11 +80,10 @@ async def delete_messages(
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         return await invalidation.delete_messages(tx, workspace, ids, now())
 
-    deleted = await db.write_tx(work)
+    deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     missing = sorted(set(ids) - set(deleted.ids))
     if missing and not deleted.ids:
         raise NotFound(f"no live message with id {missing[0]!r} in workspace {workspace!r}")
-    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
 
 
@@ -79,8 +95,7 @@ async def delete_session(db: Database, settings: Settings, workspace: str, sessi
         ids = await invalidation.session_message_ids(tx, workspace, session)
         return await invalidation.delete_messages(tx, workspace, ids, now())
 
-    deleted = await db.write_tx(work)
-    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
+    deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
 
 
@@ -118,8 +133,7 @@ async def edit_message(
         await jobs.enqueue(tx, again, token_target=settings.deriver_token_target)
         return edited
 
-    edited = await db.write_tx(work)
-    dreams = await reconcile_later(db, settings, workspace, edited.invalidated)
+    edited, dreams = await commit_reconciling(db, settings, workspace, work)
     return edited.message, Outcome([message_id], edited.invalidated.stale, dreams)
 
 
@@ -171,8 +185,7 @@ async def correct_observation(
         )
         return await invalidation.correct_observation(tx, workspace, observation_id, props, stamp)
 
-    corrected = await db.write_tx(work)
-    dreams = await reconcile_later(db, settings, workspace, corrected.invalidated)
+    corrected, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome([corrected.new_id], corrected.invalidated.stale, dreams)
 
 
@@ -182,6 +195,5 @@ async def delete_observation(
     async def work(tx: Tx) -> invalidation.DeletedObservation:
         return await invalidation.delete_observation(tx, workspace, observation_id, now())
 
-    deleted = await db.write_tx(work)
-    dreams = await reconcile_later(db, settings, workspace, deleted.invalidated)
+    deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome([deleted.id] if deleted.changed else [], deleted.invalidated.stale, dreams)

@@ -241,6 +241,7 @@ async def _step_source(
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
     keyed = {**base, "batch": batch, "peer_key": target_key}
+    await tx.rows("lock_peer", workspace=workspace, peer=source)
     if _moved(await tx.one("move_peer_messages", **keyed)) >= batch:
         return False
     pairs = [
@@ -271,6 +272,8 @@ async def _step_source(
         await tx.rows("move_observes_edges", **base)
     if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
         return False
+    # Under the sub-peer lock: a link moved here and one added meanwhile could close a cycle.
+    await tx.rows("lock_members", workspace=workspace)
     await tx.rows("move_peer_links", **base, now=stamp)
     await tx.rows(
         "move_peer_jobs",

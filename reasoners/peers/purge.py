@@ -35,6 +35,7 @@ from typing import Any, Protocol, TypeVar
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.repo import peers
+from graph.repo import summaries as summary_repo
 from graph.validation import now
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
@@ -225,16 +226,20 @@ class Eraser:
 
     async def _summaries(self, session: str, from_seq: int) -> None:
         db, ws, batch = self.db, self.workspace, self.batch
-        summaries = await self._until_done(
-            lambda: db.write(
+
+        async def delete(tx: Tx) -> list[Row]:
+            # Counted first: a summarizer that read the purged messages then writes nothing.
+            await summary_repo.reset(tx, ws, session)
+            return await tx.rows(
                 "delete_purged_summaries",
                 workspace=ws,
                 batch=batch,
                 session=session,
                 from_seq=from_seq,
             )
-        )
-        self.tally.summaries += _count(summaries)
+
+        deleted = await self._until_done(lambda: db.write_tx(delete))
+        self.tally.summaries += _count(deleted)
 
     async def _quoting(self, plan: Plan, observation_ids: list[str]) -> None:
         """Delete what quotes the purged data: files and cards, dream runs, summaries, jobs."""

@@ -186,7 +186,12 @@ class Worker:
         interval = self.config.lease.total_seconds() / 3
         while True:
             await asyncio.sleep(interval)
-            if not await jobs.extend_lease(self.db, unit, self.config.lease):
+            try:
+                extended = await jobs.extend_lease(self.db, unit, self.config.lease)
+            except Exception as exc:  # Neo4j briefly unreachable: try again, the lease holds
+                log.warning("could not extend the lease on %s (%s); trying again", unit.key, exc)
+                continue
+            if not extended:
                 log.warning("lease on %s expired; abandoning the unit", unit.key)
                 if work is not None:
                     work.cancel()

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.db import Database, Tx
+from graph.errors import Conflict
 from graph.records import MessageRecord
 from graph.repo import messages as message_repo
-from graph.repo import summaries
+from graph.repo import sessions, summaries
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
 from reasoners.embeddings.tokens import TokenCounter
@@ -39,11 +40,18 @@ class SummarizerHandler:
         plans: list[tuple[str, str, int]] = []  # kind, text, up_to
         usage_by_job: list[JobResult] = []
         latest: dict[str, tuple[str | None, int]] = {}
+        head = unit.jobs[0]
+        workspace, session = head.workspace, head.session or ""
+
+        async def read_resets(tx: Tx) -> int:
+            return await summaries.resets(tx, workspace, session)
+
+        resets = await self.db.read_tx(read_resets)  # before anything the summary will quote
         for job in unit.jobs:
             kind = str(job.payload.get("kind", "short"))
             up_to = int(job.payload.get("up_to_seq", 0))
             if kind not in latest:
-                previous = await summaries.latest(self.db, job.workspace, job.session or "", kind)
+                previous = await summaries.latest(self.db, workspace, session, kind)
                 latest[kind] = (
                     (previous.content, previous.up_to_message) if previous else (None, -1)
                 )
@@ -51,22 +59,26 @@ class SummarizerHandler:
             if up_to <= covered:
                 usage_by_job.append(JobResult(job.id))
                 continue
-            new = await message_repo.by_seq(
-                self.db, job.workspace, job.session or "", covered + 1, up_to
-            )
+            new = await message_repo.by_seq(self.db, workspace, session, covered + 1, up_to)
             summary, usage = await self._summarize(kind, text, new)
             latest[kind] = (summary, up_to)
             plans.append((kind, summary, up_to))
             usage_by_job.append(JobResult(job.id, usage.input_tokens, usage.output_tokens))
 
-        head = unit.jobs[0]
-
         async def write(tx: Tx) -> None:
+            await sessions.lock(tx, workspace, session)
+            if await summaries.resets(tx, workspace, session) != resets:
+                # It may quote a message deleted, edited or purged since: the unit fails and
+                # runs again on what is there now.
+                raise Conflict(
+                    f"messages of session {session!r} were deleted or edited while it was "
+                    "summarized; it is summarized again"
+                )
             for kind, text, up_to in plans:
                 await summaries.create(
                     tx,
-                    head.workspace,
-                    head.session or "",
+                    workspace,
+                    session,
                     kind=kind,
                     content=text,
                     up_to_message=up_to,

@@ -212,8 +212,9 @@ class DreamQuery:
 @strawberry.type
 class DreamMutation:
     @strawberry.mutation(
-        description="Dream now over observer's beliefs about observed (default: itself): one "
-        "dream job, or the one already waiting or running."
+        description="Dream now over observer's beliefs about observed (default: itself): the "
+        "dream already waiting, made runnable now, else a new dream job (queued behind one "
+        "that is running, which read the beliefs before this call)."
     )
     async def schedule_dream(
         self, info: Info, workspace: str, observer: str, observed: str | None = None

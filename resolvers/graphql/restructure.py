@@ -21,8 +21,9 @@ from resolvers.graphql.types import Message, Observation
 
 Workspace = Annotated[str, strawberry.argument(description="The workspace the data is in.")]
 STALE = (
-    "Beliefs that turned stale because something under them changed; the next dream of their "
-    "representation reconciles them (keeps, rewords or tombstones each)."
+    "Beliefs that turned stale because something under them changed (already stale ones "
+    "included: they count the change too); the next dream of their representation reconciles "
+    "them (keeps, rewords or tombstones each)."
 )
 DREAMS = "How many dreams were scheduled to reconcile those stale beliefs."
 

@@ -6,10 +6,13 @@ import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
-from graph.db import Tx
+from cypher.statements import Statement
+from graph.db import Database, Row, Tx
+from graph.errors import Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.validation import now
@@ -40,12 +43,15 @@ class RecordingHandler:
         return Prepared(results=[JobResult(j.id, tokens_in=3, tokens_out=1) for j in unit.jobs])
 
 
-async def enqueue(services: Services, workspace: str, units: int, per_unit: int) -> list[str]:
+async def enqueue(
+    services: Services, workspace: str, units: int, per_unit: int, first: int = 0
+) -> list[str]:
+    """`per_unit` jobs in each of units first, first + 1, ..."""
     batch = [
         NewJob(
             workspace=workspace,
             kind="test",
-            work_unit=f"test/{workspace}/{u}",
+            work_unit=f"test/{workspace}/{first + u}",
             payload={"n": i},
             run_after=now(),
             session=f"s{u % 3}",
@@ -135,6 +141,57 @@ async def test_a_failed_head_blocks_its_unit_until_retried(
     assert await worker.run_once()  # first fails, waits 30 s
     assert not await worker.run_once(), "the second job must not overtake the first"
     assert [job for _, job, _, _ in handler.seen] == [first]
+
+
+async def test_a_unit_left_running_is_reclaimed_while_others_are_ready(
+    services: Services, workspace: str
+) -> None:
+    """Expired units were looked for only when no unit was ready: a unit whose one job a dead
+    worker left running waited for as long as a backlog lasted."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    crashed = await jobs.claim(
+        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10, workspace=workspace
+    )
+    assert crashed is not None
+    await enqueue(services, workspace, units=5, per_unit=1, first=1)
+    await asyncio.sleep(0.3)
+    again = await jobs.claim(
+        services.db, "alive", lease=timedelta(seconds=30), max_jobs=10, workspace=workspace
+    )
+    assert again is not None and again.key == crashed.key
+
+
+class FlakyLeases(Database):
+    """A database whose first `failures` lease extensions fail, as during a Neo4j outage."""
+
+    def __init__(self, db: Database, failures: int) -> None:
+        super().__init__(db.driver, db.database, timeout=db.timeout, cooldown=db.cooldown)
+        self.failures = failures
+
+    async def write_one(self, statement: Statement, /, **params: Any) -> Row | None:
+        if statement == "extend_work_unit_lease" and self.failures > 0:
+            self.failures -= 1
+            raise Unavailable("Neo4j is unreachable (a test's outage)")
+        return await super().write_one(statement, **params)
+
+
+async def test_a_lease_extension_that_fails_is_tried_again(
+    services: Services, workspace: str
+) -> None:
+    """The heartbeat died at its first failed extension, and the unit's lease ran out under a
+    worker still running it: another worker then ran it again."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    handler = RecordingHandler(delay=3.0)
+    config = WorkerConfig(lease=timedelta(seconds=1.5), workspace=workspace)  # beats every 0.5 s
+    worker = Worker(FlakyLeases(services.db, failures=1), {"test": handler}, config)
+    running = asyncio.create_task(worker.run_once())
+    await asyncio.sleep(2.0)
+    other = await jobs.claim(
+        services.db, "other", lease=timedelta(seconds=30), max_jobs=10, workspace=workspace
+    )
+    assert other is None, "the unit's lease ran out while its worker still ran it"
+    assert await running
+    assert worker.processed_units == 1
 
 
 async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str) -> None:

@@ -1,0 +1,264 @@
+"""A message deleted, edited or purged while a worker had read it and was still working (the
+LLM call between a handler's read and its write): nothing taken from the old text is written."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from graph.keys import Representation
+from graph.repo import dream_writes, jobs, summaries
+from graph.repo import messages as message_repo
+from graph.repo.dream_writes import DerivedWrite
+from graph.repo.jobs import ClaimedUnit
+from graph.repo.sessions import MemberSettings
+from graph.validation import now
+from reasoners.deriver.handler import DeriverHandler
+from reasoners.deriver.schema import DeriverOutput
+from reasoners.dreamer import scheduling
+from reasoners.llm.interface import ChatMessage
+from reasoners.peers import invalidation, merges, purge
+from reasoners.queue.worker import Handler, Prepared, Worker, WorkerConfig
+from reasoners.summarizer.schema import SummaryOutput
+from resolvers.services import Services
+from tests import statements
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import (
+    beliefs,
+    make_peers,
+    make_session,
+    post,
+    target_messages,
+    worker_for,
+)
+from tests.integration.dream_helpers import belief_id, with_dreams
+from tests.integration.restructure_helpers import run_all
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class ChangedWhileRead:
+    """The wrapped handler, with `change` run once between its read and its write."""
+
+    inner: Handler
+    change: Callable[[], Awaitable[None]]
+    ran: int = 0
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        prepared = await self.inner.prepare(unit)
+        if not self.ran:
+            self.ran += 1
+            await self.change()
+        return prepared
+
+
+def verbatim(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+    """Each target message's text is the fact."""
+    return DeriverOutput.model_validate(
+        {
+            "observations": [
+                {"content": text, "source_message_index": i, "source_span": text}
+                for i, _, text in target_messages(messages)
+            ]
+        }
+    )
+
+
+def mentions_paris(messages: list[ChatMessage], schema: Any) -> SummaryOutput:
+    said = "Paris" if "Paris" in str(messages[-1]["content"]) else "nowhere"
+    return SummaryOutput(summary=f"maya mentioned {said}")
+
+
+async def drain_with(
+    services: Services, workspace: str, kind: str, change: Callable[[], Awaitable[None]]
+) -> tuple[Worker, ChangedWhileRead]:
+    """Run the workspace's jobs, with `change` made while the first `kind` unit is read."""
+    llm = ScriptedLLM({"deriver": verbatim, "summarizer": mentions_paris})
+    base = worker_for(services, workspace, llm)
+    hooked = ChangedWhileRead(base.handlers[kind], change)
+    config = WorkerConfig(workspace=workspace, backoff=timedelta(0))
+    worker = Worker(services.db, {**base.handlers, kind: hooked}, config)
+    for _ in range(2):  # the change may queue work of its own (an edit: its derivation)
+        await jobs.flush(services.db, workspace, None, None)
+        await worker.drain()
+    assert hooked.ran == 1
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.dead, status.pending, status.running) == (0, 0, 0)
+    return worker, hooked
+
+
+async def paris_chat(services: Services, workspace: str, turns: int = 1) -> str:
+    """maya says she lives in Paris (then `turns - 1` more lines); the Paris message's id."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    more = [("maya", f"Line {i} of small talk.") for i in range(1, turns)]
+    await post(services, workspace, "chat", ("maya", "I live in Paris."), *more)
+    [first, *_] = await message_repo.by_seq(services.db, workspace, "chat", 0, 0)
+    return first.id
+
+
+async def test_a_message_deleted_while_derived_gives_no_belief(
+    services: Services, workspace: str
+) -> None:
+    """The belief was written, current (not stale), from a message already deleted: the
+    deletion had marked stale what existed, and nothing marked the late one."""
+    paris = await paris_chat(services, workspace)
+
+    async def delete() -> None:
+        await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+
+    worker, _ = await drain_with(services, workspace, "derive", delete)
+    assert await beliefs(services, workspace, "maya", "maya") == []
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, ChangedWhileRead) and isinstance(deriver.inner, DeriverHandler)
+    assert deriver.inner.stats.source_changed == 1
+
+
+async def test_a_message_edited_while_derived_gives_beliefs_of_the_new_text_only(
+    services: Services, workspace: str
+) -> None:
+    paris = await paris_chat(services, workspace)
+
+    async def edit() -> None:
+        await invalidation.edit_message(
+            services.db,
+            services.embedder,
+            services.tokens,
+            services.settings,
+            workspace,
+            paris,
+            "I live in Rome.",
+        )
+
+    await drain_with(services, workspace, "derive", edit)
+    assert await beliefs(services, workspace, "maya", "maya") == ["I live in Rome."]
+
+
+@pytest.mark.parametrize("how", ["delete", "purge"])
+async def test_a_message_removed_while_summarized_is_not_in_the_summary(
+    services: Services, workspace: str, how: str
+) -> None:
+    """The summary was written after the deletion had removed the summaries quoting the
+    message, so it quoted the message for good (for a purge, against the erasure)."""
+    services = with_dreams(services, summary_short_every=5, summary_long_every=1000)
+    paris = await paris_chat(services, workspace, turns=5)
+
+    async def remove() -> None:
+        if how == "delete":
+            await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+        else:
+            await purge.purge_messages(services.db, workspace, [paris], batch=100)
+
+    await drain_with(services, workspace, "summarize", remove)
+    short = await summaries.latest(services.db, workspace, "chat", "short")
+    assert short is not None and short.content == "maya mentioned nowhere"
+
+
+async def test_a_message_deleted_while_a_dream_runs_gets_a_dream_of_its_own(
+    services: Services, workspace: str
+) -> None:
+    """The deletion reused the running dream, which had read the beliefs before; its finish
+    released the claim, and the belief the deletion made stale waited for no dream."""
+    services = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    paris = await paris_chat(services, workspace)
+    llm = ScriptedLLM({"deriver": verbatim})
+    await jobs.flush(services.db, workspace, None, None)
+    await worker_for(services, workspace, llm).drain()
+    belief = await belief_id(services, workspace, "Paris", "maya", "maya")
+    view = Representation(workspace, "maya", "maya")
+    await scheduling.on_demand(services.db, services.settings, view)
+
+    async def delete() -> None:
+        await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+
+    await drain_with(services, workspace, "dream", delete)
+    row = await statements.read_one(
+        services.db, "get_observation_state", workspace=workspace, id=belief
+    )
+    assert row is not None and row["deleted"] and not row["pending"], row
+
+
+async def alicia_in_paris(services: Services, workspace: str) -> None:
+    """alicia (to be merged into alice) says she lives in Paris."""
+    await make_peers(services, workspace, "alice", "alicia")
+    await make_session(services, workspace, "chat", [MemberSettings("alicia")])
+    await post(services, workspace, "chat", ("alicia", "I live in Paris."))
+
+
+async def merge_alicia(services: Services, workspace: str) -> None:
+    op = merges.Operation(["alicia"], "alice", True)
+    await merges.start(services.db, services.settings, workspace, op)
+    await run_all(services, workspace)
+
+
+async def test_messages_merged_away_while_derived_are_derived_for_the_target(
+    services: Services, workspace: str
+) -> None:
+    """The derivation wrote its beliefs into the merged-away peer's representation: the
+    statement found no such peer and wrote nothing, the job ended done, and alicia's message
+    was never derived for alice."""
+    await alicia_in_paris(services, workspace)
+
+    async def merge() -> None:
+        await merge_alicia(services, workspace)
+
+    await drain_with(services, workspace, "derive", merge)
+    assert await beliefs(services, workspace, "alice", "alice") == ["I live in Paris."]
+
+
+async def test_a_derivation_left_running_when_its_peer_was_merged_away_derives_for_the_target(
+    services: Services, workspace: str
+) -> None:
+    """A worker died running alicia's derivation; the merge moved only waiting jobs, and the
+    one reclaimed later failed (no peer alicia) until it was dead."""
+    await alicia_in_paris(services, workspace)
+    await jobs.flush(services.db, workspace, None, None)
+    crashed = await jobs.claim(
+        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10, workspace=workspace
+    )
+    assert crashed is not None and crashed.jobs[0].peer == "alicia"
+    await merge_alicia(services, workspace)
+    await asyncio.sleep(0.3)
+    llm = ScriptedLLM({"deriver": verbatim})
+    await worker_for(services, workspace, llm, backoff=timedelta(0)).drain()
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.dead, status.pending, status.running) == (0, 0, 0)
+    assert await beliefs(services, workspace, "alice", "alice") == ["I live in Paris."]
+
+
+async def test_a_belief_invalidated_again_while_a_dream_reconciles_it_is_not_kept(
+    services: Services, workspace: str
+) -> None:
+    """The dream read the deduction stale with one current premise left, and kept it. The
+    other premise was deleted before the dream committed; propagation skipped the deduction
+    (already stale), and the keep made it current on grounds that had gone."""
+    services = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    await post(services, workspace, "chat", ("maya", "I live in Paris."), ("maya", "I have a dog."))
+    await jobs.flush(services.db, workspace, None, None)
+    await worker_for(services, workspace, ScriptedLLM({"deriver": verbatim})).drain()
+    paris = await belief_id(services, workspace, "Paris", "maya", "maya")
+    dog = await belief_id(services, workspace, "dog", "maya", "maya")
+    view = Representation(workspace, "maya", "maya")
+    both = DerivedWrite(f"{workspace}-both", "deductive", "maya keeps a dog in a city.",
+                        [0.1] * 384, (paris, dog))  # fmt: skip
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(tx, view, [both], origin="dreamer:rules", now=now())
+    )
+    await invalidation.delete_observation(services.db, services.settings, workspace, paris)
+
+    async def delete_dog() -> None:
+        await invalidation.delete_observation(services.db, services.settings, workspace, dog)
+
+    await drain_with(services, workspace, "dream", delete_dog)
+    row = await statements.read_one(
+        services.db, "get_observation_state", workspace=workspace, id=both.id
+    )
+    assert row is not None and row["deleted"] and not row["pending"], row
