@@ -76,7 +76,14 @@ def _run_api(settings: Settings) -> None:
     # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; make that handler an exception so `finally` still runs.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    # A WebSocket frame is held to the HTTP body limit too (uvicorn's default is 16 MB).
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        ws_max_size=settings.max_request_bytes,
+    )
 
 
 def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | None) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -21,7 +21,6 @@ class Context:
     authorization: str | None
     # Set by strawberry for WebSocket operations from the connection_init payload.
     connection_params: dict[str, Any] | None = None
-    _principal: Principal | None = field(default=None, repr=False)
 
     @cached_property
     def summaries(self) -> DataLoader[SummaryKey, list[SummaryRecord]]:
@@ -29,18 +28,19 @@ class Context:
 
     @property
     def principal(self) -> Principal:
-        if self._principal is None:
-            header = self.authorization
-            if header is None and self.connection_params:
-                value = self.connection_params.get("Authorization") or self.connection_params.get(
-                    "authorization"
-                )
-                header = str(value) if value else None
-            settings = self.services.settings
-            self._principal = principal_from_header(
-                header, enabled=settings.auth_enabled, secret=settings.auth_secret
+        """The caller, from its key, checked again on every use: one WebSocket context serves
+        every operation of the socket, so a key that expires while the socket is open must
+        stop working then (checking a key is one HMAC, no I/O)."""
+        header = self.authorization
+        if header is None and self.connection_params:
+            value = self.connection_params.get("Authorization") or self.connection_params.get(
+                "authorization"
             )
-        return self._principal
+            header = str(value) if value else None
+        settings = self.services.settings
+        return principal_from_header(
+            header, enabled=settings.auth_enabled, secret=settings.auth_secret
+        )
 
 
 Info = StrawberryInfo[Context, None]

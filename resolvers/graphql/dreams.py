@@ -22,8 +22,8 @@ from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
+from resolvers.graphql.polling import Interval, pause
 
-MIN_INTERVAL = 0.2
 RUNS_PER_POLL = 20
 
 
@@ -244,17 +244,19 @@ class DreamSubscription:
         observer: str,
         observed: str,
         after_run: int | None = None,
-        interval_seconds: float = 1.0,
+        interval_seconds: Interval = 1.0,
     ) -> AsyncGenerator[DreamEvent, None]:
         view = _require_view(info, workspace, observer, observed)
         db = info.context.services.db
         if after_run is None:
             after_run = (await dreams.state(db, view)).dream_runs
         while True:
+            # The key again at each poll: one that expires ends the stream (UNAUTHENTICATED).
+            _require_view(info, workspace, observer, observed)
             runs = await dream_runs.runs_since(db, view, after=after_run, limit=RUNS_PER_POLL)
             for run in runs:
                 for event in events_of(run):
                     yield event
                 after_run = run.seq
             if len(runs) < RUNS_PER_POLL:
-                await asyncio.sleep(max(interval_seconds, MIN_INTERVAL))
+                await asyncio.sleep(pause(interval_seconds))

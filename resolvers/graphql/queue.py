@@ -12,9 +12,8 @@ from graph.repo.jobs import JobRecord
 from graph.repo.jobs import QueueStatus as QueueStatusRecord
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
+from resolvers.graphql.polling import Interval, pause
 from resolvers.graphql.types import Job, QueueStatus
-
-MIN_INTERVAL = 0.2
 
 
 def _status(record: QueueStatusRecord) -> QueueStatus:
@@ -126,17 +125,18 @@ class Subscription:
         workspace: str,
         session: str | None = None,
         peer: str | None = None,
-        interval_seconds: float = 1.0,
+        interval_seconds: Interval = 1.0,
         until_idle: bool = False,
     ) -> AsyncGenerator[QueueStatus, None]:
-        info.context.principal.require_peer_or_session(workspace, peer, session)
         db = info.context.services.db
         last: QueueStatusRecord | None = None
         while True:
+            # The key at each poll: one that expires ends the stream (UNAUTHENTICATED).
+            info.context.principal.require_peer_or_session(workspace, peer, session)
             current = await jobs.status(db, workspace, session, peer)
             if current != last:
                 yield _status(current)
                 last = current
             if until_idle and current.pending == 0 and current.running == 0:
                 return
-            await asyncio.sleep(max(interval_seconds, MIN_INTERVAL))
+            await asyncio.sleep(pause(interval_seconds))

@@ -1,15 +1,19 @@
 """GraphQL subscriptions over WebSocket: graphql-transport-ws on /graphql, and nothing else.
 
-Strawberry runs the protocol. Three things are set here rather than left at its defaults: only
+Strawberry runs the protocol. What is set here rather than left at its defaults: only
 graphql-transport-ws is spoken (the older graphql-ws protocol answers errors in another shape
 and nothing here uses it); a socket that sends no `connection_init` within
-CONNECTION_INIT_SECONDS is closed (4408), not after a minute, so idle sockets cannot pile up;
-and the errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one socket)
-carry an `extensions.code` like every other error.
+CONNECTION_INIT_SECONDS is closed (4408), not after a minute, and with auth on one whose
+`connection_init` carries no valid key is closed (4403), so idle sockets cannot pile up; frames
+are parsed as strictly as HTTP bodies, and a frame that is not a well-formed message closes the
+socket (4400); and the errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on
+one socket) carry an `extensions.code` like every other error. A key is checked again at every
+operation and every poll of a subscription, so one that expires stops working on an open socket.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -17,16 +21,19 @@ from graphql import GraphQLFormattedError
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage, Message
+from strawberry.types.unset import UnsetType
 
-from graph.errors import ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.hosts import origin_allowed
+from resolvers.json_body import parse_json
 from resolvers.services import Services
 
 CONNECTION_INIT_SECONDS = 10
@@ -51,7 +58,34 @@ def with_codes(message: Message) -> Message:
     return ErrorMessage(id=message["id"], type="error", payload=errors)
 
 
+def malformed(message: object) -> str | None:
+    """What is wrong with a client's message's shape, or None. Strawberry reads fields of what
+    it takes to be an object and answers only a missing key: a list, a number or a subscribe
+    payload that is not an object raised inside the ASGI app instead (a logged traceback and a
+    dropped socket, for a frame anyone may send before connection_init)."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "a message is a JSON object with a string `type`"
+    if message["type"] == "subscribe":
+        payload = message.get("payload")
+        if not isinstance(message.get("id"), str) or not isinstance(payload, dict):
+            return "a subscribe message has a string `id` and an object `payload`"
+        if not isinstance(payload.get("query"), str):
+            return "a subscribe payload has a string `query`"
+        if not isinstance(payload.get("variables") or {}, dict):
+            return "a subscribe payload's `variables` is an object"
+        if not isinstance(payload.get("operationName") or "", str):
+            return "a subscribe payload's `operationName` is a string"
+    return None
+
+
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    async def handle_message(self, message: Message) -> None:
+        problem = malformed(message)
+        if problem is not None:
+            await self.handle_invalid_message(problem)  # closes the socket with 4400
+            return
+        await super().handle_message(message)
+
     async def send_message(self, message: Message) -> None:
         await super().send_message(with_codes(message))
 
@@ -74,6 +108,25 @@ class GraphQLWebSocket(GraphQL[Context, None]):
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context(services=self.services, authorization=request.headers.get("authorization"))
+
+    def decode_json(self, data: str | bytes) -> object:
+        """Frames are read as strictly as HTTP bodies (resolvers/json_body.py): no NaN or
+        Infinity, no nesting past its limit, no lone surrogates. A frame refused closes the
+        socket with 4400, as malformed JSON does."""
+        try:
+            return parse_json(data, "the message")
+        except BeliefgraphError as exc:
+            raise json.JSONDecodeError(exc.message, "", 0) from exc
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        """With auth on, connection_init must carry a valid key (its `Authorization`, or the
+        handshake's header): a socket without one is closed with 4403 at once, rather than
+        held open, accepted, with nothing it may do."""
+        try:
+            _ = context.principal
+        except BeliefgraphError as exc:
+            raise ConnectionRejectionError({"message": exc.message}) from exc
+        return await super().on_ws_connect(context)
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         # Called for cross-origin handshakes only: a page may connect if its host is allowed.

@@ -466,3 +466,97 @@ async def test_serve_warms_up_after_start_and_then_says_it_is_done(served: Serve
                 break
             await asyncio.sleep(0.5)
         assert body["warming"] is False
+
+
+async def _closed_with(url: str, *frames: str, init: dict[str, Any] | None = None) -> int:
+    """The close code the server answers `frames` with (after `init`, when given)."""
+    async with websockets.connect(url, subprotocols=[TRANSPORT_WS]) as socket_:
+        if init is not None:
+            await socket_.send(json.dumps(init))
+            reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+            assert reply["type"] == "connection_ack", reply
+        for frame in frames:
+            await socket_.send(frame)
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(socket_.recv(), 10)
+    assert closed.value.rcvd is not None
+    return closed.value.rcvd.code
+
+
+SUBSCRIBE = '{"id": "1", "type": "subscribe", "payload": %s}'
+DEEP = "[" * 5_000 + "]" * 5_000
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "[]",
+        "null",
+        "1e999",
+        '{"type": 7}',
+        SUBSCRIBE % "[]",
+        SUBSCRIBE % '{"query": 1}',
+        SUBSCRIBE % '{"query": "{ version }", "variables": [1]}',
+        SUBSCRIBE % '{"query": "{ version }", "variables": {"s": "\\ud800"}}',
+        SUBSCRIBE % '{"query": "{ version }", "variables": {"n": NaN}}',
+        SUBSCRIBE % ('{"query": "{ version }", "variables": {"a": ' + DEEP + "}}"),
+    ],
+    ids=["list", "null", "inf", "type", "payload", "query", "variables", "lone", "nan", "deep"],
+)
+async def test_a_malformed_frame_closes_the_socket_as_a_protocol_error(
+    served: Served, frame: str
+) -> None:
+    """Strawberry read fields of whatever the frame parsed to: a list, a number or a payload
+    that is not an object raised inside the ASGI app (a traceback in the log, the socket
+    dropped), and a lone surrogate or NaN in variables got as far as a resolver (INTERNAL)."""
+    assert await _closed_with(served.ws, frame, init={"type": "connection_init"}) == 4400
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        assert client.get("/health").status_code == 200
+
+
+async def test_a_socket_without_a_key_is_refused_at_connection_init(
+    served_with_auth: Served,
+) -> None:
+    """With auth on it was acknowledged and held open, with nothing it could do."""
+    async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps({"type": "connection_init"}))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(socket_.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+
+
+async def test_a_key_that_expires_stops_working_on_its_open_socket(
+    served_with_auth: Served,
+) -> None:
+    """The socket's context checked the key once: an hour after it expired, a socket opened
+    before still ran every operation, and its streams went on."""
+    assert served_with_auth.secret is not None
+    workspace = f"w-{uuid.uuid4().hex[:8]}"
+    key = issue_key(
+        served_with_auth.secret, Principal(KeyScope.WORKSPACE, workspace), ttl_seconds=3
+    )
+    init = {"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}}
+    stream = """subscription($w: String!) {
+      queueStatus(workspace: $w, intervalSeconds: 0.5) { done }
+    }"""
+    async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps(init))
+        assert json.loads(await socket_.recv())["type"] == "connection_ack"
+        payload = {"query": stream, "variables": {"w": workspace}}
+        await socket_.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        first = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+        assert first["type"] == "next" and "errors" not in first["payload"], first
+        await asyncio.sleep(3.5)  # expired now; the stream polls every half second
+        ended = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+        assert ended["type"] in ("next", "error"), ended
+        errors = ended["payload"] if ended["type"] == "error" else ended["payload"]["errors"]
+        assert errors[0]["extensions"]["code"] == "UNAUTHENTICATED", ended
+        # A new operation on the same socket is refused as well.
+        query = "query($w: String!) { queueStatus(workspace: $w) { done } }"
+        again = {"query": query, "variables": {"w": workspace}}
+        await socket_.send(json.dumps({"id": "2", "type": "subscribe", "payload": again}))
+        while (reply := json.loads(await asyncio.wait_for(socket_.recv(), 10))).get("id") != "2":
+            pass
+        assert reply["type"] == "next", reply
+        assert reply["payload"]["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED", reply
