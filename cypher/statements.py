@@ -6,7 +6,6 @@
 from typing import Literal
 
 Statement = Literal[
-    "add_sub_peer",
     "await_indexes",
     "claim_dream",
     "claim_idle_dreams",
@@ -62,6 +61,7 @@ Statement = Literal[
     "create_index_summary_session",
     "create_messages",
     "create_stated_observations",
+    "create_sub_peer_link",
     "create_summary",
     "create_vector_index_file_chunk",
     "create_vector_index_message",
@@ -112,6 +112,7 @@ Statement = Literal[
     "get_peer",
     "get_peer_card",
     "get_session",
+    "get_sub_peer_link",
     "get_summary_resets",
     "get_view_writes",
     "get_workspace",
@@ -130,6 +131,7 @@ Statement = Literal[
     "list_files",
     "list_jobs",
     "list_legacy_indexes",
+    "list_member_layer",
     "list_messages",
     "list_messages_by_number",
     "list_messages_by_number_newest",

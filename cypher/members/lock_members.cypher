@@ -1,7 +1,8 @@
-// Takes the workspace's sub-peer lock (the one add_sub_peer.cypher takes) for the rest of the
-// transaction, so that MEMBER_OF writes elsewhere (a merge moving links) check for cycles
-// against a graph no concurrent add changes meanwhile. Its own statement, so that what follows
-// reads under the lock.
+// Takes the workspace's sub-peer lock for the rest of the transaction: MEMBER_OF writes of one
+// workspace (adding a sub-peer, a merge moving links) run one at a time, and each checks for
+// cycles against the graph the previous one left (of two opposite adds racing, the later sees
+// the earlier's edge and is refused as a cycle). Its own statement, so that what follows reads
+// under the lock.
 MATCH (w:Workspace {name: $workspace})
 SET w.member_lock = true
 REMOVE w.member_lock

@@ -14,8 +14,12 @@ CALL (s, t) {
   RETURN count(*) AS sessions
 }
 CALL (s, t) {
+  // A child that is the target or above it would close a cycle. The peers above the target
+  // are walked once, each peer once (a pruning expand): a path-by-path EXISTS costs the
+  // number of paths, exponential in the width of a many-to-many tree.
+  WITH s, t, COLLECT { MATCH (t)-[:MEMBER_OF]->{1,32}(x:Peer) RETURN DISTINCT x } AS above
   MATCH (c:Peer)-[m:MEMBER_OF]->(s)
-  WITH c, m, c <> t AND NOT EXISTS { (t)-[:MEMBER_OF*1..32]->(c) } AS keep
+  WITH c, m, c <> t AND NOT c IN above AS keep
   DELETE m
   WITH c, keep WHERE keep
   MERGE (c)-[e:MEMBER_OF]->(t)
@@ -23,8 +27,10 @@ CALL (s, t) {
   RETURN count(*) AS children
 }
 CALL (s, t) {
+  // A parent that is the target or below it would close a cycle (walked as above).
+  WITH s, t, COLLECT { MATCH (x:Peer)-[:MEMBER_OF]->{1,32}(t) RETURN DISTINCT x } AS below
   MATCH (s)-[m:MEMBER_OF]->(p:Peer)
-  WITH p, m, p <> t AND NOT EXISTS { (p)-[:MEMBER_OF*1..32]->(t) } AS keep
+  WITH p, m, p <> t AND NOT p IN below AS keep
   DELETE m
   WITH p, keep WHERE keep
   MERGE (t)-[e:MEMBER_OF]->(p)

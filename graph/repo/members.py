@@ -1,8 +1,9 @@
 """Sub-peers: MEMBER_OF edges between the peers of one workspace (many-to-many, no cycles).
 
 alice-dm and alice-groupchat may be sub-peers of alice; a team may have its members as
-sub-peers; a peer may have several parents. The cycle and chain-length checks run inside the
-Cypher write, under a per-workspace lock, so concurrent adds cannot build a cycle between them.
+sub-peers; a peer may have several parents. The cycle and chain-length checks run in the
+transaction that writes the edge, under a per-workspace lock, so concurrent adds cannot build
+a cycle between them.
 """
 
 from __future__ import annotations
@@ -38,24 +39,60 @@ async def add(db: Database, workspace: str, parent: str, child: str, *, max_dept
 
 async def add_in(tx: Tx, workspace: str, parent: str, child: str, *, max_depth: int) -> bool:
     """`add` inside a caller's transaction, for writes that must commit with it."""
-    row = await tx.one(
-        "add_sub_peer",
-        workspace=workspace,
-        parent=parent,
-        child=child,
-        max_depth=max_depth,
-        now=now(),
-    )
-    if row is None:
+    locked = await tx.one("lock_members", workspace=workspace)
+    if locked is None or not locked["locked"]:
         raise NotFound(f"workspace {workspace!r} does not exist")
+    row = await tx.one("get_sub_peer_link", workspace=workspace, parent=parent, child=child)
+    assert row is not None
     if row["missing"] is not None:
         missing = str(row["missing"])
         raise NotFound(
             f"peer {missing!r} does not exist in workspace {workspace!r}", peers=[missing]
         )
-    if row["problem"] is not None:
-        raise InvalidInput(str(row["problem"]))
-    return bool(row["created"])
+    if row["existed"]:
+        return False
+    above, parent_above = await _longest_chain(tx, workspace, parent, up=True)
+    below, _ = await _longest_chain(tx, workspace, child, up=False)
+    problem = link_problem(parent, child, parent_above, above, below, max_depth)
+    if problem is not None:
+        raise InvalidInput(problem)
+    await tx.rows(
+        "create_sub_peer_link", workspace=workspace, parent=parent, child=child, now=now()
+    )
+    return True
+
+
+def link_problem(
+    parent: str, child: str, parent_above: set[str], above: int, below: int, max_depth: int
+) -> str | None:
+    """Why `child` may not become a sub-peer of `parent`, or None (pure). `parent_above`: the
+    peers above the parent; `above`, `below`: the longest chains of edges above the parent and
+    below the child."""
+    if parent == child:
+        return "a peer cannot be its own sub-peer"
+    if child in parent_above:
+        return f"{child} is already above {parent}: adding it below would make a cycle"
+    if above + 1 + below > max_depth:
+        return (
+            f"the chain of sub-peers through {parent} and {child} would be "
+            f"{above + 1 + below} long; the limit is {max_depth} (BELIEFGRAPH_MAX_PEER_DEPTH)"
+        )
+    return None
+
+
+async def _longest_chain(tx: Tx, workspace: str, start: str, *, up: bool) -> tuple[int, set[str]]:
+    """The longest chain of MEMBER_OF edges from `start` upward (or downward), and every peer it
+    reaches, walked layer by layer (list_member_layer.cypher says why). The graph has no cycle,
+    so a layer is empty within MAX_PEER_DEPTH_CAP + 1 steps; one that is not would show a
+    cycle, and counts as a chain over every limit."""
+    frontier, reached, length = [start], set[str](), 0
+    while frontier and length <= MAX_PEER_DEPTH_CAP:
+        rows = await tx.rows("list_member_layer", workspace=workspace, names=frontier, up=up)
+        frontier = sorted({str(r["name"]) for r in rows})
+        if frontier:
+            length += 1
+            reached.update(frontier)
+    return length, reached
 
 
 async def remove(db: Database, workspace: str, parent: str, child: str) -> bool:

@@ -5,6 +5,7 @@ surface."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -150,3 +151,35 @@ async def test_graphql_adds_lists_and_refuses_with_codes(
     }"""
     assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": True}
     assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": False}
+
+
+async def test_a_many_to_many_lattice_is_measured_by_its_longest_chain_and_shortest_distances(
+    services: Services, workspace: str
+) -> None:
+    """Ten layers of three peers, each a sub-peer of every peer of the layer above: 3^9 paths
+    from the bottom to the top. The chain checks walk it layer by layer and the reads measure
+    each peer at its shortest distance (walking it path by path took tens of seconds at six
+    peers a layer)."""
+    layers = [[f"l{level}p{i}" for i in range(3)] for level in range(10)]
+    await make_peers(services, workspace, *[p for layer in layers for p in layer], "x", "y")
+    for upper, lower in itertools.pairwise(layers):
+        for parent in upper:
+            for child in lower:
+                assert await add(services, workspace, parent, child)
+    below = await names_below(services, workspace, "l0p0", 2)
+    assert below == [*(f"{p}@1" for p in layers[1]), *(f"{p}@2" for p in layers[2])]
+    assert len(await names_below(services, workspace, "l0p0", members.ALL)) == 27
+    above = await members.above(services.db, workspace, "l9p2", depth=3, limit=100)
+    assert sorted(f"{r.peer.name}@{r.distance}" for r in above) == sorted(
+        f"{p}@{9 - level}" for level in (6, 7, 8) for p in layers[level]
+    )
+    # The chain through a new edge counts the longest chain on each side: 9 above l9p0.
+    with pytest.raises(InvalidInput, match="would be 10 long; the limit is 9"):
+        await members.add(services.db, workspace, "l9p0", "x", max_depth=9)
+    assert await members.add(services.db, workspace, "l9p0", "x", max_depth=10)
+    # y above the lattice: a chain of 11 from y to x.
+    assert await members.add(services.db, workspace, "y", "l0p1", max_depth=11)
+    with pytest.raises(InvalidInput, match="would make a cycle"):
+        await add(services, workspace, "x", "y")
+    with pytest.raises(InvalidInput, match="would make a cycle"):
+        await add(services, workspace, "l9p1", "l0p2")
