@@ -10,6 +10,7 @@ transaction, together with the jobs' completion.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -37,6 +38,11 @@ log = logging.getLogger("beliefgraph.deriver")
 
 # Earlier turns loaded for context before the first new message (batching keeps what fits).
 CONTEXT_LOOKBACK = 6
+# Facts kept from one message, in the order the extractor gives them. The extractive provider
+# makes a fact of every first-person sentence: a 25,000-character message gave 1,200, and an
+# upload of 156 such messages 187,000, hours of embedding for one unit. A conversation turn
+# states far fewer; a document this long belongs in a peer file, which is chunked and searched.
+MAX_FACTS_PER_MESSAGE = 50
 
 
 @dataclass
@@ -47,6 +53,7 @@ class DeriverStats:
     facts_proposed: int = 0
     ungrounded: int = 0
     too_long: int = 0  # facts longer than a belief may be (MAX_BELIEF_CHARS): left out
+    over_cap: int = 0  # facts past a message's first MAX_FACTS_PER_MESSAGE: left out
     bad_citations: int = 0
     source_changed: int = 0  # observations left out: their message was deleted or edited meanwhile
     written: int = 0
@@ -126,6 +133,7 @@ class DeriverHandler:
         ]
 
         facts: list[Fact] = []
+        kept: Counter[str] = Counter()  # facts kept per message
         usage = Usage()
         grounding = Grounding()
         # Each message is derived for the peer that sends it now, not the one the job names: a
@@ -151,7 +159,10 @@ class DeriverHandler:
                         self.stats.ungrounded += 1
                     elif not belief_fits(fact.content):
                         self.stats.too_long += 1
+                    elif kept[fact.message_id] >= MAX_FACTS_PER_MESSAGE:
+                        self.stats.over_cap += 1
                     else:
+                        kept[fact.message_id] += 1
                         facts.append(fact)
         planned = await self._route(facts, by_id, members)
         self.stats.units += 1

@@ -64,6 +64,16 @@ class SentenceTransformerEmbedder:
         return [[float(x) for x in row] for row in vectors]
 
 
+# Texts per call into the encoding thread. A thread cannot be cancelled: a shutdown or a lost
+# lease waits for the call under way, so one call must not hold many thousands of texts (one of
+# 187,000, a large upload's facts, kept a stopped server busy for minutes).
+THREAD_CALL = 256
+
+
 async def embed_async(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
-    """Embed off the event loop: encoding is CPU-bound and would stall every request."""
-    return await asyncio.to_thread(embedder.embed, texts)
+    """Embed off the event loop (encoding is CPU-bound and would stall every request), in
+    calls of at most THREAD_CALL texts, so that cancelling waits for one call at most."""
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), THREAD_CALL):
+        vectors += await asyncio.to_thread(embedder.embed, texts[start : start + THREAD_CALL])
+    return vectors

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -154,12 +155,24 @@ async def upload(call: Call) -> Response:
     parts = documents.pieces(text, call.services.settings.max_message_chars)
     if not parts:
         raise InvalidInput("the file has no text")
-    items = [MessageInput(peer=peer, content=p, metadata=metadata, created_at=when) for p in parts]
+    ids = upload_client_ids(session, peer, parts)
+    items = [
+        MessageInput(peer=peer, content=part, metadata=metadata, created_at=when, client_id=key)
+        for part, key in zip(parts, ids, strict=True)
+    ]
     stored: list[MessageRecord] = []
     batch = call.services.settings.max_batch
     for start in range(0, len(items), batch):
         stored.extend(await store(call, session, items[start : start + batch]))
     return JSONResponse([shapes.message(m) for m in stored], status_code=201)
+
+
+def upload_client_ids(session: str, peer: str, parts: list[str]) -> list[str]:
+    """A client id for each piece of an upload, the same whenever the same peer uploads the same
+    text into the session (pure). A large upload is stored in several batches: one the client
+    sends again after a disconnect stores only the pieces missing, not the text twice."""
+    digest = hashlib.sha256("\0".join([session, peer, *parts]).encode()).hexdigest()[:32]
+    return [f"upload-{digest}-{i}" for i in range(len(parts))]
 
 
 def _form_json(value: object, name: str) -> dict[str, Any] | None:

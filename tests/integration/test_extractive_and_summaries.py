@@ -11,7 +11,7 @@ import pytest
 from graph.repo import jobs, observations, summaries
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver.handler import DeriverHandler
+from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, DeriverHandler
 from reasoners.llm.interface import ChatMessage
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
@@ -177,3 +177,22 @@ async def test_graphql_exposes_summaries_queue_and_sources(
     )
     [source] = detail["observation"]["sources"]
     assert source["span"] in source["message"]["content"]
+
+
+async def test_a_message_gives_at_most_its_cap_of_facts(services: Services, workspace: str) -> None:
+    """The extractive deriver makes a fact of every first-person sentence: one long message
+    gave 1,200, and an upload of such messages kept a unit embedding for hours."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    cap = MAX_FACTS_PER_MESSAGE
+    lines = " ".join(f"I visited city number {i} last year." for i in range(cap + 10))
+    await post(services, workspace, "chat", ("maya", lines))
+    worker = worker_for(services, workspace, None)
+    await flush_and_drain(services, workspace, worker)
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler)
+    assert deriver.stats.over_cap == 10, deriver.stats
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("maya", "maya"), after=None, limit=100
+    )
+    assert 0 < len(page.items) <= cap

@@ -663,6 +663,30 @@ def tiny_pdf(text: str) -> bytes:
     return out
 
 
+async def test_an_upload_sent_again_stores_nothing_twice(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """A large upload is stored in batches; a client that lost its connection midway and sent
+    it again stored every piece a second time."""
+    m = f"/workspaces/{workspace}/sessions/docs/messages"
+    big = ("word " * 12_000).encode()  # three pieces
+    form = {"peer_id": "alice"}
+    first = await rest.post(f"{m}/upload", files={"file": ("b.txt", big, "text/plain")}, data=form)
+    again = await rest.post(f"{m}/upload", files={"file": ("b.txt", big, "text/plain")}, data=form)
+    assert first.status_code == again.status_code == 201, again.text
+    assert [x["id"] for x in again.json()] == [x["id"] for x in first.json()]
+    listed = await rest.post(f"{m}/list", json={})
+    assert listed.json()["total"] == 3, listed.json()
+    # Another peer's upload of the same text is its own.
+    other = await rest.post(
+        f"{m}/upload", files={"file": ("b.txt", big, "text/plain")}, data={"peer_id": "bob"}
+    )
+    assert (
+        other.status_code == 201
+        and len({x["id"] for x in other.json()} & {x["id"] for x in first.json()}) == 0
+    )
+
+
 async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: str) -> None:
     m = f"/workspaces/{workspace}/sessions/docs/messages"
     r = await rest.post(
