@@ -59,6 +59,27 @@ async def test_graphiql_loads_from_the_app_and_runs_a_query(
     await page.close()
 
 
+async def test_graphiql_runs_a_subscription_over_its_websocket(
+    browser: Browser, served: Served
+) -> None:
+    """GraphiQL had no WebSocket: a subscription got "subscriptions run over WebSocket
+    (graphql-transport-ws), not HTTP"."""
+    page = await browser.new_page()
+    await page.goto(f"{served.url}/graphql")
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    workspace = f"w-{uuid.uuid4().hex[:8]}"
+    await page.locator(".graphiql-query-editor .CodeMirror").first.click()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.insert_text(
+        f'subscription {{ queueStatus(workspace: "{workspace}", untilIdle: true) {{ pending }} }}'
+    )
+    await page.click(".graphiql-execute-button")
+    result = page.locator(".graphiql-response")
+    await result.get_by_text('"pending": 0').wait_for(timeout=30_000)
+    assert "not HTTP" not in await result.inner_text()
+    await page.close()
+
+
 async def test_graphiql_documents_the_search_arguments(browser: Browser, served: Served) -> None:
     # What a developer does to learn an argument: open the docs, then Query, then the field.
     page = await browser.new_page()

@@ -1,7 +1,95 @@
 // Starts GraphiQL against this server's /graphql. With auth on, put the key in the Headers
-// tab: {"Authorization": "Bearer bgk_..."}.
+// tab: {"Authorization": "Bearer bgk_..."}. Queries and mutations go over HTTP; subscriptions
+// over a WebSocket (graphql-transport-ws) whose connection_init carries the Headers tab, as
+// the server expects its key there. Headers are not kept in the browser's storage: a key
+// typed here is gone when the tab closes.
 (function () {
-  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + "/graphql" });
+  var endpoint = window.location.origin + "/graphql";
+  var overHttp = GraphiQL.createFetcher({ url: endpoint });
+
+  // The operation the request runs (its operationName, else its only one) is a subscription.
+  function isSubscription(params) {
+    var text = (params.query || "").replace(/#[^\n]*/g, "");
+    var name = params.operationName;
+    var pattern = name
+      ? new RegExp("\\bsubscription\\s+" + name + "\\b")
+      : /^\s*subscription\b/m;
+    return pattern.test(text);
+  }
+
+  // One subscription on its own socket, as an async iterable of results for GraphiQL.
+  function overSocket(params, headers) {
+    var results = [];
+    var waiting = [];
+    var finished = false;
+    var socket = new WebSocket(endpoint.replace(/^http/, "ws"), "graphql-transport-ws");
+
+    function push(result) {
+      if (finished) return;
+      if (result.done) finished = true;
+      if (waiting.length) waiting.shift()(result);
+      else results.push(result);
+    }
+    function fail(message) {
+      push({ value: { errors: [{ message: message }] }, done: false });
+      push({ value: undefined, done: true });
+    }
+    socket.onopen = function () {
+      socket.send(JSON.stringify({ type: "connection_init", payload: headers || {} }));
+    };
+    socket.onmessage = function (event) {
+      var message = JSON.parse(event.data);
+      if (message.type === "connection_ack") {
+        var payload = {
+          query: params.query,
+          variables: params.variables || {},
+          operationName: params.operationName || null,
+        };
+        socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: payload }));
+      } else if (message.type === "ping") {
+        socket.send(JSON.stringify({ type: "pong" }));
+      } else if (message.type === "next") {
+        push({ value: message.payload, done: false });
+      } else if (message.type === "error") {
+        push({ value: { errors: message.payload }, done: false });
+        push({ value: undefined, done: true });
+      } else if (message.type === "complete") {
+        push({ value: undefined, done: true });
+      }
+    };
+    socket.onerror = function () {
+      fail("the subscription's WebSocket failed");
+    };
+    socket.onclose = function (event) {
+      if (event.code === 1000) push({ value: undefined, done: true });
+      else fail("the server closed the subscription (" + event.code + " " + event.reason + ")");
+    };
+
+    var iterator = {
+      next: function () {
+        if (results.length) return Promise.resolve(results.shift());
+        if (finished) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) {
+          waiting.push(resolve);
+        });
+      },
+      return: function () {
+        finished = true;
+        socket.close(1000);
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
+    return iterator;
+  }
+
+  function fetcher(params, options) {
+    if (isSubscription(params)) return overSocket(params, options && options.headers);
+    return overHttp(params, options);
+  }
+
   var example = [
     "# Try a query, then press the run button (or Ctrl-Enter).",
     "query {",
@@ -14,7 +102,7 @@
     React.createElement(GraphiQL, {
       fetcher: fetcher,
       defaultQuery: example,
-      shouldPersistHeaders: true,
+      shouldPersistHeaders: false,
     })
   );
 })();
