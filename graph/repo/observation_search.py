@@ -71,7 +71,8 @@ class ObservationQuery:
         """The filter parameters every observation search statement takes."""
         return {
             "keys": self.keys(workspace),
-            "levels": self.levels or ALL_LEVELS,
+            # None: every level; an empty list matches none, as an empty session list does.
+            "levels": ALL_LEVELS if self.levels is None else self.levels,
             "session_ids": self.session_ids,
             "exclude_session_ids": self.exclude_session_ids,
             "exclude_derived": self.exclude_derived,

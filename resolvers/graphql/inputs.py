@@ -11,13 +11,13 @@ from graph.props import Meta
 from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
 from resolvers.graphql.context import Context
-from resolvers.graphql.types import MessageFilterInput
+from resolvers.graphql.types import MessageFilterInput, ObservationLevel
 
 # Session filters of representation reads (observations, context, chat), as arguments.
-SessionIdsArg = Annotated[
-    list[str] | None,
-    strawberry.argument(description="Only beliefs (and, in chat, messages) from these sessions."),
-]
+SESSIONS = "Only beliefs (and, in chat, messages) from these sessions; an empty list matches none."
+LEVELS = "Only beliefs of these levels (default: all); an empty list matches none."
+SessionIdsArg = Annotated[list[str] | None, strawberry.argument(description=SESSIONS)]
+LevelsArg = Annotated[list[ObservationLevel] | None, strawberry.argument(description=LEVELS)]
 ExcludeSessionIdsArg = Annotated[
     list[str] | None,
     strawberry.argument(

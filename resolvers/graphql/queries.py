@@ -19,6 +19,7 @@ from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     ExcludeDerivedArg,
     ExcludeSessionIdsArg,
+    LevelsArg,
     SessionIdsArg,
     as_map,
     message_filter,
@@ -33,7 +34,6 @@ from resolvers.graphql.types import (
     MessageHit,
     Observation,
     ObservationDetail,
-    ObservationLevel,
     Peer,
     Session,
     SessionPeer,
@@ -247,7 +247,7 @@ class Query:
         workspace: str,
         observer: str,
         observed: str,
-        levels: list[ObservationLevel] | None = None,
+        levels: LevelsArg = None,
         include_stale: bool = False,
         include_superseded: bool = False,
         first: int | None = None,
@@ -274,7 +274,7 @@ class Query:
             ObservationQuery(
                 observer=observer,
                 observed=observed,
-                levels=[level.value for level in levels] if levels else None,
+                levels=None if levels is None else [level.value for level in levels],
                 include_stale=include_stale,
                 include_superseded=include_superseded,
                 as_of=as_of,

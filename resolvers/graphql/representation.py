@@ -14,6 +14,8 @@ from reasoners.embeddings.model import embed_async
 from reasoners.search.observations import search_observations
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
+    LEVELS,
+    SESSIONS,
     ExcludeDerivedArg,
     ExcludeSessionIdsArg,
     SessionIdsArg,
@@ -85,8 +87,8 @@ class ContextBlob:
 
 @strawberry.input
 class ObservationFilterInput:
-    levels: list[ObservationLevel] | None = None
-    session_ids: list[str] | None = None
+    levels: list[ObservationLevel] | None = strawberry.field(default=None, description=LEVELS)
+    session_ids: list[str] | None = strawberry.field(default=None, description=SESSIONS)
     exclude_session_ids: list[str] | None = None
     exclude_derived: bool = False
     since: datetime | None = None
@@ -135,7 +137,7 @@ class RepresentationQuery:
             ObservationQuery(
                 observer=observer,
                 observed=observed,
-                levels=[level.value for level in f.levels] if f.levels else None,
+                levels=None if f.levels is None else [level.value for level in f.levels],
                 session_ids=f.session_ids,
                 exclude_session_ids=f.exclude_session_ids,
                 exclude_derived=f.exclude_derived,

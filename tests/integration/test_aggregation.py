@@ -333,3 +333,25 @@ async def test_dialectic_file_search_covers_sub_peers_and_keeps_cards_in_their_v
     alone = Toolbox(services.db, services.embedder, View(world, "agent", "alice", read_files=True))
     text = await alone.dispatch(ToolCall("f", "search_files", {"query": "greyhound dog"}))
     assert "alice-dm" not in text
+
+
+LEVELS = """
+query($w: String!, $levels: [ObservationLevel!], $only: [String!]) {
+  observations(workspace: $w, observer: "agent", observed: "team", depth: "ALL",
+               levels: $levels, sessionIds: $only) { nodes { id } }
+  searchObservations(workspace: $w, observer: "agent", observed: "team", query: "team",
+                     depth: "ALL", filter: {levels: $levels, sessionIds: $only}) {
+    score
+  }
+}"""
+
+
+async def test_an_empty_list_of_levels_matches_none_as_an_empty_list_of_sessions_does(
+    gql: GraphQLClient, world: str
+) -> None:
+    """`levels: []` meant every level while `sessionIds: []` meant no session."""
+    everything = await gql.ok(LEVELS, {"w": world})
+    assert everything["observations"]["nodes"] and everything["searchObservations"]
+    for empty in ({"levels": []}, {"only": []}):
+        data = await gql.ok(LEVELS, {"w": world, **empty})
+        assert data["observations"]["nodes"] == [] and data["searchObservations"] == [], empty
