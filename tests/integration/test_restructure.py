@@ -25,6 +25,7 @@ from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import observes_counts
 from tests.integration.dream_helpers import (
     belief_id,
     contents,
@@ -428,8 +429,12 @@ async def test_a_purge_reports_exactly_what_it_erased(
     w = {"w": workspace}
 
     before = await counts(s, workspace)
+    viewed = await observes_counts(s, workspace)
     report = (await gql.ok(PURGE_MESSAGES, {**w, "ids": [c.paris_message]}))["purgeMessages"]
     assert removed(before, await counts(s, workspace)) == expected(report)
+    # alice's view of herself counts its beliefs less the one erased (it counted it on).
+    self_view = ("alice", "alice")
+    assert (await observes_counts(s, workspace))[self_view] == viewed[self_view] - 1
     assert report["messages"] == 1 and report["cards"] == 1 and report["peers"] == 0
     assert report["observations"]["explicit"] == 2  # agent's and alice's own view
     assert report["observations"]["inductive"] == 1
