@@ -216,7 +216,13 @@ async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> boo
 
 
 async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
-    """Mark the unit's jobs done and free it, in the caller's transaction (with the work)."""
+    """Mark the unit's jobs in `results` done and free the unit, in the caller's transaction
+    (with the work). Jobs of the unit not in `results` (a handler that did the first part of
+    a large unit) go back to waiting, their attempt not counted, for the next claim."""
+    done = {r.id for r in results}
+    later = [j.id for j in unit.jobs if j.id not in done]
+    if later:
+        await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=later, now=now())
     row = await tx.one(
         "complete_jobs",
         key=unit.key,

@@ -19,7 +19,7 @@ from graph.errors import Conflict
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
-from graph.repo.jobs import ClaimedUnit, JobResult
+from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
@@ -42,7 +42,11 @@ CONTEXT_LOOKBACK = 6
 # makes a fact of every first-person sentence: a 25,000-character message gave 1,200, and an
 # upload of 156 such messages 187,000, hours of embedding for one unit. A conversation turn
 # states far fewer; a document this long belongs in a peer file, which is chunked and searched.
-MAX_FACTS_PER_MESSAGE = 50
+MAX_FACTS_PER_MESSAGE = 20
+# Messages one run of a unit derives: the jobs past them wait for the unit's next claim. What a
+# run holds in memory and computes on the event loop (its facts' pairwise similarities) grows
+# with the square of its facts; a claim of 20 upload jobs held 2,000 long messages.
+MAX_UNIT_MESSAGES = 50
 
 
 @dataclass
@@ -61,9 +65,23 @@ class DeriverStats:
     usage: Usage = field(default_factory=Usage)
 
 
-def share_usage(unit: ClaimedUnit, usage: Usage) -> list[JobResult]:
-    """Split a unit's token usage over its jobs by how many messages each carried."""
-    sizes = [max(1, len(job.payload.get("message_ids", []))) for job in unit.jobs]
+def first_jobs(jobs: Sequence[JobRecord], max_messages: int) -> list[JobRecord]:
+    """The unit's first jobs, as many as carry at most `max_messages` messages in all, and
+    never none (pure)."""
+    taken: list[JobRecord] = []
+    total = 0
+    for job in jobs:
+        size = len(job.payload.get("message_ids", []))
+        if taken and total + size > max_messages:
+            break
+        taken.append(job)
+        total += size
+    return taken
+
+
+def share_usage(jobs: Sequence[JobRecord], usage: Usage) -> list[JobResult]:
+    """Split a run's token usage over its jobs by how many messages each carried."""
+    sizes = [max(1, len(job.payload.get("message_ids", []))) for job in jobs]
     total = sum(sizes)
     return [
         JobResult(
@@ -71,7 +89,7 @@ def share_usage(unit: ClaimedUnit, usage: Usage) -> list[JobResult]:
             tokens_in=usage.input_tokens * size // total,
             tokens_out=usage.output_tokens * size // total,
         )
-        for job, size in zip(unit.jobs, sizes, strict=True)
+        for job, size in zip(jobs, sizes, strict=True)
     ]
 
 
@@ -112,10 +130,11 @@ class DeriverHandler:
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         head = unit.jobs[0]
         workspace, session = head.workspace, head.session or ""
-        ids = [mid for job in unit.jobs for mid in job.payload.get("message_ids", [])]
+        taken = first_jobs(unit.jobs, MAX_UNIT_MESSAGES)  # the rest wait (jobs.complete)
+        ids = [mid for job in taken for mid in job.payload.get("message_ids", [])]
         pending = await message_repo.by_ids(self.db, workspace, ids)
         if not pending:  # deleted meanwhile: nothing to derive
-            return Prepared(results=[JobResult(j.id) for j in unit.jobs])
+            return Prepared(results=[JobResult(j.id) for j in taken])
         window = await message_repo.by_seq(
             self.db,
             workspace,
@@ -209,7 +228,7 @@ class DeriverHandler:
             await scheduling.after_derivation(tx, self.settings, outcome.claims)
 
         return Prepared(
-            results=share_usage(unit, usage),
+            results=share_usage(taken, usage),
             write=write if planned else None,
         )
 

@@ -11,7 +11,7 @@ import pytest
 from graph.repo import jobs, observations, summaries
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, DeriverHandler
+from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
 from reasoners.llm.interface import ChatMessage
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
@@ -196,3 +196,21 @@ async def test_a_message_gives_at_most_its_cap_of_facts(services: Services, work
         services.db, workspace, ObservationQuery("maya", "maya"), after=None, limit=100
     )
     assert 0 < len(page.items) <= cap
+
+
+async def test_a_large_unit_is_derived_a_part_at_a_time(services: Services, workspace: str) -> None:
+    """A claim took all of a unit's waiting jobs: twenty upload batches were 2,000 long
+    messages in one run, whose facts' pairwise similarities alone needed gigabytes."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    per_job = MAX_UNIT_MESSAGES * 2 // 3
+    for batch in range(3):
+        lines = [("maya", f"I read book {batch}-{i} this week.") for i in range(per_job)]
+        await post(services, workspace, "chat", *lines)
+    worker = worker_for(services, workspace, None)
+    await flush_and_drain(services, workspace, worker)
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler)
+    assert deriver.stats.units == 3, "one run per job: two would pass the cap"
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.pending, status.running, status.dead) == (0, 0, 0)

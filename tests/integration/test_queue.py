@@ -181,11 +181,13 @@ async def test_a_lease_extension_that_fails_is_tried_again(
     """The heartbeat died at its first failed extension, and the unit's lease ran out under a
     worker still running it: another worker then ran it again."""
     await enqueue(services, workspace, units=1, per_unit=1)
-    handler = RecordingHandler(delay=3.0)
-    config = WorkerConfig(lease=timedelta(seconds=1.5), workspace=workspace)  # beats every 0.5 s
+    handler = RecordingHandler(delay=6.0)
+    config = WorkerConfig(lease=timedelta(seconds=3), workspace=workspace)  # renewed every 1 s
     worker = Worker(FlakyLeases(services.db, failures=1), {"test": handler}, config)
     running = asyncio.create_task(worker.run_once())
-    await asyncio.sleep(2.0)
+    # The renewal at 1 s fails; the one at 2 s holds the lease to 5 s. Without the retry the
+    # lease ran out at 3 s.
+    await asyncio.sleep(4.0)
     other = await jobs.claim(
         services.db, "other", lease=timedelta(seconds=30), max_jobs=10, workspace=workspace
     )

@@ -1,8 +1,11 @@
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graph.repo.jobs import JobRecord
 from reasoners.deriver.batching import DeriverBatch, SessionMessage, batch_messages
+from reasoners.deriver.handler import first_jobs
 
 pytestmark = pytest.mark.unit
 
@@ -136,3 +139,28 @@ def test_batch_is_frozen() -> None:
     assert isinstance(batch, DeriverBatch)
     with pytest.raises(AttributeError):
         batch.target = "bob"  # type: ignore[misc]
+
+
+def _job(n: int, messages: int) -> JobRecord:
+    return JobRecord.from_row(
+        {
+            "id": f"j{n}",
+            "workspace": "w",
+            "kind": "derive",
+            "work_unit": "u",
+            "payload": json.dumps({"message_ids": [f"m{n}-{i}" for i in range(messages)]}),
+            "status": "running",
+            "seq": n,
+            "attempts": 1,
+            "max_attempts": 5,
+            "run_after": datetime(2026, 1, 1, tzinfo=UTC),
+            "created_at": datetime(2026, 1, 1, tzinfo=UTC),
+        }
+    )
+
+
+def test_a_run_takes_the_first_jobs_up_to_its_message_cap_and_never_none() -> None:
+    jobs = [_job(0, 30), _job(1, 20), _job(2, 5)]
+    assert [j.id for j in first_jobs(jobs, 50)] == ["j0", "j1"]
+    assert [j.id for j in first_jobs(jobs, 49)] == ["j0"]
+    assert [j.id for j in first_jobs([_job(0, 80)], 50)] == ["j0"]  # one job is never split
