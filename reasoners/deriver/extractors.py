@@ -6,6 +6,7 @@ span against its message, whichever extractor produced it.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -64,9 +65,6 @@ class ExtractiveExtractor:
         self, batch: DeriverBatch, target: str, instructions: InstructionHierarchy
     ) -> Extraction:
         messages = batch.target_messages
-        return Extraction(
-            [
-                Fact(f.content, messages[f.message_index].id, f.span)
-                for f in extractive.extract(messages, target)
-            ]
-        )
+        # CPU work on up to a batch of long messages: off the event loop, which serves requests.
+        found = await asyncio.to_thread(extractive.extract, messages, target)
+        return Extraction([Fact(f.content, messages[f.message_index].id, f.span) for f in found])

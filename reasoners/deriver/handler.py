@@ -31,6 +31,7 @@ from reasoners.deriver.routing import observers_for
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
+from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import Prepared
 from reasoners.text.spans import Grounding
 
@@ -45,8 +46,9 @@ CONTEXT_LOOKBACK = 6
 MAX_FACTS_PER_MESSAGE = 20
 # Messages one run of a unit derives: the jobs past them wait for the unit's next claim. What a
 # run holds in memory and computes on the event loop (its facts' pairwise similarities) grows
-# with the square of its facts; a claim of 20 upload jobs held 2,000 long messages.
-MAX_UNIT_MESSAGES = 50
+# with the square of its facts; a claim of 20 upload jobs held 2,000 long messages. A run takes
+# at least one job, and jobs are made of at most half this many (schedule.MAX_JOB_MESSAGES).
+MAX_UNIT_MESSAGES = 2 * MAX_JOB_MESSAGES
 
 
 @dataclass

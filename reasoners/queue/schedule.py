@@ -1,8 +1,9 @@
 """Which background jobs a batch of new messages creates (pure).
 
-- One `derive` job per sender, in the unit of (workspace, session, sender): the deriver reads
-  each peer's messages in order. It waits up to the max age, or less once the unit's waiting
-  tokens reach the token target (checked at enqueue), or until a flush.
+- `derive` jobs of at most `MAX_JOB_MESSAGES` messages per sender, in the unit of (workspace,
+  session, sender): the deriver reads each peer's messages in order. It waits up to the max
+  age, or less once the unit's waiting tokens reach the token target (checked at enqueue), or
+  until a flush.
 - A `summarize` job each time the session's message count crosses a multiple of the short or
   long cadence, runnable at once.
 """
@@ -18,6 +19,9 @@ from graph.settings import Settings
 
 DERIVE = "derive"
 SUMMARIZE = "summarize"
+# A deriver run takes whole jobs up to twice this many messages, and at least one job: small
+# jobs are what bound a run (a 100-message batch as one job was one 100-message run).
+MAX_JOB_MESSAGES = 25
 
 
 def derive_unit(workspace: str, session: str, peer: str) -> str:
@@ -50,14 +54,16 @@ def jobs_for_messages(
             workspace=workspace,
             kind=DERIVE,
             work_unit=derive_unit(workspace, session, peer),
-            payload={"message_ids": [m.id for m in messages]},
+            payload={"message_ids": [m.id for m in part]},
             run_after=stamp + timedelta(seconds=settings.deriver_max_age),
             session=session,
             peer=peer,
-            tokens=sum(m.token_count for m in messages),
+            tokens=sum(m.token_count for m in part),
             max_attempts=settings.job_max_attempts,
         )
         for peer, messages in by_peer.items()
+        for start in range(0, len(messages), MAX_JOB_MESSAGES)
+        for part in [messages[start : start + MAX_JOB_MESSAGES]]
     ]
     first = min(m.seq for m in created)
     last = max(m.seq for m in created)

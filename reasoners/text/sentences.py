@@ -18,21 +18,31 @@ def _vocabulary(words: str) -> frozenset[str]:
 _NEVER_END = _vocabulary("mr mrs ms dr prof st sr jr mt rev gen sgt capt lt col e.g i.e cf vs viz")
 # End a sentence only before a capital: "etc. Then ..." ends, "approx. five" and "No. 5" do not.
 _END_IF_CAPITAL = _vocabulary("etc inc ltd co corp dept approx ca incl esp fig no nos vol pp")
-_TERMINATOR = re.compile(r"(?P<mark>\.{2,}|\u2026|[.!?]+)[\"')\]\u201d\u2019]*(?=\s|$)")
+# A terminator starts where no terminator character precedes it and its runs are possessive, so
+# a long run of marks is read once, not once per starting position (that was quadratic).
+_TERMINATOR = re.compile(
+    r"(?<![.!?\u2026])(?P<mark>\.{2,}+|\u2026|[.!?]++)[\"')\]\u201d\u2019]*+(?=\s|$)"
+)
 _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022\u2013\u2014>]|\d{1,3}[.)]|[a-z][.)])[ \t]+")
 _WORD_BEFORE = re.compile(r"[A-Za-z](?:[A-Za-z.]*[A-Za-z])?$")
+_NEXT_CHARACTER = re.compile(r"\s*(\S)")
+# How far back the word before a period is looked for: far longer than any abbreviation, and a
+# bound, so a line with many periods costs its length, not its length times its periods.
+_WORD_WINDOW = 32
 
 
 def _ends_sentence(line: str, terminator: re.Match[str]) -> bool:
-    rest = line[terminator.end() :].lstrip()
-    if not rest:
+    following = _NEXT_CHARACTER.match(line, terminator.end())
+    if following is None:
         return True
+    next_character = following.group(1)
     mark = terminator.group("mark")
     if mark.startswith(("..", "\u2026")):
-        return not rest[0].islower()  # "I was thinking... maybe not" stays one sentence
+        return not next_character.islower()  # "I was thinking... maybe not" stays one sentence
     if mark != ".":
         return True
-    before = _WORD_BEFORE.search(line, 0, terminator.start())
+    end = terminator.start()
+    before = _WORD_BEFORE.search(line, max(0, end - _WORD_WINDOW), end)
     if before is None:
         return True  # after a digit or symbol, e.g. "I paid 5$."
     word = before.group(0)
@@ -42,7 +52,7 @@ def _ends_sentence(line: str, terminator: re.Match[str]) -> bool:
     if len(word) == 1 and word.isupper() and word != "I":
         return False  # an initial, as in "J. R. R. Tolkien"
     if lowered in _END_IF_CAPITAL or "." in word:  # "U.S.", "p.m." and the like
-        return rest[0].isupper()
+        return next_character.isupper()
     return True
 
 

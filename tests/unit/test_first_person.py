@@ -1,3 +1,4 @@
+import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -39,12 +40,33 @@ MAY_3 = date(2024, 5, 3)
         ]),
         ("  ", []),
         ("no terminator", ["no terminator"]),
+        ("Wait!... What?", ["Wait!...", "What?"]),
+        ("So.... Fine", ["So....", "Fine"]),
     ],
 )  # fmt: skip
 def test_split_sentences(text: str, sentences: list[str]) -> None:
     result = split_sentences(text)
     assert result == sentences
     assert all(sentence in text for sentence in result)  # verbatim pieces of the text
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("a" + "." * 25_000 + "a", 1),
+        ("I" + "!?" * 12_000 + "x", 1),
+        (("I " + "a" * 500 + ". ") * 49, 49),
+        ("Dr. " * 6_000, 1),
+        ("J. " * 8_000, 1),
+    ],
+    ids=["dots", "marks", "long-words", "titles", "initials"],
+)
+def test_splitting_a_long_line_costs_its_length(text: str, count: int) -> None:
+    # Each of these took 2.5 to 22 s when every terminator rescanned the line (a message held the
+    # worker that long); linear splitting takes milliseconds, so a second is a wide margin.
+    started = time.perf_counter()
+    assert len(split_sentences(text)) == count
+    assert time.perf_counter() - started < 1.0
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,46 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.records import MessageRecord
+from graph.settings import Settings
+from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
+
+pytestmark = pytest.mark.unit
+
+STAMP = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _message(seq: int, peer: str) -> MessageRecord:
+    return MessageRecord(
+        id=f"m{seq}",
+        workspace="w",
+        session="s",
+        peer=peer,
+        content="hello",
+        context=None,
+        metadata={},
+        created_at=STAMP,
+        seq=seq,
+        token_count=seq + 1,
+    )
+
+
+def test_a_big_batch_makes_derive_jobs_of_bounded_size_per_sender() -> None:
+    # A deriver run takes at least one whole job, so a job's size is what bounds a run.
+    senders = ["maya"] * (2 * MAX_JOB_MESSAGES + 10) + ["tom"] * 3
+    created = [_message(seq, peer) for seq, peer in enumerate(senders)]
+    jobs = jobs_for_messages(Settings.from_env({}), created, STAMP)
+    derive = [j for j in jobs if j.kind == DERIVE]
+    assert [(j.peer, len(j.payload["message_ids"])) for j in derive] == [
+        ("maya", MAX_JOB_MESSAGES),
+        ("maya", MAX_JOB_MESSAGES),
+        ("maya", 10),
+        ("tom", 3),
+    ]
+    assert [i for j in derive for i in j.payload["message_ids"]] == [m.id for m in created]
+    assert [j.tokens for j in derive] == [
+        sum(m.token_count for m in created if m.id in j.payload["message_ids"]) for j in derive
+    ]
+    assert {j.work_unit for j in derive if j.peer == "maya"} == {"derive/w/s/maya"}
+    assert all(j.kind == SUMMARIZE for j in jobs if j not in derive)
