@@ -2,7 +2,8 @@
 guide, the Honcho v3 REST routes (resolvers/rest/) and a plain /health.
 
 Around every request, outermost first: the Host allow-list (a page served from another name
-that resolves here, as in DNS rebinding, is refused), then the body limit. Every answer the
+that resolves here, as in DNS rebinding, is refused), then the body limit (resolvers/body_limit.py:
+much lower for a request without a valid key). Every answer the
 app gives to a malformed request carries an error code, whatever the route.
 """
 
@@ -21,11 +22,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graph.errors import BeliefgraphError, ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode, Unauthenticated
 from graph.settings import Settings
 from reasoners.search.warmup import Neo4jWarmup, warm_up
+from resolvers.auth import principal_from_header
+from resolvers.body_limit import BodyLimit
 from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
@@ -39,57 +42,6 @@ from resolvers.web.pages import WebPages
 log = logging.getLogger(__name__)
 
 HEALTH_TIMEOUT = 1.0  # seconds: /health answers within about this, Neo4j up or not
-
-
-class BodyLimit:
-    """Reads each HTTP request body before the app does, refusing it with 413 (and a code) once
-    it passes the limit, whether or not it announced a Content-Length."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        too_big = length is not None and (not length.isdigit() or int(length) > self.max_bytes)
-        chunks: list[bytes] = []
-        received = 0
-        more = not too_big
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            received += len(chunk)
-            if received > self.max_bytes:
-                too_big = True
-                break
-            chunks.append(chunk)
-            more = bool(message.get("more_body"))
-        if too_big:
-            response = error_response(
-                413,
-                ErrorCode.LIMIT_EXCEEDED,
-                f"request body over {self.max_bytes} bytes",
-                headers={"Connection": "close"},
-                limit="body",
-            )
-            await response(scope, receive, send)
-            return
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()  # after the body: wait for the disconnect
-
-        await self.app(scope, replay, send)
 
 
 class _Lazy:
@@ -225,4 +177,15 @@ def create_app(
             500: _coded(500, ErrorCode.INTERNAL, "internal error; the server log has details"),
         },
     )
-    return HostAllowList(BodyLimit(app, settings.max_request_bytes), settings.host_names)
+
+    def key_problem(header: str | None) -> str | None:
+        try:
+            principal_from_header(header, enabled=True, secret=settings.auth_secret)
+        except Unauthenticated as refused:
+            return refused.message
+        return None
+
+    limited = BodyLimit(
+        app, settings.max_request_bytes, key_problem if settings.auth_enabled else None
+    )
+    return HostAllowList(limited, settings.host_names)

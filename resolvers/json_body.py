@@ -9,6 +9,7 @@ take, and strings that are not valid Unicode.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Iterator
@@ -20,6 +21,9 @@ from graph.validation import is_text
 # Deeper JSON than any request needs (metadata maps included), and far below the recursion
 # depth at which the JSON parser itself would fail.
 MAX_JSON_DEPTH = 64
+# Bodies longer than this are parsed in a worker thread: a few megabytes of small arrays take
+# about a second of CPU, which on the event loop would hold every other request meanwhile.
+THREAD_PARSE_BYTES = 64 * 1024
 
 
 def json_depth(text: str) -> int:
@@ -89,3 +93,10 @@ def parse_json(raw: bytes | str, what: str) -> Any:
     if not all(is_text(s) for s in _strings(value)):
         raise InvalidInput(f"{what} holds a string that is not valid Unicode (a lone surrogate)")
     return value
+
+
+async def parse_json_body(raw: bytes, what: str) -> Any:
+    """`parse_json` of a request body, off the event loop when the body is long."""
+    if len(raw) > THREAD_PARSE_BYTES:
+        return await asyncio.to_thread(parse_json, raw, what)
+    return parse_json(raw, what)

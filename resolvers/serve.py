@@ -13,6 +13,7 @@ from graph.errors import BeliefgraphError
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.app import create_app
+from resolvers.graphql.websocket import MAX_FRAME_BYTES
 from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
 from resolvers.web import assets
 
@@ -76,13 +77,14 @@ def _run_api(settings: Settings) -> None:
     # uvicorn drains requests on SIGINT/SIGTERM and then re-raises the signal to the handler
     # that was installed before it; make that handler an exception so `finally` still runs.
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    # A WebSocket frame is held to the HTTP body limit too (uvicorn's default is 16 MB).
+    # WebSocket frames carry subscriptions: held far below the HTTP body limit (uvicorn's
+    # default is 16 MB), as the first ones are parsed before any key is seen.
     uvicorn.run(
         app,
         host=settings.host,
         port=settings.port,
         log_level="info",
-        ws_max_size=settings.max_request_bytes,
+        ws_max_size=min(settings.max_request_bytes, MAX_FRAME_BYTES),
     )
 
 

@@ -57,6 +57,14 @@ def parse_json(raw: bytes | str, what: str) -> Any:
         raise RequestRefused(400, exc.code, exc.message) from exc
 
 
+async def parse_body(raw: bytes) -> Any:
+    """The request body's JSON, parsed off the event loop when long; RequestRefused (400)."""
+    try:
+        return await json_body.parse_json_body(raw, "the request body")
+    except BeliefgraphError as exc:
+        raise RequestRefused(400, exc.code, exc.message) from exc
+
+
 def graphql_request(data: Any) -> tuple[str, dict[str, Any] | None, str | None]:
     """(query, variables, operationName) of a decoded request body or query string."""
     if isinstance(data, list):
@@ -109,7 +117,7 @@ class GraphQLHTTP:
                         ErrorCode.INVALID_INPUT,
                         "send the request as application/json",
                     )
-                data = parse_json(await request.body(), "the request body")
+                data = await parse_body(await request.body())
                 allowed = {OperationType.QUERY, OperationType.MUTATION}
             else:
                 return error_response(

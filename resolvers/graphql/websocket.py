@@ -4,20 +4,22 @@ Strawberry runs the protocol. What is set here rather than left at its defaults:
 graphql-transport-ws is spoken (the older graphql-ws protocol answers errors in another shape
 and nothing here uses it); a socket that sends no `connection_init` within
 CONNECTION_INIT_SECONDS is closed (4408), not after a minute, and with auth on one whose
-`connection_init` carries no valid key is closed (4403), so idle sockets cannot pile up; frames
-are parsed as strictly as HTTP bodies, and a frame that is not a well-formed message closes the
-socket (4400); and the errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on
-one socket) carry an `extensions.code` like every other error. A key is checked again at every
-operation and every poll of a subscription, so one that expires stops working on an open socket.
+`connection_init` carries no valid key is closed (4403); frames are parsed as strictly as HTTP
+bodies, and a frame that is not a well-formed message closes the socket (4400), as does one over
+MAX_FRAME_BYTES (1009); a document of several operations must name the one to run; and the
+errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one socket) carry an
+`extensions.code` like every other error. A key is checked again at every operation and every
+poll of a subscription, so one that expires stops working on an open socket.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from graphql import GraphQLFormattedError
+from graphql import GraphQLError, GraphQLFormattedError, OperationDefinitionNode, parse
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -38,6 +40,10 @@ from resolvers.services import Services
 
 CONNECTION_INIT_SECONDS = 10
 MAX_SUBSCRIPTIONS = 100  # operations at once on one socket
+# A frame's size (uvicorn's limit, in resolvers/serve.py): a subscription's document and variables
+# fit in far less, and a frame sent before connection_init is parsed before any key is seen.
+MAX_FRAME_BYTES = 64 * 1024
+MAX_ID_CHARS = 128  # an operation's id, echoed in each of its results
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
 
 
@@ -65,10 +71,14 @@ def malformed(message: object) -> str | None:
     dropped socket, for a frame anyone may send before connection_init)."""
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         return "a message is a JSON object with a string `type`"
+    if message["type"] in ("subscribe", "complete") or "id" in message:
+        operation = message.get("id")
+        if not isinstance(operation, str) or not 0 < len(operation) <= MAX_ID_CHARS:
+            return f"an operation's `id` is a string of 1 to {MAX_ID_CHARS} characters"
     if message["type"] == "subscribe":
         payload = message.get("payload")
-        if not isinstance(message.get("id"), str) or not isinstance(payload, dict):
-            return "a subscribe message has a string `id` and an object `payload`"
+        if not isinstance(payload, dict):
+            return "a subscribe message has an object `payload`"
         if not isinstance(payload.get("query"), str):
             return "a subscribe payload has a string `query`"
         if not isinstance(payload.get("variables") or {}, dict):
@@ -78,11 +88,32 @@ def malformed(message: object) -> str | None:
     return None
 
 
+def unnamed_among_several(payload: Mapping[str, Any]) -> bool:
+    """A document of several operations with no `operationName`. GraphQL requires the name
+    then; strawberry ran the first operation instead. A document that does not parse is left
+    to strawberry, which answers its syntax error."""
+    if payload.get("operationName"):
+        return False
+    try:
+        document = parse(payload["query"])
+    except GraphQLError:
+        return False
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    return len(operations) > 1
+
+
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
     async def handle_message(self, message: Message) -> None:
         problem = malformed(message)
         if problem is not None:
             await self.handle_invalid_message(problem)  # closes the socket with 4400
+            return
+        if message["type"] == "subscribe" and unnamed_among_several(message["payload"]):
+            refused: GraphQLFormattedError = {
+                "message": "the document has several operations: name one in `operationName`",
+                "extensions": {"code": ErrorCode.INVALID_INPUT.value},
+            }
+            await self.send_message(ErrorMessage(id=message["id"], type="error", payload=[refused]))
             return
         await super().handle_message(message)
 

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal, principal_from_header
-from resolvers.json_body import parse_json
+from resolvers.json_body import parse_json_body
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph.rest")
@@ -94,7 +94,7 @@ class Call:
         data = await self.request.body()
         if not data.strip():
             return None
-        return parse_json(data, "the body")
+        return await parse_json_body(data, "the body")
 
     async def body(self, model: type[M], *, empty: dict[str, Any] | None = None) -> M:
         """The body validated by `model`; a missing body is `empty` when given (else 422)."""

@@ -80,6 +80,36 @@ async def test_graphiql_runs_a_subscription_over_its_websocket(
     await page.close()
 
 
+async def test_graphiql_keeps_no_headers_in_the_browser(browser: Browser, served: Served) -> None:
+    """GraphiQL's history kept each run's Headers tab (the key) in localStorage, across reloads,
+    whatever shouldPersistHeaders said."""
+    secret = f"Bearer bgk_{uuid.uuid4().hex}"
+    page = await browser.new_page()
+    await page.goto(f"{served.url}/graphql")
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    # What an earlier page kept is cleaned when GraphiQL loads.
+    await page.evaluate(
+        "k => localStorage.setItem('graphiql:favorites', JSON.stringify("
+        "{favorites: [{query: '{ health { ok } }', headers: k}]}))",
+        f'{{"Authorization": "{secret}"}}',
+    )
+    await page.reload()
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    await page.get_by_text("Headers", exact=True).click()
+    await page.locator(".graphiql-editor-tool .CodeMirror").last.click()
+    await page.keyboard.insert_text(f'{{"Authorization": "{secret}"}}')
+    await page.click(".graphiql-execute-button")
+    await page.locator(".graphiql-response").get_by_text('"ok": true').wait_for(timeout=30_000)
+    await page.reload()
+    await page.wait_for_selector(".graphiql-container", timeout=30_000)
+    stored = await page.evaluate(
+        "() => Object.keys(localStorage).map(k => k + '=' + localStorage.getItem(k))"
+    )
+    assert any("health" in item for item in stored if item.startswith("graphiql:queries"))
+    assert not [item for item in stored if secret in item], stored
+    await page.close()
+
+
 async def test_graphiql_documents_the_search_arguments(browser: Browser, served: Served) -> None:
     # What a developer does to learn an argument: open the docs, then Query, then the field.
     page = await browser.new_page()

@@ -19,8 +19,9 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from resolvers.auth import KeyScope, Principal, issue_key
-from resolvers.graphql.websocket import CONNECTION_INIT_SECONDS, MAX_SUBSCRIPTIONS
+from resolvers.auth import ADMIN, KeyScope, Principal, issue_key
+from resolvers.body_limit import KEYLESS_MAX_BYTES
+from resolvers.graphql.websocket import CONNECTION_INIT_SECONDS, MAX_FRAME_BYTES, MAX_SUBSCRIPTIONS
 from tests.e2e.conftest import Served
 
 pytestmark = pytest.mark.e2e
@@ -501,18 +502,72 @@ DEEP = "[" * 5_000 + "]" * 5_000
         SUBSCRIBE % '{"query": "{ version }", "variables": {"s": "\\ud800"}}',
         SUBSCRIBE % '{"query": "{ version }", "variables": {"n": NaN}}',
         SUBSCRIBE % ('{"query": "{ version }", "variables": {"a": ' + DEEP + "}}"),
+        '{"type": "complete", "id": [1]}',
+        '{"id": "%s", "type": "subscribe", "payload": {"query": "{ version }"}}' % ("x" * 200),
     ],
-    ids=["list", "null", "inf", "type", "payload", "query", "variables", "lone", "nan", "deep"],
+    ids=[
+        *("list", "null", "inf", "type", "payload", "query", "variables", "lone", "nan", "deep"),
+        *("complete-id", "long-id"),
+    ],
 )
 async def test_a_malformed_frame_closes_the_socket_as_a_protocol_error(
     served: Served, frame: str
 ) -> None:
     """Strawberry read fields of whatever the frame parsed to: a list, a number or a payload
     that is not an object raised inside the ASGI app (a traceback in the log, the socket
-    dropped), and a lone surrogate or NaN in variables got as far as a resolver (INTERNAL)."""
+    dropped), and a lone surrogate or NaN in variables got as far as a resolver (INTERNAL).
+    A `complete` whose id was not a string raised too, and an id of megabytes was accepted and
+    echoed in every result."""
     assert await _closed_with(served.ws, frame, init={"type": "connection_init"}) == 4400
     with httpx.Client(base_url=served.url, timeout=10) as client:
         assert client.get("/health").status_code == 200
+
+
+async def test_a_frame_over_the_frame_limit_closes_the_socket(served: Served) -> None:
+    """Frames were held to the 4 MB body limit, and those sent before connection_init are
+    parsed before any key is seen: eight clients pinging 4 MB kept /health waiting."""
+    ping = json.dumps({"type": "ping", "payload": {"a": [{}] * (MAX_FRAME_BYTES // 3)}})
+    assert len(ping) > MAX_FRAME_BYTES
+    assert await _closed_with(served.ws, ping) == 1009  # the message is too big
+
+
+async def test_a_document_of_several_operations_must_name_one(served: Served) -> None:
+    """With no operationName the first operation ran, a query here, where GraphQL requires the
+    name."""
+    document = 'query A { health { ok } } subscription B { queueStatus(workspace: "w") { done } }'
+    async with websockets.connect(served.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await asyncio.wait_for(socket_.recv(), 10))["type"] == "connection_ack"
+        payload = {"query": document, "operationName": None}
+        await socket_.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+        assert reply["type"] == "error", reply
+        assert reply["payload"][0]["extensions"]["code"] == "INVALID_INPUT", reply
+        assert "operationName" in reply["payload"][0]["message"]
+        payload["operationName"] = "A"
+        await socket_.send(json.dumps({"id": "2", "type": "subscribe", "payload": payload}))
+        reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+        assert reply == {"id": "2", "type": "next", "payload": {"data": {"health": {"ok": True}}}}
+
+
+def test_without_a_key_a_large_body_is_refused_unread(served_with_auth: Served) -> None:
+    """With auth on, a 4 MB body was parsed before the missing key was noticed: a few clients
+    sending them kept /health waiting (and answering 503)."""
+    assert served_with_auth.secret is not None
+    padding = {"a": [{}] * (KEYLESS_MAX_BYTES // 3)}
+    big = {"query": "{ health { ok } }", "variables": padding}
+    key = issue_key(served_with_auth.secret, ADMIN)
+    with httpx.Client(base_url=served_with_auth.url, timeout=10) as client:
+        for headers in ({}, {"Authorization": "Bearer bgk_forged"}):
+            refused = client.post("/graphql", json=big, headers=headers)
+            assert refused.status_code == 401, refused.text
+            assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+            rest = client.post("/v3/workspaces", json=padding, headers=headers)
+            assert rest.status_code == 401, rest.text
+        small = client.post("/graphql", json={"query": "{ health { ok } }"})
+        assert small.json() == {"data": {"health": {"ok": True}}}
+        keyed = client.post("/graphql", json=big, headers={"Authorization": f"Bearer {key}"})
+        assert keyed.json() == {"data": {"health": {"ok": True}}}
 
 
 async def test_a_socket_without_a_key_is_refused_at_connection_init(
@@ -534,7 +589,7 @@ async def test_a_key_that_expires_stops_working_on_its_open_socket(
     assert served_with_auth.secret is not None
     workspace = f"w-{uuid.uuid4().hex[:8]}"
     key = issue_key(
-        served_with_auth.secret, Principal(KeyScope.WORKSPACE, workspace), ttl_seconds=3
+        served_with_auth.secret, Principal(KeyScope.WORKSPACE, workspace), ttl_seconds=6
     )
     init = {"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}}
     stream = """subscription($w: String!) {
@@ -547,7 +602,9 @@ async def test_a_key_that_expires_stops_working_on_its_open_socket(
         await socket_.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
         first = json.loads(await asyncio.wait_for(socket_.recv(), 10))
         assert first["type"] == "next" and "errors" not in first["payload"], first
-        await asyncio.sleep(3.5)  # expired now; the stream polls every half second
+        # Expired now (a key's expiry is in whole seconds, so its life is 5 to 6 seconds); the
+        # stream polls every half second.
+        await asyncio.sleep(6.5)
         ended = json.loads(await asyncio.wait_for(socket_.recv(), 10))
         assert ended["type"] in ("next", "error"), ended
         errors = ended["payload"] if ended["type"] == "error" else ended["payload"]["errors"]

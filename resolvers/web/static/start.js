@@ -7,14 +7,51 @@
   var endpoint = window.location.origin + "/graphql";
   var overHttp = GraphiQL.createFetcher({ url: endpoint });
 
-  // The operation the request runs (its operationName, else its only one) is a subscription.
+  // The operation the request runs is a subscription: the one named by operationName, else
+  // the document's first operation (a document of several must name one; the server says so).
   function isSubscription(params) {
     var text = (params.query || "").replace(/#[^\n]*/g, "");
     var name = params.operationName;
-    var pattern = name
-      ? new RegExp("\\bsubscription\\s+" + name + "\\b")
-      : /^\s*subscription\b/m;
-    return pattern.test(text);
+    if (name) return new RegExp("\\bsubscription\\s+" + name + "\\b").test(text);
+    var first = text.match(/^\s*(query|mutation|subscription|\{)/m);
+    return first !== null && first[1] === "subscription";
+  }
+
+  // Every value GraphiQL stores, with no `headers` anywhere in it. Its history and favourites
+  // keep each run's headers whatever shouldPersistHeaders says, and the Headers tab holds the
+  // key; with this, only the operations and their variables are kept.
+  function withoutHeaders(value) {
+    var data;
+    try {
+      data = JSON.parse(value);
+    } catch (notJson) {
+      return value;
+    }
+    (function strip(node) {
+      if (node === null || typeof node !== "object") return;
+      if (!Array.isArray(node)) delete node.headers;
+      Object.keys(node).forEach(function (key) {
+        strip(node[key]);
+      });
+    })(data);
+    return JSON.stringify(data);
+  }
+  var local = window.localStorage;
+  var storage = new Proxy(local, {
+    get: function (target, property) {
+      if (property === "setItem") {
+        return function (key, value) {
+          target.setItem(key, withoutHeaders(String(value)));
+        };
+      }
+      var value = target[property];
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  // What an earlier page kept before this existed is cleaned once.
+  for (var i = 0; i < local.length; i++) {
+    var key = local.key(i);
+    if (key && key.indexOf("graphiql:") === 0) local.setItem(key, withoutHeaders(local.getItem(key)));
   }
 
   // One subscription on its own socket, as an async iterable of results for GraphiQL.
@@ -103,6 +140,7 @@
       fetcher: fetcher,
       defaultQuery: example,
       shouldPersistHeaders: false,
+      storage: storage,
     })
   );
 })();

@@ -1,0 +1,91 @@
+"""Request body limits, enforced before the app reads a body (ASGI middleware).
+
+Every body is held to the configured limit. With auth on, a request whose key does not verify
+(missing, malformed, expired or forged) is held to `KEYLESS_MAX_BYTES`, and refused with 401
+past it: the body is never read. Without that, anyone could make the server parse megabytes of
+JSON per request before learning it has no key, and a few such clients kept /health waiting.
+The only answers a request without a key can get are small ones (health, introspection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graph.errors import ErrorCode
+from resolvers.graphql.http import error_response
+
+# Far more than a keyless request needs (GraphiQL's introspection query is about 2 KB).
+KEYLESS_MAX_BYTES = 16 * 1024
+
+# The header's refusal (a message), or None when the key verifies.
+KeyProblem = Callable[[str | None], str | None]
+
+
+class BodyLimit:
+    """Reads each HTTP request body before the app does, refusing it with 413 (and a code) once
+    it passes the limit, whether or not it announced a Content-Length; 401 instead when a
+    request without a valid key passes `KEYLESS_MAX_BYTES` (`key_problem` given: auth is on)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, key_problem: KeyProblem | None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.key_problem = key_problem
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        limit, problem = self.max_bytes, None
+        if self.key_problem is not None:
+            header = headers.get(b"authorization")
+            problem = self.key_problem(header.decode("latin-1") if header is not None else None)
+            if problem is not None:
+                limit = min(limit, KEYLESS_MAX_BYTES)
+        length = headers.get(b"content-length")
+        too_big = length is not None and (not length.isdigit() or int(length) > limit)
+        chunks: list[bytes] = []
+        received = 0
+        more = not too_big
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > limit:
+                too_big = True
+                break
+            chunks.append(chunk)
+            more = bool(message.get("more_body"))
+        if too_big:
+            if problem is not None and limit < self.max_bytes:
+                response = error_response(
+                    401,
+                    ErrorCode.UNAUTHENTICATED,
+                    f"{problem}; without a valid key a request body may have at most {limit} bytes",
+                    headers={"Connection": "close", "WWW-Authenticate": "Bearer"},
+                )
+            else:
+                response = error_response(
+                    413,
+                    ErrorCode.LIMIT_EXCEEDED,
+                    f"request body over {limit} bytes",
+                    headers={"Connection": "close"},
+                    limit="body",
+                )
+            await response(scope, receive, send)
+            return
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect
+
+        await self.app(scope, replay, send)
