@@ -95,6 +95,29 @@ async def _longest_chain(tx: Tx, workspace: str, start: str, *, up: bool) -> tup
     return length, reached
 
 
+async def move_links_in(
+    tx: Tx, workspace: str, source: str, target: str, *, max_depth: int
+) -> list[str]:
+    """The source's sub-peer links become the target's, inside a merge's transaction. Each is
+    checked as `add` checks one, against the links moved before it: a link that would close a
+    cycle or make a chain over `max_depth` is dropped. Returns why each dropped one was."""
+    await tx.rows("lock_members", workspace=workspace)
+    children = await tx.rows("list_member_layer", workspace=workspace, names=[source], up=False)
+    parents = await tx.rows("list_member_layer", workspace=workspace, names=[source], up=True)
+    moves = [(target, str(r["name"])) for r in children]
+    moves += [(str(r["name"]), target) for r in parents]
+    for parent, child in moves:
+        old_parent, old_child = (source, child) if parent == target else (parent, source)
+        await tx.rows("remove_sub_peer", workspace=workspace, parent=old_parent, child=old_child)
+    dropped: list[str] = []
+    for parent, child in moves:
+        try:
+            await add_in(tx, workspace, parent, child, max_depth=max_depth)
+        except InvalidInput as refused:
+            dropped.append(refused.message)
+    return dropped
+
+
 async def remove(db: Database, workspace: str, parent: str, child: str) -> bool:
     """`child` is no longer a sub-peer of `parent`; False when it was not one."""
     row = await db.write_one("remove_sub_peer", workspace=workspace, parent=parent, child=child)

@@ -35,7 +35,7 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, scope_key
 from graph.records import DreamClaim, WorkspaceRecord
-from graph.repo import dreams, jobs, peers
+from graph.repo import dreams, jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
@@ -233,11 +233,11 @@ async def _step_source(
     workspace: str,
     op: Operation,
     source: str,
-    batch: int,
-    threshold: float,
+    settings: Settings,
     stamp: datetime,
 ) -> bool:
     """Move the next batch of `source` into the target; True once the source is gone."""
+    batch, threshold = settings.restructure_batch, settings.dedup_threshold
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
     keyed = {**base, "batch": batch, "peer_key": target_key}
@@ -272,9 +272,12 @@ async def _step_source(
         await tx.rows("move_observes_edges", **base)
     if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
         return False
-    # Under the sub-peer lock: a link moved here and one added meanwhile could close a cycle.
-    await tx.rows("lock_members", workspace=workspace)
-    await tx.rows("move_peer_links", **base, now=stamp)
+    dropped = await members.move_links_in(
+        tx, workspace, source, op.target, max_depth=settings.max_peer_depth
+    )
+    for reason in dropped:
+        log.warning("merge %s into %s dropped a sub-peer link: %s", source, op.target, reason)
+    await tx.rows("move_peer_links", **base)
     await tx.rows(
         "move_peer_jobs",
         **base,
@@ -366,9 +369,7 @@ class RestructureHandler(StepHandler):
             present = await tx.rows("get_peer", workspace=job.workspace, name=source)
             if not present:
                 continue  # moved and deleted by an earlier step
-            batch = self.settings.restructure_batch
-            threshold = self.settings.dedup_threshold
-            if not await _step_source(tx, job.workspace, op, source, batch, threshold, stamp):
+            if not await _step_source(tx, job.workspace, op, source, self.settings, stamp):
                 return False
         await dream_target(tx, self.settings, job.workspace, op.target)
         return True

@@ -11,9 +11,11 @@ import pytest
 
 from graph.errors import InvalidInput, NotFound
 from graph.repo import members
+from reasoners.peers import merges
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.integration.derive_helpers import make_peers
+from tests.integration.restructure_helpers import run_all
 
 pytestmark = pytest.mark.integration
 
@@ -183,3 +185,34 @@ async def test_a_many_to_many_lattice_is_measured_by_its_longest_chain_and_short
         await add(services, workspace, "x", "y")
     with pytest.raises(InvalidInput, match="would make a cycle"):
         await add(services, workspace, "l9p1", "l0p2")
+
+
+async def test_a_merge_moves_sub_peer_links_only_where_an_add_could_make_them(
+    services: Services, workspace: str
+) -> None:
+    """A merge moved the source's links with no chain-length check: four merges of chains made a
+    chain of 37 edges under a limit of 10, and a fifth closed a cycle of 37, past the walks'
+    32-edge bound."""
+    limit = services.settings.max_peer_depth
+    chain = [f"p{i}" for i in range(limit + 1)]  # `limit` edges, p0 at the top
+    await make_peers(services, workspace, *chain, "q0", "q1", "x", "y", "z")
+    for parent, child in itertools.pairwise(chain):
+        await members.add(services.db, workspace, parent, child, max_depth=limit)
+    for parent, child in ("q0", "q1"), ("x", "y"), ("y", "z"):
+        await members.add(services.db, workspace, parent, child, max_depth=limit)
+    # The chain's last peer into q0: q0 under the chain's next-to-last peer, with q1 below it,
+    # would be a chain of limit + 1 edges.
+    operation = merges.Operation([chain[-1]], "q0", True)
+    await merges.start(services.db, services.settings, workspace, operation)
+    # x into z: y, above z, would become z's sub-peer, a cycle.
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["x"], "z", True)
+    )
+    await run_all(services, workspace)
+    assert await names_below(services, workspace, chain[-2], members.ALL) == []
+    assert await names_below(services, workspace, "q0", members.ALL) == ["q1@1"]
+    assert await members.above(services.db, workspace, "q0", depth=members.ALL, limit=100) == []
+    assert await names_below(services, workspace, "y", members.ALL) == ["z@1"]
+    assert await names_below(services, workspace, "z", members.ALL) == []
+    # A chain of exactly the limit is still allowed.
+    assert await members.add(services.db, workspace, chain[-3], "q0", max_depth=limit)
