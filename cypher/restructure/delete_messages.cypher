@@ -1,10 +1,13 @@
 // Tombstones messages (deleted_at) and marks stale each explicit belief left with no live
 // source message: it rested on what was deleted. A belief with another live source stays
-// current. Already deleted messages are left as they are (deleting twice changes nothing).
+// current. Already deleted messages are left as they are (deleting twice changes nothing). A
+// deleted message gives up its client id: sent again, that id stores a new message rather than
+// answering with the deleted one.
 // Each belief marked counts one more invalidation (mark_stale_descendants.cypher says why).
 MATCH (m:Message {workspace: $workspace})
 WHERE m.id IN $ids AND m.deleted_at IS NULL
 SET m.deleted_at = $now
+REMOVE m.client_id
 WITH collect(m) AS gone
 CALL (gone) {
   UNWIND gone AS m

@@ -244,15 +244,21 @@ async def fail(
     *,
     backoff: timedelta,
     max_backoff: timedelta,
+    taken: set[str] | None = None,
 ) -> dict[str, str]:
-    """Record the error; each job goes back to pending with a backoff, or to dead."""
+    """Record the error; each job goes back to pending with a backoff, or to dead. With
+    `taken`, only those jobs are charged; the unit's others go back to waiting as they were."""
+    charged = [j.id for j in unit.jobs if taken is None or j.id in taken]
+    spared = [j.id for j in unit.jobs if taken is not None and j.id not in taken]
 
     async def work(tx: Tx) -> dict[str, str]:
+        if spared:
+            await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=spared, now=now())
         rows = await tx.rows(
             "fail_jobs",
             key=unit.key,
             owner=unit.owner,
-            ids=[j.id for j in unit.jobs],
+            ids=charged,
             error=error[:4000],
             now=now(),
             backoff_ms=int(backoff.total_seconds() * 1000),

@@ -155,7 +155,12 @@ async def remove_peers(
 ) -> list[MembershipRecord]:
     check_peer_count(names)
     await get(db, workspace, session)
-    await db.write("leave_session", workspace=workspace, session=session, peers=names, now=now())
+
+    async def work(tx: Tx) -> None:
+        await lock(tx, workspace, session)  # as every membership change: session, then windows
+        await tx.rows("leave_session", workspace=workspace, session=session, peers=names, now=now())
+
+    await db.write_tx(work)
     return await list_members(db, workspace, session, include_past=False)
 
 
@@ -168,6 +173,7 @@ async def set_peers(
     await peers.require_all(db, workspace, [m.peer for m in members])
 
     async def work(tx: Tx) -> None:
+        await lock(tx, workspace, session)  # before the windows it closes, as join takes it
         await tx.rows(
             "leave_session_except",
             workspace=workspace,

@@ -152,6 +152,7 @@ class Worker:
 
     async def _process(self, unit: ClaimedUnit) -> None:
         heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task()))
+        prepared: Prepared | None = None
         try:
             handler = self.handlers.get(unit.jobs[0].kind)
             if handler is None:
@@ -172,12 +173,15 @@ class Worker:
         except Exception as exc:
             self.failed_units += 1
             log.warning("unit %s failed: %s", unit.key, exc)
+            # A failed write charges the jobs the handler took; the ones it left for a later
+            # run (a large unit) wait uncharged, as they would have after a success.
             await jobs.fail(
                 self.db,
                 unit,
                 f"{type(exc).__name__}: {exc}",
                 backoff=self.config.backoff,
                 max_backoff=self.config.max_backoff,
+                taken=None if prepared is None else {r.id for r in prepared.results},
             )
         finally:
             heartbeat.cancel()

@@ -12,7 +12,7 @@ import pytest
 
 from cypher.statements import Statement
 from graph.db import Database, Row, Tx
-from graph.errors import Unavailable
+from graph.errors import Conflict, Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.validation import now
@@ -263,3 +263,34 @@ async def test_graceful_shutdown_hands_back_unfinished_work(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
     )
     assert job.attempts == 0, "a handed-back attempt does not count"
+
+
+@dataclass
+class FirstJobThenConflict:
+    """Takes only a unit's first job, and its write finds the data changed (as a deriver does
+    when a merge moved a message it read)."""
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        async def write(tx: Tx) -> None:
+            raise Conflict("changed while read")
+
+        return Prepared(results=[JobResult(unit.jobs[0].id)], write=write)
+
+
+async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
+    services: Services, workspace: str
+) -> None:
+    """Every job of the unit was charged an attempt (and a backoff), the ones the handler had
+    left for a later run too."""
+    first, second = await enqueue(services, workspace, units=1, per_unit=2)
+    worker = Worker(
+        services.db, {"test": FirstJobThenConflict()}, WorkerConfig(workspace=workspace)
+    )
+    assert await worker.run_once()
+    listed = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
+    )
+    by_id = {j.id: j for j in listed}
+    assert (by_id[first].attempts, by_id[first].error) == (1, "Conflict: changed while read")
+    assert (by_id[second].attempts, by_id[second].error) == (0, None)
+    assert {j.status for j in listed} == {"pending"}

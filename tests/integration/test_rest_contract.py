@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from graph.repo import summaries
+from reasoners.peers import invalidation
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
@@ -664,10 +665,11 @@ def tiny_pdf(text: str) -> bytes:
 
 
 async def test_an_upload_sent_again_stores_nothing_twice(
-    rest: httpx.AsyncClient, workspace: str
+    rest: httpx.AsyncClient, services: Services, workspace: str
 ) -> None:
     """A large upload is stored in batches; a client that lost its connection midway and sent
-    it again stored every piece a second time."""
+    it again stored every piece a second time. Once deleted, it can be uploaded again: the
+    upload answered the deleted messages instead."""
     m = f"/workspaces/{workspace}/sessions/docs/messages"
     big = ("word " * 12_000).encode()  # three pieces
     form = {"peer_id": "alice"}
@@ -685,6 +687,13 @@ async def test_an_upload_sent_again_stores_nothing_twice(
         other.status_code == 201
         and len({x["id"] for x in other.json()} & {x["id"] for x in first.json()}) == 0
     )
+    ids = [x["id"] for x in first.json()]
+    await invalidation.delete_messages(services.db, services.settings, workspace, ids)
+    anew = await rest.post(f"{m}/upload", files={"file": ("b.txt", big, "text/plain")}, data=form)
+    assert anew.status_code == 201, anew.text
+    assert not {x["id"] for x in anew.json()} & set(ids)
+    listed = await rest.post(f"{m}/list", json={})
+    assert listed.json()["total"] == 6, listed.json()
 
 
 async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: str) -> None:
