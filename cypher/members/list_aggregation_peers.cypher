@@ -3,7 +3,9 @@
 // each peer once (a pruning expand), then each one's distance by a shortest path between the
 // two (a bidirectional breadth-first search): both cost the tree's peers and edges, not its
 // paths. A shortest-path search from the top to every peer at once tracked paths instead,
-// and took seconds on a layered many-to-many tree of 60 peers. At most $limit names come
+// and took seconds on a layered many-to-many tree of 60 peers. Every peer below is measured
+// before those past $depth are dropped (a pattern's bounds cannot be parameters), so a shallow
+// read of a deep tree costs the whole tree, which stays small. At most $limit names come
 // back; the caller asks for one more than it allows, to tell a full set from a cut one.
 MATCH (top:Peer {workspace: $workspace, name: $peer})
 OPTIONAL CALL (top) {

@@ -101,14 +101,16 @@ async def apply(
     versions: Mapping[str, int],
 ) -> dict[str, str]:
     """Write the verdicts on beliefs not invalidated again since they were read (`versions`:
-    each belief's StaleBelief.version); returns id -> action for those applied."""
-    if not verdicts:
+    each belief's StaleBelief.version); returns id -> action for those applied. A verdict on a
+    belief that was not read has no version to hold to, and is not applied."""
+    checked = [{**v.params(), "version": versions[v.id]} for v in verdicts if v.id in versions]
+    if not checked:
         return {}
     rows = await tx.rows(
         "reconcile_beliefs",
         workspace=view.workspace,
         scope=view.key,
-        verdicts=[{**v.params(), "version": versions.get(v.id, 0)} for v in verdicts],
+        verdicts=checked,
         now=now,
     )
     return {str(r["id"]): str(r["action"]) for r in rows}

@@ -146,6 +146,8 @@ _ADVERBS = _vocabulary(
     "also really just still usually never always often sometimes actually recently finally"
     " totally definitely honestly literally mostly only currently rarely seldom generally"
     " normally typically mainly even already absolutely kinda sort kind of too"
+    " now then probably almost nearly hardly barely certainly occasionally frequently"
+    " regularly simply basically personally truly seriously genuinely once"
 )
 _IRREGULAR_3RD = {
     "am": "is", "have": "has", "haven't": "hasn't", "havent": "hasn't", "do": "does",

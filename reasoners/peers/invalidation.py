@@ -54,7 +54,9 @@ async def commit_reconciling(
     """Run `change` and schedule a dream now for each representation it left with stale
     beliefs, in one transaction: a crash between the two would leave stale beliefs that no
     dream comes for (nothing else schedules one for them). Returns the change and how many
-    representations got a dream."""
+    representations got a dream. The representations are known only once the change has
+    locked its beliefs, so their edges are locked after them, the other way round from a
+    dream's commit: a deadlock between the two is possible, and runs again (Database.write_tx)."""
 
     async def work(tx: Tx) -> tuple[Change, int]:
         changed = await change(tx)

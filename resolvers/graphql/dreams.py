@@ -177,8 +177,9 @@ class DreamRun:
 class ScheduledDream:
     job_id: strawberry.ID
     created: bool = strawberry.field(
-        description="False when a dream of this representation was already waiting or "
-        "running (a waiting one is made runnable now)."
+        description="False when a dream of this representation was already waiting (it is "
+        "made runnable now). A dream already running does not count: it read the beliefs "
+        "before this call, so a new one is queued to run after it."
     )
 
 

@@ -297,8 +297,9 @@ class MessageInput:
     context: str | None = None
     created_at: datetime | None = None
     client_id: str | None = strawberry.field(
-        default=None, description="Your id for this message: re-sending it creates nothing new (until the "
-        "message is deleted, which frees the id)."
+        default=None,
+        description="Your id for this message: re-sending it creates nothing new (until the "
+        "message is deleted, which frees the id).",
     )
 
 

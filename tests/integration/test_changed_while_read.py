@@ -3,7 +3,6 @@ LLM call between a handler's read and its write): nothing taken from the old tex
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -220,11 +219,12 @@ async def test_a_derivation_left_running_when_its_peer_was_merged_away_derives_f
     await alicia_in_paris(services, workspace)
     await jobs.flush(services.db, workspace, None, None)
     crashed = await jobs.claim(
-        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10, workspace=workspace
+        services.db, "crashed", lease=timedelta(minutes=5), max_jobs=10, workspace=workspace
     )
     assert crashed is not None and crashed.jobs[0].peer == "alicia"
-    await merge_alicia(services, workspace)
-    await asyncio.sleep(0.3)
+    await merge_alicia(services, workspace)  # its worker cannot reclaim the derivation meanwhile
+    # The dead worker's lease runs out only now.
+    assert await jobs.extend_lease(services.db, crashed, timedelta(seconds=-1))
     llm = ScriptedLLM({"deriver": verbatim})
     await worker_for(services, workspace, llm, backoff=timedelta(0)).drain()
     status = await jobs.status(services.db, workspace, None, None)

@@ -144,6 +144,8 @@ def test_non_statements_are_dropped(sentence: str) -> None:
         ("So I moved to Berlin", "Alice moved to Berlin"),
         ("I live in the US.", "Alice lives in the US"),
         ("I\u2019m from Lyon, i.e. France.", "Alice is from Lyon, i.e. France"),
+        ("I now own a boat.", "Alice now owns a boat"),
+        ("I probably need glasses.", "Alice probably needs glasses"),
     ],
 )  # fmt: skip
 def test_to_third_person(sentence: str, fact: str) -> None:
