@@ -13,7 +13,7 @@ import hmac
 import json
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from graph.errors import Forbidden, InvalidInput, Unauthenticated
@@ -35,6 +35,8 @@ class Principal:
     workspace: str | None = None
     peer: str | None = None
     session: str | None = None
+    # When the key it came from expires (Unix seconds), or None: not part of who it is.
+    expires: float | None = field(default=None, compare=False)
 
     def _deny(self, what: str) -> Forbidden:
         return Forbidden(f"this {self.scope.value}-scoped key cannot access {what}")
@@ -161,7 +163,13 @@ def verify_key(secret: str, key: str, *, now: float | None = None) -> Principal:
     expires = claims.get("exp")
     if expires is not None and (now if now is not None else time.time()) >= expires:
         raise Unauthenticated("API key expired")
-    return Principal(scope, claims.get("w"), claims.get("p"), claims.get("s"))
+    return Principal(
+        scope,
+        claims.get("w"),
+        claims.get("p"),
+        claims.get("s"),
+        None if expires is None else float(expires),
+    )
 
 
 def principal_from_header(header: str | None, *, enabled: bool, secret: str) -> Principal:

@@ -21,25 +21,32 @@ class Context:
     authorization: str | None
     # Set by strawberry for WebSocket operations from the connection_init payload.
     connection_params: dict[str, Any] | None = None
+    # The key a WebSocket counts against its per-key socket limit, once acknowledged.
+    socket_key: str | None = None
 
     @cached_property
     def summaries(self) -> DataLoader[SummaryKey, list[SummaryRecord]]:
         return summaries_loader(self.services.db)
 
     @property
-    def principal(self) -> Principal:
-        """The caller, from its key, checked again on every use: one WebSocket context serves
-        every operation of the socket, so a key that expires while the socket is open must
-        stop working then (checking a key is one HMAC, no I/O)."""
+    def key_header(self) -> str | None:
+        """The Authorization value: the request's header, else the connection_init payload's."""
         header = self.authorization
         if header is None and self.connection_params:
             value = self.connection_params.get("Authorization") or self.connection_params.get(
                 "authorization"
             )
             header = str(value) if value else None
+        return header
+
+    @property
+    def principal(self) -> Principal:
+        """The caller, from its key, checked again on every use: one WebSocket context serves
+        every operation of the socket, so a key that expires while the socket is open must
+        stop working then (checking a key is one HMAC, no I/O)."""
         settings = self.services.settings
         return principal_from_header(
-            header, enabled=settings.auth_enabled, secret=settings.auth_secret
+            self.key_header, enabled=settings.auth_enabled, secret=settings.auth_secret
         )
 
 

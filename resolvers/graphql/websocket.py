@@ -9,12 +9,17 @@ bodies, and a frame that is not a well-formed message closes the socket (4400), 
 MAX_FRAME_BYTES (1009); a document of several operations must name the one to run; and the
 errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one socket) carry an
 `extensions.code` like every other error. A key is checked again at every operation and every
-poll of a subscription, so one that expires stops working on an open socket.
+poll of a subscription, so one that expires stops working on an open socket, and the socket is
+closed (4403) when it expires; with auth on, one key holds at most MAX_SOCKETS_PER_KEY sockets.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import time
+from collections import Counter
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -28,7 +33,11 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import ErrorMessage, Message
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+    ErrorMessage,
+    Message,
+)
 from strawberry.types.unset import UnsetType
 
 from graph.errors import BeliefgraphError, ErrorCode
@@ -44,6 +53,9 @@ MAX_SUBSCRIPTIONS = 100  # operations at once on one socket
 # fit in far less, and a frame sent before connection_init is parsed before any key is seen.
 MAX_FRAME_BYTES = 64 * 1024
 MAX_ID_CHARS = 128  # an operation's id, echoed in each of its results
+# Sockets open at once with one key (auth on): each holds a descriptor and memory whether or not
+# it runs anything, and one leaked key should not be able to hold the server's.
+MAX_SOCKETS_PER_KEY = 50
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
 
 
@@ -103,6 +115,35 @@ def unnamed_among_several(payload: Mapping[str, Any]) -> bool:
 
 
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    view: GraphQLWebSocket
+    expiry: asyncio.Task[None] | None = None
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        await super().handle_connection_init(message)
+        if not self.connection_acknowledged or self.expiry is not None:
+            return
+        try:
+            expires = self.context.principal.expires
+        except BeliefgraphError:
+            expires = time.time()  # it expired since the acknowledgement
+        if expires is not None:
+            self.expiry = asyncio.create_task(self._close_at(expires))
+
+    async def _close_at(self, expires: float) -> None:
+        """Close the socket when its key expires: an idle socket would otherwise stay open
+        for good with a key that no longer opens anything."""
+        await asyncio.sleep(max(0.0, expires - time.time()))
+        with contextlib.suppress(Exception):  # closed meanwhile
+            await self.websocket.close(code=4403, reason="API key expired")
+
+    async def shutdown(self) -> None:
+        if self.expiry is not None:
+            self.expiry.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.expiry
+        self.view.forget_socket(self.context)
+        await super().shutdown()
+
     async def handle_message(self, message: Message) -> None:
         problem = malformed(message)
         if problem is not None:
@@ -136,6 +177,7 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         )
         self.services = services
         self.hosts = services.settings.host_names
+        self.open_sockets: Counter[str] = Counter()  # acknowledged sockets per key (auth on)
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context(services=self.services, authorization=request.headers.get("authorization"))
@@ -152,12 +194,29 @@ class GraphQLWebSocket(GraphQL[Context, None]):
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         """With auth on, connection_init must carry a valid key (its `Authorization`, or the
         handshake's header): a socket without one is closed with 4403 at once, rather than
-        held open, accepted, with nothing it may do."""
+        held open, accepted, with nothing it may do. So is one past MAX_SOCKETS_PER_KEY
+        sockets open with its key."""
         try:
             _ = context.principal
         except BeliefgraphError as exc:
             raise ConnectionRejectionError({"message": exc.message}) from exc
+        if self.services.settings.auth_enabled:
+            key = context.key_header or ""
+            if self.open_sockets[key] >= MAX_SOCKETS_PER_KEY:
+                raise ConnectionRejectionError(
+                    {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open with this key already"}
+                )
+            self.open_sockets[key] += 1
+            context.socket_key = key
         return await super().on_ws_connect(context)
+
+    def forget_socket(self, context: Context) -> None:
+        """A socket counted by on_ws_connect has closed."""
+        key, context.socket_key = context.socket_key, None
+        if key is not None:
+            self.open_sockets[key] -= 1
+            if self.open_sockets[key] <= 0:
+                del self.open_sockets[key]
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         # Called for cross-origin handshakes only: a page may connect if its host is allowed.

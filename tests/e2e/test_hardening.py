@@ -21,7 +21,12 @@ from websockets.exceptions import InvalidStatus
 
 from resolvers.auth import ADMIN, KeyScope, Principal, issue_key
 from resolvers.body_limit import KEYLESS_MAX_BYTES
-from resolvers.graphql.websocket import CONNECTION_INIT_SECONDS, MAX_FRAME_BYTES, MAX_SUBSCRIPTIONS
+from resolvers.graphql.websocket import (
+    CONNECTION_INIT_SECONDS,
+    MAX_FRAME_BYTES,
+    MAX_SOCKETS_PER_KEY,
+    MAX_SUBSCRIPTIONS,
+)
 from tests.e2e.conftest import Served
 
 pytestmark = pytest.mark.e2e
@@ -602,18 +607,57 @@ async def test_a_key_that_expires_stops_working_on_its_open_socket(
         await socket_.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
         first = json.loads(await asyncio.wait_for(socket_.recv(), 10))
         assert first["type"] == "next" and "errors" not in first["payload"], first
-        # Expired now (a key's expiry is in whole seconds, so its life is 5 to 6 seconds); the
-        # stream polls every half second.
-        await asyncio.sleep(6.5)
-        ended = json.loads(await asyncio.wait_for(socket_.recv(), 10))
-        assert ended["type"] in ("next", "error"), ended
-        errors = ended["payload"] if ended["type"] == "error" else ended["payload"]["errors"]
-        assert errors[0]["extensions"]["code"] == "UNAUTHENTICATED", ended
-        # A new operation on the same socket is refused as well.
-        query = "query($w: String!) { queueStatus(workspace: $w) { done } }"
-        again = {"query": query, "variables": {"w": workspace}}
-        await socket_.send(json.dumps({"id": "2", "type": "subscribe", "payload": again}))
-        while (reply := json.loads(await asyncio.wait_for(socket_.recv(), 10))).get("id") != "2":
-            pass
-        assert reply["type"] == "next", reply
-        assert reply["payload"]["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED", reply
+        # The key expires 5 to 6 seconds from now (its expiry is in whole seconds). Then the
+        # socket is closed, or first the stream (it polls every half second) ends refused.
+        started = time.monotonic()
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+                errors = reply["payload"] if reply["type"] == "error" else None
+                if reply["type"] == "next":
+                    errors = reply["payload"].get("errors")
+                if errors:
+                    assert errors[0]["extensions"]["code"] == "UNAUTHENTICATED", reply
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403, closed.value
+    assert time.monotonic() - started < 8
+
+
+async def test_one_key_holds_at_most_its_share_of_sockets(served_with_auth: Served) -> None:
+    """300 idle sockets opened with one peer key all stayed open: one leaked key could hold
+    as many descriptors as it liked."""
+    assert served_with_auth.secret is not None
+    key = issue_key(served_with_auth.secret, Principal(KeyScope.WORKSPACE, "w-sockets"))
+    init = json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
+
+    async def opened() -> Any:
+        socket_ = await websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS])
+        await socket_.send(init)
+        return socket_
+
+    sockets = [await opened() for _ in range(MAX_SOCKETS_PER_KEY)]
+    try:
+        for socket_ in sockets:
+            assert (
+                json.loads(await asyncio.wait_for(socket_.recv(), 10))["type"] == "connection_ack"
+            )
+        extra = await opened()
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(extra.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        # Another key is counted on its own, and a closed socket frees its place.
+        other = issue_key(served_with_auth.secret, Principal(KeyScope.WORKSPACE, "w-other"))
+        async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as own:
+            await own.send(
+                json.dumps(
+                    {"type": "connection_init", "payload": {"Authorization": f"Bearer {other}"}}
+                )
+            )
+            assert json.loads(await asyncio.wait_for(own.recv(), 10))["type"] == "connection_ack"
+        await sockets.pop().close()
+        await asyncio.sleep(0.5)
+        again = await opened()
+        sockets.append(again)
+        assert json.loads(await asyncio.wait_for(again.recv(), 10))["type"] == "connection_ack"
+    finally:
+        for socket_ in sockets:
+            await socket_.close()
