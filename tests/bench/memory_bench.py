@@ -216,7 +216,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         f"embedder per message (default {EMBED_SAMPLE}; 0 = skip)",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore the log: start over")
-    parser.add_argument("--keep", action="store_true", help="keep the workspaces afterwards")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the workspaces afterwards, and the managed Neo4j running if this run started it",
+    )
     parser.add_argument(
         "--prefix", default="bm", help="workspace name prefix (tests use their own)"
     )
@@ -1074,7 +1078,8 @@ async def run_bench(
 
 
 async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
-    # Shared with the other benches: started if needed, and left running.
+    # Started if needed, and stopped after if this run started it (unless --keep): a log left
+    # by an interrupted run resumes on the same instance, started again.
     neo4j = neo4j_from_args(args)
     where = neo4j.where
     config = llm_config_from_env(os.environ)
@@ -1090,6 +1095,8 @@ async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str,
         return await run_bench(services, args, judge_llm=llm, argv=argv, neo4j=where)
     finally:
         await close_services(services)
+        if neo4j.server is not None and neo4j.started_here and not args.keep:
+            neo4j.server.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
