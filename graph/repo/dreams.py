@@ -4,9 +4,9 @@ dream_writes.py, its runs in dream_runs.py).
 A representation's dream bookkeeping lives on its OBSERVES edge: `since_dream` (explicit
 beliefs written since the last dream), `idle_dream_at` (when its idle trigger fires),
 `dream_job` (the newest dream claimed: a running one may have a waiting one claimed behind
-it, and that one is then the edge's), `last_dream_at`, `dream_runs` (how
-many committed) and the peer card with each line's support. New beliefs carry
-`dream_pending` until a dream has read them.
+it, and that one is then the edge's), `last_dream_at`, `dream_runs` (how many committed) and
+the peer card with each line's support. New beliefs carry `dream_pending` until a dream has
+read them.
 """
 
 from __future__ import annotations
