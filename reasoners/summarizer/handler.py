@@ -6,6 +6,7 @@ the kind's word limit: with the LLM when one is configured, else extractively.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from graph.db import Database, Tx
@@ -92,7 +93,8 @@ class SummarizerHandler:
     ) -> tuple[str, Usage]:
         limit = self.word_limit(kind)
         if self.llm is None:
-            return extractive_summary(previous, new, limit), Usage()
+            # CPU work over up to a long cadence of long messages: off the event loop.
+            return await asyncio.to_thread(extractive_summary, previous, new, limit), Usage()
         result = await self.llm.structured(
             "summarizer",
             summary_messages("long" if kind == "long" else "short", previous, new, limit),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 
 import pytest
 
@@ -137,3 +138,14 @@ def test_every_chunk_fits_its_budget_as_the_tokenizer_counts_it(
         assert all(tokens.count(c) <= budget for c in chunks), budget
         body = [c.split("\n\n", 1)[1] if c.startswith("#") else c for c in chunks]
         assert "".join("".join(body).split()).count("garden") == text.count("garden")
+
+
+def test_a_heading_title_drops_its_closing_marks_and_a_long_line_costs_its_length() -> None:
+    found = sections("# Guide ##  \nText.\n#   \nNot a heading.")
+    assert [s.heading for s in found] == ["# Guide"]
+    assert found[0].body.splitlines() == ["Text.", "#   ", "Not a heading."]
+    # A lazy title before `[ \t#]*$` rescanned the spaces at every character: 1.5 s for
+    # 20,000 of them, growing with the square (a 100,000-character line: about 40 s).
+    started = time.perf_counter()
+    assert sections("# x" + " " * 100_000 + "y")[0].heading == "# x" + " " * 100_000 + "y"
+    assert time.perf_counter() - started < 1.0

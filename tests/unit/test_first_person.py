@@ -70,6 +70,24 @@ def test_splitting_a_long_line_costs_its_length(text: str, count: int) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I am here" + " " * 24_980 + "z",
+        "I am here " + ", " * 12_490 + "z",
+        "I am here " + "lol " * 6_245 + "z",
+        "I am here " + ":) " * 8_326 + "z",
+    ],
+    ids=["spaces", "commas", "laughter", "smileys"],
+)
+def test_extracting_a_long_sentence_costs_its_length(text: str) -> None:
+    # The trailing-laughter and final-mark patterns backtracked over such runs from every
+    # position: 25 to 40 s each, holding the worker (and, by the GIL, the server).
+    started = time.perf_counter()
+    extract([Turn("alice", text, datetime(2024, 5, 3, tzinfo=UTC))], "Alice")
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
     "sentence",
     [
         "I moved to Berlin last year.",
