@@ -37,14 +37,15 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
+        raw: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
         limit, problem = self.max_bytes, None
         if self.key_problem is not None:
-            header = headers.get(b"authorization")
+            # The first Authorization header, as the handlers read it (a later one is ignored).
+            header = next((value for name, value in raw if name == b"authorization"), None)
             problem = self.key_problem(header.decode("latin-1") if header is not None else None)
             if problem is not None:
                 limit = min(limit, KEYLESS_MAX_BYTES)
-        length = headers.get(b"content-length")
+        length = dict(raw).get(b"content-length")
         too_big = length is not None and (not length.isdigit() or int(length) > limit)
         chunks: list[bytes] = []
         received = 0

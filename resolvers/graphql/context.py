@@ -21,8 +21,8 @@ class Context:
     authorization: str | None
     # Set by strawberry for WebSocket operations from the connection_init payload.
     connection_params: dict[str, Any] | None = None
-    # The key a WebSocket counts against its per-key socket limit, once acknowledged.
-    socket_key: str | None = None
+    # Whom a WebSocket is counted against (its key's holder), once acknowledged.
+    socket_holder: Principal | None = None
 
     @cached_property
     def summaries(self) -> DataLoader[SummaryKey, list[SummaryRecord]]:

@@ -10,7 +10,8 @@ MAX_FRAME_BYTES (1009); a document of several operations must name the one to ru
 errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one socket) carry an
 `extensions.code` like every other error. A key is checked again at every operation and every
 poll of a subscription, so one that expires stops working on an open socket, and the socket is
-closed (4403) when it expires; with auth on, one key holds at most MAX_SOCKETS_PER_KEY sockets.
+closed (4403) when it expires; with auth on, the keys of one holder hold at most
+MAX_SOCKETS_PER_KEY sockets.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from strawberry.types.unset import UnsetType
 
 from graph.errors import BeliefgraphError, ErrorCode
+from resolvers.auth import Principal
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.hosts import origin_allowed
@@ -53,8 +55,9 @@ MAX_SUBSCRIPTIONS = 100  # operations at once on one socket
 # fit in far less, and a frame sent before connection_init is parsed before any key is seen.
 MAX_FRAME_BYTES = 64 * 1024
 MAX_ID_CHARS = 128  # an operation's id, echoed in each of its results
-# Sockets open at once with one key (auth on): each holds a descriptor and memory whether or not
-# it runs anything, and one leaked key should not be able to hold the server's.
+# Sockets open at once for one key holder (auth on: its scope, workspace, peer or session): each
+# holds a descriptor and memory whether or not it runs anything, and one leaked key should not
+# be able to hold the server's.
 MAX_SOCKETS_PER_KEY = 50
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
 
@@ -177,7 +180,8 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         )
         self.services = services
         self.hosts = services.settings.host_names
-        self.open_sockets: Counter[str] = Counter()  # acknowledged sockets per key (auth on)
+        # Acknowledged sockets per key holder (auth on).
+        self.open_sockets: Counter[Principal] = Counter()
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context(services=self.services, authorization=request.headers.get("authorization"))
@@ -201,22 +205,24 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         except BeliefgraphError as exc:
             raise ConnectionRejectionError({"message": exc.message}) from exc
         if self.services.settings.auth_enabled:
-            key = context.key_header or ""
-            if self.open_sockets[key] >= MAX_SOCKETS_PER_KEY:
+            # Counted by whom the key names, not by its text: the same key spelled with more
+            # spaces, or another key minted for the same peer, shares the count.
+            holder = context.principal
+            if self.open_sockets[holder] >= MAX_SOCKETS_PER_KEY:
                 raise ConnectionRejectionError(
-                    {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open with this key already"}
+                    {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open for this key's holder"}
                 )
-            self.open_sockets[key] += 1
-            context.socket_key = key
+            self.open_sockets[holder] += 1
+            context.socket_holder = holder
         return await super().on_ws_connect(context)
 
     def forget_socket(self, context: Context) -> None:
         """A socket counted by on_ws_connect has closed."""
-        key, context.socket_key = context.socket_key, None
-        if key is not None:
-            self.open_sockets[key] -= 1
-            if self.open_sockets[key] <= 0:
-                del self.open_sockets[key]
+        holder, context.socket_holder = context.socket_holder, None
+        if holder is not None:
+            self.open_sockets[holder] -= 1
+            if self.open_sockets[holder] <= 0:
+                del self.open_sockets[holder]
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         # Called for cross-origin handshakes only: a page may connect if its host is allowed.

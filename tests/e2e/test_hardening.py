@@ -569,6 +569,9 @@ def test_without_a_key_a_large_body_is_refused_unread(served_with_auth: Served) 
             assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
             rest = client.post("/v3/workspaces", json=padding, headers=headers)
             assert rest.status_code == 401, rest.text
+        # Two Authorization headers: the first is the one read, by the limit as by the handlers.
+        twice = [("Authorization", "Bearer bgk_forged"), ("Authorization", f"Bearer {key}")]
+        assert client.post("/graphql", json=big, headers=twice).status_code == 401
         small = client.post("/graphql", json={"query": "{ health { ok } }"})
         assert small.json() == {"data": {"health": {"ok": True}}}
         keyed = client.post("/graphql", json=big, headers={"Authorization": f"Bearer {key}"})
@@ -640,10 +643,18 @@ async def test_one_key_holds_at_most_its_share_of_sockets(served_with_auth: Serv
             assert (
                 json.loads(await asyncio.wait_for(socket_.recv(), 10))["type"] == "connection_ack"
             )
-        extra = await opened()
-        with pytest.raises(websockets.ConnectionClosed) as closed:
-            await asyncio.wait_for(extra.recv(), 10)
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        # The same key spelled with more spaces, or another key for the same holder, is
+        # counted with it (the count was by the header's text: 60 of 60 such sockets opened).
+        twin = issue_key(
+            served_with_auth.secret, Principal(KeyScope.WORKSPACE, "w-sockets"), ttl_seconds=600
+        )
+        for header in (f"Bearer    {key}", f"Bearer {twin}"):
+            extra = await websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS])
+            payload = {"Authorization": header}
+            await extra.send(json.dumps({"type": "connection_init", "payload": payload}))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(extra.recv(), 10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
         # Another key is counted on its own, and a closed socket frees its place.
         other = issue_key(served_with_auth.secret, Principal(KeyScope.WORKSPACE, "w-other"))
         async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as own:

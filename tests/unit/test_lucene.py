@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph.keys import peer_key, scope_key, session_key, workspace_key
-from graph.lucene import scoped_query, terms_query
+from graph.lucene import MAX_KEY_CLAUSES, scoped_query, terms_query
 
 pytestmark = pytest.mark.unit
 
@@ -55,3 +55,14 @@ def test_a_query_can_match_the_text_in_several_fields() -> None:
     assert scoped_query(
         "dana bought", field="content", required={"workspace_key": [w]}, also=("peer",)
     ) == (f'+workspace_key:{w} +(content:("dana" OR "bought") OR peer:("dana" OR "bought"))')
+
+
+def test_a_field_with_more_keys_than_lucene_takes_is_left_to_the_statement() -> None:
+    # A read of a 1,641-peer tree named every peer key: Lucene refused the query (over 1,024
+    # clauses) and the read answered INTERNAL.
+    keys = [peer_key("w", f"p{i}") for i in range(MAX_KEY_CLAUSES + 1)]
+    some = keys[:MAX_KEY_CLAUSES]
+    wide = scoped_query("bees", field="content", required={"ws": ["k1"], "peer_key": keys})
+    assert wide == '+ws:k1 +content:("bees")'
+    narrow = scoped_query("bees", field="content", required={"ws": ["k1"], "peer_key": some})
+    assert narrow.count(" OR ") == MAX_KEY_CLAUSES - 1 and some[-1] in narrow
