@@ -5,10 +5,12 @@ Every body is held to the configured limit. With auth on, a request whose key do
 past it: the body is never read. Without that, anyone could make the server parse megabytes of
 JSON per request before learning it has no key, and a few such clients kept /health waiting.
 The only answers a request without a key can get are small ones (health, introspection).
+A body must arrive within BODY_SECONDS (KEYLESS_BODY_SECONDS without a valid key), else 408.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -18,6 +20,11 @@ from resolvers.graphql.http import error_response
 
 # Far more than a keyless request needs (GraphiQL's introspection query is about 2 KB).
 KEYLESS_MAX_BYTES = 16 * 1024
+# How long a body may take to arrive: with a key, 4 MB at 70 KB/s; without one, a small body
+# has no reason to take long, and connections that stop mid-body must not pile up (400 such
+# stayed open for good).
+BODY_SECONDS = 60.0
+KEYLESS_BODY_SECONDS = 10.0
 
 # The header's refusal (a message), or None when the key verifies.
 KeyProblem = Callable[[str | None], str | None]
@@ -50,17 +57,30 @@ class BodyLimit:
         chunks: list[bytes] = []
         received = 0
         more = not too_big
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            received += len(chunk)
-            if received > limit:
-                too_big = True
-                break
-            chunks.append(chunk)
-            more = bool(message.get("more_body"))
+        seconds = BODY_SECONDS if problem is None else KEYLESS_BODY_SECONDS
+        try:
+            async with asyncio.timeout(seconds):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    received += len(chunk)
+                    if received > limit:
+                        too_big = True
+                        break
+                    chunks.append(chunk)
+                    more = bool(message.get("more_body"))
+        except TimeoutError:
+            late = error_response(
+                408,
+                ErrorCode.LIMIT_EXCEEDED,
+                f"the request body did not arrive within {seconds:.0f} seconds",
+                headers={"Connection": "close"},
+                limit="body_seconds",
+            )
+            await late(scope, receive, send)
+            return
         if too_big:
             if problem is not None and limit < self.max_bytes:
                 response = error_response(

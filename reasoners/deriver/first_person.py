@@ -154,6 +154,7 @@ _ADVERBS = _vocabulary(
     " now then probably almost nearly hardly barely certainly occasionally frequently"
     " regularly simply basically personally truly seriously genuinely once"
 )
+_LY_VERBS = _vocabulary("apply reply supply imply rely multiply rally tally bully ally sully")
 _IRREGULAR_3RD = {
     "am": "is", "have": "has", "haven't": "hasn't", "havent": "hasn't", "do": "does",
     "don't": "doesn't", "dont": "doesn't", "go": "goes",
@@ -197,6 +198,14 @@ def _third_person_verb(word: str, past_context: bool) -> str:
     return word + "s"
 
 
+def _is_adverb(lowered: str) -> bool:
+    """An adverb between the subject and its verb ("I secretly hate"): listed, or an -ly word
+    that is not one of the verbs ending so."""
+    if lowered in _ADVERBS:
+        return True
+    return len(lowered) > 4 and lowered.endswith("ly") and lowered not in _LY_VERBS
+
+
 def _strip_terminal(text: str) -> str:
     """`text` without the spaces and final marks it ends with. A loop, not a `[...]+$` search:
     that tries every position of a run of spaces to its end (3 s for a run of 25,000)."""
@@ -225,7 +234,7 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
             following = tokens[index + 1].group(0).lower() if index + 1 < len(tokens) else ""
             would = "had" if following in _PARTICIPLE_AFTER_D else "would"
             replacement = template.format(name=peer_name.strip(), would=would)
-        elif conjugate_next and lowered not in _ADVERBS:
+        elif conjugate_next and not _is_adverb(lowered):
             replacement = _third_person_verb(word, past_context)
             conjugate_next = False
         out.append(text[cursor : token.start()] + replacement)

@@ -20,7 +20,7 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from resolvers.auth import ADMIN, KeyScope, Principal, issue_key
-from resolvers.body_limit import KEYLESS_MAX_BYTES
+from resolvers.body_limit import KEYLESS_BODY_SECONDS, KEYLESS_MAX_BYTES
 from resolvers.graphql.websocket import (
     CONNECTION_INIT_SECONDS,
     MAX_FRAME_BYTES,
@@ -553,6 +553,24 @@ async def test_a_document_of_several_operations_must_name_one(served: Served) ->
         await socket_.send(json.dumps({"id": "2", "type": "subscribe", "payload": payload}))
         reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
         assert reply == {"id": "2", "type": "next", "payload": {"data": {"health": {"ok": True}}}}
+
+
+async def test_a_body_that_stops_arriving_is_answered_408(served_with_auth: Served) -> None:
+    """Connections that announced a body and stopped sending it stayed open for good: 400 of
+    them, without a key, all still open 100 s later."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", served_with_auth.port)
+    head = (
+        f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:{served_with_auth.port}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    )
+    writer.write(head.encode() + b'{"query"')
+    await writer.drain()
+    started = time.monotonic()
+    answer = await asyncio.wait_for(reader.read(4096), KEYLESS_BODY_SECONDS + 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 408"), answer
+    assert b"LIMIT_EXCEEDED" in answer
+    assert KEYLESS_BODY_SECONDS - 1 < time.monotonic() - started < KEYLESS_BODY_SECONDS + 5
 
 
 def test_without_a_key_a_large_body_is_refused_unread(served_with_auth: Served) -> None:

@@ -164,6 +164,8 @@ def test_non_statements_are_dropped(sentence: str) -> None:
         ("I\u2019m from Lyon, i.e. France.", "Alice is from Lyon, i.e. France"),
         ("I now own a boat.", "Alice now owns a boat"),
         ("I probably need glasses.", "Alice probably needs glasses"),
+        ("I secretly hate flying.", "Alice secretly hates flying"),
+        ("I apply for jobs weekly.", "Alice applies for jobs weekly"),
     ],
 )  # fmt: skip
 def test_to_third_person(sentence: str, fact: str) -> None:
