@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.errors import ErrorCode
@@ -28,6 +30,13 @@ KEYLESS_BODY_SECONDS = 10.0
 
 # The header's refusal (a message), or None when the key verifies.
 KeyProblem = Callable[[str | None], str | None]
+
+
+def closing(
+    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None, **more: Any
+) -> Response:
+    """A coded refusal that closes the connection: the rest of the body is never read."""
+    return error_response(status, code, message, {"Connection": "close", **(headers or {})}, **more)
 
 
 class BodyLimit:
@@ -58,6 +67,7 @@ class BodyLimit:
         received = 0
         more = not too_big
         seconds = BODY_SECONDS if problem is None else KEYLESS_BODY_SECONDS
+        refusal: Response | None = None
         try:
             async with asyncio.timeout(seconds):
                 while more:
@@ -72,32 +82,16 @@ class BodyLimit:
                     chunks.append(chunk)
                     more = bool(message.get("more_body"))
         except TimeoutError:
-            late = error_response(
+            refusal = closing(
                 408,
                 ErrorCode.LIMIT_EXCEEDED,
                 f"the request body did not arrive within {seconds:.0f} seconds",
-                headers={"Connection": "close"},
                 limit="body_seconds",
             )
-            await late(scope, receive, send)
-            return
         if too_big:
-            if problem is not None and limit < self.max_bytes:
-                response = error_response(
-                    401,
-                    ErrorCode.UNAUTHENTICATED,
-                    f"{problem}; without a valid key a request body may have at most {limit} bytes",
-                    headers={"Connection": "close", "WWW-Authenticate": "Bearer"},
-                )
-            else:
-                response = error_response(
-                    413,
-                    ErrorCode.LIMIT_EXCEEDED,
-                    f"request body over {limit} bytes",
-                    headers={"Connection": "close"},
-                    limit="body",
-                )
-            await response(scope, receive, send)
+            refusal = self.over(problem, limit)
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
         body = b"".join(chunks)
         sent = False
@@ -110,3 +104,16 @@ class BodyLimit:
             return await receive()  # after the body: wait for the disconnect
 
         await self.app(scope, replay, send)
+
+    def over(self, problem: str | None, limit: int) -> Response:
+        """The refusal of a body over `limit`: 401 when the key was the reason for the limit."""
+        if problem is not None and limit < self.max_bytes:
+            return closing(
+                401,
+                ErrorCode.UNAUTHENTICATED,
+                f"{problem}; without a valid key a request body may have at most {limit} bytes",
+                {"WWW-Authenticate": "Bearer"},
+            )
+        return closing(
+            413, ErrorCode.LIMIT_EXCEEDED, f"request body over {limit} bytes", limit="body"
+        )
