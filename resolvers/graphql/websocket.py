@@ -199,7 +199,7 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         """With auth on, connection_init must carry a valid key (its `Authorization`, or the
         handshake's header): a socket without one is closed with 4403 at once, rather than
         held open, accepted, with nothing it may do. So is one past MAX_SOCKETS_PER_KEY
-        sockets open with its key."""
+        sockets open for its key's holder."""
         try:
             _ = context.principal
         except BeliefgraphError as exc:
