@@ -5,6 +5,8 @@ Every body is held to the configured limit. With auth on, a request whose key do
 past it: the body is never read. Without that, anyone could make the server parse megabytes of
 JSON per request before learning it has no key, and a few such clients kept /health waiting.
 The only answers a request without a key can get are small ones (health, introspection).
+The request's head (its path, query string and headers) is held to the same limits, since a
+GET carries its document and variables in the query string, which the server does not bound.
 A body must arrive within BODY_SECONDS (KEYLESS_BODY_SECONDS without a valid key), else 408.
 """
 
@@ -61,6 +63,12 @@ class BodyLimit:
             problem = self.key_problem(header.decode("latin-1") if header is not None else None)
             if problem is not None:
                 limit = min(limit, KEYLESS_MAX_BYTES)
+        head = request_head_bytes(scope, raw)
+        if head > limit:
+            await self.over(problem, limit, "the request's path, query string and headers")(
+                scope, receive, send
+            )
+            return
         length = dict(raw).get(b"content-length")
         too_big = length is not None and (not length.isdigit() or int(length) > limit)
         chunks: list[bytes] = []
@@ -89,7 +97,7 @@ class BodyLimit:
                 limit="body_seconds",
             )
         if too_big:
-            refusal = self.over(problem, limit)
+            refusal = self.over(problem, limit, "a request body")
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -105,15 +113,22 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    def over(self, problem: str | None, limit: int) -> Response:
-        """The refusal of a body over `limit`: 401 when the key was the reason for the limit."""
+    def over(self, problem: str | None, limit: int, what: str) -> Response:
+        """The refusal of `what` over `limit`: 401 when the key was the reason for the limit."""
         if problem is not None and limit < self.max_bytes:
             return closing(
                 401,
                 ErrorCode.UNAUTHENTICATED,
-                f"{problem}; without a valid key a request body may have at most {limit} bytes",
+                f"{problem}; without a valid key {what} may have at most {limit} bytes",
                 {"WWW-Authenticate": "Bearer"},
             )
         return closing(
-            413, ErrorCode.LIMIT_EXCEEDED, f"request body over {limit} bytes", limit="body"
+            413, ErrorCode.LIMIT_EXCEEDED, f"{what} may have at most {limit} bytes", limit="body"
         )
+
+
+def request_head_bytes(scope: Scope, headers: list[tuple[bytes, bytes]]) -> int:
+    """The size of a request's path, query string and headers (pure)."""
+    path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")
+    query: bytes = scope.get("query_string") or b""
+    return len(path) + len(query) + sum(len(name) + len(value) for name, value in headers)

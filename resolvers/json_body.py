@@ -107,8 +107,8 @@ def parse_json(raw: bytes | str, what: str) -> Any:
     return value
 
 
-async def parse_json_body(raw: bytes, what: str) -> Any:
-    """`parse_json` of a request body, off the event loop when the body is long."""
+async def parse_json_body(raw: bytes | str, what: str) -> Any:
+    """`parse_json` of a request body (or query-string value), off the event loop when long."""
     if len(raw) > THREAD_PARSE_BYTES:
         return await asyncio.get_running_loop().run_in_executor(_PARSER, parse_json, raw, what)
     return parse_json(raw, what)

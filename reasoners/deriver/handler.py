@@ -19,7 +19,7 @@ from graph.errors import Conflict
 from graph.records import MembershipRecord, MessageRecord, PeerRecord
 from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
-from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult
+from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, LeaseLost
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
@@ -32,7 +32,7 @@ from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
-from reasoners.queue.worker import Prepared
+from reasoners.queue.worker import PreparationFailed, Prepared
 from reasoners.text.spans import Grounding
 
 log = logging.getLogger("beliefgraph.deriver")
@@ -130,9 +130,17 @@ class DeriverHandler:
     stats: DeriverStats = field(default_factory=DeriverStats)
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        taken = first_jobs(unit.jobs, MAX_UNIT_MESSAGES)  # the rest wait (jobs.complete)
+        try:
+            return await self._prepare(unit, taken)
+        except LeaseLost:
+            raise
+        except Exception as exc:  # an LLM down charges the jobs this run took, not the rest
+            raise PreparationFailed({job.id for job in taken}) from exc
+
+    async def _prepare(self, unit: ClaimedUnit, taken: list[JobRecord]) -> Prepared:
         head = unit.jobs[0]
         workspace, session = head.workspace, head.session or ""
-        taken = first_jobs(unit.jobs, MAX_UNIT_MESSAGES)  # the rest wait (jobs.complete)
         ids = [mid for job in taken for mid in job.payload.get("message_ids", [])]
         pending = await message_repo.by_ids(self.db, workspace, ids)
         if not pending:  # deleted meanwhile: nothing to derive

@@ -33,6 +33,15 @@ class Prepared:
     write: Callable[[Tx], Awaitable[None]] | None = None
 
 
+class PreparationFailed(Exception):
+    """A handler's `prepare` failed having taken only some of its unit's jobs (the rest wait
+    for a later run): raised from the failure, so only the jobs it took are charged."""
+
+    def __init__(self, taken: set[str]) -> None:
+        super().__init__(f"failed preparing {len(taken)} job(s)")
+        self.taken = taken
+
+
 class Handler(Protocol):
     async def prepare(self, unit: ClaimedUnit) -> Prepared: ...
 
@@ -172,16 +181,20 @@ class Worker:
             log.warning("lease on %s lost; another worker redoes it", unit.key)
         except Exception as exc:
             self.failed_units += 1
-            log.warning("unit %s failed: %s", unit.key, exc)
-            # A failed write charges the jobs the handler took; the ones it left for a later
-            # run (a large unit) wait uncharged, as they would have after a success.
+            # A failure charges the jobs the handler took; the ones it left for a later run (a
+            # large unit) wait uncharged, as they would have after a success.
+            taken = None if prepared is None else {r.id for r in prepared.results}
+            error: BaseException = exc
+            if isinstance(exc, PreparationFailed):
+                taken, error = exc.taken, exc.__cause__ or exc
+            log.warning("unit %s failed: %s", unit.key, error)
             await jobs.fail(
                 self.db,
                 unit,
-                f"{type(exc).__name__}: {exc}",
+                f"{type(error).__name__}: {error}",
                 backoff=self.config.backoff,
                 max_backoff=self.config.max_backoff,
-                taken=None if prepared is None else {r.id for r in prepared.results},
+                taken=taken,
             )
         finally:
             heartbeat.cancel()

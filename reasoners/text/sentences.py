@@ -18,11 +18,9 @@ def _vocabulary(words: str) -> frozenset[str]:
 _NEVER_END = _vocabulary("mr mrs ms dr prof st sr jr mt rev gen sgt capt lt col e.g i.e cf vs viz")
 # End a sentence only before a capital: "etc. Then ..." ends, "approx. five" and "No. 5" do not.
 _END_IF_CAPITAL = _vocabulary("etc inc ltd co corp dept approx ca incl esp fig no nos vol pp")
-# A terminator starts where no terminator character precedes it and its runs are possessive, so
-# a long run of marks is read once, not once per starting position (that was quadratic).
-_TERMINATOR = re.compile(
-    r"(?<![.!?\u2026])(?P<mark>\.{2,}+|\u2026|[.!?]++)[\"')\]\u201d\u2019]*+(?=\s|$)"
-)
+# A terminator is a whole run of marks, read once (possessive, and never started inside a run:
+# matching from every position of a long run was quadratic); its last marks say what it is.
+_TERMINATOR = re.compile(r"(?<![.!?\u2026])(?P<mark>[.!?\u2026]++)[\"')\]\u201d\u2019]*+(?=\s|$)")
 _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022\u2013\u2014>]|\d{1,3}[.)]|[a-z][.)])[ \t]+")
 _WORD_BEFORE = re.compile(r"[A-Za-z](?:[A-Za-z.]*[A-Za-z])?$")
 _NEXT_CHARACTER = re.compile(r"\s*(\S)")
@@ -37,10 +35,10 @@ def _ends_sentence(line: str, terminator: re.Match[str]) -> bool:
         return True
     next_character = following.group(1)
     mark = terminator.group("mark")
-    if mark.startswith(("..", "\u2026")):
+    if mark.endswith(("..", "\u2026")):
         return not next_character.islower()  # "I was thinking... maybe not" stays one sentence
     if mark != ".":
-        return True
+        return True  # "?", "!?", "\u2026!", "?."
     end = terminator.start()
     before = _WORD_BEFORE.search(line, max(0, end - _WORD_WINDOW), end)
     if before is None:

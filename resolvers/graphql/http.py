@@ -49,18 +49,11 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def parse_json(raw: bytes | str, what: str) -> Any:
-    """The request's JSON (resolvers/json_body.py), or RequestRefused with status 400."""
+async def parse_body(raw: bytes | str, what: str = "the request body") -> Any:
+    """The request body's JSON (or a query-string value's), parsed off the event loop when
+    long; RequestRefused (400)."""
     try:
-        return json_body.parse_json(raw, what)
-    except BeliefgraphError as exc:
-        raise RequestRefused(400, exc.code, exc.message) from exc
-
-
-async def parse_body(raw: bytes) -> Any:
-    """The request body's JSON, parsed off the event loop when long; RequestRefused (400)."""
-    try:
-        return await json_body.parse_json_body(raw, "the request body")
+        return await json_body.parse_json_body(raw, what)
     except BeliefgraphError as exc:
         raise RequestRefused(400, exc.code, exc.message) from exc
 
@@ -107,7 +100,7 @@ class GraphQLHTTP:
                     return await self.graphiql(request)
                 data: Any = dict(request.query_params)
                 if "variables" in data:
-                    data["variables"] = parse_json(data["variables"], "`variables`")
+                    data["variables"] = await parse_body(data["variables"], "`variables`")
                 allowed = {OperationType.QUERY}
             elif request.method == "POST":
                 kind = request.headers.get("content-type", "").split(";")[0].strip().lower()

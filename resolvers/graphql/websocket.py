@@ -201,13 +201,13 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         held open, accepted, with nothing it may do. So is one past MAX_SOCKETS_PER_KEY
         sockets open for its key's holder."""
         try:
-            _ = context.principal
+            # Read once: a key that expired between two reads would escape as an error (1011).
+            holder = context.principal
         except BeliefgraphError as exc:
             raise ConnectionRejectionError({"message": exc.message}) from exc
         if self.services.settings.auth_enabled:
             # Counted by whom the key names, not by its text: the same key spelled with more
             # spaces, or another key minted for the same peer, shares the count.
-            holder = context.principal
             if self.open_sockets[holder] >= MAX_SOCKETS_PER_KEY:
                 raise ConnectionRejectionError(
                     {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open for this key's holder"}

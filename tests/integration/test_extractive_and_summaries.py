@@ -12,7 +12,7 @@ from graph.repo import jobs, observations, summaries
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
-from reasoners.llm.interface import ChatMessage
+from reasoners.llm.interface import ChatMessage, LLMUnavailable
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
 from resolvers.services import Services
@@ -196,6 +196,42 @@ async def test_a_message_gives_at_most_its_cap_of_facts(services: Services, work
         services.db, workspace, ObservationQuery("maya", "maya"), after=None, limit=100
     )
     assert 0 < len(page.items) <= cap
+
+
+async def test_a_failed_derivation_charges_only_the_jobs_it_took(
+    services: Services, workspace: str
+) -> None:
+    """With the LLM down, every job of the unit was charged, those past the run's cap too, and
+    after a few failures all of them were dead though most were never read."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    per_job = MAX_UNIT_MESSAGES * 2 // 3
+    for batch in range(3):
+        await post(
+            services, workspace, "chat", *[("maya", f"I read {batch}-{i}.") for i in range(per_job)]
+        )
+    down = ScriptedLLM({"deriver": lambda messages, schema: LLMUnavailable("the LLM is down")})
+    worker = worker_for(services, workspace, down)
+    await jobs.flush(services.db, workspace, None, None)
+    listed: list[jobs.JobRecord] = []
+    for _ in range(4):  # the session's summary job may be claimed first
+        assert await worker.run_once()
+        every = await jobs.list_jobs(
+            services.db,
+            workspace,
+            session=None,
+            peer=None,
+            statuses=None,
+            with_errors=False,
+            limit=50,
+        )
+        listed = [j for j in every if j.kind == "derive"]
+        if any(j.attempts for j in listed):
+            break
+    charged = [j for j in listed if j.attempts]
+    assert sum(len(j.payload["message_ids"]) for j in charged) <= MAX_UNIT_MESSAGES
+    assert charged and all(j.error == "LLMUnavailable: the LLM is down" for j in charged)
+    assert len(charged) < len(listed)
 
 
 async def test_a_large_unit_is_derived_a_part_at_a_time(services: Services, workspace: str) -> None:

@@ -42,6 +42,11 @@ MAY_3 = date(2024, 5, 3)
         ("no terminator", ["no terminator"]),
         ("Wait!... What?", ["Wait!...", "What?"]),
         ("So.... Fine", ["So....", "Fine"]),
+        # Runs that mix an ellipsis with other marks were not read as terminators at all.
+        ("Wait\u2026! Next one.", ["Wait\u2026!", "Next one."]),
+        ("Ok\u2026. Next", ["Ok\u2026.", "Next"]),
+        ("Really?!\u2026 Yes.", ["Really?!\u2026", "Yes."]),
+        ("Really?!\u2026 yes.", ["Really?!\u2026 yes."]),
     ],
 )  # fmt: skip
 def test_split_sentences(text: str, sentences: list[str]) -> None:
