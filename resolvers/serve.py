@@ -14,6 +14,7 @@ from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.graphql.websocket import MAX_FRAME_BYTES
+from resolvers.head_timeout import HeadTimeoutProtocol
 from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
 from resolvers.web import assets
 
@@ -85,6 +86,7 @@ def _run_api(settings: Settings) -> None:
         port=settings.port,
         log_level="info",
         ws_max_size=min(settings.max_request_bytes, MAX_FRAME_BYTES),
+        http=HeadTimeoutProtocol,
     )
 
 

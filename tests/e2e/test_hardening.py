@@ -27,6 +27,7 @@ from resolvers.graphql.websocket import (
     MAX_SOCKETS_PER_KEY,
     MAX_SUBSCRIPTIONS,
 )
+from resolvers.head_timeout import HEAD_SECONDS
 from tests.e2e.conftest import Served
 
 pytestmark = pytest.mark.e2e
@@ -571,6 +572,21 @@ async def test_a_body_that_stops_arriving_is_answered_408(served_with_auth: Serv
     assert answer.startswith(b"HTTP/1.1 408"), answer
     assert b"LIMIT_EXCEEDED" in answer
     assert KEYLESS_BODY_SECONDS - 1 < time.monotonic() - started < KEYLESS_BODY_SECONDS + 5
+
+
+@pytest.mark.parametrize(
+    "head", [b"", b"GET /health HTTP/1.1\r\n", b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: b"]
+)
+async def test_a_request_head_that_stops_arriving_is_closed(served: Served, head: bytes) -> None:
+    """A connection that sent nothing, or half a request head, stayed open for good."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(head)
+    await writer.drain()
+    started = time.monotonic()
+    answer = await asyncio.wait_for(reader.read(4096), HEAD_SECONDS + 10)
+    writer.close()
+    assert answer == b""  # closed, unanswered
+    assert HEAD_SECONDS - 1 < time.monotonic() - started < HEAD_SECONDS + 5
 
 
 def test_without_a_key_a_large_body_is_refused_unread(served_with_auth: Served) -> None:
