@@ -1,0 +1,90 @@
+"""An update that waits on a node another transaction deletes answers NOT_FOUND.
+
+The update matched the node, then waited for the deletion's lock; once the deletion committed,
+the update's SET went to a node that no longer existed and returned an empty map, which failed
+as INTERNAL (a KeyError reading the record)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from graph.db import Tx
+from graph.errors import NotFound
+from graph.props import Meta
+from graph.repo import peers, sessions, workspaces
+from graph.repo.sessions import MemberSettings
+from resolvers.services import Services
+from tests.integration.derive_helpers import make_peers, make_session
+
+pytestmark = pytest.mark.integration
+
+
+async def waiting_on(
+    services: Services, delete: Callable[[Tx], Awaitable[object]], update: Awaitable[object]
+) -> BaseException | None:
+    """Run `delete` in a transaction, start `update` (which waits for its lock), commit the
+    deletion a second later: what the update raised, or None."""
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        await delete(Tx(tx))
+        waiting = asyncio.ensure_future(update)
+        await asyncio.sleep(1.0)
+        assert not waiting.done(), "the update waits for the deletion's lock"
+        await tx.commit()
+    try:
+        await waiting
+    except Exception as exc:
+        return exc
+    return None
+
+
+async def test_a_peer_updated_while_deleted(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "alice")
+    raised = await waiting_on(
+        services,
+        lambda tx: tx.rows("delete_peer", workspace=workspace, peer="alice"),
+        peers.update(
+            services.db,
+            workspace,
+            "alice",
+            Meta.of({"k": 1}, None, limit=1000),
+            extraction_context=None,
+            set_extraction_context=False,
+        ),
+    )
+    assert isinstance(raised, NotFound), repr(raised)
+
+
+async def test_a_workspace_updated_while_deleted(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "alice")
+    raised = await waiting_on(
+        services,
+        lambda tx: tx.rows("delete_workspace", workspace=workspace),
+        workspaces.update(services.db, workspace, Meta.of({"k": 1}, None, limit=1000)),
+    )
+    assert isinstance(raised, NotFound), repr(raised)
+
+
+async def test_a_session_updated_while_its_workspace_is_deleted(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    raised = await waiting_on(
+        services,
+        lambda tx: tx.rows("delete_workspace_nodes", workspace=workspace, batch=10_000),
+        sessions.update(
+            services.db,
+            workspace,
+            "s1",
+            Meta.of({"k": 1}, None, limit=1000),
+            active=None,
+            context=None,
+            set_context=False,
+        ),
+    )
+    assert isinstance(raised, NotFound), repr(raised)
