@@ -236,7 +236,8 @@ class DreamMutation:
 class DreamSubscription:
     @strawberry.subscription(
         description="Each committed dream's events, in commit order, as they commit: from the "
-        "run after `afterRun` (default: runs committed from now on)."
+        "run after `afterRun` (default: runs committed from now on). NOT_FOUND if either peer "
+        "does not exist."
     )
     async def dream_events(
         self,
@@ -249,6 +250,8 @@ class DreamSubscription:
     ) -> AsyncGenerator[DreamEvent, None]:
         view = _require_view(info, workspace, observer, observed)
         db = info.context.services.db
+        # A stream for peers that do not exist would wait for good: a misspelt name is an error.
+        await peers.require_all(db, workspace, sorted({observer, observed}))
         if after_run is None:
             after_run = (await dreams.state(db, view)).dream_runs
         while True:

@@ -609,6 +609,24 @@ async def test_a_subscriber_receives_each_runs_events_in_commit_order(
     await from_start.aclose()
 
 
+async def test_a_subscription_to_peers_that_do_not_exist_is_refused(
+    services: Services, workspace: str
+) -> None:
+    """It polled for good, waiting for dreams of a misspelt peer."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    schema = build_schema(s.settings)
+    stream: Any = await schema.subscribe(
+        EVENTS.replace('observer: "agent"', 'observer: "agnet"'),
+        variable_values={"w": workspace},
+        context_value=Context(s, None),
+    )
+    result = await asyncio.wait_for(anext(stream), 10)
+    assert result.errors, result
+    assert result.errors[0].extensions["code"] == "NOT_FOUND", result.errors
+    assert "agnet" in result.errors[0].message
+
+
 # --- reads: GraphQL, context, the dialectic ------------------------------------------------
 
 
