@@ -65,9 +65,8 @@ class BodyLimit:
                 limit = min(limit, KEYLESS_MAX_BYTES)
         head = request_head_bytes(scope, raw)
         if head > limit:
-            await self.over(problem, limit, "the request's path, query string and headers")(
-                scope, receive, send
-            )
+            what = "the request's path, query string and headers"
+            await self.over(problem, limit, what, "head")(scope, receive, send)
             return
         length = dict(raw).get(b"content-length")
         too_big = length is not None and (not length.isdigit() or int(length) > limit)
@@ -97,7 +96,7 @@ class BodyLimit:
                 limit="body_seconds",
             )
         if too_big:
-            refusal = self.over(problem, limit, "a request body")
+            refusal = self.over(problem, limit, "a request body", "body")
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -113,7 +112,7 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    def over(self, problem: str | None, limit: int, what: str) -> Response:
+    def over(self, problem: str | None, limit: int, what: str, name: str) -> Response:
         """The refusal of `what` over `limit`: 401 when the key was the reason for the limit."""
         if problem is not None and limit < self.max_bytes:
             return closing(
@@ -123,7 +122,7 @@ class BodyLimit:
                 {"WWW-Authenticate": "Bearer"},
             )
         return closing(
-            413, ErrorCode.LIMIT_EXCEEDED, f"{what} may have at most {limit} bytes", limit="body"
+            413, ErrorCode.LIMIT_EXCEEDED, f"{what} may have at most {limit} bytes", limit=name
         )
 
 
