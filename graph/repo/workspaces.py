@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph import models
-from graph.db import Database
+from graph.db import Database, Tx
 from graph.errors import NotFound
 from graph.paging import by_name, page
 from graph.props import NO_META, Meta, node_props
@@ -31,9 +31,20 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
             "created_at": now(),
         },
     )
-    row = await db.write_one("merge_workspace", props=props)
-    assert row is not None
-    return WorkspaceRecord.from_row(row["workspace"]), bool(row["created"])
+
+    async def create(tx: Tx) -> tuple[WorkspaceRecord, bool]:
+        row = await tx.one("merge_workspace", props=props)
+        assert row is not None
+        created = bool(row["created"])
+        if created:
+            # A write in flight as an earlier workspace of this name was deleted can commit
+            # after the deletion's last sweep; what it left must not appear in the new one.
+            # Deleted before anything can read the new workspace (this transaction makes it).
+            while await _delete_batch(tx, name) == _DELETE_BATCH:
+                pass
+        return WorkspaceRecord.from_row(row["workspace"]), created
+
+    return await db.write_tx(create)
 
 
 async def get(db: Database, name: str) -> WorkspaceRecord:
@@ -62,12 +73,24 @@ async def update(
 async def delete(db: Database, name: str) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
     await get(db, name)
+    total = await _delete_nodes(db, name)
+    row = await db.write_one("delete_workspace", workspace=name)
+    total += int(row["deleted"]) if row else 0
+    # Writes that matched the workspace before it went can still commit: a last sweep takes
+    # what they left (one committing later still is deleted when the name is made again).
+    return total + await _delete_nodes(db, name)
+
+
+async def _delete_nodes(db: Database, name: str) -> int:
+    """Delete the nodes that name the workspace, a batch per transaction; how many."""
     total = 0
     while True:
-        row = await db.write_one("delete_workspace_nodes", workspace=name, batch=_DELETE_BATCH)
-        deleted = int(row["deleted"]) if row else 0
+        deleted = await db.write_tx(lambda tx: _delete_batch(tx, name))
         total += deleted
         if deleted < _DELETE_BATCH:
-            break
-    row = await db.write_one("delete_workspace", workspace=name)
-    return total + (int(row["deleted"]) if row else 0)
+            return total
+
+
+async def _delete_batch(tx: Tx, name: str) -> int:
+    row = await tx.one("delete_workspace_nodes", workspace=name, batch=_DELETE_BATCH)
+    return int(row["deleted"]) if row else 0

@@ -1,4 +1,6 @@
-"""An update that waits on a node another transaction deletes answers NOT_FOUND.
+"""Writes beside deletions: an update that waits on a node another transaction deletes answers
+NOT_FOUND, and a write that commits after its workspace was deleted leaves nothing a new
+workspace of that name shows.
 
 The update matched the node, then waited for the deletion's lock; once the deletion committed,
 the update's SET went to a node that no longer existed and returned an empty map, which failed
@@ -16,7 +18,9 @@ from graph.errors import NotFound
 from graph.props import Meta
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
+from graph.validation import now
 from resolvers.services import Services
+from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session
 
 pytestmark = pytest.mark.integration
@@ -88,3 +92,25 @@ async def test_a_session_updated_while_its_workspace_is_deleted(
         ),
     )
     assert isinstance(raised, NotFound), repr(raised)
+
+
+async def test_a_write_committed_after_its_workspace_went_is_not_in_a_new_one(
+    services: Services, workspace: str
+) -> None:
+    """A session made while its workspace was deleted (it had matched the workspace first) came
+    back, with its messages, when a workspace of that name was made again."""
+    await make_peers(services, workspace, "alice")
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        props = {"workspace": workspace, "name": "late", "created_at": now()}
+        await Tx(tx).rows("merge_session", props=props)
+        await workspaces.delete(db, workspace)
+        await tx.commit()
+    await workspaces.get_or_create(db, workspace)
+    left = await statements.read_one(db, "count_workspace_nodes", workspace=workspace)
+    assert left == {"total": 0}
+    page = await sessions.list_page(
+        db, workspace, metadata=None, active=None, peer=None, after=None, limit=10
+    )
+    assert page.items == []
