@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from graph.errors import InvalidInput, LimitExceeded
 
@@ -102,18 +102,26 @@ def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
     return limit
 
 
+# Neo4j stores offsets of whole minutes up to 18 hours either way.
+_MAX_OFFSET = timedelta(hours=18)
+
+
 def aware(value: datetime | None) -> datetime | None:
     """Naive datetimes are taken as UTC, so comparisons in Neo4j never mix the two kinds. A
     time the driver cannot send (it sends UTC: 0001-01-01T00:00:00+14:00 is a year 0) is
-    InvalidInput."""
+    InvalidInput. An offset Neo4j cannot store (beyond 18 hours, or with seconds; Python takes
+    up to 23:59:59) is given as the same instant in UTC."""
     if value is None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     try:
-        value.astimezone(UTC)
+        utc = value.astimezone(UTC)
     except OverflowError as exc:
         raise InvalidInput(f"{value.isoformat()} is outside the years 1 to 9999 in UTC") from exc
+    offset = value.utcoffset()
+    if offset is not None and (abs(offset) > _MAX_OFFSET or offset % timedelta(minutes=1)):
+        return utc  # the same instant, in an offset Neo4j can store
     return value
 
 

@@ -175,3 +175,33 @@ async def test_concurrent_get_or_create_gives_one_peer(services: Services, works
         await peers.list_page(services.db, workspace, metadata=None, after=None, limit=50)
     ).items
     assert [p.name for p in listed] == ["dora"]
+
+
+async def test_times_at_any_offset_python_reads_are_taken(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """Offsets beyond 18 hours, which Python reads and Neo4j cannot store, were INTERNAL
+    wherever a time is taken: they are now the same instant in UTC. (REST reads offsets with
+    seconds too: tests/unit/test_validation.py.)"""
+    await seed(gql, workspace)
+    for stamp in ("2024-01-01T00:00:00+23:59", "2024-06-01T12:00:00-18:30"):
+        added = await gql.ok(
+            ADD,
+            {
+                "w": workspace,
+                "s": "s1",
+                "msgs": [{"peer": "alice", "content": stamp, "createdAt": stamp}],
+            },
+        )
+        assert added["addMessages"]["created"] == 1
+        data = await gql.ok(
+            """query($w: String!, $t: DateTime!) {
+              messages(workspace: $w, filter: {since: $t}) { nodes { content createdAt } }
+              observations(workspace: $w, observer: "alice", observed: "alice", asOf: $t) {
+                nodes { id }
+              }
+              context(workspace: $w, tokens: 500, peerTarget: "alice", asOf: $t) { text }
+            }""",
+            {"w": workspace, "t": stamp},
+        )
+        assert stamp in [m["content"] for m in data["messages"]["nodes"]], (stamp, data)

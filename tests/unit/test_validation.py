@@ -1,0 +1,32 @@
+"""`aware`: the times every input passes through before Neo4j sees them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from graph.errors import InvalidInput
+from graph.validation import aware
+
+
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [
+        ("2024-01-01T00:00:00+02:00", timedelta(hours=2)),  # kept as given
+        ("2024-01-01T00:00:00-18:00", timedelta(hours=-18)),
+        ("2024-01-01T00:00:00+23:59", timedelta(0)),  # beyond 18 hours: UTC
+        ("2024-01-01T00:00:00+05:30:15", timedelta(0)),  # seconds: UTC
+        ("2024-01-01T00:00:00", timedelta(0)),  # naive: UTC
+    ],
+)
+def test_times_keep_their_instant_in_an_offset_neo4j_stores(text: str, offset: timedelta) -> None:
+    given = datetime.fromisoformat(text)
+    taken = aware(given)
+    assert taken is not None and taken.utcoffset() == offset
+    assert taken == (given if given.tzinfo else given.replace(tzinfo=UTC))
+
+
+def test_a_time_utc_cannot_hold_is_refused() -> None:
+    with pytest.raises(InvalidInput):
+        aware(datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-23))))
