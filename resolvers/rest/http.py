@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -55,6 +56,8 @@ def error_answer(exc: Exception) -> Response:
     if isinstance(exc, ValidationError):
         problems = exc.errors(include_url=False, include_context=False)
         return detail(422, json.loads(json.dumps(problems, default=str)))
+    if isinstance(exc, HTTPException) and 400 <= exc.status_code < 500:
+        return detail(exc.status_code, exc.detail)  # Starlette's own, e.g. a malformed form
     log.error("unexpected error in a REST route", exc_info=exc)
     return detail(500, "An unexpected error occurred")
 

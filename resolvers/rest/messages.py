@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,9 @@ from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_creat
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
 
+# Uploaded documents are read here, one at a time (see upload).
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="document-reader")
+
 
 class MessageCreate(BaseModel):
     content: str
@@ -43,16 +47,24 @@ class MessageUpdate(BaseModel):
     metadata: dict[str, Any]
 
 
-async def store(call: Call, session: str, items: list[MessageInput]) -> list[MessageRecord]:
-    """Store a batch as the caller may: a peer key posts as its own peer, into a session its
-    peer is already in; other keys create what is missing and add the senders."""
+def check_sender(call: Call, session: str, peers: list[str]) -> bool:
+    """Refuse a caller that may not post as `peers` into the session: a peer key posts as its
+    own peer, other keys need the session. True for a peer key."""
     principal = call.principal
     as_peer = principal.scope is KeyScope.PEER and principal.workspace == call.workspace
     if as_peer:
-        for item in items:
-            principal.require_peer(call.workspace, item.peer)
+        for peer in peers:
+            principal.require_peer(call.workspace, peer)
     else:
         principal.require_session(call.workspace, session)
+    return as_peer
+
+
+async def store(call: Call, session: str, items: list[MessageInput]) -> list[MessageRecord]:
+    """Store a batch as the caller may: a peer key posts as its own peer, into a session its
+    peer is already in; other keys create what is missing and add the senders."""
+    as_peer = check_sender(call, session, [item.peer for item in items])
+    if not as_peer:
         await ensure_workspace(call)
         record, _ = await get_or_create_session(call, session, NO_META)
         if not record.active:
@@ -140,6 +152,7 @@ async def upload(call: Call) -> Response:
         peer = form.get("peer_id")
         if not isinstance(upload, UploadFile) or not isinstance(peer, str) or not peer:
             raise InvalidInput("send a multipart form with a file and a peer_id")
+        check_sender(call, session, [peer])  # before the file is read: a PDF costs seconds
         content_type = upload.content_type or "application/octet-stream"
         if not documents.is_supported(content_type):
             return detail(415, f"{content_type} files are not supported: send text, JSON or PDF")
@@ -150,8 +163,10 @@ async def upload(call: Call) -> Response:
         when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
     except ValueError as exc:
         raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
-    # Off the event loop: reading a PDF is pure Python and can take seconds.
-    text = await asyncio.to_thread(documents.document_text, content_type, data)
+    # Off the event loop, and one at a time: reading a PDF is pure Python and can take seconds,
+    # holding the interpreter meanwhile (four at once kept /health waiting past its timeout).
+    loop = asyncio.get_running_loop()
+    text = await loop.run_in_executor(_READER, documents.document_text, content_type, data)
     parts = documents.pieces(text, call.services.settings.max_message_chars)
     if not parts:
         raise InvalidInput("the file has no text")

@@ -747,3 +747,34 @@ async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: s
     assert r.status_code == 200 and r.json()["metadata"] == {"edited": True}
     assert r.json()["content"] == made["content"]
     assert (await rest.put(f"{m}/nope", json={"metadata": {}})).status_code == 404
+
+
+async def test_an_upload_is_checked_before_its_file_is_read(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
+    """A peer key posting as another peer had its PDF read (seconds of pure Python each) before
+    the refusal; a malformed form (Starlette's own 400) answered 500."""
+    await seed(rest, workspace)
+    m = f"/workspaces/{workspace}/sessions/s1/messages"
+    bob = key(KeyScope.PEER, workspace, peer="bob")
+    unreadable = b"%PDF-1.4\n" + b"\0" * 1000  # pypdf cannot read it: 422 once read
+    r = await secured.post(
+        f"{m}/upload",
+        files={"file": ("x.pdf", unreadable, "application/pdf")},
+        data={"peer_id": "alice"},
+        headers=bob,
+    )
+    assert r.status_code == 403, r.text
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("x" * 5_000 + ".txt", b"hello", "text/plain")},
+        data={"peer_id": "alice"},
+    )
+    assert r.status_code == 400 and r.json()["detail"], r.text
+    many = {f"f{i}": "x" for i in range(1_001)}
+    r = await rest.post(
+        f"{m}/upload",
+        files={"file": ("a.txt", b"hello", "text/plain")},
+        data={**many, "peer_id": "alice"},
+    )
+    assert r.status_code == 400 and r.json()["detail"], r.text
