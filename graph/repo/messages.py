@@ -154,6 +154,11 @@ async def create(
             ):
                 record = MessageRecord.from_row(r["message"])
                 created[record.seq - first] = record
+            if len(created) < len(fresh):
+                # A sender purged, merged or renamed since the batch was checked: the batch is
+                # all or nothing, so nothing of it is stored.
+                gone = next(r.peer for i, r in enumerate(fresh) if i not in created)
+                raise NotFound(f"peer {gone!r} does not exist in workspace {workspace!r}")
             if after_create is not None:
                 await after_create(tx, [created[i] for i in range(len(fresh))])
         result: list[MessageRecord] = []

@@ -21,7 +21,7 @@ from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from resolvers.services import Services
 from tests import statements
-from tests.integration.derive_helpers import make_peers, make_session
+from tests.integration.derive_helpers import make_peers, make_session, post
 
 pytestmark = pytest.mark.integration
 
@@ -114,3 +114,17 @@ async def test_a_write_committed_after_its_workspace_went_is_not_in_a_new_one(
         db, workspace, metadata=None, active=None, peer=None, after=None, limit=10
     )
     assert page.items == []
+
+
+async def test_messages_whose_sender_is_purged_meanwhile(
+    services: Services, workspace: str
+) -> None:
+    """A batch whose sender went between the batch's check and its write failed INTERNAL."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    raised = await waiting_on(
+        services,
+        lambda tx: tx.rows("delete_peer", workspace=workspace, peer="alice"),
+        post(services, workspace, "s1", ("alice", "I live in Paris.")),
+    )
+    assert isinstance(raised, NotFound), repr(raised)
