@@ -9,6 +9,9 @@ MERGE (f:File {workspace: $workspace, peer: $observed, path: $path})
   ON CREATE SET f.id = randomUUID(), f.created_at = $now, f.metadata = '{}',
                 f.managed_by = 'system'
 MERGE (b)-[:HAS_FILE]->(f)
+// The file's lock before its chunks are read: concurrent writes of one card read the chunks
+// the last one left, not chunks another has deleted meanwhile (its old lines stayed searchable).
+SET f.updated_at = $now
 WITH f, [(f)-[:HAS_CHUNK]->(c:FileChunk) | c] AS old
 WITH f, old, [c IN old | {content: c.content, embedding: c.embedding}] AS kept
 SET f.card_observer = $observer, f.card_entries = $card, f.card_support = [l IN $card | ''],

@@ -4,6 +4,7 @@ with their file, search by meaning and down the sub-peer tree, peer cards as man
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
@@ -373,3 +374,28 @@ async def test_keys_reach_a_peers_files_and_down_its_tree_only(
     # And it does everything on her own files.
     for document, variables in documents:
         await keyed.ok(document, variables, key=alice)
+
+
+async def test_concurrent_card_writes_leave_only_the_last_cards_chunks(
+    services: Services, workspace: str
+) -> None:
+    """Each write read the card's chunks before it held the file, so concurrent writes each
+    deleted what they read and left the others' chunks: lines no longer on the card stayed
+    searchable."""
+    await make_peers(services, workspace, "agent", "alice")
+    for _ in range(3):
+        await asyncio.gather(
+            *[
+                peer_cards.set_card(services.db, workspace, "agent", "alice", [f"{k} a", f"{k} b"])
+                for k in range(6)
+            ]
+        )
+        row = await statements.read_one(
+            services.db,
+            "count_file_chunks",
+            workspace=workspace,
+            peer="alice",
+            path=peer_cards.card_path("agent", "alice"),
+        )
+        assert row is not None
+        assert (row["chunks"], row["counted"]) == (2, 2), row["contents"]
