@@ -35,18 +35,23 @@ def is_supported(content_type: str) -> bool:
     return kind.startswith("text/") or kind in (JSON_TYPE, PDF_TYPE)
 
 
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def document_text(content_type: str, data: bytes) -> str:
     """The text of a document of a supported type (see `is_supported`)."""
     kind = base_type(content_type)
     if kind == PDF_TYPE:
         return pdf_text(data)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the text
     except UnicodeDecodeError as exc:
         raise InvalidInput("the file is not UTF-8 text") from exc
     if kind == JSON_TYPE:
         try:
-            compact = json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+            value = json.loads(text, parse_constant=_no_constant)
+            compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise InvalidInput(f"the file is not valid JSON: {exc}") from exc
         if not is_text(compact):

@@ -26,6 +26,12 @@ def test_text_and_json() -> None:
     assert document_text("application/json", b'{ "a" : [1, 2] }') == '{"a":[1,2]}'
     with pytest.raises(InvalidInput, match="not valid JSON"):
         document_text("application/json", b"{oops")
+    # A byte-order mark was kept in the text; NaN and Infinity were stored as JSON no one reads.
+    assert document_text("text/plain", b"\xef\xbb\xbfhello") == "hello"
+    assert document_text("application/json", b'\xef\xbb\xbf{"a": 1}') == '{"a":1}'
+    for constant in (b"NaN", b"Infinity", b"-Infinity"):
+        with pytest.raises(InvalidInput, match="not a JSON number"):
+            document_text("application/json", b'{"a": ' + constant + b"}")
     with pytest.raises(InvalidInput, match="UTF-8"):
         document_text("text/plain", b"\xff\xfe\xfa")
     with pytest.raises(InvalidInput, match="PDF"):
