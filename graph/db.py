@@ -40,6 +40,8 @@ Row = dict[str, Any]
 log = logging.getLogger(__name__)
 # Runs of a write after the driver's own retries of a deadlock or lock timeout gave up.
 BUSY_RETRIES = 8
+# What Neo4j raises when a statement reaches a node another transaction deleted meanwhile.
+ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 
 
 class ParameterMismatch(AssertionError):
@@ -172,6 +174,7 @@ class Database:
         Two concurrent MERGEs of one unique key can both miss and one then fails its
         constraint; running the work again makes it MERGE onto the winner's node. Work that
         raises RaceLost read before a concurrent write committed; it runs again the same way.
+        Work that met a node deleted by another transaction after it found it runs again too.
         A deadlock or lock timeout among many concurrent writers that outlasts the driver's
         retries (which stop early, so that an outage answers quickly) runs again after a
         random pause, up to BUSY_RETRIES times, then is UNAVAILABLE.
@@ -199,6 +202,16 @@ class Database:
                 if attempt == retries:
                     raise
                 log.info("write raced a concurrent one (%s); running it again", exc.message)
+            except ClientError as exc:
+                # A node or relationship another transaction deleted after this one found it:
+                # run again, the work then finds it gone (and answers as for a missing one).
+                if exc.code != ENTITY_NOT_FOUND:
+                    raise
+                if attempt == retries:
+                    raise Conflict(
+                        f"changed while being written; try again: {exc.message}"
+                    ) from exc
+                log.info("write met a node deleted meanwhile; running it again")
             except (ServiceUnavailable, SessionExpired, OSError) as exc:
                 raise self._went_down(exc) from exc
             attempt += 1

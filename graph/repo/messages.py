@@ -99,7 +99,8 @@ async def create(
             seq_row = await tx.one(
                 "reserve_message_seq", workspace=workspace, session=session, count=len(fresh)
             )
-            assert seq_row is not None
+            if seq_row is None:  # deleted with its workspace since it was checked
+                raise NotFound(f"session {session!r} does not exist in workspace {workspace!r}")
             first = int(seq_row["first"])
             stamp = now()
             props = [

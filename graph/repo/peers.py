@@ -47,7 +47,8 @@ async def ensure(
 
 async def get(db: Database, workspace: str, name: str) -> PeerRecord:
     row = await db.read_one("get_peer", workspace=workspace, name=name)
-    if row is None:
+    # An empty map: the node was being deleted as it was read.
+    if row is None or not row["peer"]:
         raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
     return PeerRecord.from_row(row["peer"])
 

@@ -58,7 +58,8 @@ async def ensure(
 
 async def get(db: Database, workspace: str, name: str) -> SessionRecord:
     row = await db.read_one("get_session", workspace=workspace, name=name)
-    if row is None:
+    # An empty map: the node was being deleted as it was read.
+    if row is None or not row["session"]:
         raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
     return SessionRecord.from_row(row["session"])
 

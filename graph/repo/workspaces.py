@@ -49,7 +49,8 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
 
 async def get(db: Database, name: str) -> WorkspaceRecord:
     row = await db.read_one("get_workspace", workspace=name)
-    if row is None:
+    # An empty map: the node was being deleted as it was read.
+    if row is None or not row["workspace"]:
         raise NotFound(f"workspace {name!r} does not exist")
     return WorkspaceRecord.from_row(row["workspace"])
 

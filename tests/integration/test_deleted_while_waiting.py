@@ -128,3 +128,18 @@ async def test_messages_whose_sender_is_purged_meanwhile(
         post(services, workspace, "s1", ("alice", "I live in Paris.")),
     )
     assert isinstance(raised, NotFound), repr(raised)
+
+
+async def test_messages_into_a_session_deleted_meanwhile(
+    services: Services, workspace: str
+) -> None:
+    """The batch waited for the session's counter while its workspace was deleted, then failed
+    INTERNAL (a TypeError on the counter it read back)."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    raised = await waiting_on(
+        services,
+        lambda tx: tx.rows("delete_workspace_nodes", workspace=workspace, batch=10_000),
+        post(services, workspace, "s1", ("alice", "I live in Paris.")),
+    )
+    assert isinstance(raised, NotFound), repr(raised)
