@@ -30,8 +30,7 @@ from pydantic import (
 from graph.db import Database
 from graph.errors import BeliefgraphError, InvalidInput, NotFound
 from graph.records import ObservationRecord
-from graph.repo import members, observation_search, peer_cards
-from graph.repo import messages as message_repo
+from graph.repo import members, message_views, observation_search, peer_cards
 from graph.repo import observations as observation_repo
 from graph.repo.files import is_reserved
 from graph.repo.peer_cards import card_path
@@ -228,7 +227,7 @@ class Toolbox:
         return MessageResults(f"matching {query!r} (best first)", items, limit, excerpts=True)
 
     async def grep_messages(self, text: str, limit: int = 10) -> MessageResults:
-        found = await message_repo.grep_in_view(
+        found = await message_views.grep_in_view(
             self.db, self.view.workspace, self.view.query(), text, limit
         )
         items = []
@@ -241,7 +240,7 @@ class Toolbox:
     async def messages_by_date(
         self, since: datetime | None = None, until: datetime | None = None, limit: int = 20
     ) -> MessageResults:
-        found = await message_repo.in_view_by_date(
+        found = await message_views.in_view_by_date(
             self.db, self.view.workspace, self.view.query(), since, until, limit
         )
         items = []
@@ -261,7 +260,7 @@ class Toolbox:
             m = source.message
             # The belief's own observer: in an aggregated view it may be a sub-peer (a peer's
             # view of itself covers each sub-peer's view of itself).
-            around = await message_repo.around_in_view(
+            around = await message_views.around_in_view(
                 self.db,
                 item.observation.observer,
                 self.view.workspace,

@@ -2,7 +2,7 @@
 and the matched messages of `context`).
 
 The search keeps the observed peers' turns; the view then drops those sent while the observer
-was not in the session (graph/repo/messages.py visible_in_view). When that leaves the page
+was not in the session (graph/repo/message_views.py visible_in_view). When that leaves the page
 short, the ranking is read deeper, within a bound, rather than returning fewer than exist.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from graph.db import Database
 from graph.records import MessageRecord
+from graph.repo import message_views
 from graph.repo import messages as message_repo
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_query
@@ -43,7 +44,9 @@ async def ranked_in_view(
         hits = await search_messages(
             db, embedder, workspace, query, filters, fetch, embedding=embedding
         )
-        visible = await message_repo.visible_in_view(db, workspace, view, [h.item.id for h in hits])
+        visible = await message_views.visible_in_view(
+            db, workspace, view, [h.item.id for h in hits]
+        )
         shown = [h.item for h in hits if h.item.id in visible][:limit]
         # A short page from a full ranking: the view hid some; rank deeper, within a bound.
         if len(shown) == limit or len(hits) < fetch or fetch >= MAX_RANKED:
