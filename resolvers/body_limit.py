@@ -5,8 +5,10 @@ Every body is held to the configured limit. With auth on, a request whose key do
 past it: the body is never read. Without that, anyone could make the server parse megabytes of
 JSON per request before learning it has no key, and a few such clients kept /health waiting.
 The only answers a request without a key can get are small ones (health, introspection).
-The request's head (its path, query string and headers) is held to the same limits, since a
-GET carries its document and variables in the query string, which the server does not bound.
+A request's path and query string are held to the same limits, since a GET carries its
+document and variables in the query string, which the server does not bound. (Headers are not
+counted: nothing here parses them beyond the key, and a browser's cookies for localhost can
+pass 16 KB.)
 A body must arrive within BODY_SECONDS (KEYLESS_BODY_SECONDS without a valid key), else 408.
 """
 
@@ -63,10 +65,9 @@ class BodyLimit:
             problem = self.key_problem(header.decode("latin-1") if header is not None else None)
             if problem is not None:
                 limit = min(limit, KEYLESS_MAX_BYTES)
-        head = request_head_bytes(scope, raw)
-        if head > limit:
-            what = "the request's path, query string and headers"
-            await self.over(problem, limit, what, "head")(scope, receive, send)
+        if request_target_bytes(scope) > limit:
+            what = "the request's path and query string"
+            await self.over(problem, limit, what, "target")(scope, receive, send)
             return
         length = dict(raw).get(b"content-length")
         too_big = length is not None and (not length.isdigit() or int(length) > limit)
@@ -126,8 +127,8 @@ class BodyLimit:
         )
 
 
-def request_head_bytes(scope: Scope, headers: list[tuple[bytes, bytes]]) -> int:
-    """The size of a request's path, query string and headers (pure)."""
+def request_target_bytes(scope: Scope) -> int:
+    """The size of a request's path and query string (pure)."""
     path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")
     query: bytes = scope.get("query_string") or b""
-    return len(path) + len(query) + sum(len(name) + len(value) for name, value in headers)
+    return len(path) + len(query)

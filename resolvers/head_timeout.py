@@ -3,8 +3,8 @@
 uvicorn bounds the wait between requests on a kept-alive connection, and BodyLimit bounds a
 body, but nothing bounds the request line and headers: a connection that sent nothing, or half
 a header, stayed open for good (a client opening thousands holds as many descriptors). Here the
-head must arrive within HEAD_SECONDS of the connection or of its first byte; else the connection
-is closed.
+head must arrive within HEAD_SECONDS of the connection, or of the previous response on a
+kept-alive one; else the connection is closed.
 """
 
 from __future__ import annotations
@@ -26,14 +26,17 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._arm()
 
-    def on_message_begin(self) -> None:
-        # A request's first byte (also the next request's on a kept-alive connection).
-        super().on_message_begin()
-        self._arm()
-
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        # The next head's clock starts now, unless that head is already in (pipelined): a head
+        # that arrives while an earlier request runs is not timed, as uvicorn stops reading.
+        # Bytes that begin no request (blank lines, skipped by the parser) do not reset it.
+        super().on_response_complete()
+        if not self.pipeline and not self.transport.is_closing():
+            self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
