@@ -202,6 +202,9 @@ async def claim(
                 lease_until=until,
                 now=stamp,
             )
+            if not started:  # a purge deleted them while this waited: the next unit
+                await tx.rows("release_work_unit", key=key, owner=owner)
+                continue
             return ClaimedUnit(key, owner, [JobRecord.from_row(r["job"]) for r in started], until)
         return None
 

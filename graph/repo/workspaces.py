@@ -23,14 +23,7 @@ async def get_or_create(
 
 async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[WorkspaceRecord, bool]:
     """The workspace, and whether this call created it (of concurrent creators, one did)."""
-    props = node_props(
-        models.Workspace,
-        {
-            "name": check_name(name, "workspace"),
-            **meta.created(),
-            "created_at": now(),
-        },
-    )
+    props = _props(name, meta)
 
     async def create(tx: Tx) -> tuple[WorkspaceRecord, bool]:
         row = await tx.one("merge_workspace", props=props)
@@ -45,6 +38,13 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
         return WorkspaceRecord.from_row(row["workspace"]), created
 
     return await db.write_tx(create)
+
+
+def _props(name: str, meta: Meta) -> dict[str, object]:
+    return node_props(
+        models.Workspace,
+        {"name": check_name(name, "workspace"), **meta.created(), "created_at": now()},
+    )
 
 
 async def get(db: Database, name: str) -> WorkspaceRecord:
@@ -79,7 +79,22 @@ async def delete(db: Database, name: str) -> int:
     total += int(row["deleted"]) if row else 0
     # Writes that matched the workspace before it went can still commit: a last sweep takes
     # what they left (one committing later still is deleted when the name is made again).
-    return total + await _delete_nodes(db, name)
+    return total + await db.write_tx(lambda tx: sweep_deleted(tx, name))
+
+
+async def sweep_deleted(tx: Tx, name: str) -> int:
+    """Delete what is left with the name of a deleted workspace, unless a workspace of that
+    name exists again (its data is live). A stand-in workspace node made here holds the name
+    while the sweep runs, so a workspace made meanwhile waits for it and starts empty; the
+    stand-in goes in the same transaction, so nobody sees it."""
+    row = await tx.one("merge_workspace", props=_props(name, NO_META))
+    if row is None or not row["created"]:
+        return 0
+    total = 0
+    while (deleted := await _delete_batch(tx, name)) > 0:
+        total += deleted
+    await tx.rows("delete_workspace", workspace=name)
+    return total
 
 
 async def _delete_nodes(db: Database, name: str) -> int:

@@ -27,8 +27,8 @@ from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_creat
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
 
-# Uploaded documents are read here, one at a time (see upload).
-_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="document-reader")
+# Uploaded PDFs are read here, one at a time (see upload).
+_PDF_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdf-reader")
 
 
 class MessageCreate(BaseModel):
@@ -163,10 +163,14 @@ async def upload(call: Call) -> Response:
         when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
     except ValueError as exc:
         raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
-    # Off the event loop, and one at a time: reading a PDF is pure Python and can take seconds,
-    # holding the interpreter meanwhile (four at once kept /health waiting past its timeout).
-    loop = asyncio.get_running_loop()
-    text = await loop.run_in_executor(_READER, documents.document_text, content_type, data)
+    # Off the event loop. PDFs one at a time: reading one is pure Python and can take seconds,
+    # holding the interpreter meanwhile (four at once kept /health waiting past its timeout);
+    # text and JSON do not wait behind them.
+    if documents.base_type(content_type) == documents.PDF_TYPE:
+        loop = asyncio.get_running_loop()
+        text = await loop.run_in_executor(_PDF_READER, documents.document_text, content_type, data)
+    else:
+        text = await asyncio.to_thread(documents.document_text, content_type, data)
     parts = documents.pieces(text, call.services.settings.max_message_chars)
     if not parts:
         raise InvalidInput("the file has no text")

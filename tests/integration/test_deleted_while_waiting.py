@@ -98,15 +98,24 @@ async def test_a_write_committed_after_its_workspace_went_is_not_in_a_new_one(
     services: Services, workspace: str
 ) -> None:
     """A session made while its workspace was deleted (it had matched the workspace first) came
-    back, with its messages, when a workspace of that name was made again."""
+    back, with its messages, when a workspace of that name was made again. The deletion's last
+    sweep now waits for such a write; what commits later still is deleted when the name is made
+    again."""
     await make_peers(services, workspace, "alice")
     db = services.db
     async with db.driver.session(database=db.database) as session:
         tx = await session.begin_transaction()
         props = {"workspace": workspace, "name": "late", "created_at": now()}
         await Tx(tx).rows("merge_session", props=props)
-        await workspaces.delete(db, workspace)
+        deleting = asyncio.ensure_future(workspaces.delete(db, workspace))
+        await asyncio.sleep(1.0)
         await tx.commit()
+    await deleting
+    left = await statements.read_one(db, "count_workspace_nodes", workspace=workspace)
+    assert left == {"total": 0}
+    # A write that commits after the deletion returned (here: one made by hand).
+    late = {"name": "later", "workspace": workspace, "created_at": now()}
+    await statements.write(db, "bench_create_sessions", workspace=workspace, sessions=[late])
     await workspaces.get_or_create(db, workspace)
     left = await statements.read_one(db, "count_workspace_nodes", workspace=workspace)
     assert left == {"total": 0}
@@ -143,3 +152,17 @@ async def test_messages_into_a_session_deleted_meanwhile(
         post(services, workspace, "s1", ("alice", "I live in Paris.")),
     )
     assert isinstance(raised, NotFound), repr(raised)
+
+
+async def test_the_sweep_after_a_deletion_spares_a_workspace_made_again(
+    services: Services, workspace: str
+) -> None:
+    """The deletion's last sweep deleted by name: a workspace made again under that name in the
+    meantime lost what it had written."""
+    db = services.db
+    await make_peers(services, workspace, "alice")
+    await workspaces.delete(db, workspace)
+    await workspaces.get_or_create(db, workspace)  # the name made again, and written to
+    await make_peers(services, workspace, "bob")
+    assert await db.write_tx(lambda tx: workspaces.sweep_deleted(tx, workspace)) == 0
+    assert await peers.existing(db, workspace, ["alice", "bob"]) == {"bob"}
