@@ -33,8 +33,7 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
             # A write in flight as an earlier workspace of this name was deleted can commit
             # after the deletion's last sweep; what it left must not appear in the new one.
             # Deleted before anything can read the new workspace (this transaction makes it).
-            while await _delete_batch(tx, name) == _DELETE_BATCH:
-                pass
+            await _delete_all(tx, name)
         return WorkspaceRecord.from_row(row["workspace"]), created
 
     return await db.write_tx(create)
@@ -90,9 +89,7 @@ async def sweep_deleted(tx: Tx, name: str) -> int:
     row = await tx.one("merge_workspace", props=_props(name, NO_META))
     if row is None or not row["created"]:
         return 0
-    total = 0
-    while (deleted := await _delete_batch(tx, name)) > 0:
-        total += deleted
+    total = await _delete_all(tx, name)
     await tx.rows("delete_workspace", workspace=name)
     return total
 
@@ -105,6 +102,14 @@ async def _delete_nodes(db: Database, name: str) -> int:
         total += deleted
         if deleted < _DELETE_BATCH:
             return total
+
+
+async def _delete_all(tx: Tx, name: str) -> int:
+    """Delete every node that names the workspace, in this one transaction; how many."""
+    total = 0
+    while (deleted := await _delete_batch(tx, name)) > 0:
+        total += deleted
+    return total
 
 
 async def _delete_batch(tx: Tx, name: str) -> int:
