@@ -67,6 +67,16 @@ class DeriverStats:
     usage: Usage = field(default_factory=Usage)
 
 
+@dataclass
+class _WriteCounts:
+    """What one derive write counted: set (not added to) on each run of its transaction, and
+    added to DeriverStats once it commits."""
+
+    source_changed: int = 0
+    written: int = 0
+    repeats: int = 0
+
+
 def first_jobs(jobs: Sequence[JobRecord], max_messages: int) -> list[JobRecord]:
     """The unit's first jobs, as many as carry at most `max_messages` messages in all, and
     never none (pure)."""
@@ -203,6 +213,8 @@ class DeriverHandler:
             len(planned),
         )
 
+        counts = _WriteCounts()
+
         async def write(tx: Tx) -> None:
             # A message deleted or edited while the extractor read it: what was taken from its
             # old text is left out (an edit queued its own derivation of the new text). One
@@ -216,8 +228,8 @@ class DeriverHandler:
                     "while derived; they are derived again for it"
                 )
             current = [f for f in planned if f.message_id not in changed.gone]
-            if len(current) < len(planned):
-                self.stats.source_changed += len(planned) - len(current)
+            counts.source_changed = len(planned) - len(current)
+            if counts.source_changed:
                 log.info(
                     "%s: %d observations left out, their message changed meanwhile",
                     unit.key,
@@ -233,13 +245,18 @@ class DeriverHandler:
                 idle_at=scheduling.idle_at(self.settings, utc_now()),
                 dream_threshold=scheduling.threshold(self.settings),
             )
-            self.stats.written += len(outcome.created)
-            self.stats.repeats += outcome.reinforced
+            counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)
+
+        def committed() -> None:
+            self.stats.source_changed += counts.source_changed
+            self.stats.written += counts.written
+            self.stats.repeats += counts.repeats
 
         return Prepared(
             results=share_usage(taken, usage),
             write=write if planned else None,
+            committed=committed if planned else None,
         )
 
     async def _route(

@@ -129,6 +129,8 @@ class DreamHandler:
         origin = f"dreamer:{mode}"
         more_waiting = len(read) >= self.settings.dream_batch
 
+        tally = DreamStats()  # this run's counts, set on each run of the transaction
+
         async def write(tx: Tx) -> None:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
@@ -179,11 +181,8 @@ class DreamHandler:
             await scheduling.follow_up(
                 tx, self.settings, view, finished.claimed, more_waiting=more_waiting
             )
-            self.stats.runs += 1
-            self.stats.observations += len(read)
-            self.stats.created += applied.created
-            self.stats.superseded += applied.superseded
-            self.stats.usage = self.stats.usage + usage
+            tally.observations, tally.created = len(read), applied.created
+            tally.superseded = applied.superseded
             log.info(
                 "dream %d of %s -> %s (%s, %s): %d reconciled, %d read, %d created, %d superseded",
                 finished.seq,
@@ -206,7 +205,15 @@ class DreamHandler:
             )
             for j in unit.jobs
         ]
-        return Prepared(results=results, write=write)
+
+        def committed() -> None:
+            self.stats.runs += 1
+            self.stats.observations += tally.observations
+            self.stats.created += tally.created
+            self.stats.superseded += tally.superseded
+            self.stats.usage = self.stats.usage + usage
+
+        return Prepared(results=results, write=write, committed=committed)
 
     async def _rules(
         self, view: Representation, new: Sequence[Belief], card: list[CardLine]

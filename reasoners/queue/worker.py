@@ -31,6 +31,9 @@ class Prepared:
 
     results: list[JobResult]
     write: Callable[[Tx], Awaitable[None]] | None = None
+    # Called once the write has committed. `write` may run more than once (a deadlock or a lost
+    # race runs the transaction again), so what should count once (stats) is recorded here.
+    committed: Callable[[], None] | None = None
 
 
 class PreparationFailed(Exception):
@@ -175,6 +178,8 @@ class Worker:
 
             await self.db.write_tx(commit)
             self.processed_units += 1
+            if prepared.committed is not None:
+                prepared.committed()
         except asyncio.CancelledError:
             raise
         except LeaseLost:

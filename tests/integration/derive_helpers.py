@@ -83,12 +83,15 @@ async def post(
     )
 
 
-def worker_for(services: Services, workspace: str, llm: Any, **config: Any) -> Worker:
-    """A worker over `workspace` only: other tests' jobs in the shared Neo4j are not its own."""
+def worker_for(
+    services: Services, workspace: str, llm: Any, *, db: Any = None, **config: Any
+) -> Worker:
+    """A worker over `workspace` only: other tests' jobs in the shared Neo4j are not its own.
+    `db`, if given, is the one the worker commits through (the handlers read services.db)."""
     handlers = build_handlers(
         services.db, services.embedder, services.tokens, llm, services.settings
     )
-    return Worker(services.db, handlers, WorkerConfig(workspace=workspace, **config))
+    return Worker(db or services.db, handlers, WorkerConfig(workspace=workspace, **config))
 
 
 async def flush_and_drain(services: Services, workspace: str, worker: Worker) -> int:

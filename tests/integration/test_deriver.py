@@ -14,6 +14,7 @@ from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage
 from resolvers.services import Services
+from tests.fakes.db import RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import (
     beliefs,
@@ -115,6 +116,24 @@ async def test_ungrounded_outputs_are_rejected_and_counted(
     [source] = detail.sources
     assert source.span == "I work as a nurse"
     assert source.message.content.startswith("I work as a nurse")
+
+
+async def test_a_write_run_again_counts_its_observations_once(
+    services: Services, workspace: str
+) -> None:
+    """The counters were added to inside the write transaction, so a write run again (after a
+    deadlock or a lost race) counted its observations twice."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I work as a nurse in a children's hospital."))
+    db = RerunsEveryWrite(services.db)
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": grounded_and_not}), db=db)
+    await flush_and_drain(services, workspace, worker)
+    assert db.reruns > 0
+    assert await beliefs(services, workspace, "alice", "alice") == ["Alice works as a nurse."]
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler)
+    assert (deriver.stats.written, deriver.stats.units) == (1, 1)
 
 
 async def test_repeated_facts_are_counted_not_duplicated(

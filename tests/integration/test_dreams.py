@@ -24,12 +24,14 @@ from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
+from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.embeddings.model import embed_async
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
+from tests.fakes.db import RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import worker_for
 from tests.integration.dream_helpers import (
@@ -112,6 +114,24 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     await dream_now(s, workspace, *AGENT_ALICE)
     second, _ = await runs(s, workspace)
     assert (second.seq, second.observations, second.events) == (2, 0, [])
+
+
+async def test_a_dream_written_again_counts_once(services: Services, workspace: str) -> None:
+    """The dreamer's counters were added to inside its write transaction, so a dream whose
+    transaction ran again (a deadlock, a lost race) counted twice."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    await scheduling.on_demand(s.db, s.settings, Representation(workspace, *AGENT_ALICE))
+    db = RerunsEveryWrite(s.db)
+    worker = worker_for(s, workspace, None, db=db)
+    await worker.drain()
+    assert db.reruns > 0
+    (run,) = await runs(s, workspace)
+    dreamer = worker.handlers["dream"]
+    assert isinstance(dreamer, DreamHandler)
+    stats = dreamer.stats
+    assert (stats.runs, stats.superseded, stats.created) == (1, run.superseded, run.created)
+    assert run.superseded == 1
 
 
 async def test_zero_key_contradiction_is_flagged_once_with_both_premises(
