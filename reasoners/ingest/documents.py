@@ -1,7 +1,8 @@
 """Uploaded documents as messages: their text, cut into pieces that each fit in one message.
 
 Text types are read as UTF-8, JSON is re-serialized compactly, and a PDF gives the text of
-its pages (pypdf, pure Python). Other types are not supported.
+its pages (pypdf, pure Python; the server reads PDFs in a child process, see pdf_reader). Other
+types are not supported.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import time
 
 from pypdf import PdfReader
 
@@ -18,9 +18,6 @@ from graph.validation import is_text
 
 JSON_TYPE = "application/json"
 PDF_TYPE = "application/pdf"
-# A few KB of PDF can hold a content stream that takes minutes to read (every page drawing the
-# same large compressed stream); reading stops between pages once this many seconds are spent.
-PDF_SECONDS = 20.0
 
 # pypdf warns about every flaw of a client's file; those are the client's, not the server's.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -62,18 +59,22 @@ def document_text(content_type: str, data: bytes) -> str:
     return text.replace("\x00", "")
 
 
-def pdf_text(data: bytes, seconds: float = PDF_SECONDS) -> str:
-    started = time.monotonic()
+def pdf_text(data: bytes, max_chars: int | None = None) -> str:
+    """The text of a PDF's pages. Unbounded in time: the server reads PDFs through
+    `pdf_reader.read_pdf`, in a child process it kills when the time is spent."""
     texts: list[str] = []
+    total = 0
     try:
         for page in PdfReader(io.BytesIO(data)).pages:
-            if time.monotonic() - started > seconds:
+            text = (page.extract_text() or "").strip()
+            total += len(text) + 2
+            if max_chars is not None and total > max_chars:
                 raise LimitExceeded(
-                    f"the PDF took over {seconds:g} s to read ({len(texts)} pages); "
-                    "send its text instead",
-                    limit="pdf",
+                    f"the PDF's text is longer than {max_chars} characters; "
+                    "send it in parts or as text",
+                    limit="pdf_text",
                 )
-            texts.append((page.extract_text() or "").strip())
+            texts.append(text)
     except BeliefgraphError:
         raise
     except Exception as exc:  # pypdf raises many kinds on a malformed file, asserts included

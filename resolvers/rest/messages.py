@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +17,7 @@ from graph.records import MessageRecord
 from graph.repo import messages, sessions
 from reasoners.ingest import documents
 from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.ingest.pdf_reader import read_pdf
 from resolvers.auth import KeyScope
 from resolvers.json_body import parse_json
 from resolvers.rest import shapes
@@ -26,9 +26,6 @@ from resolvers.rest.http import Call, detail
 from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
-
-# Uploaded PDFs are read here, one at a time (see upload).
-_PDF_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdf-reader")
 
 
 class MessageCreate(BaseModel):
@@ -163,12 +160,10 @@ async def upload(call: Call) -> Response:
         when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
     except ValueError as exc:
         raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
-    # Off the event loop. PDFs one at a time: reading one is pure Python and can take seconds,
-    # holding the interpreter meanwhile (four at once kept /health waiting past its timeout);
-    # text and JSON do not wait behind them.
+    # Off the event loop; a PDF in a child process (reading one can take minutes of pure
+    # Python), its text no longer than a request body may be.
     if documents.base_type(content_type) == documents.PDF_TYPE:
-        loop = asyncio.get_running_loop()
-        text = await loop.run_in_executor(_PDF_READER, documents.document_text, content_type, data)
+        text = await read_pdf(data, call.services.settings.max_request_bytes)
     else:
         text = await asyncio.to_thread(documents.document_text, content_type, data)
     parts = documents.pieces(text, call.services.settings.max_message_chars)
