@@ -49,6 +49,7 @@ async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) ->
             _CHILD,
             str(max_chars),
             str(MEMORY_BYTES),
+            str(os.getpid()),
             stdin=PIPE,
             stdout=PIPE,
             stderr=PIPE,

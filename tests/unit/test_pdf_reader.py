@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
 import time
 from pathlib import Path
 
@@ -85,6 +86,31 @@ async def test_a_reader_cancelled_with_its_request_is_killed() -> None:
     reading.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reading
+    assert readers_running() == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux kills orphaned readers")
+async def test_a_reader_dies_with_its_server() -> None:
+    """A server killed outright left its readers reading, for as long as their PDFs took."""
+    script = (
+        "import asyncio, sys; from reasoners.ingest.pdf_reader import read_pdf; "
+        "asyncio.run(read_pdf(sys.stdin.buffer.read(), 10**9))"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stdin=asyncio.subprocess.PIPE, cwd=root
+    )
+    assert server.stdin is not None
+    server.stdin.write(slow_pdf(40))
+    server.stdin.close()
+    for _ in range(100):
+        if readers_running():
+            break
+        await asyncio.sleep(0.05)
+    assert readers_running() == 1
+    server.kill()
+    await server.wait()
+    await asyncio.sleep(0.5)
     assert readers_running() == 0
 
 
