@@ -8,10 +8,9 @@ MATCH (:Peer {workspace: $workspace, name: $observer})
       -[:OBSERVES]->(b:Peer {workspace: $workspace, name: $observed})
 OPTIONAL MATCH (b)-[:HAS_FILE]->(card:File {path: $path})
 WHERE card.managed_by = 'system'
-// The card's lock before its lines are read, as setPeerCard takes it: app lines written while
-// the dream ran are read after their write commits, never lost to this one (SET on no card:
-// nothing).
-SET card.updated_at = $now
+// App lines are read under the representation's lock, which the dream took at its start and
+// setPeerCard takes first too: a card the app writes meanwhile is never lost to this one. (A
+// lock on the card's file left out a first card, and moved updated_at on a card left unchanged.)
 WITH b, [i IN range(0, size(coalesce(card.card_entries, [])) - 1)
            WHERE coalesce(card.card_support[i], '') = '' | card.card_entries[i]] AS app_lines
 CALL (app_lines) {

@@ -4,7 +4,11 @@
 // embedding the same entry had before; the old chunks go in the same write.
 MATCH (a:Peer {workspace: $workspace, name: $observer})
 MATCH (b:Peer {workspace: $workspace, name: $observed})
-MERGE (a)-[:OBSERVES]->(b)
+MERGE (a)-[r:OBSERVES]->(b)
+// The representation's lock first, as a dream takes it at its start (lock_dream_view.cypher):
+// a card written while a dream runs waits for it, and so the dream's card (which keeps the app's
+// lines) reads this one, even when it is the first card of the view and has no file to lock.
+SET r.card_lock = true REMOVE r.card_lock
 MERGE (f:File {workspace: $workspace, peer: $observed, path: $path})
   ON CREATE SET f.id = randomUUID(), f.created_at = $now, f.metadata = '{}',
                 f.managed_by = 'system'

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from graph.db import Tx
-from graph.keys import Representation
-from graph.repo import dream_writes, dreams, jobs, observations, peer_cards
+from graph.keys import Representation, peer_key
+from graph.repo import dream_runs, dream_writes, dreams, jobs, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
-from graph.repo.peer_cards import CardLine
+from graph.repo.peer_cards import CardLine, card_path
 from graph.validation import now
 from reasoners.dialectic.chat import chat
 from reasoners.dialectic.evidence import View
@@ -455,6 +455,64 @@ async def test_the_cypher_write_rejects_unsupported_card_lines(
     after = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
     assert after.entries == ["Prefers email", "Lisbon", "Lives in Lisbon", "Vegan"]
     assert after.support == [(), (lisbon,), (), ()]
+
+
+async def test_a_first_card_the_app_writes_while_a_dream_writes_its_own_keeps_its_lines(
+    services: Services, workspace: str
+) -> None:
+    """With no card yet, the dream read no app lines; the app's first card committed after
+    that read, and the dream's card replaced it: the app's line was lost."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+
+    async def dream(tx: Tx) -> None:
+        await dream_runs.lock(tx, view)
+        await dream_writes.set_card(tx, view, [CardLine("Lives in Lisbon", (lisbon,))], now=now())
+
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        app = await session.begin_transaction()
+        await Tx(app).one(
+            "set_peer_card",
+            **view.params(),
+            path=card_path(*AGENT_ALICE),
+            peer_key=peer_key(workspace, "alice"),
+            card=["Prefers tea"],
+            vectors=[None],
+            now=now(),
+        )
+        dreaming = asyncio.ensure_future(db.write_tx(dream))
+        await asyncio.sleep(1.0)
+        await app.commit()
+    await asyncio.wait_for(dreaming, 30)
+    card = await peer_cards.get(db, workspace, *AGENT_ALICE)
+    assert card.entries == ["Lives in Lisbon", "Prefers tea"]
+
+
+async def test_a_dream_card_left_unchanged_by_its_rejections_keeps_its_time(
+    services: Services, workspace: str
+) -> None:
+    """A lenient dream whose only new card line was rejected wrote nothing, but its first try
+    had locked the card by setting its updatedAt, which the dream's commit kept."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    await peer_cards.set_card(services.db, workspace, *AGENT_ALICE, ["Prefers tea"])
+    before = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    card = [CardLine("Prefers tea"), CardLine("Lives nowhere", ("missing-id",))]
+    plan = DreamPlan(card=card)
+
+    async def commit(tx: Tx) -> Any:
+        await dream_runs.lock(tx, view)
+        return await apply_plan(
+            tx, view, plan, {}, card_before=[CardLine("Prefers tea")], origin="dreamer:rules",
+            now=now(), lenient=True,
+        )  # fmt: skip
+
+    applied = await services.db.write_tx(commit)
+    assert applied.rejected == 1
+    after = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    assert (after.entries, after.updated_at) == (["Prefers tea"], before.updated_at)
 
 
 # --- scheduling ----------------------------------------------------------------------------------
