@@ -272,7 +272,7 @@ class Settings:
         "BELIEFGRAPH_PURGE_BATCH",
         5000,
         "Nodes a purge deletes per transaction (a file with its chunks); an interrupted purge "
-        "leaves a consistent graph and finishes when run again",
+        "leaves a consistent graph, and a worker finishes it once its lease runs out",
     )
     job_lease: float = _setting(
         "BELIEFGRAPH_JOB_LEASE",

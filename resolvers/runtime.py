@@ -26,6 +26,7 @@ from reasoners.ingest.backfill import BACKFILL_SECONDS, PassageBackfill
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
+from reasoners.peers import purge
 from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RESTRUCTURE, RestructureHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
@@ -141,7 +142,13 @@ def build_worker(
     handlers = build_handlers(
         services.db, services.embedder, services.tokens, services.llm, settings
     )
-    periodic = []
+
+    async def interrupted_purges() -> int:
+        return await purge.resume_interrupted(
+            services.db, settings.purge_batch, workspace=config.workspace
+        )
+
+    periodic = [Periodic("interrupted purges", purge.RESUME_SECONDS, interrupted_purges)]
     if scheduling.idle_at(settings, utc_now()) is not None:
 
         async def idle_dreams() -> int:

@@ -12,6 +12,7 @@ CALL () {
   UNION MATCH (n:Dream {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Session {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Peer {workspace: $workspace}) RETURN n LIMIT $batch
+  UNION MATCH (n:Purge {workspace: $workspace}) RETURN n LIMIT $batch
 }
 WITH n LIMIT $batch
 DETACH DELETE n

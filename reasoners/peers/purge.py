@@ -27,23 +27,32 @@ nothing left, which also catches a derivation that committed while the purge ran
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.repo import peers
+from graph.repo import peers, purges
 from graph.repo import summaries as summary_repo
 from graph.validation import now
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
+# A purge's record is leased this long, renewed as its batches commit; once a purge's process
+# has died (or its request was cancelled), a worker finishes it after the lease runs out.
+PURGE_LEASE = timedelta(minutes=5)
+RESUME_SECONDS = 30.0  # how often a worker looks for interrupted purges
+MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that keeps failing
 # A round normally erases everything and the next finds nothing left; more rounds only run
 # while derivations from the purged data keep committing.
 ROUNDS = 5
 T = TypeVar("T")
 Row = dict[str, Any]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -289,33 +298,129 @@ class Eraser:
         return self.tally
 
 
-async def purge_messages(
-    db: Database, workspace: str, ids: list[str], batch: int, checkpoint: Checkpoint | None = None
-) -> PurgeReport:
-    if not ids:
-        raise InvalidInput("name at least one message id to purge")
+@dataclass
+class Renewing:
+    """Renews a purge record's lease as batches commit (at most every fifth of the lease),
+    then calls the checkpoint it wraps."""
 
+    db: Database
+    purge_id: str
+    lease: timedelta
+    inner: Checkpoint
+    renewed: float = field(default_factory=time.monotonic)
+
+    async def committed(self) -> None:
+        if time.monotonic() - self.renewed > self.lease.total_seconds() / 5:
+            await purges.extend(self.db, self.purge_id, self.lease)
+            self.renewed = time.monotonic()
+        await self.inner.committed()
+
+
+PlanLeft = Callable[[Tx], Awaitable[Plan]]
+
+
+def messages_left(workspace: str, ids: list[str]) -> PlanLeft:
     async def left(tx: Tx) -> Plan:
         return Plan(
             await tx.rows("list_messages_to_purge", workspace=workspace, ids=ids),
             await tx.rows("find_message_derivations", workspace=workspace, ids=ids),
         )
 
-    plan = await db.read_tx(left)
-    if not plan.messages:
-        raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
-    return await Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint()).run(left, plan)
+    return left
 
 
-async def purge_peer(
-    db: Database, workspace: str, peer: str, batch: int, checkpoint: Checkpoint | None = None
-) -> PurgeReport:
-    await peers.get(db, workspace, peer)
-
+def peer_left(workspace: str, peer: str) -> PlanLeft:
     async def left(tx: Tx) -> Plan:
         return Plan(
             await tx.rows("list_peer_messages", workspace=workspace, peer=peer),
             await tx.rows("find_peer_derivations", workspace=workspace, peer=peer),
         )
 
-    return await Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint()).run(left)
+    return left
+
+
+async def _recorded(
+    eraser: Eraser, purge_id: str, lease: timedelta, left: PlanLeft, first: Plan | None = None
+) -> PurgeReport:
+    """Run a purge under its record, and delete the record once it has finished. A failure
+    leaves the record: a worker finishes the purge after the lease runs out."""
+    eraser.checkpoint = Renewing(eraser.db, purge_id, lease, eraser.checkpoint)
+    report = await eraser.run(left, first)
+    await purges.finish(eraser.db, purge_id)
+    return report
+
+
+async def purge_messages(
+    db: Database,
+    workspace: str,
+    ids: list[str],
+    batch: int,
+    checkpoint: Checkpoint | None = None,
+    *,
+    lease: timedelta = PURGE_LEASE,
+) -> PurgeReport:
+    if not ids:
+        raise InvalidInput("name at least one message id to purge")
+    left = messages_left(workspace, ids)
+    plan = await db.read_tx(left)
+    if not plan.messages:
+        raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
+    record = await purges.begin(db, workspace, peer=None, message_ids=ids, lease=lease)
+    eraser = Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint())
+    return await _recorded(eraser, record, lease, left, plan)
+
+
+async def purge_peer(
+    db: Database,
+    workspace: str,
+    peer: str,
+    batch: int,
+    checkpoint: Checkpoint | None = None,
+    *,
+    lease: timedelta = PURGE_LEASE,
+) -> PurgeReport:
+    await peers.get(db, workspace, peer)
+    record = await purges.begin(db, workspace, peer=peer, message_ids=[], lease=lease)
+    eraser = Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint())
+    return await _recorded(eraser, record, lease, peer_left(workspace, peer))
+
+
+async def resume_interrupted(
+    db: Database,
+    batch: int,
+    *,
+    workspace: str | None = None,
+    lease: timedelta = PURGE_LEASE,
+    checkpoint: Checkpoint | None = None,
+) -> int:
+    """Finish every purge whose record's lease ran out (of `workspace`, or of all); how many
+    were taken up. One that fails again waits longer each time before the next try."""
+    taken = 0
+    while (record := await purges.claim_interrupted(db, lease, workspace=workspace)) is not None:
+        taken += 1
+        if record.peer is not None and not record.peer_marked:
+            # The purge had deleted the peer (its last step) before it stopped; a peer of that
+            # name now is another one, made since.
+            log.info("purge %s of %s: its peer is gone; done", record.id, record.peer)
+            await purges.finish(db, record.id)
+            continue
+        if record.peer is not None:
+            left = peer_left(record.workspace, record.peer)
+        else:
+            left = messages_left(record.workspace, record.message_ids)
+        eraser = Eraser(db, record.workspace, record.peer, batch, checkpoint or NoCheckpoint())
+        try:
+            report = await _recorded(eraser, record.id, lease, left)
+        except Exception as exc:
+            wait = min(lease * 2**record.attempts, MAX_RESUME_BACKOFF)
+            log.warning(
+                "resuming purge %s (try %d) failed, next try in %s: %s",
+                record.id,
+                record.attempts,
+                wait,
+                exc,
+            )
+            await purges.extend(db, record.id, wait)
+            continue
+        log.info("finished interrupted purge %s in %s: %s", record.id, record.workspace, report)
+    return taken

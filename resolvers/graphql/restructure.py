@@ -312,7 +312,8 @@ class RestructureMutation:
     @strawberry.mutation(
         description="Erase messages for good, with every belief derived from them, the "
         "summaries and cards that drew on them, and jobs that name only them; returns what "
-        "went. Cannot be undone. Workspace keys only."
+        "went. Cannot be undone; one interrupted half-way is finished by a worker. Workspace keys "
+        "only."
     )
     async def purge_messages(
         self, info: Info, workspace: Workspace, ids: MessageIds
@@ -328,7 +329,8 @@ class RestructureMutation:
         description="Erase a peer for good: its messages, every belief it holds or that is "
         "held about it and everything derived from those, its files and cards, the summaries "
         "that covered its messages, its jobs and dream records, and the peer itself; returns "
-        "what went. Cannot be undone. Workspace keys only."
+        "what went. Cannot be undone; one interrupted half-way is finished by a worker. Workspace "
+        "keys only."
     )
     async def purge_peer(
         self,

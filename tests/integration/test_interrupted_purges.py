@@ -1,0 +1,89 @@
+"""A purge that stopped half-way (its process died, its client went) is finished by a worker
+once its record's lease runs out; before, it stayed half done until the app purged again."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from graph.errors import NotFound
+from graph.repo import peers, purges, workspaces
+from graph.repo.sessions import MemberSettings
+from reasoners.peers import purge
+from resolvers.services import Services
+from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.test_restructure import Interrupted, Watch, beliefs, chain, counts
+
+pytestmark = pytest.mark.integration
+
+EXPIRED = timedelta(0)  # a lease that has run out at once
+
+
+async def test_an_interrupted_purge_is_finished_by_a_worker(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    with pytest.raises(Interrupted):
+        await purge.purge_peer(s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=3))
+    half = await counts(s, workspace)
+    assert half["Purge"] == 1 and half["Peer"] > 0 and beliefs(half) > 0
+    # Its lease has not run out: nobody takes it up yet.
+    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 0
+
+    with pytest.raises(Interrupted):
+        await purge.purge_peer(
+            s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=1), lease=EXPIRED
+        )
+    watch = Watch(s, workspace)
+    # The second record's lease has run out: it is taken up and finishes the purge. (The
+    # first waits out its lease, then finds its peer gone or marked by the second: dropped.)
+    assert await purge.resume_interrupted(s.db, 2, workspace=workspace, checkpoint=watch) == 1
+    left = await counts(s, workspace)
+    assert beliefs(left) == 0 and "Message" not in left
+    assert left.get("Purge") == 1, "the first record, its lease still running"
+    assert watch.batches > 0 and watch.unsupported == 0
+    with pytest.raises(NotFound):
+        await peers.get(s.db, workspace, "alice")
+
+
+async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
+    services: Services, workspace: str
+) -> None:
+    """The purge deleted the peer (its last step) and stopped before deleting its record."""
+    await make_peers(services, workspace, "alice")
+    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    await services.db.write("delete_peer", workspace=workspace, peer="alice")
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I am new here."))
+    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 1
+    kinds = await counts(services, workspace)
+    assert kinds["Message"] == 1 and "Purge" not in kinds
+    await peers.get(services.db, workspace, "alice")
+
+
+async def test_a_resumed_purge_that_fails_waits_longer_before_its_next_try(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    with pytest.raises(Interrupted):
+        await purge.purge_messages(
+            s.db, workspace, [c.paris_message], 1, Watch(s, workspace, stop_after=1), lease=EXPIRED
+        )
+    failing = Watch(s, workspace, stop_after=1)
+    assert await purge.resume_interrupted(s.db, 1, workspace=workspace, checkpoint=failing) == 1
+    # It failed (Interrupted); its record now waits out a backoff instead of the lease of 0.
+    assert await purge.resume_interrupted(s.db, 1, workspace=workspace) == 0
+    assert (await counts(s, workspace))["Purge"] == 1
+
+
+async def test_a_workspace_deleted_takes_its_purge_records(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice")
+    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    await workspaces.delete(services.db, workspace)
+    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 0
