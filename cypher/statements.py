@@ -15,6 +15,7 @@ Statement = Literal[
     "complete_jobs",
     "copy_peer",
     "correct_observation",
+    "count_dream_runs",
     "count_jobs_by_status",
     "count_merged_writes",
     "count_messages",

@@ -254,13 +254,21 @@ class DreamSubscription:
         await peers.require_all(db, workspace, sorted({observer, observed}))
         if after_run is None:
             after_run = (await dreams.state(db, view)).dream_runs
-        while True:
-            # The key again at each poll: one that expires ends the stream (UNAUTHENTICATED).
-            _require_view(info, workspace, observer, observed)
-            runs = await dream_runs.runs_since(db, view, after=after_run, limit=RUNS_PER_POLL)
-            for run in runs:
-                for event in events_of(run):
-                    yield event
-                after_run = run.seq
-            if len(runs) < RUNS_PER_POLL:
-                await asyncio.sleep(pause(interval_seconds))
+        async with info.context.services.dream_watch.watching(view) as latest:
+            while True:
+                # The key again at each poll: one that expires ends the stream (UNAUTHENTICATED).
+                _require_view(info, workspace, observer, observed)
+                count = latest()
+                runs = []
+                if count is None or count > after_run:  # the runs only once the count moved
+                    runs = await dream_runs.runs_since(
+                        db, view, after=after_run, limit=RUNS_PER_POLL
+                    )
+                for run in runs:
+                    for event in events_of(run):
+                        yield event
+                    after_run = run.seq
+                if len(runs) < RUNS_PER_POLL:
+                    # Runs up to the count read are committed: any not returned were purged.
+                    after_run = max(after_run, count or 0)
+                    await asyncio.sleep(pause(interval_seconds))

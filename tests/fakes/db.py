@@ -1,7 +1,9 @@
-"""A Database whose write transactions each run twice, as a deadlock or lost race makes them."""
+"""Databases that wrap a real one: writes that run twice (as a deadlock or lost race makes
+them), reads counted."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -35,3 +37,18 @@ class RerunsEveryWrite:
             return result
 
         return await self._db.write_tx(twice, **options)
+
+
+class CountsReads:
+    """Delegates to a real Database, counting its `read` calls by statement."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.reads: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+    async def read(self, statement: str, /, **params: Any) -> Any:
+        self.reads[statement] += 1
+        return await self._db.read(statement, **params)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ Cypher writes, time travel, dream runs and their events."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import uuid
@@ -27,11 +28,12 @@ from reasoners.dreamer.apply import apply_plan
 from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.embeddings.model import embed_async
+from resolvers.dream_watch import DreamWatch
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
-from tests.fakes.db import RerunsEveryWrite
+from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import worker_for
 from tests.integration.dream_helpers import (
@@ -685,6 +687,30 @@ async def test_a_subscriber_receives_each_runs_events_in_commit_order(
     assert await take(from_start) == events
     await stream.aclose()
     await from_start.aclose()
+
+
+async def test_streams_share_one_look_at_the_dream_counts(
+    services: Services, workspace: str
+) -> None:
+    """Each stream queried its runs at its own pace: thirty streams at 0.1 s made 300 queries a
+    second. They share one look per tick now, and read runs only once a count moves."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    counting = CountsReads(s.db)
+    watch = DreamWatch(counting, tick=0.1)  # type: ignore[arg-type]
+    views = [Representation(workspace, f"nobody-{i}", "alice") for i in range(29)]
+    views.append(Representation(workspace, *AGENT_ALICE))
+    async with contextlib.AsyncExitStack() as stack:
+        latest = [await stack.enter_async_context(watch.watching(v)) for v in views]
+        await asyncio.sleep(1.0)
+        assert [f() for f in latest] == [0] * 30
+        await dream_now(s, workspace, *AGENT_ALICE)
+        await asyncio.sleep(0.3)
+        assert latest[-1]() == 1 and latest[0]() == 0
+    looks = counting.reads["count_dream_runs"]
+    assert 8 <= looks <= 20, counting.reads
+    await asyncio.sleep(0.3)
+    assert counting.reads["count_dream_runs"] <= looks + 1, "no stream left: the look stops"
 
 
 async def test_a_subscription_to_peers_that_do_not_exist_is_refused(
