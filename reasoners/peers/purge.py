@@ -20,8 +20,9 @@ read, and nothing new is derived from them); then deletes what quotes them (card
 dream runs, summaries, jobs); then the beliefs, each after every belief built on it, so none
 loses a premise; then the messages, once no belief cites them. The peer goes last. An
 interrupted purge thus leaves nothing half-linked, and what is left is still found from the
-messages or the peer: running the purge again finishes it. Rounds repeat until one finds
-nothing left, which also catches a derivation that committed while the purge ran.
+messages or the peer: running the purge again finishes it, and a worker does so on its own (a
+purge's record, graph/repo/purges.py, outlives an interrupted purge). Rounds repeat until one
+finds nothing left, which also catches a derivation that committed while the purge ran.
 """
 
 from __future__ import annotations
