@@ -16,7 +16,7 @@ from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
 from reasoners.ingest import documents
-from reasoners.ingest.messages import MessageInput, add_messages
+from reasoners.ingest.messages import MessageInput, add_messages, validate_batch
 from reasoners.ingest.pdf_reader import read_pdf
 from resolvers.auth import KeyScope
 from resolvers.json_body import parse_json
@@ -61,6 +61,8 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
     """Store a batch as the caller may: a peer key posts as its own peer, into a session its
     peer is already in; other keys create what is missing and add the senders."""
     as_peer = check_sender(call, session, [item.peer for item in items])
+    # Checked before anything is created: a bad batch left the session and peers it named.
+    validate_batch(items, call.services.settings)
     if not as_peer:
         await ensure_workspace(call)
         record, _ = await get_or_create_session(call, session, NO_META)

@@ -194,6 +194,21 @@ async def test_implicit_workspace_creation(rest: httpx.AsyncClient) -> None:
     assert [p["id"] for p in r.json()["items"]] == ["p"]
 
 
+async def test_a_refused_batch_creates_nothing(rest: httpx.AsyncClient) -> None:
+    """A batch refused for its content had already created the workspace, session and peers
+    it named."""
+    name = f"rest-{uuid.uuid4().hex[:10]}"
+    for bad in [{"content": "x" * 30_000}, {"content": "  "}, {"metadata": {"k": "v" * 20_000}}]:
+        r = await rest.post(
+            f"/workspaces/{name}/sessions/s/messages",
+            json={"messages": [{"peer_id": "p", "content": "hello", **bad}]},
+        )
+        assert r.status_code == 422, r.text
+    assert (await rest.post("/workspaces", json={"id": name})).status_code == 201
+    assert (await rest.post(f"/workspaces/{name}/sessions/list")).json()["items"] == []
+    assert (await rest.post(f"/workspaces/{name}/peers/list")).json()["items"] == []
+
+
 # --- sessions and messages ---------------------------------------------------------------------
 
 
