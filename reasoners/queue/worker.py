@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from graph.db import Database, Tx
 from graph.repo import jobs
@@ -157,10 +157,25 @@ class Worker:
                 await asyncio.wait_for(stop.wait(), task.every)
             if stop.is_set():
                 return
+            running: asyncio.Future[Any] = asyncio.ensure_future(task.run())
+            stopping: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
             try:
-                await task.run()
-            except Exception:
-                log.exception("%s failed; it runs again in %.0f s", task.name, task.every)
+                await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not running.done():
+                    # Shutting down: the grace period, then it stops (periodic work is safe to
+                    # stop: a purge's record, an idle mark or a backfill's gap outlives it).
+                    await asyncio.wait({running}, timeout=self.config.shutdown_grace)
+            finally:
+                stopping.cancel()
+                running.cancel()  # nothing when it is done
+            await asyncio.wait({running})
+            if running.cancelled():
+                log.info("%s stopped at shutdown", task.name)
+                return
+            if (error := running.exception()) is not None:
+                log.error(
+                    "%s failed; it runs again in %.0f s", task.name, task.every, exc_info=error
+                )
 
     async def _process(self, unit: ClaimedUnit) -> None:
         heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task()))

@@ -1,0 +1,53 @@
+"""A worker stops in bounded time, whatever its periodic work is doing."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from reasoners.queue.worker import Periodic, Worker, WorkerConfig
+
+
+async def test_periodic_work_gets_the_grace_period_then_stops() -> None:
+    """A periodic task that ran long (a purge resumed by the worker) held the shutdown until
+    it finished."""
+    started, stopped = asyncio.Event(), asyncio.Event()
+
+    async def forever() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            stopped.set()
+
+    periodic = [Periodic("forever", 0.01, forever)]
+    config = WorkerConfig(concurrency=0, shutdown_grace=0.3)
+    db: Any = None  # no slot: nothing is claimed
+    worker = Worker(db, {}, config, periodic=periodic)
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop))
+    await asyncio.wait_for(started.wait(), 5)
+    began = time.monotonic()
+    stop.set()
+    await asyncio.wait_for(running, 5)
+    assert 0.3 <= time.monotonic() - began < 2.0
+    assert stopped.is_set()
+
+
+async def test_periodic_work_that_fails_runs_again() -> None:
+    calls = 0
+
+    async def failing() -> None:
+        nonlocal calls
+        calls += 1
+        raise RuntimeError("down")
+
+    db: Any = None
+    worker = Worker(db, {}, WorkerConfig(concurrency=0), periodic=[Periodic("f", 0.01, failing)])
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop))
+    await asyncio.sleep(0.2)
+    stop.set()
+    await asyncio.wait_for(running, 5)
+    assert calls >= 3
