@@ -130,18 +130,7 @@ async def create(
             ]
             senders = sorted({r.peer for r in fresh})
             if not may_join:
-                absent = [
-                    str(r["name"])
-                    for r in await tx.rows(
-                        "find_absent_senders", workspace=workspace, session=session, peers=senders
-                    )
-                ]
-                if absent:
-                    raise Forbidden(
-                        f"peer {absent[0]!r} is not in session {session!r}; a workspace or "
-                        "session key adds peers to a session (addSessionPeers)",
-                        peers=absent,
-                    )
+                await require_present(tx, workspace, session, senders)
             await tx.rows(
                 "ensure_senders_present",
                 workspace=workspace,
@@ -349,3 +338,14 @@ async def set_passages(db: Database, passages: Sequence[tuple[Unsplit, list[floa
         ],
     )
     return int(row["updated"]) if row else 0
+
+
+async def require_present(tx: Tx, workspace: str, session: str, senders: list[str]) -> None:
+    """Refuse senders that are not in the session (they may not join it themselves)."""
+    rows = await tx.rows("find_absent_senders", workspace=workspace, session=session, peers=senders)
+    if absent := [str(r["name"]) for r in rows]:
+        raise Forbidden(
+            f"peer {absent[0]!r} is not in session {session!r}; a workspace or session key "
+            "adds peers to a session (addSessionPeers)",
+            peers=absent,
+        )

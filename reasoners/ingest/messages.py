@@ -106,6 +106,13 @@ async def add_messages(
     may_join: bool = True,
 ) -> AddResult:
     metadata_json = validate_batch(items, settings)
+    if not may_join:  # refused before embedding, which costs seconds for a large batch
+        senders = sorted({item.peer for item in items})
+
+        async def present(tx: Tx) -> None:
+            await messages.require_present(tx, workspace, session, senders)
+
+        await db.read_tx(present)
     # Embeddings are computed before the transaction opens, so it stays short; a message is
     # searchable as soon as addMessages returns.
     vectors = await embed_messages(

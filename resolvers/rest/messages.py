@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from starlette.datastructures import UploadFile
 from starlette.responses import JSONResponse, Response
 
+from graph.db import Tx
 from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
@@ -44,14 +45,21 @@ class MessageUpdate(BaseModel):
     metadata: dict[str, Any]
 
 
-def check_sender(call: Call, session: str, peers: list[str]) -> bool:
+async def check_sender(call: Call, session: str, peers: list[str]) -> bool:
     """Refuse a caller that may not post as `peers` into the session: a peer key posts as its
-    own peer, other keys need the session. True for a peer key."""
+    own peer into a session it is in, other keys need the session. True for a peer key. Done
+    before anything costly (reading a file, embedding): the write checks membership again."""
     principal = call.principal
     as_peer = principal.scope is KeyScope.PEER and principal.workspace == call.workspace
     if as_peer:
         for peer in peers:
             principal.require_peer(call.workspace, peer)
+        senders = sorted(set(peers))
+
+        async def present(tx: Tx) -> None:
+            await messages.require_present(tx, call.workspace, session, senders)
+
+        await call.services.db.read_tx(present)
     else:
         principal.require_session(call.workspace, session)
     return as_peer
@@ -60,7 +68,7 @@ def check_sender(call: Call, session: str, peers: list[str]) -> bool:
 async def store(call: Call, session: str, items: list[MessageInput]) -> list[MessageRecord]:
     """Store a batch as the caller may: a peer key posts as its own peer, into a session its
     peer is already in; other keys create what is missing and add the senders."""
-    as_peer = check_sender(call, session, [item.peer for item in items])
+    as_peer = await check_sender(call, session, [item.peer for item in items])
     # Checked before anything is created: a bad batch left the session and peers it named.
     validate_batch(items, call.services.settings)
     if not as_peer:
@@ -151,7 +159,7 @@ async def upload(call: Call) -> Response:
         peer = form.get("peer_id")
         if not isinstance(upload, UploadFile) or not isinstance(peer, str) or not peer:
             raise InvalidInput("send a multipart form with a file and a peer_id")
-        check_sender(call, session, [peer])  # before the file is read: a PDF costs seconds
+        await check_sender(call, session, [peer])  # before the file is read: a PDF costs seconds
         content_type = upload.content_type or "application/octet-stream"
         if not documents.is_supported(content_type):
             return detail(415, f"{content_type} files are not supported: send text, JSON or PDF")

@@ -6,10 +6,15 @@ import asyncio
 
 import pytest
 
+from graph.errors import Forbidden
 from graph.props import Meta
 from graph.repo import peers
+from graph.repo.sessions import MemberSettings
+from reasoners.ingest.messages import MessageInput, add_messages
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
+from tests.fakes.embedder import CountingEmbedder
+from tests.integration.derive_helpers import make_peers, make_session
 from tests.integration.test_api_flow import ADD, seed
 
 pytestmark = pytest.mark.integration
@@ -205,3 +210,26 @@ async def test_times_at_any_offset_python_reads_are_taken(
             {"w": workspace, "t": stamp},
         )
         assert stamp in [m["content"] for m in data["messages"]["nodes"]], (stamp, data)
+
+
+async def test_a_sender_that_may_not_join_is_refused_before_anything_is_embedded(
+    services: Services, workspace: str
+) -> None:
+    """A peer key posting into a session it is not in was refused only at the write, after its
+    batch had been embedded: 100 long messages cost the server 10 s each time."""
+    await make_peers(services, workspace, "alice", "carol")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    embedder = CountingEmbedder()
+    items = [MessageInput(peer="carol", content="I live in Leeds. " * 100)] * 3
+    with pytest.raises(Forbidden, match="not in session"):
+        await add_messages(
+            services.db,
+            embedder,
+            services.tokens,
+            services.settings,
+            workspace,
+            "s1",
+            items,
+            may_join=False,
+        )
+    assert embedder.calls == []

@@ -755,6 +755,17 @@ async def test_an_upload_is_checked_before_its_file_is_read(
         headers=bob,
     )
     assert r.status_code == 403, r.text
+    # A peer key posting as itself into a session it is not in: refused before the read too
+    # (it was refused only when the pieces were written, after reading and embedding them).
+    assert (await rest.post(f"/workspaces/{workspace}/peers", json={"id": "carol"})).is_success
+    carol = key(KeyScope.PEER, workspace, peer="carol")
+    r = await secured.post(
+        f"{m}/upload",
+        files={"file": ("x.pdf", unreadable, "application/pdf")},
+        data={"peer_id": "carol"},
+        headers=carol,
+    )
+    assert r.status_code == 403 and "not in session" in r.json()["detail"], r.text
     r = await rest.post(
         f"{m}/upload",
         files={"file": ("x" * 5_000 + ".txt", b"hello", "text/plain")},
