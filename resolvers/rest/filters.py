@@ -6,11 +6,12 @@ rather than ignored, so a client never mistakes an unfiltered answer for a filte
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph.errors import InvalidInput
 from graph.repo.messages import MessageFilter
+from graph.validation import aware
 
 Filters = dict[str, Any] | None
 
@@ -31,9 +32,38 @@ def _name(value: Any, key: str) -> str:
 
 def _time(value: Any, key: str) -> datetime:
     try:
-        return datetime.fromisoformat(str(value))
+        parsed = aware(datetime.fromisoformat(str(value)))
     except ValueError as exc:
         raise InvalidInput(f"filters.{key}: not an ISO-8601 time: {value!r}") from exc
+    assert parsed is not None
+    return parsed
+
+
+# Stored times are Python's, to the microsecond: after T is from T plus one microsecond, and
+# up to T inclusive is before T plus one (the store's bounds: `since` inclusive, `until` not).
+TICK = timedelta(microseconds=1)
+
+
+def _next(moment: datetime) -> datetime:
+    try:
+        return moment + TICK
+    except OverflowError:  # the last time there is: nothing comes after it anyway
+        return moment
+
+
+def time_bounds(bounds: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
+    """`since` (inclusive) and `until` (exclusive) for gte/gt/lte/lt; the tighter bound when
+    both of one side are given (pure)."""
+    lows, highs = [], []
+    if bounds.get("gte") is not None:
+        lows.append(_time(bounds["gte"], "created_at.gte"))
+    if bounds.get("gt") is not None:
+        lows.append(_next(_time(bounds["gt"], "created_at.gt")))
+    if bounds.get("lt") is not None:
+        highs.append(_time(bounds["lt"], "created_at.lt"))
+    if bounds.get("lte") is not None:
+        highs.append(_next(_time(bounds["lte"], "created_at.lte")))
+    return (max(lows) if lows else None, min(highs) if highs else None)
 
 
 def metadata_of(filters: Filters, where: str) -> dict[str, Any] | None:
@@ -59,10 +89,7 @@ def messages_of(filters: Filters, session: str | None) -> MessageFilter:
     if bounds is not None:
         if not isinstance(bounds, dict) or set(bounds) - {"gte", "gt", "lte", "lt"}:
             raise InvalidInput("filters.created_at takes gte, gt, lte or lt")
-        low = bounds.get("gte", bounds.get("gt"))
-        high = bounds.get("lte", bounds.get("lt"))
-        since = _time(low, "created_at") if low is not None else None
-        until = _time(high, "created_at") if high is not None else None
+        since, until = time_bounds(bounds)
     metadata = filters.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInput("filters.metadata must be an object")

@@ -271,6 +271,29 @@ async def test_messages_create_list_get_and_limits(rest: httpx.AsyncClient, work
     assert r.status_code == 422 and "limit" in r.json()["detail"]
 
 
+async def test_time_filters_keep_their_bounds(rest: httpx.AsyncClient, workspace: str) -> None:
+    t = "2026-12-04T16:44:00.655603+00:00"
+    m = f"/workspaces/{workspace}/sessions/s1/messages"
+    body = {
+        "messages": [
+            {"peer_id": "alice", "content": "first at T", "created_at": t},
+            {"peer_id": "alice", "content": "second at T", "created_at": t},
+            {"peer_id": "alice", "content": "later", "created_at": "2026-12-04T17:00:00+00:00"},
+        ]
+    }
+    assert (await rest.post(m, json=body)).status_code == 201
+    for bounds, expected in [
+        ({"gt": t}, ["later"]),
+        ({"gte": t}, ["first at T", "second at T", "later"]),
+        ({"lte": t}, ["first at T", "second at T"]),
+        ({"lt": t}, []),
+        ({"gte": t, "gt": t}, ["later"]),
+        ({"lt": "2026-12-04T17:00:00+00:00", "lte": t}, ["first at T", "second at T"]),
+    ]:
+        r = await rest.post(f"{m}/list", json={"filters": {"created_at": bounds}})
+        assert [x["content"] for x in r.json()["items"]] == expected, bounds
+
+
 async def test_three_searches(rest: httpx.AsyncClient, workspace: str) -> None:
     await seed(rest, workspace)
     body = {"query": "bees allotment", "filters": None, "limit": 5}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -94,11 +94,28 @@ def test_message_filters_map_and_refuse_unknown_keys() -> None:
         "s1",
     )
     assert (f.session, f.peer, f.metadata) == ("s1", "alice", {"k": 1})
-    assert f.since == datetime(2026, 1, 1)
+    assert f.since == datetime(2026, 1, 1, tzinfo=UTC)
     with pytest.raises(InvalidInput, match="token_count"):
         filters.messages_of({"token_count": {"gt": 3}}, None)
     with pytest.raises(InvalidInput, match="this session"):
         filters.messages_of({"session_id": "other"}, "s1")
+
+
+def test_time_bounds_keep_gt_and_lte_apart_from_gte_and_lt() -> None:
+    """gt was read as gte and lte as lt: a client paging with gt got its last item again, and
+    one asking up to T inclusive lost the items at T."""
+    t = "2026-12-04T16:44:00.655603+00:00"
+    at = datetime(2026, 12, 4, 16, 44, 0, 655603, tzinfo=UTC)
+    tick = timedelta(microseconds=1)
+    assert filters.time_bounds({"gte": t, "lt": t}) == (at, at)
+    assert filters.time_bounds({"gt": t, "lte": t}) == (at + tick, at + tick)
+    later = "2026-12-04T17:00:00+00:00"
+    assert filters.time_bounds({"gte": t, "gt": later})[0] == datetime(
+        2026, 12, 4, 17, 0, 0, 1, tzinfo=UTC
+    )  # the tighter of the two
+    assert filters.time_bounds({"lte": "9999-12-31T23:59:59.999999"})[1] == datetime.max.replace(
+        tzinfo=UTC
+    )
 
 
 def test_session_allowlist_forms() -> None:
