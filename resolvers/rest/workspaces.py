@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import Conflict, NotFound
+from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.messages import MessageFilter
@@ -127,6 +127,9 @@ async def search_messages_json(
 
 async def queue_status(call: Call) -> Response:
     q = call.query(QueueQuery)
+    # Jobs filter on one peer: two different ones would silently drop one of them.
+    if q.observer_id and q.sender_id and q.observer_id != q.sender_id:
+        raise InvalidInput("give observer_id or sender_id, not two different peers")
     peer = q.observer_id or q.sender_id
     call.principal.require_peer_or_session(call.workspace, peer, q.session_id)
     status = await jobs.status(call.services.db, call.workspace, q.session_id, peer)

@@ -421,6 +421,14 @@ async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspac
     assert body["pending_work_units"] >= 1
     r = await rest.get(f"/workspaces/{workspace}/queue/status", params={"session_id": "s1"})
     assert r.status_code == 200
+    status = f"/workspaces/{workspace}/queue/status"
+    same = {"observer_id": "alice", "sender_id": "alice"}
+    assert (await rest.get(status, params=same)).json() == (
+        await rest.get(status, params={"sender_id": "alice"})
+    ).json()
+    # Two different peers: one was silently dropped (observer_id won).
+    r = await rest.get(status, params={"observer_id": "alice", "sender_id": "bot"})
+    assert r.status_code == 422 and "not two different peers" in r.json()["detail"]
     r = await rest.post(
         f"/workspaces/{workspace}/schedule_dream",
         json={"observer": "alice", "dream_type": "omni", "session_id": None},
