@@ -50,12 +50,16 @@ async def test_graphiql_loads_from_the_app_and_runs_a_query(
         "request",
         lambda r: outside.append(r.url) if not r.url.startswith(served.url) else None,
     )
+    failed: list[str] = []  # a 404 for /favicon.ico was logged as an error on every load
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.on("console", lambda m: failed.append(m.text) if m.type == "error" else None)
     await page.goto(f"{served.url}/graphql")
     await page.wait_for_selector(".graphiql-container", timeout=30_000)
     await page.click(".graphiql-execute-button")
     result = page.locator(".graphiql-response")
     await result.get_by_text('"ok": true').wait_for(timeout=30_000)
     assert outside == [], f"GraphiQL fetched from elsewhere: {outside}"
+    assert failed == []
     await page.close()
 
 
