@@ -178,7 +178,8 @@ class Worker:
                 )
 
     async def _process(self, unit: ClaimedUnit) -> None:
-        heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task()))
+        committing = asyncio.Event()
+        heartbeat = asyncio.create_task(self._heartbeat(unit, asyncio.current_task(), committing))
         prepared: Prepared | None = None
         try:
             handler = self.handlers.get(unit.jobs[0].kind)
@@ -191,6 +192,7 @@ class Worker:
                     await prepared.write(tx)
                 await jobs.complete(tx, unit, prepared.results)
 
+            committing.set()
             await self.db.write_tx(commit)
             self.processed_units += 1
             if prepared.committed is not None:
@@ -219,7 +221,9 @@ class Worker:
         finally:
             heartbeat.cancel()
 
-    async def _heartbeat(self, unit: ClaimedUnit, work: asyncio.Task[None] | None) -> None:
+    async def _heartbeat(
+        self, unit: ClaimedUnit, work: asyncio.Task[None] | None, committing: asyncio.Event
+    ) -> None:
         interval = self.config.lease.total_seconds() / 3
         while True:
             await asyncio.sleep(interval)
@@ -228,6 +232,10 @@ class Worker:
             except Exception as exc:  # Neo4j briefly unreachable: try again, the lease holds
                 log.warning("could not extend the lease on %s (%s); trying again", unit.key, exc)
                 continue
+            if not extended and committing.is_set():
+                # The commit released the unit (or another worker holds it, and the commit
+                # fails with LeaseLost): cancelling now would lose a finished unit's result.
+                return
             if not extended:
                 log.warning("lease on %s expired; abandoning the unit", unit.key)
                 if work is not None:

@@ -1,8 +1,9 @@
 """Databases that wrap a real one: writes that run twice (as a deadlock or lost race makes
-them), reads counted."""
+them), reads counted, answers that arrive late."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -52,3 +53,20 @@ class CountsReads:
     async def read(self, statement: str, /, **params: Any) -> Any:
         self.reads[statement] += 1
         return await self._db.read(statement, **params)  # type: ignore[arg-type]
+
+
+class SlowAnswers:
+    """Delegates to a real Database; a write transaction's answer arrives `delay` seconds after
+    it committed (a slow network), as the caller sees it."""
+
+    def __init__(self, db: Database, delay: float) -> None:
+        self._db = db
+        self.delay = delay
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+    async def write_tx(self, work: Callable[[Tx], Awaitable[T]], **options: Any) -> T:
+        result = await self._db.write_tx(work, **options)
+        await asyncio.sleep(self.delay)
+        return result

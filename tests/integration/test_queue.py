@@ -19,6 +19,7 @@ from graph.validation import now
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
 from tests import statements
+from tests.fakes.db import SlowAnswers
 
 pytestmark = pytest.mark.integration
 
@@ -294,3 +295,30 @@ async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
     assert (by_id[first].attempts, by_id[first].error) == (1, "Conflict: changed while read")
     assert (by_id[second].attempts, by_id[second].error) == (0, None)
     assert {j.status for j in listed} == {"pending"}
+
+
+@dataclass
+class CountsCommits:
+    committed: int = 0
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        def committed() -> None:
+            self.committed += 1
+
+        return Prepared(results=[JobResult(j.id) for j in unit.jobs], committed=committed)
+
+
+async def test_a_unit_whose_commit_answers_late_is_not_abandoned(
+    services: Services, workspace: str
+) -> None:
+    """The heartbeat found the unit released by the commit (whose answer had not arrived yet),
+    logged its lease as expired and cancelled the unit: its result was lost to the worker."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    handler = CountsCommits()
+    slow = SlowAnswers(services.db, delay=0.8)
+    config = WorkerConfig(workspace=workspace, lease=timedelta(seconds=0.6))
+    worker = Worker(slow, {"test": handler}, config)  # type: ignore[arg-type]
+    assert await worker.run_once()
+    assert (worker.processed_units, handler.committed) == (1, 1)
+    status = await jobs.status(services.db, workspace, None, None)
+    assert (status.done, status.pending, status.running) == (1, 0, 0)
