@@ -11,7 +11,7 @@ ORDER BY o.stale_at, o.id
 LIMIT $limit
 RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_version, 0)} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
-          | p {.id, .content, .level, .reconcile_pending,
+          | p {.id, .content, .level, .reconcile_pending, .session,
                current: p.deleted_at IS NULL AND p.superseded_at IS NULL
                         AND NOT coalesce(p.stale, false) AND p.scope_key = o.scope_key}]
          AS premises,

@@ -18,6 +18,7 @@ class Premise:
     level: str
     current: bool
     pending: bool  # itself awaiting reconciliation: its verdict decides whether it is current
+    session: str | None = None  # where it was said (an explicit premise's session)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 p["level"],
                 bool(p["current"]),
                 bool(p.get("reconcile_pending")),
+                p.get("session"),
             )
             for p in row["premises"]
         ),

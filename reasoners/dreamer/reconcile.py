@@ -8,7 +8,7 @@ stale belief that could have been settled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graph.db import Database
 from graph.keys import Representation
@@ -43,20 +43,30 @@ async def reconcile_stale(
     if not beliefs:
         return Reconciliation()
     versions = {b.id: b.version for b in beliefs}
+    usage = Usage()
     if llm is None:
-        return Reconciliation(rule_verdicts(beliefs), versions=versions)
-    answer = await llm.structured(
-        ROLE, reconcile_messages(view.observer, view.observed, beliefs), ReconcileOutput
-    )
-    texts = sorted(
-        {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"} - {""}
-    )
-    verdicts = llm_verdicts(beliefs, answer.value, {t: exact_key(t) for t in texts})
+        verdicts = rule_verdicts(beliefs)
+    else:
+        answer = await llm.structured(
+            ROLE, reconcile_messages(view.observer, view.observed, beliefs), ReconcileOutput
+        )
+        texts = sorted(
+            {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"}
+            - {""}
+        )
+        verdicts = llm_verdicts(beliefs, answer.value, {t: exact_key(t) for t in texts})
+        usage = answer.usage
+    # Updated words, the model's or the zero-key recount, get their key and embedding.
+    texts = sorted({v.content for v in verdicts if v.content is not None})
     vectors = dict(zip(texts, await embed_async(embedder, texts), strict=True))
     embedded = [
-        Verdict(v.id, v.action, v.content, v.content_key, vectors[v.content], v.relink)
+        replace(
+            v,
+            content_key=v.content_key or exact_key(v.content),
+            embedding=vectors[v.content],
+        )
         if v.content is not None
         else v
         for v in verdicts
     ]
-    return Reconciliation(embedded, answer.usage, versions)
+    return Reconciliation(embedded, usage, versions)

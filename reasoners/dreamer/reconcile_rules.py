@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from graph.repo.reconciliation import Premise, StaleBelief, Verdict
+from reasoners.dreamer.induction_text import recounted
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.spans import is_grounded
 
@@ -25,15 +26,29 @@ NEEDED = {"deductive": 1, "inductive": 2, "contradiction": 2}
 SHOWN_CHARS = 400
 
 
+def _current(belief: StaleBelief, kept: set[str], judged: set[str]) -> list[Premise]:
+    """The premises that still ground the belief: a premise judged in this pass counts by its
+    verdict; one still waiting does not."""
+
+    def current(p: Premise) -> bool:
+        return p.id in kept if p.id in judged else p.current and not p.pending
+
+    return [p for p in belief.premises if current(p)]
+
+
 def _grounded(belief: StaleBelief, kept: set[str], judged: set[str]) -> bool:
     if belief.level == "explicit":
         return any(s.live and is_grounded(s.span, s.content) for s in belief.sources)
+    return len(_current(belief, kept, judged)) >= NEEDED.get(belief.level, 1)
 
-    def current(p: Premise) -> bool:
-        # A premise judged in this pass counts by its verdict; one still waiting does not.
-        return p.id in kept if p.id in judged else p.current and not p.pending
 
-    return sum(1 for p in belief.premises if current(p)) >= NEEDED.get(belief.level, 1)
+def _told_again(belief: StaleBelief, kept: set[str], judged: set[str]) -> str | None:
+    """A kept induction's new words when the count it states no longer holds (a premise went,
+    or moved to another representation), else None."""
+    if belief.level != "inductive":
+        return None
+    still = _current(belief, kept, judged)
+    return recounted(belief.content, len(still), len({p.session for p in still if p.session}))
 
 
 def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:
@@ -51,14 +66,18 @@ def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:
 
 
 def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
-    """The zero-key verdicts: keep what is still grounded, drop the rest."""
+    """The zero-key verdicts: keep what is still grounded (an induction in the zero-key words
+    told with its counts as they are now), drop the rest."""
     judged = {b.id for b in beliefs}
     kept: set[str] = set()
     verdicts = []
     for belief in order(beliefs):
         if _grounded(belief, kept, judged):
             kept.add(belief.id)
-            verdicts.append(Verdict(belief.id, KEEP))
+            words = _told_again(belief, kept, judged)
+            verdicts.append(
+                Verdict(belief.id, UPDATE, words) if words else Verdict(belief.id, KEEP)
+            )
         else:
             verdicts.append(Verdict(belief.id, DROP))
     return verdicts

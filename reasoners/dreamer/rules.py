@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS
+from reasoners.dreamer.induction_text import induction_text
 from reasoners.dreamer.plan import (
     CONTRADICTION,
     EXPLICIT,
@@ -223,12 +224,11 @@ def _inductions(
         latest = max(group.values(), key=lambda b: b.when)
         text = core_text(latest.content)
         sentence = text[0].upper() + text[1:]
-        count = f"{len(premises)} times across {len(sessions)} sessions"
         plan.beliefs.append(
             NewBelief(
                 id=new_id(),
                 level=INDUCTIVE,
-                content=f"A recurring pattern ({count}): {sentence}.",
+                content=induction_text(len(premises), len(sessions), sentence),
                 premise_ids=tuple(sorted(premises)),
                 pattern_type="preference" if _PREFERENCE.search(text) else "behaviour",
                 confidence=confidence_for(len(premises)),

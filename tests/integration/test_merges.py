@@ -509,6 +509,38 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     assert sorted(together) == ["I live in Paris.", "I work at the bank."]
 
 
+async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """Kept by reconciliation (two premises stayed), the induction still cited the premise the
+    split had moved to the sub-peer's view, and still said "3 times across 3 sessions"."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "agent")
+    for session in ("s1", "s2", "s3"):
+        await make_session(
+            s, workspace, session, [MemberSettings("alice"), MemberSettings("agent")]
+        )
+        await post(s, workspace, session, ("alice", f"I read on weekends in {session}."))
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    ids = [await belief_id(s, workspace, f"in {x}") for x in ("s1", "s2", "s3")]
+    words = "A recurring pattern (3 times across 3 sessions): Alice reads on weekends."
+    induction = dream_writes.DerivedWrite(
+        f"{workspace}-reads", "inductive", words, [0.1] * 384, tuple(ids)
+    )
+    view = Representation(workspace, "agent", "alice")
+    await s.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [induction], origin="dreamer:rules", now=now()
+        )
+    )
+    assert (await gql.ok(SPLIT, {"w": workspace}))["splitPeer"]["target"] == "alice"
+    await run_all(s, workspace)
+    detail = await observations.get_detail(s.db, workspace, induction.id)
+    assert detail.observation.content == words.replace("3 times across 3", "2 times across 2")
+    assert not detail.observation.stale
+    assert sorted(p.id for p in detail.premises) == sorted([ids[0], ids[2]])
+
+
 async def test_a_split_killed_mid_way_resumes_to_the_same_graph(
     services: Services, workspace: str, other_workspace: str, neo4j_password: str
 ) -> None:

@@ -64,6 +64,31 @@ def test_a_derived_belief_needs_enough_current_premises() -> None:
     }
 
 
+def test_a_kept_induction_in_the_zero_key_words_states_its_counts_as_they_are() -> None:
+    """An induction kept after a split moved one of its premises away still said "3 times
+    across 3 sessions"."""
+
+    def said(id_: str, session: str, current: bool = True) -> Premise:
+        return Premise(id_, f"content {id_}", "explicit", current, False, session)
+
+    words = "A recurring pattern (3 times across 3 sessions): Bot reads on weekends."
+    moved = StaleBelief(
+        "i", "inductive", words, "a premise moved", (said("a", "s1", False), said("b", "s2"),
+        said("c", "s3")), (),
+    )  # fmt: skip
+    same = StaleBelief("j", "inductive", words, "a premise was corrected",
+                       (said("a", "s1"), said("b", "s2"), said("c", "s3")), ())  # fmt: skip
+    llm_words = StaleBelief(
+        "k", "inductive", "Bot reads on weekends.", "a premise moved",
+        (said("a", "s1", False), said("b", "s2"), said("c", "s3")), (),
+    )  # fmt: skip
+    by_id = {v.id: v for v in rule_verdicts([moved, same, llm_words])}
+    assert by_id["i"] == Verdict(
+        "i", "update", "A recurring pattern (2 times across 2 sessions): Bot reads on weekends."
+    )
+    assert (by_id["j"].action, by_id["k"].action) == ("keep", "keep")
+
+
 def test_a_chain_is_settled_premises_first_in_one_pass() -> None:
     grounded = fact("f", Source("m", True, "I have a dog.", "I have a dog"))
     lost = fact("g", Source("m2", False, "I have a cat.", "I have a cat"))
