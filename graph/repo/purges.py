@@ -1,5 +1,5 @@
 """Purge records: what a purge erases, kept until it has finished, so that a purge that
-stopped half-way (its process died, its client went) is finished by a worker."""
+stopped half-way (its process died, or Neo4j failed it) is finished by a worker."""
 
 from __future__ import annotations
 

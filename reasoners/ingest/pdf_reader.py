@@ -42,9 +42,9 @@ async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) ->
     """The text of a PDF's pages (at most `max_chars`): InvalidInput when pypdf cannot read
     it, LimitExceeded when it takes over `seconds` or its text is longer."""
     async with _slot():
-        path = os.pathsep.join(p for p in (str(_ROOT), os.environ.get("PYTHONPATH")) if p)
         process = await asyncio.create_subprocess_exec(
             sys.executable,
+            "-P",  # not the server's working directory first on the path: this package is
             "-m",
             _CHILD,
             str(max_chars),
@@ -53,7 +53,9 @@ async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) ->
             stdin=PIPE,
             stdout=PIPE,
             stderr=PIPE,
-            env={**os.environ, "PYTHONPATH": path},
+            # Only what it needs: the reader of untrusted files gets no keys or passwords.
+            env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(_ROOT)},
+            cwd=_ROOT,
         )
         try:
             out, err = await asyncio.wait_for(process.communicate(data), seconds)
@@ -61,7 +63,7 @@ async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) ->
             raise LimitExceeded(
                 f"the PDF took over {seconds:g} s to read; send its text instead", limit="pdf"
             ) from None
-        finally:  # timed out, or the request was cancelled: the reader goes too
+        finally:  # timed out, or cancelled (a shutdown): the reader goes too
             if process.returncode is None:
                 process.kill()
                 await process.wait()

@@ -44,7 +44,7 @@ from graph.validation import now
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed as its batches commit; once a purge's process
-# has died (or its request was cancelled), a worker finishes it after the lease runs out.
+# has died (or Neo4j failed it), a worker finishes it after the lease runs out.
 PURGE_LEASE = timedelta(minutes=5)
 RESUME_SECONDS = 30.0  # how often a worker looks for interrupted purges
 MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that keeps failing

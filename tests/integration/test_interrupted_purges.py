@@ -1,4 +1,4 @@
-"""A purge that stopped half-way (its process died, its client went) is finished by a worker
+"""A purge that stopped half-way (its process died, or Neo4j failed it) is finished by a worker
 once its record's lease runs out; before, it stayed half done until the app purged again."""
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,14 +20,33 @@ from tests.pdfs import slow_pdf, tiny_pdf
 UNBOUNDED = 10**9
 
 
-def readers_running() -> int:
-    count = 0
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+def readers_of(parent: int) -> list[int]:
+    """The PDF readers `parent` runs (other servers on the machine may run their own)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            count += b"reasoners.ingest.pdf_child" in cmdline.read_bytes()
-        except OSError:  # gone meanwhile
+            cmdline = (proc / "cmdline").read_bytes()
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):  # gone meanwhile
             continue
-    return count
+        if ppid == parent and b"reasoners.ingest.pdf_child" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def readers_running() -> int:
+    return len(readers_of(os.getpid()))
+
+
+def alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
 
 
 async def test_a_pdf_gives_its_text() -> None:
@@ -79,7 +99,7 @@ async def test_readers_are_bounded_and_later_pdfs_wait() -> None:
 
 
 async def test_a_reader_cancelled_with_its_request_is_killed() -> None:
-    """Read in a thread, a PDF went on being read after its client had gone."""
+    """A reading cancelled (the server shutting down) kills its reader; a thread read on."""
     reading = asyncio.create_task(read_pdf(slow_pdf(40), UNBOUNDED))
     await asyncio.sleep(0.5)
     assert readers_running() == 1
@@ -104,14 +124,25 @@ async def test_a_reader_dies_with_its_server() -> None:
     server.stdin.write(slow_pdf(40))
     server.stdin.close()
     for _ in range(100):
-        if readers_running():
+        if readers_of(server.pid):
             break
         await asyncio.sleep(0.05)
-    assert readers_running() == 1
+    [reader] = readers_of(server.pid)
+    await asyncio.sleep(1.0)  # past its start: reading the PDF
     server.kill()
     await server.wait()
     await asyncio.sleep(0.5)
-    assert readers_running() == 0
+    assert not alive(reader)
+
+
+async def test_the_reader_runs_this_package_whatever_the_servers_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader ran `python -m` in the server's directory, which comes first on its path: a
+    json.py there (or another checkout's packages) ran in the reader."""
+    (tmp_path / "json.py").write_text("raise SystemExit('not the json module')\n")
+    monkeypatch.chdir(tmp_path)
+    assert await read_pdf(tiny_pdf("Still read"), UNBOUNDED) == "Still read"
 
 
 def test_a_reader_that_stopped_is_invalid_input() -> None:
