@@ -25,13 +25,4 @@ OPTIONAL CALL (o, v, dropped) {
   MERGE (o)-[:DERIVED_FROM]->(n)
   RETURN count(*) AS relinked
 }
-// A kept or updated belief no longer cites premises that have left its representation (a
-// split moved them to a sub-peer's): a premise must share its belief's representation.
-OPTIONAL CALL (o, dropped) {
-  WITH o WHERE NOT dropped
-  MATCH (o)-[d:DERIVED_FROM]->(p:Observation)
-  WHERE p.workspace = $workspace AND p.scope_key <> o.scope_key
-  DELETE d
-  RETURN count(*) AS unlinked
-}
 RETURN o.id AS id, v.action AS action

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+# What an induction needs: facts that repeat, said in more than one session.
+MIN_INDUCTION_FACTS = 3
+MIN_INDUCTION_SESSIONS = 2
+
 _WORDED = re.compile(r"A recurring pattern \((\d+) times across (\d+) sessions\): (.+)", re.DOTALL)
 
 
@@ -12,9 +16,10 @@ def induction_text(times: int, sessions: int, sentence: str) -> str:
 
 
 def recounted(content: str, times: int, sessions: int) -> str | None:
-    """`content`, an induction in the words above, told with new counts; None when its counts
-    are these or it is worded otherwise (an LLM's induction says no count)."""
+    """`content`, an induction in the words above, told with fewer times (its support shrank);
+    None when it states no more than `times` or is worded otherwise (an LLM's induction says no
+    count)."""
     worded = _WORDED.fullmatch(content)
-    if worded is None or (int(worded[1]), int(worded[2])) == (times, sessions):
+    if worded is None or int(worded[1]) <= times:
         return None
     return f"A recurring pattern ({times} times across {sessions} sessions): {worded[3]}"

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from graph.repo.reconciliation import Premise, StaleBelief, Verdict
-from reasoners.dreamer.induction_text import recounted
+from reasoners.dreamer.induction_text import MIN_INDUCTION_SESSIONS, recounted
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.spans import is_grounded
 
@@ -39,16 +39,25 @@ def _current(belief: StaleBelief, kept: set[str], judged: set[str]) -> list[Prem
 def _grounded(belief: StaleBelief, kept: set[str], judged: set[str]) -> bool:
     if belief.level == "explicit":
         return any(s.live and is_grounded(s.span, s.content) for s in belief.sources)
-    return len(_current(belief, kept, judged)) >= NEEDED.get(belief.level, 1)
+    if len(_current(belief, kept, judged)) < NEEDED.get(belief.level, 1):
+        return False
+    # A zero-key induction is a pattern across sessions: left with one, it is none.
+    told = _told_again(belief, kept, judged)
+    return told is None or _sessions(belief, kept, judged) >= MIN_INDUCTION_SESSIONS
 
 
 def _told_again(belief: StaleBelief, kept: set[str], judged: set[str]) -> str | None:
-    """A kept induction's new words when the count it states no longer holds (a premise went,
-    or moved to another representation), else None."""
+    """A kept induction's new words when fewer premises ground it than it says (one went, or
+    moved to another representation), else None. It keeps citing a moved premise: that is its
+    provenance, and what a purge of the premise's source follows to erase it too."""
     if belief.level != "inductive":
         return None
     still = _current(belief, kept, judged)
     return recounted(belief.content, len(still), len({p.session for p in still if p.session}))
+
+
+def _sessions(belief: StaleBelief, kept: set[str], judged: set[str]) -> int:
+    return len({p.session for p in _current(belief, kept, judged) if p.session})
 
 
 def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:

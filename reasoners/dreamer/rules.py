@@ -26,7 +26,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS
-from reasoners.dreamer.induction_text import induction_text
+from reasoners.dreamer.induction_text import (
+    MIN_INDUCTION_FACTS,
+    MIN_INDUCTION_SESSIONS,
+    induction_text,
+)
 from reasoners.dreamer.plan import (
     CONTRADICTION,
     EXPLICIT,
@@ -54,8 +58,6 @@ from reasoners.dreamer.slots import (
 
 CARD_ORDER = (NAME, AGE, RESIDENCE, HOMETOWN, OCCUPATION, WORKPLACE, RELATIONSHIP)
 MAX_CARD_LINES = 20  # lines the rules write; an app's own lines come on top, up to MAX_ENTRIES
-MIN_INDUCTION_FACTS = 3
-MIN_INDUCTION_SESSIONS = 2
 _PREFERENCE = re.compile(
     r"\b(?:likes?|loves?|enjoys?|prefers?|favou?rite|hates?|dislikes?|fan of)\b", re.IGNORECASE
 )

@@ -16,7 +16,7 @@ from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import merges, splits
+from reasoners.peers import merges, purge, splits
 from reasoners.peers.files import FileWriter
 from reasoners.peers.merges import RESTRUCTURE
 from resolvers.services import Services
@@ -512,8 +512,9 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
 async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
-    """Kept by reconciliation (two premises stayed), the induction still cited the premise the
-    split had moved to the sub-peer's view, and still said "3 times across 3 sessions"."""
+    """Kept by reconciliation (two premises stayed), the induction still said "3 times across 3
+    sessions". It keeps citing the premise that moved (its provenance): erasing that premise's
+    message erases the induction, which may quote it."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await make_peers(s, workspace, "alice", "agent")
     for session in ("s1", "s2", "s3"):
@@ -538,7 +539,12 @@ async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
     detail = await observations.get_detail(s.db, workspace, induction.id)
     assert detail.observation.content == words.replace("3 times across 3", "2 times across 2")
     assert not detail.observation.stale
-    assert sorted(p.id for p in detail.premises) == sorted([ids[0], ids[2]])
+    assert sorted(p.id for p in detail.premises) == sorted(ids)
+    [moved] = [
+        s.message.id for s in (await observations.get_detail(s.db, workspace, ids[1])).sources
+    ]
+    report = await purge.purge_messages(s.db, workspace, [moved], 100)
+    assert report.observations["inductive"] == 1
 
 
 async def test_a_split_killed_mid_way_resumes_to_the_same_graph(

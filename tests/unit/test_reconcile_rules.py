@@ -82,7 +82,12 @@ def test_a_kept_induction_in_the_zero_key_words_states_its_counts_as_they_are() 
         "k", "inductive", "Bot reads on weekends.", "a premise moved",
         (said("a", "s1", False), said("b", "s2"), said("c", "s3")), (),
     )  # fmt: skip
-    by_id = {v.id: v for v in rule_verdicts([moved, same, llm_words])}
+    one_session = StaleBelief(
+        "l", "inductive", words, "a premise moved",
+        (said("a", "s1", False), said("b", "s2"), said("c", "s2")), (),
+    )  # fmt: skip
+    by_id = {v.id: v for v in rule_verdicts([moved, same, llm_words, one_session])}
+    assert by_id["l"].action == "drop", "a pattern left in one session is no pattern"
     assert by_id["i"] == Verdict(
         "i", "update", "A recurring pattern (2 times across 2 sessions): Bot reads on weekends."
     )
