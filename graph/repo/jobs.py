@@ -212,10 +212,19 @@ async def claim(
 
 
 async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> bool:
-    row = await db.write_one(
-        "extend_work_unit_lease", key=unit.key, owner=unit.owner, lease_until=now() + lease
-    )
-    return row is not None
+    """Extend the unit's lease, if this owner still holds it."""
+
+    async def work(tx: Tx) -> bool:
+        # The lock first, in a statement of its own, so that the owner check reads after a
+        # commit that released the unit meanwhile; checked in the same statement it read first,
+        # and the lease it then set kept the released unit from being claimed for a lease.
+        await tx.rows("lock_work_unit", key=unit.key, owner=unit.owner)
+        row = await tx.one(
+            "extend_work_unit_lease", key=unit.key, owner=unit.owner, lease_until=now() + lease
+        )
+        return row is not None
+
+    return await db.write_tx(work)
 
 
 async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:

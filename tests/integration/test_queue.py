@@ -322,3 +322,26 @@ async def test_a_unit_whose_commit_answers_late_is_not_abandoned(
     assert (worker.processed_units, handler.committed) == (1, 1)
     status = await jobs.status(services.db, workspace, None, None)
     assert (status.done, status.pending, status.running) == (1, 0, 0)
+
+
+async def test_a_lease_extended_while_the_unit_is_released_leaves_it_free(
+    services: Services, workspace: str
+) -> None:
+    """The extension read the owner before the releasing commit's lock, then set its lease on
+    the released unit: nobody could claim the unit until that lease ran out."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    unit = await jobs.claim(services.db, "w1", lease=timedelta(seconds=60), max_jobs=5,
+                            workspace=workspace)  # fmt: skip
+    assert unit is not None
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        release = await session.begin_transaction()
+        await Tx(release).rows("release_work_unit", key=unit.key, owner=unit.owner)
+        extending = asyncio.ensure_future(jobs.extend_lease(db, unit, timedelta(seconds=60)))
+        await asyncio.sleep(1.0)
+        await release.commit()
+    assert await asyncio.wait_for(extending, 30) is False
+    await enqueue(services, workspace, units=1, per_unit=1)
+    again = await jobs.claim(services.db, "w2", lease=timedelta(seconds=60), max_jobs=5,
+                             workspace=workspace)  # fmt: skip
+    assert again is not None and again.key == unit.key
