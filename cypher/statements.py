@@ -155,6 +155,7 @@ Statement = Literal[
     "list_peers",
     "list_pending_observations",
     "list_purge_jobs",
+    "list_purging_peers",
     "list_recent_session_messages",
     "list_scope_labels",
     "list_session_members",

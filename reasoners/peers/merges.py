@@ -150,6 +150,17 @@ async def check_not_queued(tx: Tx, workspace: str, names: set[str]) -> None:
             )
 
 
+async def check_not_purged(tx: Tx, workspace: str, names: set[str]) -> None:
+    """Conflict when a purge has begun erasing one of `names` and not finished: renamed,
+    merged or split, the rest of it would escape the purge (its record names the peer)."""
+    rows = await tx.rows("list_purging_peers", workspace=workspace, names=sorted(names))
+    if rows:
+        raise Conflict(
+            f"peer {rows[0]['name']!r} is being purged; a worker finishes the purge (or purge "
+            "it again): it cannot be renamed, merged or split meanwhile"
+        )
+
+
 async def copy_peer(tx: Tx, workspace: str, source: str, target: str) -> None:
     """A new peer `target` with `source`'s properties; Conflict when `target` exists."""
     if await tx.one("get_peer", workspace=workspace, name=target) is not None:
@@ -394,6 +405,7 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
     async def work(tx: Tx) -> None:
         await lock_starts(tx, workspace)
         await check_not_queued(tx, workspace, {*op.sources, op.target})
+        await check_not_purged(tx, workspace, {*op.sources, op.target})
         if op.merge:
             if await tx.one("get_peer", workspace=workspace, name=op.target) is None:
                 raise NotFound(f"peer {op.target!r} does not exist in workspace {workspace!r}")

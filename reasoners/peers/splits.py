@@ -29,6 +29,7 @@ from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.peers.merges import (
     StepHandler,
+    check_not_purged,
     check_not_queued,
     copy_peer,
     dream_target,
@@ -178,6 +179,7 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
     async def work(tx: Tx) -> None:
         await lock_starts(tx, workspace)
         await check_not_queued(tx, workspace, {split.peer, *(p.child for p in split.parts)})
+        await check_not_purged(tx, workspace, {split.peer})
         for part in split.parts:
             await copy_peer(tx, workspace, split.peer, part.child)
             await members.add_in(

@@ -7,10 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from graph.errors import NotFound
+from graph.errors import Conflict, NotFound
 from graph.repo import peers, purges, workspaces
 from graph.repo.sessions import MemberSettings
-from reasoners.peers import purge
+from reasoners.peers import merges, purge, splits
+from reasoners.peers.splits import Part
 from resolvers.services import Services
 from tests.integration.derive_helpers import make_peers, make_session, post
 from tests.integration.test_restructure import Interrupted, Watch, beliefs, chain, counts
@@ -87,3 +88,26 @@ async def test_a_workspace_deleted_takes_its_purge_records(
     await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
     await workspaces.delete(services.db, workspace)
     assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 0
+
+
+async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
+    services: Services, workspace: str
+) -> None:
+    """Renamed half-purged, the peer's record found no peer of its name and was dropped: the
+    rest of it escaped the purge."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    s = services.settings
+    for start in (
+        merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False)),
+        merges.start(services.db, s, workspace, merges.Operation(["alice"], "bob", True)),
+        merges.start(services.db, s, workspace, merges.Operation(["bob"], "alice", True)),
+        splits.start(services.db, s, workspace, splits.Split("alice", [Part("a2", ["s1"])])),
+    ):
+        with pytest.raises(Conflict, match="'alice' is being purged"):
+            await start
+    # Once the worker has finished the purge, the name is free.
+    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 1
+    await make_peers(services, workspace, "alice")
+    await merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False))
