@@ -27,11 +27,12 @@ finds nothing left, which also catches a derivation that committed while the pur
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
-import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
@@ -43,7 +44,7 @@ from graph.repo import summaries as summary_repo
 from graph.validation import now
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
-# A purge's record is leased this long, renewed as its batches commit; once a purge's process
+# A purge's record is leased this long, renewed while the purge runs; once a purge's process
 # has died (or Neo4j failed it), a worker finishes it after the lease runs out.
 PURGE_LEASE = timedelta(minutes=5)
 RESUME_SECONDS = 30.0  # how often a worker looks for interrupted purges
@@ -299,24 +300,6 @@ class Eraser:
         return self.tally
 
 
-@dataclass
-class Renewing:
-    """Renews a purge record's lease as batches commit (at most every fifth of the lease),
-    then calls the checkpoint it wraps."""
-
-    db: Database
-    purge_id: str
-    lease: timedelta
-    inner: Checkpoint
-    renewed: float = field(default_factory=time.monotonic)
-
-    async def committed(self) -> None:
-        if time.monotonic() - self.renewed > self.lease.total_seconds() / 5:
-            await purges.extend(self.db, self.purge_id, self.lease)
-            self.renewed = time.monotonic()
-        await self.inner.committed()
-
-
 PlanLeft = Callable[[Tx], Awaitable[Plan]]
 
 
@@ -345,10 +328,32 @@ async def _recorded(
 ) -> PurgeReport:
     """Run a purge under its record, and delete the record once it has finished. A failure
     leaves the record: a worker finishes the purge after the lease runs out."""
-    eraser.checkpoint = Renewing(eraser.db, purge_id, lease, eraser.checkpoint)
-    report = await eraser.run(left, first)
+    async with _leased(eraser.db, purge_id, lease):
+        report = await eraser.run(left, first)
     await purges.finish(eraser.db, purge_id)
     return report
+
+
+@contextlib.asynccontextmanager
+async def _leased(db: Database, purge_id: str, lease: timedelta) -> AsyncIterator[None]:
+    """Renew the record's lease every fifth of it while the purge runs, on a timer: a batch
+    that waits long on locks must not let a worker take up the purge beside it."""
+
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(max(lease.total_seconds() / 5, 0.5))
+            try:
+                await purges.extend(db, purge_id, lease)
+            except Exception as exc:  # Neo4j briefly away: the next renewal tries again
+                log.warning("could not renew purge %s's lease: %s", purge_id, exc)
+
+    renewing = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        renewing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewing
 
 
 async def purge_messages(

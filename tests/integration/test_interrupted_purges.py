@@ -3,6 +3,7 @@ once its record's lease runs out; before, it stayed half done until the app purg
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -111,3 +112,35 @@ async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
     assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 1
     await make_peers(services, workspace, "alice")
     await merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False))
+
+
+class SlowBatch:
+    """A checkpoint whose first call takes `seconds` (a batch waiting long on locks)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.calls = 0
+
+    async def committed(self) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            await asyncio.sleep(self.seconds)
+
+
+async def test_a_running_purge_keeps_its_lease_however_long_a_batch_takes(
+    services: Services, workspace: str
+) -> None:
+    """The lease was renewed only as batches committed: a batch longer than the lease let a
+    worker take the purge up beside the one still running."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I am here."))
+    lease = timedelta(seconds=1)
+    running = asyncio.ensure_future(
+        purge.purge_peer(services.db, workspace, "alice", 5, SlowBatch(3.0), lease=lease)
+    )
+    await asyncio.sleep(2.0)
+    assert not running.done()
+    assert await purge.resume_interrupted(services.db, 5, workspace=workspace, lease=lease) == 0
+    report = await running
+    assert report.peers == 1 and "Purge" not in await counts(services, workspace)
