@@ -169,9 +169,12 @@ class Worker:
                 stopping.cancel()
                 running.cancel()  # nothing when it is done
             await asyncio.wait({running})
-            if running.cancelled():
+            if running.cancelled() and stop.is_set():
                 log.info("%s stopped at shutdown", task.name)
                 return
+            if running.cancelled():  # cancelled from within, not by a shutdown: a failure
+                log.error("%s was cancelled; it runs again in %.0f s", task.name, task.every)
+                continue
             if (error := running.exception()) is not None:
                 log.error(
                     "%s failed; it runs again in %.0f s", task.name, task.every, exc_info=error
@@ -196,7 +199,10 @@ class Worker:
             await self.db.write_tx(commit)
             self.processed_units += 1
             if prepared.committed is not None:
-                prepared.committed()
+                try:
+                    prepared.committed()
+                except Exception:  # counters only: the unit is done, whatever they do
+                    log.exception("after committing %s", unit.key)
         except asyncio.CancelledError:
             raise
         except LeaseLost:

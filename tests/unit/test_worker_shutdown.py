@@ -51,3 +51,25 @@ async def test_periodic_work_that_fails_runs_again() -> None:
     stop.set()
     await asyncio.wait_for(running, 5)
     assert calls >= 3
+
+
+async def test_periodic_work_cancelled_from_within_runs_again() -> None:
+    """A CancelledError from inside the work (a timeout in a library, say) was taken for the
+    shutdown: the periodic work stopped for good."""
+    calls = 0
+
+    async def cancelled_once() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise asyncio.CancelledError
+
+    db: Any = None
+    periodic = [Periodic("c", 0.01, cancelled_once)]
+    worker = Worker(db, {}, WorkerConfig(concurrency=0), periodic=periodic)
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop))
+    await asyncio.sleep(0.2)
+    stop.set()
+    await asyncio.wait_for(running, 5)
+    assert calls >= 3
