@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 
 from graph.db import Database
+from graph.errors import Unavailable
 from graph.keys import Representation
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,9 @@ log = logging.getLogger(__name__)
 # How often the shared look runs: the shortest interval a stream may ask for, so that no
 # stream waits longer for its count than for its own poll.
 TICK_SECONDS = 0.2
+# Looks that may fail in a row before the streams end with the error: one failed look (a
+# blip of a fifth of a second) would otherwise end every stream of the process at once.
+FAILURES_TOLERATED = 10
 
 
 class DreamWatch:
@@ -30,14 +34,17 @@ class DreamWatch:
         self._watchers: Counter[Representation] = Counter()
         self._counts: dict[Representation, int] = {}
         self._error: Exception | None = None
+        self._failures = 0
         self._task: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
     async def watching(self, view: Representation) -> AsyncIterator[Callable[[], int | None]]:
         """While open, `view`'s dream count is read at every tick; yields a function giving the
-        last count read (None before the first), which raises what the last look raised."""
+        last count read (None before the first), which raises Unavailable once the look has
+        failed more than FAILURES_TOLERATED times in a row."""
         self._watchers[view] += 1
-        if self._task is None or self._task.done():
+        task = self._task
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
             self._task = asyncio.create_task(self._poll())
         try:
             yield lambda: self._latest(view)
@@ -48,8 +55,8 @@ class DreamWatch:
                 self._counts.pop(view, None)
 
     def _latest(self, view: Representation) -> int | None:
-        if self._error is not None:
-            raise self._error
+        if self._error is not None and self._failures > FAILURES_TOLERATED:
+            raise Unavailable(f"the dream counts could not be read: {self._error}")
         return self._counts.get(view)
 
     async def _poll(self) -> None:
@@ -57,11 +64,12 @@ class DreamWatch:
             views = list(self._watchers)
             try:
                 rows = await self._db.read("count_dream_runs", views=[v.params() for v in views])
-            except Exception as exc:  # the streams end with it, as their own query did
+            except Exception as exc:  # past FAILURES_TOLERATED in a row, the streams end
                 log.warning("reading dream counts failed: %s", exc)
                 self._error = exc
+                self._failures += 1
             else:
-                self._error = None
+                self._error, self._failures = None, 0
                 for row in rows:
                     view = Representation(row["workspace"], row["observer"], row["observed"])
                     if view in self._watchers:
