@@ -340,6 +340,14 @@ async def set_passages(db: Database, passages: Sequence[tuple[Unsplit, list[floa
     return int(row["updated"]) if row else 0
 
 
+async def already_stored(tx: Tx, workspace: str, session: str, client_ids: list[str]) -> set[str]:
+    """Those of `client_ids` stored in the session (a resend answers them, storing nothing)."""
+    if not client_ids:
+        return set()
+    rows = await tx.rows("find_messages_by_client_id", workspace=workspace, client_ids=client_ids)
+    return {str(r["message"]["client_id"]) for r in rows if r["message"]["session"] == session}
+
+
 async def require_present(tx: Tx, workspace: str, session: str, senders: list[str]) -> None:
     """Refuse senders that are not in the session (they may not join it themselves)."""
     rows = await tx.rows("find_absent_senders", workspace=workspace, session=session, peers=senders)

@@ -107,10 +107,14 @@ async def add_messages(
 ) -> AddResult:
     metadata_json = validate_batch(items, settings)
     if not may_join:  # refused before embedding, which costs seconds for a large batch
-        senders = sorted({item.peer for item in items})
 
         async def present(tx: Tx) -> None:
-            await messages.require_present(tx, workspace, session, senders)
+            # As the write does: a resend of what is stored is answered, whoever left since.
+            ids = [item.client_id for item in items if item.client_id]
+            stored = await messages.already_stored(tx, workspace, session, ids)
+            fresh = {i.peer for i in items if not (i.client_id and i.client_id in stored)}
+            if fresh:
+                await messages.require_present(tx, workspace, session, sorted(fresh))
 
         await db.read_tx(present)
     # Embeddings are computed before the transaction opens, so it stays short; a message is

@@ -8,7 +8,7 @@ import pytest
 
 from graph.errors import Forbidden
 from graph.props import Meta
-from graph.repo import peers
+from graph.repo import peers, sessions
 from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput, add_messages
 from resolvers.services import Services
@@ -233,3 +233,20 @@ async def test_a_sender_that_may_not_join_is_refused_before_anything_is_embedded
             may_join=False,
         )
     assert embedder.calls == []
+
+
+async def test_a_resend_by_a_peer_that_has_left_is_answered_with_what_is_stored(
+    services: Services, workspace: str
+) -> None:
+    """The early check refused the whole batch, where the write answers a resend."""
+    await make_peers(services, workspace, "carol")
+    await make_session(services, workspace, "s1", [MemberSettings("carol")])
+    item = MessageInput(peer="carol", content="I live in Leeds.", client_id="c-1")
+    args = (services.db, services.embedder, services.tokens, services.settings, workspace, "s1")
+    first = await add_messages(*args, [item], may_join=False)
+    await sessions.remove_peers(services.db, workspace, "s1", ["carol"])
+    again = await add_messages(*args, [item], may_join=False)
+    assert [m.id for m in again.messages] == [m.id for m in first.messages]
+    assert again.created == 0
+    with pytest.raises(Forbidden, match="not in session"):
+        await add_messages(*args, [MessageInput(peer="carol", content="New.")], may_join=False)
