@@ -70,6 +70,7 @@ class Peer(StructuredNode):
     configuration = StringProperty(default="{}")
     extraction_context = StringProperty()
     created_at = DateTimeNeo4jFormatProperty(required=True)
+    purge_id = StringProperty()  # the Purge erasing this peer, until it has finished
 
 
 class Session(StructuredNode):
@@ -296,3 +297,17 @@ class WorkUnit(StructuredNode):
     next_seq = IntegerProperty(default=0)
     lease_owner = StringProperty()
     lease_until = DateTimeNeo4jFormatProperty()
+
+
+class Purge(StructuredNode):
+    """A purge's record, from before its first batch to after its last: a worker finishes a
+    purge whose record outlived it (its lease ran out)."""
+
+    __label__ = "Purge"
+    uid = StringProperty(required=True, db_property="id")
+    workspace = StringProperty(required=True)
+    peer = StringProperty()  # a peer's purge; absent for messages
+    message_ids = ArrayProperty(StringProperty(), default=list)
+    started_at = DateTimeNeo4jFormatProperty(required=True)
+    lease_until = DateTimeNeo4jFormatProperty(required=True)
+    attempts = IntegerProperty(default=0)  # times a worker took it up
