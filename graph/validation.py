@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from graph.errors import InvalidInput, LimitExceeded
 
@@ -102,27 +102,20 @@ def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
     return limit
 
 
-# Neo4j stores offsets of whole minutes up to 18 hours either way.
-_MAX_OFFSET = timedelta(hours=18)
-
-
 def aware(value: datetime | None) -> datetime | None:
-    """Naive datetimes are taken as UTC, so comparisons in Neo4j never mix the two kinds. A
-    time the driver cannot send (it sends UTC: 0001-01-01T00:00:00+14:00 is a year 0) is
-    InvalidInput. An offset Neo4j cannot store (beyond 18 hours, or with seconds; Python takes
-    up to 23:59:59) is given as the same instant in UTC."""
+    """The same instant in UTC (a naive time is taken as UTC). Neo4j orders two datetimes of
+    one instant by their offsets (12:00+02:00 sorts after 10:00Z), so a bound and a stored
+    time written in different offsets compared wrongly at that instant; every time in UTC
+    compares by its instant alone. A time UTC cannot hold (0001-01-01T00:00:00+14:00 is in
+    year 0) is InvalidInput."""
     if value is None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     try:
-        utc = value.astimezone(UTC)
+        return value.astimezone(UTC)
     except OverflowError as exc:
         raise InvalidInput(f"{value.isoformat()} is outside the years 1 to 9999 in UTC") from exc
-    offset = value.utcoffset()
-    if offset is not None and (abs(offset) > _MAX_OFFSET or offset % timedelta(minutes=1)):
-        return utc  # the same instant, in an offset Neo4j can store
-    return value
 
 
 def now() -> datetime:

@@ -19,6 +19,8 @@ from resolvers.runtime import build_worker, close_services, neo4j_password, open
 from resolvers.web import assets
 
 log = logging.getLogger("beliefgraph")
+# Seconds requests get to finish after SIGTERM or SIGINT before they are cancelled.
+SHUTDOWN_SECONDS = 30
 
 
 def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -87,6 +89,9 @@ def _run_api(settings: Settings) -> None:
         log_level="info",
         ws_max_size=min(settings.max_request_bytes, MAX_FRAME_BYTES),
         http=HeadTimeoutProtocol,
+        # Requests still running this long after SIGTERM are cancelled (PDFs queued for a
+        # reader made a shutdown wait ten seconds or more per PDF).
+        timeout_graceful_shutdown=SHUTDOWN_SECONDS,
     )
 
 

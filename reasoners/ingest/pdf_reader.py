@@ -3,45 +3,74 @@
 pypdf is pure Python: a few KB of PDF can hold a page that takes minutes to read, and read in
 the server's process it held the interpreter (other requests waited) and, in a thread, could
 not be stopped mid-page. Each PDF is read by a process of its own (pdf_child), killed once its
-time is spent, with its memory bounded; at most READERS run at once and later PDFs wait.
+time is spent, with its memory bounded; at most READERS run at once, and at most WAITING more
+wait for one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import sys
 from asyncio.subprocess import PIPE
+from collections.abc import AsyncIterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded
+from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded, Unavailable
 
 log = logging.getLogger(__name__)
 
 PDF_SECONDS = 20.0  # a PDF's reading time, counted from when a reader takes it
 READERS = 2  # PDFs read at once
+WAITING = 8  # PDFs that may wait for a reader; past them an upload is refused (UNAVAILABLE)
 MEMORY_BYTES = 1 << 30  # a reader's address space
 _CHILD = "reasoners.ingest.pdf_child"
 _ROOT = Path(__file__).resolve().parents[2]
 
-_slots: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = WeakKeyDictionary()
+
+class _Readers:
+    """The readers of one event loop: at most READERS at once, at most WAITING waiting."""
+
+    def __init__(self) -> None:
+        self.slots = asyncio.Semaphore(READERS)
+        self.waiting = 0
+
+    @contextlib.asynccontextmanager
+    async def reader(self) -> AsyncIterator[None]:
+        if self.slots.locked() and self.waiting >= WAITING:
+            raise Unavailable(
+                f"{READERS} PDFs are being read and {WAITING} wait; send this one again shortly"
+            )
+        self.waiting += 1
+        try:
+            await self.slots.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            yield
+        finally:
+            self.slots.release()
 
 
-def _slot() -> asyncio.Semaphore:
+_readers: WeakKeyDictionary[asyncio.AbstractEventLoop, _Readers] = WeakKeyDictionary()
+
+
+def _of_this_loop() -> _Readers:
     loop = asyncio.get_running_loop()
-    slot = _slots.get(loop)
-    if slot is None:
-        slot = _slots[loop] = asyncio.Semaphore(READERS)
-    return slot
+    readers = _readers.get(loop)
+    if readers is None:
+        readers = _readers[loop] = _Readers()
+    return readers
 
 
 async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) -> str:
     """The text of a PDF's pages (at most `max_chars`): InvalidInput when pypdf cannot read
     it, LimitExceeded when it takes over `seconds` or its text is longer."""
-    async with _slot():
+    async with _of_this_loop().reader():
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-P",  # not the server's working directory first on the path: this package is

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+from collections.abc import Coroutine
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from starlette.datastructures import UploadFile
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from graph.db import Tx
-from graph.errors import InvalidInput, NotFound
+from graph.errors import InvalidInput, NotFound, Unavailable
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
@@ -27,6 +30,8 @@ from resolvers.rest.http import Call, detail
 from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
+
+T = TypeVar("T")
 
 
 class MessageCreate(BaseModel):
@@ -173,7 +178,8 @@ async def upload(call: Call) -> Response:
     # Off the event loop; a PDF in a child process (reading one can take minutes of pure
     # Python), its text no longer than a request body may be.
     if documents.base_type(content_type) == documents.PDF_TYPE:
-        text = await read_pdf(data, call.services.settings.max_request_bytes)
+        reading = read_pdf(data, call.services.settings.max_request_bytes)
+        text = await while_connected(call.request, reading)
     else:
         text = await asyncio.to_thread(documents.document_text, content_type, data)
     parts = documents.pieces(text, call.services.settings.max_message_chars)
@@ -189,6 +195,27 @@ async def upload(call: Call) -> Response:
     for start in range(0, len(items), batch):
         stored.extend(await store(call, session, items[start : start + batch]))
     return JSONResponse([shapes.message(m) for m in stored], status_code=201)
+
+
+# How often an upload waiting for its PDF checks that its client is still there.
+DISCONNECT_POLL_SECONDS = 0.5
+
+
+async def while_connected(request: Request, work: Coroutine[Any, Any, T]) -> T:
+    """`work`, stopped when the client disconnects meanwhile: a PDF reader (or a place in its
+    queue) held for a client that has left only makes others wait."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=DISCONNECT_POLL_SECONDS)
+            if not task.done() and await request.is_disconnected():
+                raise Unavailable("the client left before its PDF was read")
+        return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
 
 def upload_client_ids(session: str, peer: str, parts: list[str]) -> list[str]:

@@ -9,12 +9,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from graph.errors import InvalidInput, LimitExceeded
+from graph.errors import InvalidInput, LimitExceeded, Unavailable
 from reasoners.ingest import pdf_reader
 from reasoners.ingest.pdf_reader import parse_answer, read_pdf
+from resolvers.rest.messages import while_connected
 from tests.pdfs import slow_pdf, tiny_pdf
 
 UNBOUNDED = 10**9
@@ -151,3 +153,42 @@ def test_a_reader_that_stopped_is_invalid_input() -> None:
     error = b'{"error": {"code": "LIMIT_EXCEEDED", "message": "too long", "details": {}}}'
     with pytest.raises(LimitExceeded, match="too long"):
         parse_answer(error, 0)
+
+
+async def test_past_the_waiting_room_an_upload_is_refused_at_once() -> None:
+    """Waiting PDFs had no bound: uploads that were given up on held the readers for everyone
+    who came after (a one-page PDF waited 57 s behind six)."""
+    slow = slow_pdf(40)
+    held = [
+        asyncio.ensure_future(read_pdf(slow, UNBOUNDED))
+        for _ in range(pdf_reader.READERS + pdf_reader.WAITING)
+    ]
+    await asyncio.sleep(0.5)
+    try:
+        with pytest.raises(Unavailable, match="send this one again shortly"):
+            await read_pdf(tiny_pdf("Hello"), UNBOUNDED)
+    finally:
+        for task in held:
+            task.cancel()
+        await asyncio.gather(*held, return_exceptions=True)
+    assert readers_running() == 0
+
+
+class LeavesAfter:
+    """A request whose client disconnects `seconds` from now."""
+
+    def __init__(self, seconds: float) -> None:
+        self.leaves = time.monotonic() + seconds
+
+    async def is_disconnected(self) -> bool:
+        return time.monotonic() >= self.leaves
+
+
+async def test_a_client_that_leaves_stops_its_reader() -> None:
+    """A reader read on for 20 s after its client had gone, and the upload was then stored."""
+    request: Any = LeavesAfter(1.0)
+    started = time.monotonic()
+    with pytest.raises(Unavailable, match="client left"):
+        await while_connected(request, read_pdf(slow_pdf(40), UNBOUNDED))
+    assert time.monotonic() - started < 3.0
+    assert readers_running() == 0
