@@ -25,6 +25,7 @@ TICK_SECONDS = 0.2
 # Looks that may fail in a row before the streams end with the error: one failed look (a
 # blip of a fifth of a second) would otherwise end every stream of the process at once.
 FAILURES_TOLERATED = 10
+GONE = -1  # the count of a view whose observer or observed peer no longer exists
 
 
 class DreamWatch:
@@ -40,8 +41,8 @@ class DreamWatch:
     @contextlib.asynccontextmanager
     async def watching(self, view: Representation) -> AsyncIterator[Callable[[], int | None]]:
         """While open, `view`'s dream count is read at every tick; yields a function giving the
-        last count read (None before the first), which raises Unavailable once the look has
-        failed more than FAILURES_TOLERATED times in a row."""
+        last count read (None before the first, GONE once a peer of the view is), which raises
+        Unavailable once the look has failed more than FAILURES_TOLERATED times in a row."""
         self._watchers[view] += 1
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
@@ -73,5 +74,5 @@ class DreamWatch:
                 for row in rows:
                     view = Representation(row["workspace"], row["observer"], row["observed"])
                     if view in self._watchers:
-                        self._counts[view] = int(row["dream_runs"])
+                        self._counts[view] = int(row["dream_runs"]) if row["present"] else GONE
             await asyncio.sleep(self._tick)

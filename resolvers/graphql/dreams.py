@@ -15,11 +15,12 @@ from typing import Any
 
 import strawberry
 
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, NotFound
 from graph.keys import Representation
 from graph.repo import dream_runs, dreams, peers
 from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
+from resolvers.dream_watch import GONE
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
 from resolvers.graphql.polling import Interval, pause
@@ -254,11 +255,20 @@ class DreamSubscription:
         await peers.require_all(db, workspace, sorted({observer, observed}))
         if after_run is None:
             after_run = (await dreams.state(db, view)).dream_runs
+        seen: int | None = None  # the count at the last look
         async with info.context.services.dream_watch.watching(view) as latest:
             while True:
                 # The key again at each poll: one that expires ends the stream (UNAUTHENTICATED).
                 _require_view(info, workspace, observer, observed)
                 count = latest()
+                if count == GONE:
+                    raise NotFound(
+                        f"peer {observer!r} or {observed!r} no longer exists in {workspace!r} "
+                        "(purged, merged away or renamed)"
+                    )
+                if count is not None and seen is not None and count < seen:
+                    after_run = 0  # made again since (its runs start over): follow the new one
+                seen = count if count is not None else seen
                 runs = []
                 if count is None or count > after_run:  # the runs only once the count moved
                     runs = await dream_runs.runs_since(

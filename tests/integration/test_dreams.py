@@ -28,7 +28,8 @@ from reasoners.dreamer.apply import apply_plan
 from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.embeddings.model import embed_async
-from resolvers.dream_watch import DreamWatch
+from reasoners.peers import purge
+from resolvers.dream_watch import GONE, DreamWatch
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
@@ -703,10 +704,10 @@ async def test_streams_share_one_look_at_the_dream_counts(
     async with contextlib.AsyncExitStack() as stack:
         latest = [await stack.enter_async_context(watch.watching(v)) for v in views]
         await asyncio.sleep(1.0)
-        assert [f() for f in latest] == [0] * 30
+        assert [f() for f in latest] == [GONE] * 29 + [0]  # no such observers: GONE
         await dream_now(s, workspace, *AGENT_ALICE)
         await asyncio.sleep(0.3)
-        assert latest[-1]() == 1 and latest[0]() == 0
+        assert latest[-1]() == 1 and latest[0]() == GONE
     looks = counting.reads["count_dream_runs"]
     assert 8 <= looks <= 20, counting.reads
     await asyncio.sleep(0.3)
@@ -729,6 +730,24 @@ async def test_a_subscription_to_peers_that_do_not_exist_is_refused(
     assert result.errors, result
     assert result.errors[0].extensions["code"] == "NOT_FOUND", result.errors
     assert "agnet" in result.errors[0].message
+
+
+async def test_a_stream_ends_when_its_peer_is_purged(services: Services, workspace: str) -> None:
+    """It stayed open for good, silent; and once a peer of that name was made again, it skipped
+    the new peer's first runs (the count fell to 0 below the stream's last run)."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    schema = build_schema(s.settings)
+    stream: Any = await schema.subscribe(
+        EVENTS, variable_values={"w": workspace}, context_value=Context(s, None)
+    )
+    waiting = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)
+    await purge.purge_peer(s.db, workspace, "alice", s.settings.purge_batch)
+    result = await asyncio.wait_for(waiting, 10)
+    assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND", result
+    assert "no longer exists" in result.errors[0].message
 
 
 # --- reads: GraphQL, context, the dialectic ------------------------------------------------

@@ -26,7 +26,7 @@ class FlakyCounts:
         self.calls += 1
         if self.calls <= self.fail:
             raise Unavailable("Neo4j is away")
-        return [{**view, "dream_runs": 4} for view in params["views"]]
+        return [{**view, "present": True, "dream_runs": 4} for view in params["views"]]
 
 
 async def test_a_few_failed_looks_end_no_stream() -> None:
