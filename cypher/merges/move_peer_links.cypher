@@ -17,11 +17,30 @@ CALL () {
   SET d.peer = $target
   RETURN count(d) AS dreams
 }
+// A moved run is numbered after the runs its new representation already has, in the order
+// the moved ones finished, and the representation's count takes them in: run numbers stay
+// unique, and a dreamEvents stream of the target reads them after its own.
 CALL () {
   MATCH (r:DreamRun {workspace: $workspace})
   WHERE r.observer = $source OR r.observed = $source
-  SET r.observer = CASE r.observer WHEN $source THEN $target ELSE r.observer END,
-      r.observed = CASE r.observed WHEN $source THEN $target ELSE r.observed END
+  WITH r, CASE r.observer WHEN $source THEN $target ELSE r.observer END AS observer,
+       CASE r.observed WHEN $source THEN $target ELSE r.observed END AS observed
+  ORDER BY r.finished_at, r.seq
+  WITH observer, observed, collect(r) AS moved
+  OPTIONAL MATCH (:Peer {workspace: $workspace, name: observer})
+                 -[e:OBSERVES]->(:Peer {workspace: $workspace, name: observed})
+  WITH observer, observed, moved, e,
+       coalesce(e.dream_runs, 0) AS counted,
+       COLLECT { MATCH (k:DreamRun {workspace: $workspace, observer: observer,
+                                    observed: observed})
+                 RETURN max(k.seq) } [0] AS highest
+  WITH observer, observed, moved, e,
+       CASE WHEN coalesce(highest, 0) > counted THEN highest ELSE counted END AS base
+  SET e.dream_runs = base + size(moved)
+  WITH observer, observed, moved, base
+  UNWIND range(0, size(moved) - 1) AS i
+  WITH moved[i] AS r, observer, observed, base + i + 1 AS seq
+  SET r.observer = observer, r.observed = observed, r.seq = seq
   RETURN count(r) AS runs
 }
 RETURN sessions, dreams, runs

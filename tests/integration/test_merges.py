@@ -31,7 +31,14 @@ from tests.integration.derive_helpers import (
     stated_belief,
     target_messages,
 )
-from tests.integration.dream_helpers import belief_id, contents, derive, with_dreams
+from tests.integration.dream_helpers import (
+    belief_id,
+    contents,
+    derive,
+    dream_now,
+    runs,
+    with_dreams,
+)
 from tests.integration.restructure_helpers import kill_after, resume, run_all, snapshot
 
 pytestmark = pytest.mark.integration
@@ -152,6 +159,23 @@ async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
     }
     done = await jobs.status(s.db, workspace, None, "alice")
     assert done.dead == 0 and done.pending == 0
+
+
+async def test_dream_runs_a_merge_moves_keep_their_numbers_unique(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """Moved runs kept their numbers: the target's view listed 3, 3, 2, 2, 1, 1, and a stream
+    from `afterRun` could not tell them apart."""
+    s = await two_identities(services, workspace)
+    for observed in ("alice", "alicia"):
+        await dream_now(s, workspace, "agent", observed)
+        assert await runs(s, workspace, "agent", observed)
+    assert (await gql.ok(MERGE, {"w": workspace}))["mergePeers"]["target"] == "alice"
+    await run_all(s, workspace)
+    numbers = sorted(r.seq for r in await runs(s, workspace, "agent", "alice"))
+    assert numbers == list(range(1, len(numbers) + 1)), numbers
+    await dream_now(s, workspace, "agent", "alice")
+    assert (await runs(s, workspace, "agent", "alice"))[0].seq == len(numbers) + 1
 
 
 async def test_views_that_a_merge_makes_one_add_up_their_counts(
