@@ -50,9 +50,10 @@ class DreamBody(BaseModel):
 
 
 class QueueQuery(BaseModel):
-    observer_id: str | None = None
-    sender_id: str | None = None
-    session_id: str | None = None
+    # An empty id filtered nothing and answered zeros: refused (422) like any bad id.
+    observer_id: str | None = Field(default=None, min_length=1)
+    sender_id: str | None = Field(default=None, min_length=1)
+    session_id: str | None = Field(default=None, min_length=1)
 
 
 async def create(call: Call) -> Response:

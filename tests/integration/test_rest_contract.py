@@ -433,6 +433,8 @@ async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspac
     # Two different peers: one was silently dropped (observer_id won).
     r = await rest.get(status, params={"observer_id": "alice", "sender_id": "bot"})
     assert r.status_code == 422 and "not two different peers" in r.json()["detail"]
+    for empty in ("observer_id", "sender_id", "session_id"):  # answered zeros for nobody
+        assert (await rest.get(status, params={empty: ""})).status_code == 422
     r = await rest.post(
         f"/workspaces/{workspace}/schedule_dream",
         json={"observer": "alice", "dream_type": "omni", "session_id": None},
