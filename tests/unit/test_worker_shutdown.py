@@ -43,13 +43,7 @@ async def test_periodic_work_that_fails_runs_again() -> None:
         calls += 1
         raise RuntimeError("down")
 
-    db: Any = None
-    worker = Worker(db, {}, WorkerConfig(concurrency=0), periodic=[Periodic("f", 0.01, failing)])
-    stop = asyncio.Event()
-    running = asyncio.create_task(worker.run(stop))
-    await asyncio.sleep(0.2)
-    stop.set()
-    await asyncio.wait_for(running, 5)
+    await run_for(0.2, Periodic("f", 0.01, failing))
     assert calls >= 3
 
 
@@ -64,12 +58,16 @@ async def test_periodic_work_cancelled_from_within_runs_again() -> None:
         if calls == 1:
             raise asyncio.CancelledError
 
+    await run_for(0.2, Periodic("c", 0.01, cancelled_once))
+    assert calls >= 3
+
+
+async def run_for(seconds: float, *periodic: Periodic) -> None:
+    """A worker with only `periodic` work (no slot claims anything), run then stopped."""
     db: Any = None
-    periodic = [Periodic("c", 0.01, cancelled_once)]
-    worker = Worker(db, {}, WorkerConfig(concurrency=0), periodic=periodic)
+    worker = Worker(db, {}, WorkerConfig(concurrency=0), periodic=list(periodic))
     stop = asyncio.Event()
     running = asyncio.create_task(worker.run(stop))
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(seconds)
     stop.set()
     await asyncio.wait_for(running, 5)
-    assert calls >= 3
