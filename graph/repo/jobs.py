@@ -216,8 +216,8 @@ async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> boo
 
     async def work(tx: Tx) -> bool:
         # The lock first, in a statement of its own, so that the owner check reads after a
-        # commit that released the unit meanwhile; checked in the same statement it read first,
-        # and the lease it then set kept the released unit from being claimed for a lease.
+        # commit that released the unit meanwhile. In one statement, the owner was read before
+        # the lock, and the lease then set on the released unit kept anyone from claiming it.
         await tx.rows("lock_work_unit", key=unit.key, owner=unit.owner)
         row = await tx.one(
             "extend_work_unit_lease", key=unit.key, owner=unit.owner, lease_until=now() + lease

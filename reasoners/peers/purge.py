@@ -418,7 +418,10 @@ async def resume_interrupted(
         try:
             report = await _recorded(eraser, record.id, lease, left)
         except Exception as exc:
-            wait = min(lease * 2**record.attempts, MAX_RESUME_BACKOFF)
+            wait = max(
+                min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
+                timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
+            )
             log.warning(
                 "resuming purge %s (try %d) failed, next try in %s: %s",
                 record.id,
