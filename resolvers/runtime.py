@@ -28,8 +28,9 @@ from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from reasoners.peers import purge
 from reasoners.peers.files import embed_missing_chunks
-from reasoners.peers.merges import RESTRUCTURE, RestructureHandler
+from reasoners.peers.merges import RestructureHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
+from reasoners.peers.starts import RESTRUCTURE
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler

@@ -41,17 +41,18 @@ from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.dreamer import scheduling
+from reasoners.peers.starts import (
+    RESTRUCTURE,
+    check_not_purged,
+    check_not_queued,
+    lock_starts,
+    restructure_unit,
+)
 from reasoners.queue.worker import Prepared
 
 log = logging.getLogger("beliefgraph.restructure")
 
-RESTRUCTURE = "restructure"
 STALE_REASON = "its representation was merged into another peer's"
-
-
-def restructure_unit(workspace: str) -> str:
-    # One unit per workspace: its renames and merges run one at a time, in order.
-    return f"{RESTRUCTURE}/{workspace}"
 
 
 def restructure_job(
@@ -118,47 +119,6 @@ class Operation:
     @classmethod
     def of(cls, payload: dict[str, Any]) -> Operation:
         return cls(list(payload["sources"]), str(payload["target"]), bool(payload["merge"]))
-
-
-def named_peers(kind: str, payload: dict[str, Any]) -> set[str]:
-    """The peers a queued rename, merge or split changes (pure)."""
-    if kind == RESTRUCTURE:
-        return {*payload.get("sources", []), str(payload.get("target", ""))}
-    return {str(payload.get("peer", "")), *(str(p["child"]) for p in payload.get("parts", []))}
-
-
-async def lock_starts(tx: Tx, workspace: str) -> None:
-    """Holds the workspace's lock for the rest of `tx`: starts of renames, merges and splits in
-    one workspace then run one at a time, and each one's checks see the operations queued
-    before it."""
-    if await tx.one("lock_restructure_starts", workspace=workspace) is None:
-        raise NotFound(f"workspace {workspace!r} does not exist")
-
-
-async def check_not_queued(tx: Tx, workspace: str, names: set[str]) -> None:
-    """Conflict when an unfinished rename, merge or split already changes one of `names`: the
-    second would run on what the first left (a target merged away, a source renamed). Run it
-    after `lock_starts`, in the transaction that queues the new operation."""
-    rows = await tx.rows("list_unit_head_jobs", key=restructure_unit(workspace), limit=10_000)
-    for job in (JobRecord.from_row(r["job"]) for r in rows):
-        shared = sorted(names & named_peers(job.kind, job.payload))
-        if shared:
-            raise Conflict(
-                f"peer {shared[0]!r} is already being renamed, merged or split (operation "
-                f"{job.payload.get('operation')}); start this one once that one has finished",
-                operation=job.payload.get("operation"),
-            )
-
-
-async def check_not_purged(tx: Tx, workspace: str, names: set[str]) -> None:
-    """Conflict when a purge has begun erasing one of `names` and not finished: renamed,
-    merged or split, the rest of it would escape the purge (its record names the peer)."""
-    rows = await tx.rows("list_purging_peers", workspace=workspace, names=sorted(names))
-    if rows:
-        raise Conflict(
-            f"peer {rows[0]['name']!r} is being purged; a worker finishes the purge (or purge "
-            "it again): it cannot be renamed, merged or split meanwhile"
-        )
 
 
 async def copy_peer(tx: Tx, workspace: str, source: str, target: str) -> None:

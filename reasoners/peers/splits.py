@@ -29,14 +29,12 @@ from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.peers.merges import (
     StepHandler,
-    check_not_purged,
-    check_not_queued,
     copy_peer,
     dream_target,
-    lock_starts,
     restructure_job,
     scope_moves,
 )
+from reasoners.peers.starts import check_not_purged, check_not_queued, lock_starts
 
 SPLIT = "split"
 

@@ -13,8 +13,9 @@ import sys
 import time
 
 from graph.repo.jobs import JobRecord
-from reasoners.peers.merges import RESTRUCTURE, RestructureHandler, StepHandler
+from reasoners.peers.merges import RestructureHandler, StepHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
+from reasoners.peers.starts import RESTRUCTURE
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.child_worker import serve

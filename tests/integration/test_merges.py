@@ -18,7 +18,7 @@ from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage
 from reasoners.peers import merges, purge, splits
 from reasoners.peers.files import FileWriter
-from reasoners.peers.merges import RESTRUCTURE
+from reasoners.peers.starts import RESTRUCTURE
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient

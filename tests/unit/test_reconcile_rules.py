@@ -16,7 +16,7 @@ from reasoners.dreamer.reconcile_rules import (
     rule_verdicts,
 )
 from reasoners.peers.merges import pair_repeats, scope_moves
-from reasoners.peers.purge import chunks, dependents_first, jobs_to_purge
+from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
 
 
 def fact(id_: str, *sources: Source) -> StaleBelief:
