@@ -41,8 +41,8 @@ class DreamWatch:
     @contextlib.asynccontextmanager
     async def watching(self, view: Representation) -> AsyncIterator[Callable[[], int | None]]:
         """While open, `view`'s dream count is read at every tick; yields a function giving the
-        last count read (None before the first, GONE once a peer of the view is), which raises
-        Unavailable once the look has failed more than FAILURES_TOLERATED times in a row."""
+        last count read (None before the first, GONE once a peer of the view is gone), which
+        raises Unavailable once the look has failed more than FAILURES_TOLERATED times in a row."""
         self._watchers[view] += 1
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
