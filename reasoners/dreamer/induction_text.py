@@ -22,4 +22,4 @@ def recounted(content: str, times: int, sessions: int) -> str | None:
     worded = _WORDED.fullmatch(content)
     if worded is None or int(worded[1]) <= times:
         return None
-    return f"A recurring pattern ({times} times across {sessions} sessions): {worded[3]}"
+    return induction_text(times, sessions, worded[3].removesuffix("."))

@@ -36,28 +36,27 @@ def _current(belief: StaleBelief, kept: set[str], judged: set[str]) -> list[Prem
     return [p for p in belief.premises if current(p)]
 
 
-def _grounded(belief: StaleBelief, kept: set[str], judged: set[str]) -> bool:
+def _verdict(belief: StaleBelief, kept: set[str], judged: set[str]) -> Verdict:
+    """Keep the belief while what remains grounds it, else drop it. A kept induction in the
+    zero-key words that states more times than premises still ground it (one went, or moved to
+    another representation) is reworded with its counts as they are, and dropped when one
+    session is left (it is no pattern across sessions). It keeps citing a moved premise: that
+    is its provenance, what a purge of the premise's source follows to erase it too."""
     if belief.level == "explicit":
-        return any(s.live and is_grounded(s.span, s.content) for s in belief.sources)
-    if len(_current(belief, kept, judged)) < NEEDED.get(belief.level, 1):
-        return False
-    # A zero-key induction is a pattern across sessions: left with one, it is none.
-    told = _told_again(belief, kept, judged)
-    return told is None or _sessions(belief, kept, judged) >= MIN_INDUCTION_SESSIONS
-
-
-def _told_again(belief: StaleBelief, kept: set[str], judged: set[str]) -> str | None:
-    """A kept induction's new words when fewer premises ground it than it says (one went, or
-    moved to another representation), else None. It keeps citing a moved premise: that is its
-    provenance, and what a purge of the premise's source follows to erase it too."""
-    if belief.level != "inductive":
-        return None
+        live = any(s.live and is_grounded(s.span, s.content) for s in belief.sources)
+        return Verdict(belief.id, KEEP if live else DROP)
     still = _current(belief, kept, judged)
-    return recounted(belief.content, len(still), len({p.session for p in still if p.session}))
-
-
-def _sessions(belief: StaleBelief, kept: set[str], judged: set[str]) -> int:
-    return len({p.session for p in _current(belief, kept, judged) if p.session})
+    if len(still) < NEEDED.get(belief.level, 1):
+        return Verdict(belief.id, DROP)
+    if belief.level != "inductive":
+        return Verdict(belief.id, KEEP)
+    sessions = len({p.session for p in still if p.session})
+    words = recounted(belief.content, len(still), sessions)
+    if words is None:
+        return Verdict(belief.id, KEEP)
+    if sessions < MIN_INDUCTION_SESSIONS:
+        return Verdict(belief.id, DROP)
+    return Verdict(belief.id, UPDATE, words)
 
 
 def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:
@@ -81,14 +80,10 @@ def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
     kept: set[str] = set()
     verdicts = []
     for belief in order(beliefs):
-        if _grounded(belief, kept, judged):
+        verdict = _verdict(belief, kept, judged)
+        if verdict.action != DROP:
             kept.add(belief.id)
-            words = _told_again(belief, kept, judged)
-            verdicts.append(
-                Verdict(belief.id, UPDATE, words) if words else Verdict(belief.id, KEEP)
-            )
-        else:
-            verdicts.append(Verdict(belief.id, DROP))
+        verdicts.append(verdict)
     return verdicts
 
 
