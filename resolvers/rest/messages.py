@@ -50,21 +50,15 @@ class MessageUpdate(BaseModel):
     metadata: dict[str, Any]
 
 
-async def check_sender(call: Call, session: str, peers: list[str]) -> bool:
+def check_sender(call: Call, session: str, peers: list[str]) -> bool:
     """Refuse a caller that may not post as `peers` into the session: a peer key posts as its
-    own peer into a session it is in, other keys need the session. True for a peer key. Done
-    before anything costly (reading a file, embedding): the write checks membership again."""
+    own peer, other keys need the session. True for a peer key (whose peer must also be in
+    the session: add_messages checks that before it embeds anything)."""
     principal = call.principal
     as_peer = principal.scope is KeyScope.PEER and principal.workspace == call.workspace
     if as_peer:
         for peer in peers:
             principal.require_peer(call.workspace, peer)
-        senders = sorted(set(peers))
-
-        async def present(tx: Tx) -> None:
-            await messages.require_present(tx, call.workspace, session, senders)
-
-        await call.services.db.read_tx(present)
     else:
         principal.require_session(call.workspace, session)
     return as_peer
@@ -73,7 +67,7 @@ async def check_sender(call: Call, session: str, peers: list[str]) -> bool:
 async def store(call: Call, session: str, items: list[MessageInput]) -> list[MessageRecord]:
     """Store a batch as the caller may: a peer key posts as its own peer, into a session its
     peer is already in; other keys create what is missing and add the senders."""
-    as_peer = await check_sender(call, session, [item.peer for item in items])
+    as_peer = check_sender(call, session, [item.peer for item in items])
     # Checked before anything is created: a bad batch left the session and peers it named.
     validate_batch(items, call.services.settings)
     if not as_peer:
@@ -164,7 +158,13 @@ async def upload(call: Call) -> Response:
         peer = form.get("peer_id")
         if not isinstance(upload, UploadFile) or not isinstance(peer, str) or not peer:
             raise InvalidInput("send a multipart form with a file and a peer_id")
-        await check_sender(call, session, [peer])  # before the file is read: a PDF costs seconds
+        # Before the file is read (a PDF costs seconds): a peer key's peer must be in the session.
+        if check_sender(call, session, [peer]):
+
+            async def present(tx: Tx) -> None:
+                await messages.require_present(tx, call.workspace, session, [peer])
+
+            await call.services.db.read_tx(present)
         content_type = upload.content_type or "application/octet-stream"
         if not documents.is_supported(content_type):
             return detail(415, f"{content_type} files are not supported: send text, JSON or PDF")
