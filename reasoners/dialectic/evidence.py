@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from graph.records import FileChunkRecord, MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.repo.observation_search import ObservationQuery
@@ -149,7 +149,7 @@ def verbatim(span: str, content: str) -> str:
 
 
 def utc(value: datetime) -> datetime:
-    return (aware(value) or value).astimezone(UTC)
+    return aware(value) or value  # aware gives UTC
 
 
 def when(value: datetime | None) -> str:
