@@ -14,16 +14,23 @@ from graph.errors import RaceLost
 T = TypeVar("T")
 
 
-class RerunsEveryWrite:
-    """Delegates to a real Database; each write transaction's first run is rolled back after
-    its work finished (RaceLost, which write_tx answers by running the work again)."""
+class Wrapping:
+    """Delegates to a real Database whatever a subclass does not change."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.reruns = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._db, name)
+
+
+class RerunsEveryWrite(Wrapping):
+    """Each write transaction's first run is rolled back after its work finished (RaceLost,
+    which write_tx answers by running the work again)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.reruns = 0
 
     async def write_tx(self, work: Callable[[Tx], Awaitable[T]], **options: Any) -> T:
         first = True
@@ -40,31 +47,25 @@ class RerunsEveryWrite:
         return await self._db.write_tx(twice, **options)
 
 
-class CountsReads:
-    """Delegates to a real Database, counting its `read` calls by statement."""
+class CountsReads(Wrapping):
+    """Counts `read` calls by statement."""
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        super().__init__(db)
         self.reads: Counter[str] = Counter()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._db, name)
 
     async def read(self, statement: str, /, **params: Any) -> Any:
         self.reads[statement] += 1
         return await self._db.read(statement, **params)  # type: ignore[arg-type]
 
 
-class SlowAnswers:
-    """Delegates to a real Database; a write transaction's answer arrives `delay` seconds after
-    it committed (a slow network), as the caller sees it."""
+class SlowAnswers(Wrapping):
+    """A write transaction's answer arrives `delay` seconds after it committed (a slow
+    network), as the caller sees it."""
 
     def __init__(self, db: Database, delay: float) -> None:
-        self._db = db
+        super().__init__(db)
         self.delay = delay
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._db, name)
 
     async def write_tx(self, work: Callable[[Tx], Awaitable[T]], **options: Any) -> T:
         result = await self._db.write_tx(work, **options)
