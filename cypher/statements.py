@@ -238,4 +238,6 @@ Statement = Literal[
     "update_peer",
     "update_session",
     "update_workspace",
+    "utc_message_times",
+    "utc_observation_times",
 ]

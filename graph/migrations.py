@@ -26,6 +26,11 @@ graph/repo/retrieval.py): an index built with other settings is dropped here and
 The drop depends on the settings found, not on the version alone: a start that times out while
 the server repopulates a large index finds the new settings at the next start and keeps them.
 
+Version 6 moves the times clients sent (a message's `created_at`, and the `valid_at` its beliefs
+copy) to UTC: Neo4j orders one instant written in two offsets apart, so a time bound missed a
+message stored in another offset. Each batch walks the id order after the last one, so it reads
+every node once, and converting a UTC time again changes nothing.
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import logging
 
+from cypher.statements import Statement
 from graph.db import Database
 from graph.keys import peer_key, scope_key, session_key, workspace_key
 from graph.repo.peer_cards import card_path
@@ -41,7 +47,7 @@ from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
@@ -172,6 +178,17 @@ async def move_cards(db: Database) -> int:
     return total
 
 
+async def times_to_utc(db: Database, statement: Statement, *, batch: int = BATCH) -> int:
+    """Walk one node kind in id order, batch by batch, moving its client-sent time to UTC."""
+    moved, after = 0, ""
+    while True:
+        row = await db.write_one(statement, after=after, batch=batch)
+        if not row or not row["seen"]:
+            return moved
+        moved += int(row["moved"])
+        after = str(row["last"])
+
+
 async def migrate(db: Database, version: int) -> None:
     """Everything a graph at `version` needs before the current indexes are created."""
     if version >= SCHEMA_VERSION:
@@ -193,6 +210,15 @@ async def migrate(db: Database, version: int) -> None:
             MESSAGE_VECTORS,
             MESSAGE_INDEX_GRAPH,
         )
+    if version < 6:
+        messages = await times_to_utc(db, "utc_message_times")
+        beliefs = await times_to_utc(db, "utc_observation_times")
+        if messages or beliefs:
+            log.info(
+                "migrated to layout 6: times of %d messages and %d beliefs moved to UTC",
+                messages,
+                beliefs,
+            )
 
 
 async def drop_outdated_message_vectors(db: Database) -> bool:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
 
 from graph import migrations
-from graph.repo import message_search, observation_search
+from graph.repo import message_search, messages, observation_search
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
@@ -127,3 +128,37 @@ async def test_layout_4_message_vectors_are_rebuilt_with_the_denser_graph(
     await db.write("set_schema_version", version=4)
     await install_schema(db, dim)
     assert (await message_vectors(services))["id"] == new["id"]
+
+
+async def test_layout_5_times_sent_in_other_offsets_are_moved_to_utc(
+    services: Services, workspace: str
+) -> None:
+    db = services.db
+    await seed_beliefs(services, workspace)
+    [legacy] = await statements.write(db, "legacy_offset_times", workspace=workspace)
+    assert legacy == {"messages": 2, "beliefs": 5}
+    before = await statements.read(db, "workspace_times", workspace=workspace)
+    assert {r["zone"] for r in before} == {"-05:00"}
+    [first, *_] = [r for r in before if r["kind"] == "message"]
+    instant = first["at"].to_native().astimezone(UTC)
+    at_instant = MessageFilter(since=instant, until=instant + timedelta(microseconds=1))
+
+    async def listed() -> list[str]:
+        page = await messages.list_page(db, workspace, at_instant, after=None, limit=10)
+        return [m.id for m in page.items]
+
+    # Neo4j orders 05:00-05:00 before 10:00Z, one instant: a bound in UTC missed it.
+    assert await listed() == []
+    # Batch by batch in id order: two at a time reach all five beliefs.
+    assert await migrations.times_to_utc(db, "utc_observation_times", batch=2) >= 5
+    await db.write("set_schema_version", version=5)
+
+    await install_schema(db, services.settings.embedding_dim)
+
+    after = await statements.read(db, "workspace_times", workspace=workspace)
+    assert {r["zone"] for r in after} == {"Z"}
+    assert [(r["id"], r["millis"], r["at"].to_native()) for r in after] == [
+        (r["id"], r["millis"], r["at"].to_native()) for r in before
+    ]
+    assert await migrations.mark(db) == migrations.SCHEMA_VERSION
+    assert first["id"] in await listed()
