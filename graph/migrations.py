@@ -37,9 +37,9 @@ The new indexes are created after (graph/schema.py) and the version is set last.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
-from cypher.statements import Statement
-from graph.db import Database
+from graph.db import Database, Row
 from graph.keys import peer_key, scope_key, session_key, workspace_key
 from graph.repo.peer_cards import card_path
 from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
@@ -178,15 +178,22 @@ async def move_cards(db: Database) -> int:
     return total
 
 
-async def times_to_utc(db: Database, statement: Statement, *, batch: int = BATCH) -> int:
-    """Walk one node kind in id order, batch by batch, moving its client-sent time to UTC."""
-    moved, after = 0, ""
-    while True:
-        row = await db.write_one(statement, after=after, batch=batch)
-        if not row or not row["seen"]:
-            return moved
-        moved += int(row["moved"])
-        after = str(row["last"])
+async def times_to_utc(db: Database, *, batch: int = BATCH) -> tuple[int, int]:
+    """Move the client-sent times of messages, then of beliefs, to UTC (version 6): how many of
+    each moved. Each kind is walked in id order, batch by batch."""
+
+    async def walk(step: Callable[[str], Awaitable[Row | None]]) -> int:
+        moved, after = 0, ""
+        while (row := await step(after)) and row["seen"]:
+            moved += int(row["moved"])
+            after = str(row["last"])
+        return moved
+
+    messages = await walk(lambda after: db.write_one("utc_message_times", after=after, batch=batch))
+    beliefs = await walk(
+        lambda after: db.write_one("utc_observation_times", after=after, batch=batch)
+    )
+    return messages, beliefs
 
 
 async def migrate(db: Database, version: int) -> None:
@@ -211,8 +218,7 @@ async def migrate(db: Database, version: int) -> None:
             MESSAGE_INDEX_GRAPH,
         )
     if version < 6:
-        messages = await times_to_utc(db, "utc_message_times")
-        beliefs = await times_to_utc(db, "utc_observation_times")
+        messages, beliefs = await times_to_utc(db)
         if messages or beliefs:
             log.info(
                 "migrated to layout 6: times of %d messages and %d beliefs moved to UTC",

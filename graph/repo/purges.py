@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from graph.db import Database, Tx
+from graph.errors import Conflict, NotFound
+from graph.records import to_datetime
 from graph.validation import now
 
 
@@ -21,12 +23,11 @@ class PurgeRecord:
     peer_marked: bool  # the peer of that name is still the one the purge began erasing
 
 
-async def begin(
-    db: Database, workspace: str, *, peer: str | None, message_ids: list[str], lease: timedelta
+async def _create(
+    tx: Tx, workspace: str, peer: str | None, message_ids: list[str], lease: timedelta
 ) -> str:
-    """A record of the purge about to run, leased for `lease`; its id."""
     stamp = now()
-    row = await db.write_one(
+    row = await tx.one(
         "begin_purge",
         id=str(uuid.uuid4()),
         workspace=workspace,
@@ -39,8 +40,52 @@ async def begin(
     return str(row["id"])
 
 
+async def begin_messages(
+    db: Database, workspace: str, message_ids: list[str], *, lease: timedelta
+) -> str:
+    """The record of a purge of messages about to run, leased for `lease`; its id."""
+    return await db.write_tx(lambda tx: _create(tx, workspace, None, message_ids, lease))
+
+
+async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelta) -> str:
+    """The record of a peer's purge about to run: a new one, or the record of an earlier purge
+    of the peer whose lease ran out (its process died), leased to this caller, which finishes
+    it. A purge of the peer still running is a CONFLICT: two at once would each count what the
+    other deleted."""
+
+    async def work(tx: Tx) -> str:
+        [locked] = await tx.rows("lock_peer", workspace=workspace, peer=peer)
+        if not locked["locked"]:
+            raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
+        stamp = now()
+        running = await tx.one("find_peer_purge", workspace=workspace, peer=peer)
+        if running is None:
+            return await _create(tx, workspace, peer, [], lease)
+        await tx.rows("lock_purge", id=running["id"], now=stamp)
+        # Leased only if its lease has still run out (a worker may have just taken it up).
+        taken = await tx.one("lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease)
+        if taken is None:
+            started = to_datetime(running["started_at"])
+            since = started.isoformat(timespec="seconds") if started else "earlier"
+            raise Conflict(
+                f"peer {peer!r} is already being purged (since {since}); "
+                "the purge finishes on its own"
+            )
+        return str(taken["id"])
+
+    return await db.write_tx(work)
+
+
 async def extend(db: Database, purge_id: str, lease: timedelta) -> None:
     await db.write("extend_purge", id=purge_id, lease_until=now() + lease)
+
+
+async def release(db: Database, purge_id: str, *, retry_in: timedelta | None = None) -> None:
+    """Give up the lease of a purge that failed here: purging again takes the record over, and
+    a worker takes it up after `retry_in` (None: at its next look)."""
+    stamp = now()
+    retry_after = None if retry_in is None else stamp + retry_in
+    await db.write("release_purge", id=purge_id, now=stamp, retry_after=retry_after)
 
 
 async def finish(db: Database, purge_id: str) -> None:

@@ -275,12 +275,26 @@ def peer_left(workspace: str, peer: str) -> PlanLeft:
 
 
 async def _recorded(
-    eraser: Eraser, purge_id: str, lease: timedelta, left: PlanLeft, first: Plan | None = None
+    eraser: Eraser,
+    purge_id: str,
+    lease: timedelta,
+    left: PlanLeft,
+    first: Plan | None = None,
+    *,
+    retry_in: timedelta | None = None,
 ) -> PurgeReport:
     """Run a purge under its record, and delete the record once it has finished. A failure
-    leaves the record: a worker finishes the purge after the lease runs out."""
-    async with _leased(eraser.db, purge_id, lease):
-        report = await eraser.run(left, first)
+    leaves the record and gives up its lease (a worker finishes the purge after `retry_in`, or
+    purging again does); if the process dies, the lease runs out instead."""
+    try:
+        async with _leased(eraser.db, purge_id, lease):
+            report = await eraser.run(left, first)
+    except BaseException:
+        try:
+            await purges.release(eraser.db, purge_id, retry_in=retry_in)
+        except Exception as exc:  # Neo4j away: the lease runs out instead
+            log.warning("could not release purge %s's lease: %s", purge_id, exc)
+        raise
     await purges.finish(eraser.db, purge_id)
     return report
 
@@ -322,7 +336,7 @@ async def purge_messages(
     plan = await db.read_tx(left)
     if not plan.messages:
         raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
-    record = await purges.begin(db, workspace, peer=None, message_ids=ids, lease=lease)
+    record = await purges.begin_messages(db, workspace, ids, lease=lease)
     eraser = Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint())
     return await _recorded(eraser, record, lease, left, plan)
 
@@ -337,7 +351,7 @@ async def purge_peer(
     lease: timedelta = PURGE_LEASE,
 ) -> PurgeReport:
     await peers.get(db, workspace, peer)
-    record = await purges.begin(db, workspace, peer=peer, message_ids=[], lease=lease)
+    record = await purges.begin_peer(db, workspace, peer, lease=lease)
     eraser = Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint())
     return await _recorded(eraser, record, lease, peer_left(workspace, peer))
 
@@ -366,13 +380,13 @@ async def resume_interrupted(
         else:
             left = messages_left(record.workspace, record.message_ids)
         eraser = Eraser(db, record.workspace, record.peer, batch, checkpoint or NoCheckpoint())
+        wait = max(
+            min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
+            timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
+        )
         try:
-            report = await _recorded(eraser, record.id, lease, left)
+            report = await _recorded(eraser, record.id, lease, left, retry_in=wait)
         except Exception as exc:
-            wait = max(
-                min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
-                timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
-            )
             log.warning(
                 "resuming purge %s (try %d) failed, next try in %s: %s",
                 record.id,
@@ -380,7 +394,6 @@ async def resume_interrupted(
                 wait,
                 exc,
             )
-            await purges.extend(db, record.id, wait)
             continue
         log.info("finished interrupted purge %s in %s: %s", record.id, record.workspace, report)
     return taken

@@ -329,8 +329,8 @@ class RestructureMutation:
         description="Erase a peer for good: its messages, every belief it holds or that is "
         "held about it and everything derived from those, its files and cards, the summaries "
         "that covered its messages, its jobs and dream records, and the peer itself; returns "
-        "what went. Cannot be undone; one interrupted half-way is finished by a worker. Workspace "
-        "keys only."
+        "what went. Cannot be undone; one interrupted half-way is finished by a worker (or by "
+        "purging again). CONFLICT while another purge of the peer runs. Workspace keys only."
     )
     async def purge_peer(
         self,

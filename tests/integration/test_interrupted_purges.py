@@ -11,9 +11,11 @@ import pytest
 from graph.errors import Conflict, NotFound
 from graph.repo import peers, purges, workspaces
 from graph.repo.sessions import MemberSettings
+from graph.validation import now
 from reasoners.peers import merges, purge, splits
 from reasoners.peers.splits import Part
 from resolvers.services import Services
+from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
 from tests.integration.test_restructure import Interrupted, Watch, beliefs, chain, counts
 
@@ -31,23 +33,77 @@ async def test_an_interrupted_purge_is_finished_by_a_worker(
         await purge.purge_peer(s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=3))
     half = await counts(s, workspace)
     assert half["Purge"] == 1 and half["Peer"] > 0 and beliefs(half) > 0
-    # Its lease has not run out: nobody takes it up yet.
-    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 0
 
-    with pytest.raises(Interrupted):
-        await purge.purge_peer(
-            s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=1), lease=EXPIRED
-        )
     watch = Watch(s, workspace)
-    # The second record's lease has run out: it is taken up and finishes the purge. (The
-    # first waits out its lease, then finds its peer gone or marked by the second: dropped.)
+    # It failed in its process, which gave up the lease: the next look takes it up.
     assert await purge.resume_interrupted(s.db, 2, workspace=workspace, checkpoint=watch) == 1
     left = await counts(s, workspace)
-    assert beliefs(left) == 0 and "Message" not in left
-    assert left.get("Purge") == 1, "the first record, its lease still running"
+    assert beliefs(left) == 0 and "Message" not in left and "Purge" not in left
     assert watch.batches > 0 and watch.unsupported == 0
     with pytest.raises(NotFound):
         await peers.get(s.db, workspace, "alice")
+
+
+async def test_a_purge_whose_process_died_waits_out_its_lease_and_blocks_another(
+    services: Services, workspace: str
+) -> None:
+    """A process that died after writing the record (no release): its lease still runs."""
+    c = await chain(services, workspace)
+    s = c.services
+    await purges.begin_peer(s.db, workspace, "alice", lease=purge.PURGE_LEASE)
+    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 0
+    with pytest.raises(Conflict, match="'alice' is already being purged"):
+        await purge.purge_peer(s.db, workspace, "alice", 2)
+    await s.db.write("extend_purge", id=await record_id(s, workspace), lease_until=now())
+    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 1
+    assert "Purge" not in await counts(s, workspace)
+
+
+async def test_purging_a_peer_again_after_its_purge_failed_finishes_that_purge(
+    services: Services, workspace: str
+) -> None:
+    c = await chain(services, workspace)
+    s = c.services
+    before = await counts(s, workspace)
+    with pytest.raises(Interrupted):
+        await purge.purge_peer(s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=3))
+    await record_id(s, workspace)
+
+    report = await purge.purge_peer(s.db, workspace, "alice", 2)
+
+    left = await counts(s, workspace)
+    assert "Purge" not in left and "Message" not in left and beliefs(left) == 0
+    # The record taken over (no second one left behind); the report counts what this call
+    # erased (the first had tombstoned, not yet deleted, the messages).
+    assert report.peers == 1 and report.messages == before["Message"]
+
+
+async def record_ids(s: Services, workspace: str) -> list[str]:
+    return [str(r["id"]) for r in await statements.read(s.db, "purge_records", workspace=workspace)]
+
+
+async def record_id(s: Services, workspace: str) -> str:
+    [ident] = await record_ids(s, workspace)
+    return ident
+
+
+async def test_concurrent_purges_of_one_peer_run_one_and_count_each_node_once(
+    services: Services, workspace: str
+) -> None:
+    """Each purge counted the nodes its statements matched, another deleted some of them first:
+    three at once reported more messages than there were."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", *[("alice", f"Message number {i}.") for i in range(40)])
+    results = await asyncio.gather(
+        *(purge.purge_peer(services.db, workspace, "alice", 5) for _ in range(3)),
+        return_exceptions=True,
+    )
+    reports = [r for r in results if isinstance(r, purge.PurgeReport)]
+    refused = [r for r in results if isinstance(r, Conflict | NotFound)]
+    assert len(reports) == 1 and len(refused) == 2, results
+    assert reports[0].messages == 40 and reports[0].peers == 1
+    assert "Message" not in await counts(services, workspace)
 
 
 async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
@@ -55,7 +111,7 @@ async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
 ) -> None:
     """The purge deleted the peer (its last step) and stopped before deleting its record."""
     await make_peers(services, workspace, "alice")
-    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
     await services.db.write("delete_peer", workspace=workspace, peer="alice")
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
@@ -86,7 +142,7 @@ async def test_a_workspace_deleted_takes_its_purge_records(
     services: Services, workspace: str
 ) -> None:
     await make_peers(services, workspace, "alice")
-    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
     await workspaces.delete(services.db, workspace)
     assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 0
 
@@ -98,7 +154,7 @@ async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
     rest of it escaped the purge."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
-    await purges.begin(services.db, workspace, peer="alice", message_ids=[], lease=EXPIRED)
+    await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
     s = services.settings
     for start in (
         merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False)),
