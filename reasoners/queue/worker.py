@@ -139,8 +139,16 @@ class Worker:
                 continue
             task = asyncio.create_task(self._process(unit))
             stop_wait = asyncio.create_task(stop.wait())
-            await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
-            stop_wait.cancel()
+            try:
+                await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                # The worker was cancelled, not stopped: its unit stops with it (the lease runs
+                # out and another worker takes the unit up).
+                task.cancel()
+                await asyncio.wait({task})
+                raise
+            finally:
+                stop_wait.cancel()
             if not task.done():
                 # Shutting down: give the unit its grace period, then hand it back.
                 done, _ = await asyncio.wait({task}, timeout=self.config.shutdown_grace)
@@ -168,7 +176,9 @@ class Worker:
             finally:
                 stopping.cancel()
                 running.cancel()  # nothing when it is done
-            await asyncio.wait({running})
+                # Waited for even when this loop is cancelled itself (the worker was cancelled,
+                # not stopped): the work's own cleanup has run when the worker returns.
+                await asyncio.wait({running})
             if running.cancelled() and stop.is_set():
                 log.info("%s stopped at shutdown", task.name)
                 return

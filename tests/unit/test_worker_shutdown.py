@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -60,6 +61,31 @@ async def test_periodic_work_cancelled_from_within_runs_again() -> None:
 
     await run_for(0.2, Periodic("c", 0.01, cancelled_once))
     assert calls >= 3
+
+
+async def test_a_cancelled_worker_has_stopped_its_periodic_work_when_it_returns() -> None:
+    """Cancelled itself (not stopped), the worker cancelled a running periodic task but did not
+    wait for it: the task's cleanup still ran after the worker had returned."""
+    started, cleaned = asyncio.Event(), asyncio.Event()
+
+    async def slow_cleanup() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            await asyncio.sleep(0.1)  # an outer `finally` that awaits (a record released)
+            cleaned.set()
+
+    db: Any = None
+    worker = Worker(
+        db, {}, WorkerConfig(concurrency=0), periodic=[Periodic("s", 0.01, slow_cleanup)]
+    )
+    running = asyncio.create_task(worker.run(asyncio.Event()))
+    await asyncio.wait_for(started.wait(), 5)
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running
+    assert cleaned.is_set()
 
 
 async def run_for(seconds: float, *periodic: Periodic) -> None:
