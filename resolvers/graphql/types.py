@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph import models, records
+from graph.validation import check_limit
 from reasoners.search.fusion import FACT_MARGIN, LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Hit
 from reasoners.search.speakers import SPEAKER_WEIGHT
@@ -113,11 +114,15 @@ class Session:
     active: bool
     created_at: datetime
 
-    @strawberry.field(description="The session's summaries, newest first.")
+    @strawberry.field(
+        description="The session's summaries, newest first (session and workspace keys: a "
+        "summary covers messages from before a peer joined and after it left)."
+    )
     async def summaries(
         self, info: strawberry.Info[Any, None], kind: str | None = None, first: int = 10
     ) -> list[Summary]:
-        limit = min(max(first, 1), info.context.services.settings.max_page_size)
+        info.context.principal.require_session(self.workspace, self.name)
+        limit = check_limit(first, info.context.services.settings.max_page_size)
         found = await info.context.summaries.load((self.workspace, self.name, kind, limit))
         return [Summary.of(r) for r in found]
 

@@ -1160,6 +1160,12 @@ OBSERVATION = (
 )
 MESSAGE = "query($w: String!, $id: ID!) { message(workspace: $w, id: $id) { id peer } }"
 PEER = "query($w: String!, $n: String!) { peer(workspace: $w, name: $n) { name metadata } }"
+SESSIONS = """
+query($w: String!, $p: String) { sessions(workspace: $w, peer: $p) { nodes { name } } }"""
+SESSION_SUMMARIES = """
+query($w: String!, $p: String, $first: Int! = 10) {
+  sessions(workspace: $w, peer: $p) { nodes { name summaries(first: $first) { content } } }
+}"""
 UPDATE_PEER = """
 mutation($w: String!, $n: String!, $m: JSON) {
   updatePeer(workspace: $w, name: $n, metadata: $m) { name metadata }
@@ -1238,6 +1244,14 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
         code = await api.error_code(ADD_MESSAGES, {"w": w, "s": "s1", "msgs": batch}, key=alice)
         assert code == "FORBIDDEN", batch
     assert len(await all_messages(api, a)) == count
+
+    # It lists its sessions, not their summaries: one covers what arrived while it was away.
+    listed = await api.ok(SESSIONS, {"w": w, "p": "alice"}, key=alice)
+    assert {n["name"] for n in listed["sessions"]["nodes"]} == {"s1", "s2"}
+    listing = {"w": w, "p": "alice"}
+    assert await api.error_code(SESSION_SUMMARIES, listing, key=alice) == "FORBIDDEN"
+    everything = {"w": w, "p": "alice", "first": 0}
+    assert await api.error_code(SESSION_SUMMARIES, everything, key=ADMIN_KEY) == "INVALID_INPUT"
 
     # It updates itself, not bob.
     await api.ok(UPDATE_PEER, {"w": w, "n": "alice", "m": {"mood": "happy"}}, key=alice)
