@@ -151,6 +151,10 @@ MAX_NESTING = 64
 MAX_FRAGMENTS = 64
 _OPEN = {TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L}
 _CLOSE = {TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R}
+_NUMBERS = {TokenKind.INT, TokenKind.FLOAT}
+# Longest Int or Float literal: Python reads at most 4,300 digits into an int (graphql-core
+# failed inside on a longer one), and no argument needs a tenth of this.
+MAX_NUMBER_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -158,13 +162,15 @@ class Shape:
     tokens: int  # counted up to the limit + 1
     nesting: int  # deepest nesting of {, [ and (
     fragments: int  # fragment definitions
+    longest_number: int  # characters of the longest Int or Float literal
 
 
 def document_shape(document: str, stop_after: int) -> Shape:
-    """Tokens, nesting and fragments of `document` in one pass of the lexer, stopping after
-    `stop_after` + 1 tokens (a lexing error ends the count: the parser reports it)."""
+    """Tokens, nesting, fragments and the longest number of `document` in one pass of the
+    lexer, stopping after `stop_after` + 1 tokens (a lexing error ends the count: the parser
+    reports it)."""
     lexer = Lexer(Source(document))
-    count = depth = deepest = fragments = 0
+    count = depth = deepest = fragments = longest = 0
     try:
         while count <= stop_after:
             token = lexer.advance()
@@ -178,9 +184,11 @@ def document_shape(document: str, stop_after: int) -> Shape:
                 depth -= 1
             elif depth == 0 and token.kind == TokenKind.NAME and token.value == "fragment":
                 fragments += 1
+            elif token.kind in _NUMBERS:
+                longest = max(longest, token.end - token.start)
     except GraphQLError:
         pass
-    return Shape(count, deepest, fragments)
+    return Shape(count, deepest, fragments, longest)
 
 
 def count_tokens(document: str, stop_after: int) -> int:
@@ -209,5 +217,11 @@ class TokenLimit(SchemaExtension):
             raise limit_error(
                 f"the document defines {shape.fragments} fragments; the limit is {MAX_FRAGMENTS}",
                 "fragments",
+            )
+        if shape.longest_number > MAX_NUMBER_CHARS:
+            raise limit_error(
+                f"a number in the document has {shape.longest_number} characters; the limit "
+                f"is {MAX_NUMBER_CHARS}",
+                "number",
             )
         yield

@@ -53,3 +53,20 @@ async def test_health_answers(gql: GraphQLClient) -> None:
     assert data["health"]["ok"] is True
     response = await gql.http.get("/health")
     assert response.status_code == 200 and response.json()["neo4j"] is True
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        '{ messages(workspace: "w", first: %s) { nodes { id } } }' % ("9" * 5000),
+        "query($a: Int = %s) { health { ok } }" % ("9" * 5000),
+    ],
+)
+async def test_a_number_too_long_for_python_is_refused_and_not_logged(
+    gql: GraphQLClient, document: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """graphql-core read a 5,000-digit Int with int(), which refuses past 4,300 digits: the
+    answer was INTERNAL and each request logged two tracebacks (anyone could fill the log)."""
+    body = await gql.raw(document)
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "number"}
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []

@@ -52,10 +52,12 @@ def test_nesting_and_fragment_counts_are_read_by_the_lexer() -> None:
 def test_depth_is_counted_through_fragments() -> None:
     shallow = 'query { workspace(name: "w") { ...A } } fragment A on Workspace { name }'
     assert errors(shallow) == []
-    # Eleven levels through fragments: each level a fragment spreading the next.
-    parts = ['query { session(workspace: "w", name: "s") { ...L0 } }']
-    parts += [f"fragment L{i} on Session {{ summaries {{ ...L{i + 1} }} }}" for i in range(0)]
-    assert errors("\n".join(parts)[:0] + shallow) == []
+    # Eleven levels, each a fragment nesting the next one level deeper (the names need not
+    # exist: the depth rule reads the document's shape).
+    parts = ["query { ...L0 }"]
+    parts += [f"fragment L{i} on Query {{ f{i} {{ ...L{i + 1} }} }}" for i in range(10)]
+    parts.append("fragment L10 on Query { f10 }")
+    assert "query depth 11 exceeds the limit of 10" in errors("\n".join(parts))
 
 
 def test_the_standard_introspection_query_is_allowed_and_deeper_is_not() -> None:
@@ -67,3 +69,11 @@ def test_the_standard_introspection_query_is_allowed_and_deeper_is_not() -> None
 def test_token_count_stops_early() -> None:
     assert count_tokens("{ a b c }", 100) == 5
     assert count_tokens("{ " + "a " * 10_000 + "}", 10) == 11
+
+
+def test_the_longest_number_literal_is_read_by_the_lexer() -> None:
+    """Python reads at most 4,300 digits into an int: a longer Int literal failed inside
+    graphql-core (INTERNAL, with tracebacks in the log, even without a key)."""
+    shape = document_shape('{ a(n: 12, f: -1.5e10, s: "1234567") }', 100)
+    assert shape.longest_number == 7
+    assert document_shape("{ a(n: " + "9" * 5000 + ") }", 100).longest_number == 5000
