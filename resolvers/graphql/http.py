@@ -27,6 +27,7 @@ from graph.errors import BeliefgraphError, ErrorCode
 from graph.validation import is_text
 from resolvers import json_body
 from resolvers.graphql.context import Context
+from resolvers.graphql.limits import SEVERAL_OPERATIONS, unnamed_among_several
 from resolvers.services import Services
 
 JSON_TYPES = ("application/json", "application/graphql-response+json")
@@ -124,6 +125,8 @@ class GraphQLHTTP:
                 raise RequestRefused(
                     400, ErrorCode.INVALID_INPUT, "`query` is not valid Unicode (a lone surrogate)"
                 )
+            if unnamed_among_several(query, name, self.services.settings.max_query_tokens):
+                raise RequestRefused(400, ErrorCode.INVALID_INPUT, SEVERAL_OPERATIONS)
             result = await self._execute(request, query, variables, name, allowed)
         except RequestRefused as refused:
             status = refused.status

@@ -152,6 +152,7 @@ MAX_FRAGMENTS = 64
 _OPEN = {TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L}
 _CLOSE = {TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R}
 _NUMBERS = {TokenKind.INT, TokenKind.FLOAT}
+_OPERATIONS = {"query", "mutation", "subscription"}
 # Longest Int or Float literal: Python reads at most 4,300 digits into an int (graphql-core
 # failed inside on a longer one), and no argument needs a tenth of this.
 MAX_NUMBER_CHARS = 100
@@ -163,6 +164,7 @@ class Shape:
     nesting: int  # deepest nesting of {, [ and (
     fragments: int  # fragment definitions
     longest_number: int  # characters of the longest Int or Float literal
+    operations: int  # operation definitions (an anonymous `{ ... }` counts)
 
 
 def document_shape(document: str, stop_after: int) -> Shape:
@@ -170,25 +172,41 @@ def document_shape(document: str, stop_after: int) -> Shape:
     lexer, stopping after `stop_after` + 1 tokens (a lexing error ends the count: the parser
     reports it)."""
     lexer = Lexer(Source(document))
-    count = depth = deepest = fragments = longest = 0
+    count = depth = deepest = fragments = longest = operations = 0
+    starts_definition = True  # the next token at depth 0 begins a definition
     try:
         while count <= stop_after:
             token = lexer.advance()
             if token.kind == TokenKind.EOF:
                 break
             count += 1
+            if depth == 0 and starts_definition:
+                starts_definition = False
+                if token.kind == TokenKind.NAME and token.value == "fragment":
+                    fragments += 1
+                elif token.kind == TokenKind.BRACE_L or token.value in _OPERATIONS:
+                    operations += 1
             if token.kind in _OPEN:
                 depth += 1
                 deepest = max(deepest, depth)
             elif token.kind in _CLOSE:
                 depth -= 1
-            elif depth == 0 and token.kind == TokenKind.NAME and token.value == "fragment":
-                fragments += 1
+                starts_definition = depth == 0 and token.kind == TokenKind.BRACE_R
             elif token.kind in _NUMBERS:
                 longest = max(longest, token.end - token.start)
     except GraphQLError:
         pass
-    return Shape(count, deepest, fragments, longest)
+    return Shape(count, deepest, fragments, longest, operations)
+
+
+SEVERAL_OPERATIONS = "the document has several operations: name one in `operationName`"
+
+
+def unnamed_among_several(document: str, operation_name: str | None, stop_after: int) -> bool:
+    """A document of several operations with no `operationName`: GraphQL requires the name
+    then, and strawberry ran the first operation instead (a mutation the client may not have
+    meant). Read by the lexer, so it costs no parse."""
+    return not operation_name and document_shape(document, stop_after).operations > 1
 
 
 def count_tokens(document: str, stop_after: int) -> int:

@@ -21,11 +21,10 @@ import contextlib
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from graphql import GraphQLError, GraphQLFormattedError, OperationDefinitionNode, parse
+from graphql import GraphQLFormattedError
 from starlette.requests import Request
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -44,6 +43,7 @@ from strawberry.types.unset import UnsetType
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal
 from resolvers.graphql.context import Context
+from resolvers.graphql.limits import SEVERAL_OPERATIONS, unnamed_among_several
 from resolvers.graphql.schema import build_schema
 from resolvers.hosts import origin_allowed
 from resolvers.json_body import parse_json
@@ -103,20 +103,6 @@ def malformed(message: object) -> str | None:
     return None
 
 
-def unnamed_among_several(payload: Mapping[str, Any]) -> bool:
-    """A document of several operations with no `operationName`. GraphQL requires the name
-    then; strawberry ran the first operation instead. A document that does not parse is left
-    to strawberry, which answers its syntax error."""
-    if payload.get("operationName"):
-        return False
-    try:
-        document = parse(payload["query"])
-    except GraphQLError:
-        return False
-    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
-    return len(operations) > 1
-
-
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
     view: GraphQLWebSocket
     expiry: asyncio.Task[None] | None = None
@@ -152,9 +138,13 @@ class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if problem is not None:
             await self.handle_invalid_message(problem)  # closes the socket with 4400
             return
-        if message["type"] == "subscribe" and unnamed_among_several(message["payload"]):
+        if message["type"] == "subscribe" and unnamed_among_several(
+            message["payload"]["query"],
+            message["payload"].get("operationName"),
+            self.view.services.settings.max_query_tokens,
+        ):
             refused: GraphQLFormattedError = {
-                "message": "the document has several operations: name one in `operationName`",
+                "message": SEVERAL_OPERATIONS,
                 "extensions": {"code": ErrorCode.INVALID_INPUT.value},
             }
             await self.send_message(ErrorMessage(id=message["id"], type="error", payload=[refused]))

@@ -70,3 +70,15 @@ async def test_a_number_too_long_for_python_is_refused_and_not_logged(
     body = await gql.raw(document)
     assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "number"}
     assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+async def test_several_operations_without_a_name_run_none(gql: GraphQLClient) -> None:
+    """Over HTTP the first operation ran, here a mutation the client may not have meant."""
+    document = 'mutation B { createWorkspace(name: "several-ops") { name } } query A { version }'
+    response = await gql.http.post("/graphql", json={"query": document})
+    assert response.status_code == 400, response.text
+    assert response.json()["errors"][0]["extensions"]["code"] == "INVALID_INPUT"
+    assert "operationName" in response.json()["errors"][0]["message"]
+    named = await gql.http.post("/graphql", json={"query": document, "operationName": "A"})
+    assert named.status_code == 200 and "version" in named.json()["data"]
+    assert (await gql.raw('{ workspace(name: "several-ops") { name } }')).get("errors")

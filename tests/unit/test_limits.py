@@ -8,7 +8,12 @@ import pytest
 from graphql import get_introspection_query, parse, specified_rules, validate
 
 from graph.settings import Settings
-from resolvers.graphql.limits import MAX_FRAGMENTS, count_tokens, document_shape
+from resolvers.graphql.limits import (
+    MAX_FRAGMENTS,
+    count_tokens,
+    document_shape,
+    unnamed_among_several,
+)
 from resolvers.graphql.schema import build_schema, validation_rules
 
 pytestmark = pytest.mark.unit
@@ -77,3 +82,27 @@ def test_the_longest_number_literal_is_read_by_the_lexer() -> None:
     shape = document_shape('{ a(n: 12, f: -1.5e10, s: "1234567") }', 100)
     assert shape.longest_number == 7
     assert document_shape("{ a(n: " + "9" * 5000 + ") }", 100).longest_number == 5000
+
+
+@pytest.mark.parametrize(
+    ("document", "operations"),
+    [
+        ("{ a }", 1),
+        ("query { a }", 1),
+        ("query Q($x: Int = 1) { a(x: $x) { b } }", 1),
+        ("{ a } fragment F on Q { b }", 1),
+        ("fragment F on Q { b } query A { ...F }", 1),
+        ("mutation B { a } query A { b }", 2),
+        ("{ a } { b }", 2),
+        ("query A { a } subscription S { s } mutation M { m }", 3),
+        ('query A { a(s: "query {") } ', 1),
+    ],
+)
+def test_operations_are_counted_by_the_lexer(document: str, operations: int) -> None:
+    assert document_shape(document, 100).operations == operations
+
+
+def test_several_operations_need_a_name() -> None:
+    assert unnamed_among_several("mutation B { a } query A { b }", None, 100)
+    assert not unnamed_among_several("mutation B { a } query A { b }", "A", 100)
+    assert not unnamed_among_several("query A { b }", None, 100)
