@@ -224,6 +224,11 @@ class Observation:
     stale_reason: str | None
     facets: list[str]
     superseded_at: datetime | None
+    deleted_at: datetime | None = strawberry.field(
+        description="When it was deleted (by deleteObservation, a deletion of its messages or "
+        "a dream's reconciliation): a deleted belief leaves every list and search, and only "
+        "`observation` by id, and provenance lists reached from it, still show it, with this set."
+    )
     origin: str | None = strawberry.field(
         description='What wrote it: "deriver", "dreamer:rules" (no LLM) or "dreamer:llm".'
     )
@@ -247,6 +252,7 @@ class Observation:
             stale_reason=r.stale_reason,
             facets=r.facets,
             superseded_at=r.superseded_at,
+            deleted_at=r.deleted_at,
             origin=r.origin,
         )
 

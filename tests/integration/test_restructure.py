@@ -203,6 +203,26 @@ async def test_a_deleted_belief_is_not_derived_again_from_its_message(
     assert again.ids == [] and again.stale == []
 
 
+DELETED = """query($w: String!, $id: ID!) {
+  observation(workspace: $w, id: $id) {
+    observation { content deletedAt } dependents { deletedAt }
+  }
+}"""
+
+
+async def test_a_deleted_belief_read_by_id_says_it_is_deleted(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """Read by id for its provenance, a deleted belief looked current (nothing marked it)."""
+    c = await chain(services, workspace)
+    before = (await gql.ok(DELETED, {"w": workspace, "id": c.paris}))["observation"]
+    assert before["observation"]["deletedAt"] is None
+    await invalidation.delete_observation(c.services.db, c.services.settings, workspace, c.paris)
+    after = (await gql.ok(DELETED, {"w": workspace, "id": c.paris}))["observation"]
+    assert after["observation"]["deletedAt"] is not None
+    assert [d["deletedAt"] for d in after["dependents"]] == [None] * len(after["dependents"])
+
+
 CORRECT = """mutation($w: String!, $id: ID!, $c: String!) {
   correctObservation(workspace: $w, id: $id, content: $c) {
     observation { id content level } replaced staleObservations
