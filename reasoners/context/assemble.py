@@ -20,7 +20,16 @@ from graph.repo import messages, peer_cards, peers, sessions, summaries
 from graph.repo import observation_search as top_repo
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_query
-from reasoners.context.packing import PackedContext, Piece, RecentMessage, pack, render
+from reasoners.context.packing import (
+    Headings,
+    PackedContext,
+    Piece,
+    RecentMessage,
+    belief_line,
+    message_prefix,
+    pack,
+    render,
+)
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.search.in_view import ranked_in_view
@@ -217,16 +226,15 @@ async def get_context(
         representation(db, embedder, request, observer, observed),
         session_window(db, request, request.session),
     )
-    lines = [observation_line(o, observed) for o in slice_]
-    card_text = "\n".join(card)
-    packed = pack(
+    packed = pack_parts(
+        tokens,
         request.tokens,
-        representation=[Piece(line, tokens.count(line)) for line in lines],
-        peer_card=Piece(card_text, tokens.count(card_text)) if card else None,
-        short_summary=Piece(short.content, short.token_count) if short else None,
-        long_summary=Piece(long.content, long.token_count) if long else None,
-        messages_newest_first=[packable(m) for m in recent],
-        matched_best_first=[packable(m) for m in matched],
+        [observation_line(o, observed) for o in slice_],
+        card,
+        short,
+        long,
+        recent,
+        matched,
     )
     kept_ids = {m.id for m in packed.messages}
     matched_ids = {m.id for m in packed.matched}
@@ -244,7 +252,38 @@ async def get_context(
     )
 
 
-def packable(message: MessageRecord) -> RecentMessage:
+def pack_parts(
+    tokens: TokenCounter,
+    budget: int,
+    lines: list[str],
+    card: list[str],
+    short: SummaryRecord | None,
+    long: SummaryRecord | None,
+    recent: list[MessageRecord],
+    matched: list[MessageRecord],
+) -> PackedContext:
+    """Pack the parts, each costed as `render` writes it (headings, bullets, times and
+    speakers included), so the rendered text stays within the budget."""
+    card_text = "\n".join(card)
+    return pack(
+        budget,
+        representation=[Piece(line, tokens.count(belief_line(line))) for line in lines],
+        peer_card=Piece(card_text, tokens.count(card_text)) if card else None,
+        short_summary=Piece(short.content, short.token_count) if short else None,
+        long_summary=Piece(long.content, long.token_count) if long else None,
+        messages_newest_first=[packable(m, tokens) for m in recent],
+        matched_best_first=[packable(m, tokens) for m in matched],
+        headings=Headings.counted(tokens.count),
+    )
+
+
+def packable(message: MessageRecord, tokens: TokenCounter) -> RecentMessage:
+    """A message costed as its rendered line: its stored content count plus its prefix's."""
+    prefix = tokens.count(message_prefix(message.peer, message.created_at))
     return RecentMessage(
-        message.peer, message.content, message.created_at, message.token_count, message.id
+        message.peer,
+        message.content,
+        message.created_at,
+        message.token_count + prefix,
+        message.id,
     )

@@ -62,7 +62,9 @@ class ContextBlob:
     text: str = strawberry.field(description="Everything below, rendered as one text block.")
     tokenizer: str
     budget: int
-    tokens_used: int
+    tokens_used: int = strawberry.field(
+        description="Tokens of `text` (headings, times and speakers included): at most budget."
+    )
     remainder: int = strawberry.field(description="B' = budget - representation - peer card.")
     summary_cap: int = strawberry.field(description="0.4 x B': the most the summary may take.")
     observer: str | None
