@@ -15,24 +15,8 @@ from reasoners.embeddings.tokens import MiniLMTokenCounter
 pytestmark = pytest.mark.unit
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-WORDS = [
-    "I",
-    "moved",
-    "to",
-    "Berlin",
-    "in",
-    "2023",
-    "and",
-    "work",
-    "night",
-    "shifts",
-    "at",
-    "St.",
-    "Mary's,",
-    "ok?",
-    "42",
-    "km/h!",
-]
+SENTENCE = "I moved to Berlin in 2023 and work night shifts at St. Mary's, ok? 42 km/h!"
+WORDS = SENTENCE.split()
 
 
 @pytest.fixture(scope="module")
