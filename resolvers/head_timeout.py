@@ -5,16 +5,36 @@ body, but nothing bounds the request line and headers: a connection that sent no
 a header, stayed open for good (a client opening thousands holds as many descriptors). Here the
 head must arrive within HEAD_SECONDS of the connection, or of the previous response on a
 kept-alive one; else the connection is closed.
+
+A head uvicorn cannot read is answered with a coded JSON error like every other refusal (uvicorn
+wrote a plain-text 400): 414 for a path and query string over MAX_TARGET_BYTES, which uvicorn's
+URL parser cannot hold (its offsets are 16 bits), 400 for anything else that is not HTTP/1.1.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from graph.errors import ErrorCode
+
 # A client sends its head in one packet; ten seconds covers a slow network many times over.
 HEAD_SECONDS = 10.0
+MAX_TARGET_BYTES = 65_535
+
+
+def refusal(status: int, reason: str, code: ErrorCode, message: str, **more: object) -> bytes:
+    """A whole HTTP response refusing a request, its body shaped as the API's errors (pure)."""
+    body = json.dumps(
+        {"errors": [{"message": message, "extensions": {"code": code.value, **more}}]}
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
 
 
 class HeadTimeoutProtocol(HttpToolsProtocol):
@@ -50,6 +70,26 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a head its parser refused; `self.url` holds the target read so
+        far (a message that never began has none)."""
+        target = len(getattr(self, "url", b"") or b"")
+        if target > MAX_TARGET_BYTES:
+            answer = refusal(
+                414,
+                "URI Too Long",
+                ErrorCode.LIMIT_EXCEEDED,
+                f"a request's path and query string may have at most {MAX_TARGET_BYTES} bytes; "
+                "send a large document or variables in a POST body",
+                limit="target",
+            )
+        else:
+            answer = refusal(
+                400, "Bad Request", ErrorCode.INVALID_INPUT, "the request is not valid HTTP/1.1"
+            )
+        self.transport.write(answer)
+        self.transport.close()
 
     def _head_too_slow(self) -> None:
         self.head_timer = None

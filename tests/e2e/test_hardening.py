@@ -661,6 +661,34 @@ def test_without_a_key_a_long_query_string_is_refused(served_with_auth: Served) 
         assert health.json() == {"data": {"health": {"ok": True}}}
 
 
+@pytest.mark.parametrize(
+    ("request_head", "status", "code"),
+    [
+        (
+            b"GET /graphql?query=" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            414,
+            "LIMIT_EXCEEDED",
+        ),
+        (b"NOT HTTP AT ALL\r\n\r\n", 400, "INVALID_INPUT"),
+    ],
+)
+async def test_a_head_the_server_cannot_read_gets_a_coded_answer(
+    served: Served, request_head: bytes, status: int, code: str
+) -> None:
+    """uvicorn answered a plain-text 400 ("Invalid HTTP request received."), with no code;
+    a path and query string over 64 KB is one, as its URL parser cannot hold it."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(request_head)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), answer
+    assert json.loads(body)["errors"][0]["extensions"]["code"] == code
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        assert client.get("/health").status_code == 200
+
+
 async def test_a_socket_without_a_key_is_refused_at_connection_init(
     served_with_auth: Served,
 ) -> None:
