@@ -16,7 +16,7 @@ from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import Conflict
+from graph.errors import Conflict, NotFound
 from graph.props import node_props
 from graph.records import load_json, required_datetime, to_datetime
 from graph.validation import now
@@ -318,6 +318,15 @@ async def retry_dead(
 async def status(
     db: Database, workspace: str, session: str | None, peer: str | None
 ) -> QueueStatus:
+    """The jobs' counts; NOT_FOUND for a workspace, session or peer that does not exist (its
+    status would read as an empty, finished queue)."""
+    found = await db.read_one("find_queue_scope", workspace=workspace, session=session, peer=peer)
+    assert found is not None  # OPTIONAL MATCHes always return a row
+    if not found["workspace"]:
+        raise NotFound(f"no workspace {workspace!r}")
+    for kind, name in (("session", session), ("peer", peer)):
+        if not found[kind]:
+            raise NotFound(f"no {kind} {name!r} in workspace {workspace!r}")
     rows = await db.read("count_jobs_by_status", workspace=workspace, session=session, peer=peer)
     counts = {r["status"]: int(r["jobs"]) for r in rows}
     return QueueStatus(

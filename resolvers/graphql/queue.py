@@ -47,7 +47,10 @@ def _job(r: JobRecord) -> Job:
 
 @strawberry.type
 class QueueQuery:
-    @strawberry.field(description="Jobs by status at workspace, session or peer scope.")
+    @strawberry.field(
+        description="Jobs by status at workspace, session or peer scope (NOT_FOUND for a "
+        "workspace, session or peer that does not exist)."
+    )
     async def queue_status(
         self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
     ) -> QueueStatus:

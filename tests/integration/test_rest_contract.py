@@ -435,6 +435,10 @@ async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspac
     assert r.status_code == 422 and "not two different peers" in r.json()["detail"]
     for empty in ("observer_id", "sender_id", "session_id"):  # answered zeros for nobody
         assert (await rest.get(status, params={empty: ""})).status_code == 422
+    # Names that do not exist: their zeros read as a queue already drained.
+    for params in ({"session_id": "nosuch"}, {"sender_id": "nobody"}):
+        assert (await rest.get(status, params=params)).status_code == 404, params
+    assert (await rest.get(f"/workspaces/{workspace}-nosuch/queue/status")).status_code == 404
     r = await rest.post(
         f"/workspaces/{workspace}/schedule_dream",
         json={"observer": "alice", "dream_type": "omni", "session_id": None},
