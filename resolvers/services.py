@@ -1,16 +1,17 @@
 """What a running beliefgraph holds: settings, the database, the embedder, the tokenizer (and
-the dream counts its subscriptions watch)."""
+the shared looks its subscriptions watch)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from graph.db import Database
+from graph.keys import Representation
 from graph.settings import Settings
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM
-from resolvers.dream_watch import DreamWatch
+from resolvers.shared_look import QueueLook, SharedLook, dream_counts, queue_statuses
 
 
 @dataclass
@@ -20,11 +21,21 @@ class Services:
     embedder: Embedder
     tokens: TokenCounter
     llm: LLM | None = None  # None: the extractive provider (no LLM configured)
-    _dream_watch: DreamWatch | None = field(default=None, repr=False, compare=False)
+    _dream_watch: SharedLook[Representation, int] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _queue_watch: QueueLook | None = field(default=None, repr=False, compare=False)
 
     @property
-    def dream_watch(self) -> DreamWatch:
+    def dream_watch(self) -> SharedLook[Representation, int]:
         """The one look at dream counts that this process's dreamEvents streams share."""
         if self._dream_watch is None:
-            self._dream_watch = DreamWatch(self.db)
+            self._dream_watch = dream_counts(self.db)
         return self._dream_watch
+
+    @property
+    def queue_watch(self) -> QueueLook:
+        """The one look at queue statuses that this process's queueStatus streams share."""
+        if self._queue_watch is None:
+            self._queue_watch = queue_statuses(self.db)
+        return self._queue_watch

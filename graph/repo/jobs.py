@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -315,29 +316,59 @@ async def retry_dead(
     return int(row["retried"]) if row else 0
 
 
-async def status(
-    db: Database, workspace: str, session: str | None, peer: str | None
-) -> QueueStatus:
-    """The jobs' counts; NOT_FOUND for a workspace, session or peer that does not exist (its
-    status would read as an empty, finished queue)."""
-    found = await db.read_one("find_queue_scope", workspace=workspace, session=session, peer=peer)
-    assert found is not None  # OPTIONAL MATCHes always return a row
-    if not found["workspace"]:
-        raise NotFound(f"no workspace {workspace!r}")
-    for kind, name in (("session", session), ("peer", peer)):
-        if not found[kind]:
-            raise NotFound(f"no {kind} {name!r} in workspace {workspace!r}")
-    rows = await db.read("count_jobs_by_status", workspace=workspace, session=session, peer=peer)
-    counts = {r["status"]: int(r["jobs"]) for r in rows}
+@dataclass(frozen=True)
+class QueueScope:
+    """Whose jobs a queue status counts: a workspace's, or a session's or peer's in it."""
+
+    workspace: str
+    session: str | None = None
+    peer: str | None = None
+
+
+def _status_of(scope: QueueScope, row: dict[str, Any]) -> QueueStatus | NotFound:
+    if not row["found_workspace"]:
+        return NotFound(f"no workspace {scope.workspace!r}")
+    for kind, name in (("session", scope.session), ("peer", scope.peer)):
+        if not row[f"found_{kind}"]:
+            return NotFound(f"no {kind} {name!r} in workspace {scope.workspace!r}")
+    counts = {str(c["status"]): int(c["jobs"]) for c in row["counts"]}
     return QueueStatus(
         pending=counts.get("pending", 0),
         running=counts.get("running", 0),
         done=counts.get("done", 0),
         dead=counts.get("dead", 0),
-        tokens_in=sum(int(r["tokens_in"] or 0) for r in rows),
-        tokens_out=sum(int(r["tokens_out"] or 0) for r in rows),
+        tokens_in=sum(int(c["tokens_in"] or 0) for c in row["counts"]),
+        tokens_out=sum(int(c["tokens_out"] or 0) for c in row["counts"]),
         by_status=counts,
     )
+
+
+async def statuses(
+    db: Database, scopes: Sequence[QueueScope]
+) -> dict[QueueScope, QueueStatus | NotFound]:
+    """The queue status of each scope, in one query; NotFound (not raised) for a scope whose
+    workspace, session or peer does not exist (its zeros would read as a drained queue)."""
+    rows = await db.read(
+        "count_queue_statuses",
+        scopes=[{"workspace": s.workspace, "session": s.session, "peer": s.peer} for s in scopes],
+    )
+    found: dict[QueueScope, QueueStatus | NotFound] = {}
+    for row in rows:
+        scope = QueueScope(row["workspace"], row["session"], row["peer"])
+        found[scope] = _status_of(scope, row)
+    return found
+
+
+async def status(
+    db: Database, workspace: str, session: str | None, peer: str | None
+) -> QueueStatus:
+    """One scope's queue status; NotFound for a workspace, session or peer that does not
+    exist."""
+    scope = QueueScope(workspace, session, peer)
+    result = (await statuses(db, [scope]))[scope]
+    if isinstance(result, NotFound):
+        raise result
+    return result
 
 
 async def list_jobs(

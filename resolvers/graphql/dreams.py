@@ -20,10 +20,10 @@ from graph.keys import Representation
 from graph.repo import dream_runs, dreams, peers
 from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
-from resolvers.dream_watch import GONE
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
 from resolvers.graphql.polling import Interval, pause
+from resolvers.shared_look import GONE
 
 RUNS_PER_POLL = 20
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator
 
 import strawberry
 
+from graph.errors import NotFound
 from graph.repo import jobs
 from graph.repo.jobs import JobRecord
 from graph.repo.jobs import QueueStatus as QueueStatusRecord
@@ -131,15 +132,24 @@ class Subscription:
         interval_seconds: Interval = 1.0,
         until_idle: bool = False,
     ) -> AsyncGenerator[QueueStatus, None]:
-        db = info.context.services.db
+        info.context.principal.require_peer_or_session(workspace, peer, session)
+        # The first status at once (a misspelt name is an error now, not at the first tick);
+        # then the value the process's shared look last read.
+        current: QueueStatusRecord | NotFound | None = await jobs.status(
+            info.context.services.db, workspace, session, peer
+        )
         last: QueueStatusRecord | None = None
-        while True:
-            # The key at each poll: one that expires ends the stream (UNAUTHENTICATED).
-            info.context.principal.require_peer_or_session(workspace, peer, session)
-            current = await jobs.status(db, workspace, session, peer)
-            if current != last:
-                yield _status(current)
-                last = current
-            if until_idle and current.pending == 0 and current.running == 0:
-                return
-            await asyncio.sleep(pause(interval_seconds))
+        scope = jobs.QueueScope(workspace, session, peer)
+        async with info.context.services.queue_watch.watching(scope) as latest:
+            while True:
+                # The key at each poll: one that expires ends the stream (UNAUTHENTICATED).
+                info.context.principal.require_peer_or_session(workspace, peer, session)
+                if isinstance(current, NotFound):  # deleted since the stream began
+                    raise current
+                if current is not None and current != last:
+                    yield _status(current)
+                    last = current
+                if until_idle and last is not None and last.pending == 0 and last.running == 0:
+                    return
+                await asyncio.sleep(pause(interval_seconds))
+                current = latest()

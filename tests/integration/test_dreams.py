@@ -29,10 +29,10 @@ from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.embeddings.model import embed_async
 from reasoners.peers import purge
-from resolvers.dream_watch import GONE, DreamWatch
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
+from resolvers.shared_look import GONE, dream_counts
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
@@ -698,7 +698,7 @@ async def test_streams_share_one_look_at_the_dream_counts(
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await paris_then_lisbon(s, workspace)
     counting = CountsReads(s.db)
-    watch = DreamWatch(counting, tick=0.1)  # type: ignore[arg-type]
+    watch = dream_counts(counting, tick=0.1)  # type: ignore[arg-type]
     views = [Representation(workspace, f"nobody-{i}", "alice") for i in range(29)]
     views.append(Representation(workspace, *AGENT_ALICE))
     async with contextlib.AsyncExitStack() as stack:

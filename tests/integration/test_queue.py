@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -12,14 +13,17 @@ import pytest
 
 from cypher.statements import Statement
 from graph.db import Database, Row, Tx
-from graph.errors import Conflict, Unavailable
+from graph.errors import Conflict, NotFound, Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
+from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
+from resolvers.shared_look import queue_statuses
 from tests import statements
-from tests.fakes.db import SlowAnswers
+from tests.fakes.db import CountsReads, SlowAnswers
+from tests.integration.derive_helpers import make_peers, make_session, post
 
 pytestmark = pytest.mark.integration
 
@@ -345,3 +349,29 @@ async def test_a_lease_extended_while_the_unit_is_released_leaves_it_free(
     again = await jobs.claim(services.db, "w2", lease=timedelta(seconds=60), max_jobs=5,
                              workspace=workspace)  # fmt: skip
     assert again is not None and again.key == unit.key
+
+
+async def test_queue_status_streams_share_one_look(services: Services, workspace: str) -> None:
+    """Each queueStatus stream counted the jobs at its own pace: twenty streams at 0.2 s made
+    100 queries a second. They share one look per tick now."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I live in Paris."))
+    counting = CountsReads(services.db)
+    look = queue_statuses(counting, tick=0.1)  # type: ignore[arg-type]
+    scopes = [jobs.QueueScope(workspace)] * 20 + [
+        jobs.QueueScope(workspace, session="s1"),
+        jobs.QueueScope(workspace, session="nosuch"),
+    ]
+    async with contextlib.AsyncExitStack() as stack:
+        latest = [await stack.enter_async_context(look.watching(s)) for s in scopes]
+        await asyncio.sleep(1.0)
+        values = [f() for f in latest]
+    whole, s1, missing = values[0], values[-2], values[-1]
+    assert isinstance(whole, jobs.QueueStatus) and whole.pending >= 1
+    assert values[:20] == [whole] * 20 and s1 == whole
+    assert isinstance(missing, NotFound) and "nosuch" in str(missing)
+    looks = counting.reads["count_queue_statuses"]
+    assert 5 <= looks <= 12, counting.reads
+    await asyncio.sleep(0.3)
+    assert counting.reads["count_queue_statuses"] <= looks + 1, "no stream left: the look stops"

@@ -1,4 +1,4 @@
-"""The look at dream counts that dreamEvents streams share: a blip ends no stream; a store that
+"""The looks that dreamEvents and queueStatus streams share: a blip ends no stream; a store that
 stays away ends them all."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from graph.errors import Unavailable
 from graph.keys import Representation
-from resolvers.dream_watch import FAILURES_TOLERATED, DreamWatch
+from resolvers.shared_look import FAILURES_TOLERATED, dream_counts
 
 VIEW = Representation("w", "agent", "alice")
 
@@ -32,7 +32,7 @@ class FlakyCounts:
 async def test_a_few_failed_looks_end_no_stream() -> None:
     """One failed look (a fifth of a second) ended every stream of the process."""
     db: Any = FlakyCounts(fail=3)
-    async with DreamWatch(db, tick=0.01).watching(VIEW) as latest:
+    async with dream_counts(db, tick=0.01).watching(VIEW) as latest:
         for _ in range(50):
             if latest() == 4:
                 break
@@ -42,7 +42,7 @@ async def test_a_few_failed_looks_end_no_stream() -> None:
 
 async def test_a_store_that_stays_away_ends_the_streams() -> None:
     db: Any = FlakyCounts(fail=1_000)
-    async with DreamWatch(db, tick=0.01).watching(VIEW) as latest:
+    async with dream_counts(db, tick=0.01).watching(VIEW) as latest:
         while db.calls <= FAILURES_TOLERATED:
             assert latest() is None
             await asyncio.sleep(0.01)

@@ -1,0 +1,19 @@
+// The jobs of many scopes (a workspace, or a session or peer in it) counted by status in one
+// look: the queueStatus streams of a process share it. `found_*`: whether the workspace and the
+// session and peer named exist (the zeros of names that do not would read as a drained queue).
+UNWIND $scopes AS sc
+OPTIONAL MATCH (w:Workspace {name: sc.workspace})
+OPTIONAL MATCH (s:Session {workspace: sc.workspace, name: sc.session})
+OPTIONAL MATCH (p:Peer {workspace: sc.workspace, name: sc.peer})
+CALL (sc) {
+  OPTIONAL MATCH (j:Job {workspace: sc.workspace})
+  WHERE (sc.session IS NULL OR j.session = sc.session) AND (sc.peer IS NULL OR j.peer = sc.peer)
+  WITH j.status AS status, count(j) AS jobs, sum(j.tokens_in) AS tokens_in,
+       sum(j.tokens_out) AS tokens_out
+  RETURN collect(CASE WHEN status IS NULL THEN null
+                      ELSE {status: status, jobs: jobs, tokens_in: tokens_in,
+                            tokens_out: tokens_out} END) AS counts
+}
+RETURN sc.workspace AS workspace, sc.session AS session, sc.peer AS peer,
+       w IS NOT NULL AS found_workspace, sc.session IS NULL OR s IS NOT NULL AS found_session,
+       sc.peer IS NULL OR p IS NOT NULL AS found_peer, counts
