@@ -14,6 +14,7 @@ from typing import Any
 from neomodel import StructuredNode
 from neomodel.exceptions import DeflateError, RequiredProperty
 
+from graph.configuration import ConfigKind, check_configuration
 from graph.errors import InvalidInput
 
 
@@ -69,7 +70,14 @@ class Meta:
         configuration: Mapping[str, Any] | None,
         *,
         limit: int,
+        kind: ConfigKind | None = None,
     ) -> Meta:
+        """`kind`: whose configuration it is, so that the keys Honcho clients read back are
+        checked (graph/configuration.py); None when no configuration can be given."""
+        if configuration is not None:
+            if kind is None:
+                raise ValueError("a configuration needs its kind to be checked")
+            check_configuration(kind, configuration)
         return cls(
             metadata=None
             if metadata is None

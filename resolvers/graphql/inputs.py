@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import strawberry
 
+from graph.configuration import ConfigKind
 from graph.errors import InvalidInput
 from graph.props import Meta
 from graph.repo.messages import MessageFilter
@@ -42,12 +43,14 @@ def as_map(value: Any, what: str) -> dict[str, Any] | None:
     return value
 
 
-def meta(context: Context, metadata: Any, configuration: Any) -> Meta:
-    """Metadata and configuration arguments, checked against the size limit."""
+def meta(context: Context, metadata: Any, configuration: Any, kind: ConfigKind) -> Meta:
+    """Metadata and configuration arguments, checked against the size limit and, for the keys
+    Honcho clients read back, their types."""
     return Meta.of(
         as_map(metadata, "metadata"),
         as_map(configuration, "configuration"),
         limit=context.services.settings.max_metadata_bytes,
+        kind=kind,
     )
 
 

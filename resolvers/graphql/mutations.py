@@ -47,7 +47,7 @@ class Mutation:
         record = await workspaces.get_or_create(
             services.db,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "workspace"),
         )
         return Workspace.of(record)
 
@@ -64,7 +64,7 @@ class Mutation:
         record = await workspaces.update(
             services.db,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "workspace"),
         )
         return Workspace.of(record)
 
@@ -91,7 +91,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "peer"),
         )
         return Peer.of(record)
 
@@ -114,7 +114,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "peer"),
             extraction_context=None if extraction_context is UNSET else extraction_context,
             set_extraction_context=extraction_context is not UNSET,
         )
@@ -139,7 +139,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "session"),
         )
         if members:
             await sessions.add_peers(services.db, workspace, name, members)
@@ -162,7 +162,7 @@ class Mutation:
             services.db,
             workspace,
             name,
-            meta(info.context, metadata, configuration),
+            meta(info.context, metadata, configuration, "session"),
             active=active,
             context=None if context is UNSET else context,
             set_context=context is not UNSET,

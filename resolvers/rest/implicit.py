@@ -3,6 +3,7 @@ write to create the workspace, the session and the peers they name on first use.
 
 from __future__ import annotations
 
+from graph.configuration import ConfigKind
 from graph.errors import NotFound
 from graph.props import Meta
 from graph.records import PeerRecord, SessionRecord
@@ -12,9 +13,16 @@ from resolvers.rest.http import Call
 
 
 def meta(
-    call: Call, metadata: dict[str, object] | None, configuration: dict[str, object] | None
+    call: Call,
+    metadata: dict[str, object] | None,
+    configuration: dict[str, object] | None,
+    kind: ConfigKind,
 ) -> Meta:
-    return Meta.of(metadata, configuration, limit=call.services.settings.max_metadata_bytes)
+    """Metadata and configuration of a body, checked (the size; the types of the configuration
+    keys Honcho clients read back)."""
+    return Meta.of(
+        metadata, configuration, limit=call.services.settings.max_metadata_bytes, kind=kind
+    )
 
 
 async def ensure_workspace(call: Call) -> bool:

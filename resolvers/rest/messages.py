@@ -14,6 +14,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from graph.configuration import check_configuration
 from graph.db import Tx
 from graph.errors import InvalidInput, NotFound, Unavailable
 from graph.props import NO_META, dump_json
@@ -93,6 +94,12 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
 async def create(call: Call) -> Response:
     session = call.path("session")
     batch = await call.body(MessageBatch)
+    for index, m in enumerate(batch.messages):
+        if m.configuration is not None:  # checked for what clients read; not acted on
+            try:
+                check_configuration("message", m.configuration)
+            except InvalidInput as exc:
+                raise InvalidInput(f"messages[{index}]: {exc.message}") from exc
     items = [
         MessageInput(
             peer=m.peer_id,

@@ -41,7 +41,7 @@ async def create(call: Call) -> Response:
     body = await call.body(PeerCreate)
     call.principal.require_peer(call.workspace, body.id)
     await ensure_workspace(call)
-    given = meta(call, body.metadata, body.configuration)
+    given = meta(call, body.metadata, body.configuration, "peer")
     record, created = await get_or_create_peer(call, body.id, given)
     if not created and (body.metadata is not None or body.configuration is not None):
         # An existing peer takes the metadata and configuration it is sent.
@@ -80,7 +80,7 @@ async def update(call: Call) -> Response:
         call.services.db,
         call.workspace,
         name,
-        meta(call, body.metadata, body.configuration),
+        meta(call, body.metadata, body.configuration, "peer"),
         extraction_context=None,
         set_extraction_context=False,
     )

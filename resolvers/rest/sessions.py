@@ -67,7 +67,7 @@ async def create(call: Call) -> Response:
     await ensure_workspace(call)
     db = call.services.db
     record, created = await get_or_create_session(
-        call, body.id, meta(call, body.metadata, body.configuration)
+        call, body.id, meta(call, body.metadata, body.configuration, "session")
     )
     if not record.active:
         raise NotFound(f"session {body.id!r} was deleted")
@@ -80,7 +80,7 @@ async def create(call: Call) -> Response:
             db,
             call.workspace,
             body.id,
-            meta(call, body.metadata, merged),
+            meta(call, body.metadata, merged, "session"),
             active=None,
             context=None,
             set_context=False,
@@ -124,7 +124,9 @@ async def _update(call: Call, **changes: Any) -> Response:
 
 async def update(call: Call) -> Response:
     body = await call.body(SessionUpdate, empty={})
-    return await _update(call, meta=meta(call, body.metadata, body.configuration), active=None)
+    return await _update(
+        call, meta=meta(call, body.metadata, body.configuration, "session"), active=None
+    )
 
 
 async def delete(call: Call) -> Response:

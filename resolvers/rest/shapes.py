@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from graph.configuration import readable
 from graph.records import (
     MessageRecord,
     ObservationRecord,
@@ -35,14 +36,14 @@ def workspace(r: WorkspaceRecord) -> Json:
     return {
         "id": r.name,
         "metadata": r.metadata,
-        "configuration": r.configuration,
+        "configuration": readable("workspace", r.configuration),
         "created_at": stamp(r.created_at),
     }
 
 
 def peer_configuration(configuration: dict[str, Any]) -> Json:
     # Clients parse a peer's configuration strictly: it may hold observe_me and nothing else.
-    return {"observe_me": configuration["observe_me"]} if "observe_me" in configuration else {}
+    return {k: v for k, v in readable("peer", configuration).items() if k == "observe_me"}
 
 
 def peer(r: PeerRecord) -> Json:
@@ -61,7 +62,7 @@ def session(r: SessionRecord) -> Json:
         "workspace_id": r.workspace,
         "is_active": r.active,
         "metadata": r.metadata,
-        "configuration": r.configuration,
+        "configuration": readable("session", r.configuration),
         "created_at": stamp(r.created_at),
     }
 

@@ -66,7 +66,7 @@ async def create(call: Call) -> Response:
     except NotFound:
         call.principal.require_admin("creating workspaces")
     made, created = await workspaces.ensure(
-        db, body.id, meta(call, body.metadata, body.configuration)
+        db, body.id, meta(call, body.metadata, body.configuration, "workspace")
     )
     return JSONResponse(shapes.workspace(made), status_code=201 if created else 200)
 
@@ -88,7 +88,7 @@ async def update(call: Call) -> Response:
     call.principal.require_workspace(call.workspace)
     body = await call.body(WorkspaceUpdate, empty={})
     record = await workspaces.update(
-        call.services.db, call.workspace, meta(call, body.metadata, body.configuration)
+        call.services.db, call.workspace, meta(call, body.metadata, body.configuration, "workspace")
     )
     return JSONResponse(shapes.workspace(record))
 

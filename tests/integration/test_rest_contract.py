@@ -17,6 +17,8 @@ from reasoners.peers import invalidation
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
+from tests import statements
+from tests.conftest import GraphQLClient
 from tests.pdfs import tiny_pdf
 
 pytestmark = pytest.mark.integration
@@ -149,6 +151,43 @@ async def test_bad_bodies_are_422_with_details(rest: httpx.AsyncClient, workspac
 
 
 # --- peers -------------------------------------------------------------------------------------
+
+
+async def test_configuration_a_client_cannot_read_back_is_refused(
+    rest: httpx.AsyncClient, gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    """Stored, `reasoning.enabled: "sometimes"` made every Honcho client call naming the
+    workspace fail (the client parses the workspace first), a peer's `observe_me: "yes"` every
+    peer list; and no client could set it right."""
+    await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    for path, body in [
+        (ws, {"configuration": {"reasoning": {"enabled": "sometimes"}}}),
+        (f"{ws}/peers/alice", {"configuration": {"observe_me": "yes"}}),
+        (f"{ws}/sessions/s1", {"configuration": {"summary": {"enabled": True, "x": 1}}}),
+    ]:
+        r = await rest.put(path, json=body)
+        assert r.status_code == 422 and "configuration." in r.json()["detail"], (path, r.text)
+    bad = [{"peer_id": "alice", "content": "hi", "configuration": {"reasoning": {"enabled": 2}}}]
+    r = await rest.post(f"{ws}/sessions/s1/messages", json={"messages": bad})
+    assert r.status_code == 422 and "messages[0]" in r.json()["detail"]
+    update = """mutation($w: String!, $c: JSON) {
+      updateWorkspace(name: $w, configuration: $c) { name } }"""
+    refused = {"w": workspace, "c": {"dream": {"enabled": "no"}}}
+    assert await gql.error_code(update, refused) == "INVALID_INPUT"
+    ok = {"reasoning": {"enabled": False}, "my_app": {"anything": "goes"}}
+    r = await rest.put(ws, json={"configuration": ok})
+    assert r.status_code == 200 and r.json()["configuration"] == ok
+    # A value stored before these checks is left out of what clients read.
+    await statements.write(
+        services.db,
+        "set_workspace_configuration",
+        workspace=workspace,
+        configuration='{"reasoning": {"enabled": "sometimes"}, "my_app": 1}',
+    )
+    shown = await rest.post("/workspaces", json={"id": workspace})  # get-or-create: the same
+    assert shown.status_code == 200
+    assert shown.json()["configuration"] == {"reasoning": {}, "my_app": 1}
 
 
 async def test_peer_get_or_create_update_list(rest: httpx.AsyncClient, workspace: str) -> None:

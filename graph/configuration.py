@@ -1,0 +1,98 @@
+"""The configuration keys Honcho clients read back, held to the types those clients expect.
+
+Configuration is free-form JSON: beliefgraph reads `extraction_context` and keeps the rest for
+the app. But Honcho clients parse the keys they know, with their types, whenever they read a
+workspace, session or peer back: one wrong-typed value stored (`reasoning.enabled: "sometimes"`)
+made every client call naming that workspace fail, and no client could set it right again (its
+own write parses the stored value first). So these keys are checked when stored; any other
+top-level key is the app's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from graph.errors import InvalidInput
+
+ConfigKind = Literal["workspace", "session", "peer", "message"]
+
+FLAG, TEXT, COUNT = "true, false or null", "a string or null", "a whole number or null"
+INSTRUCTIONS = {"custom_instructions": TEXT}
+# A known section is an object of exactly these keys (Honcho clients refuse any other).
+SECTIONS: dict[str, dict[str, str]] = {
+    "reasoning": {"enabled": FLAG, **INSTRUCTIONS},
+    "peer_card": {"use": FLAG, "create": FLAG, **INSTRUCTIONS},
+    "summary": {
+        "enabled": FLAG,
+        "messages_per_short_summary": COUNT,
+        "messages_per_long_summary": COUNT,
+        **INSTRUCTIONS,
+    },
+    "dream": {"enabled": FLAG, **INSTRUCTIONS},
+    "dialectic": INSTRUCTIONS,
+}
+# Top-level keys with a type, by kind; a section's name maps to None.
+TOP: dict[ConfigKind, dict[str, str | None]] = {
+    "workspace": {
+        **INSTRUCTIONS,
+        "extraction_context": TEXT,
+        **dict.fromkeys(SECTIONS),
+    },
+    "session": {**INSTRUCTIONS, **dict.fromkeys(SECTIONS)},
+    "peer": {"observe_me": FLAG},
+    "message": {"reasoning": None},
+}
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    if kind == FLAG:
+        return isinstance(value, bool)
+    if kind == COUNT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def check_configuration(kind: ConfigKind, configuration: Mapping[str, Any]) -> None:
+    """InvalidInput naming the first key whose value a Honcho client could not read."""
+    for key, wanted in TOP[kind].items():
+        if key not in configuration:
+            continue
+        value = configuration[key]
+        where = f"configuration.{key}"
+        if wanted is not None:
+            if not _fits(value, wanted):
+                raise InvalidInput(f"{where} must be {wanted}, not {value!r}")
+            continue
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise InvalidInput(f"{where} must be an object or null")
+        fields = SECTIONS[key]
+        for name, item in value.items():
+            if name not in fields:
+                known = ", ".join(fields)
+                raise InvalidInput(f"{where} has no key {name!r} (it takes {known})")
+            if not _fits(item, fields[name]):
+                raise InvalidInput(f"{where}.{name} must be {fields[name]}, not {item!r}")
+
+
+def readable(kind: ConfigKind, configuration: Mapping[str, Any]) -> dict[str, Any]:
+    """`configuration` without what a Honcho client could not read (a value stored before
+    these checks): known keys of the wrong type, and unknown keys inside known sections."""
+    kept: dict[str, Any] = {}
+    for key, value in configuration.items():
+        wanted = TOP[kind].get(key, "")
+        if wanted == "":  # the app's own key
+            kept[key] = value
+        elif wanted is not None:
+            if _fits(value, wanted):
+                kept[key] = value
+        elif value is None:
+            kept[key] = None
+        elif isinstance(value, dict):
+            fields = SECTIONS[key]
+            kept[key] = {n: v for n, v in value.items() if n in fields and _fits(v, fields[n])}
+    return kept
