@@ -109,7 +109,11 @@ async def create(call: Call) -> Response:
         )
         for m in batch.messages
     ]
-    stored = await store(call, session, items)
+    # A batch carries no ids to tell a resend by: one whose client gave up (a client timing out
+    # sends the batch again) is dropped if it has not been written yet, not stored twice.
+    stored = await while_connected(
+        call.request, store(call, session, items), "before its messages were stored"
+    )
     return JSONResponse([shapes.message(m) for m in stored], status_code=201)
 
 
@@ -186,7 +190,7 @@ async def upload(call: Call) -> Response:
     # Python), its text no longer than a request body may be.
     if documents.base_type(content_type) == documents.PDF_TYPE:
         reading = read_pdf(data, call.services.settings.max_request_bytes)
-        text = await while_connected(call.request, reading)
+        text = await while_connected(call.request, reading, "before its PDF was read")
     else:
         text = await asyncio.to_thread(documents.document_text, content_type, data)
     parts = documents.pieces(text, call.services.settings.max_message_chars)
@@ -204,19 +208,20 @@ async def upload(call: Call) -> Response:
     return JSONResponse([shapes.message(m) for m in stored], status_code=201)
 
 
-# How often an upload waiting for its PDF checks that its client is still there.
+# How often a request doing long work checks that its client is still there.
 DISCONNECT_POLL_SECONDS = 0.5
 
 
-async def while_connected(request: Request, work: Coroutine[Any, Any, T]) -> T:
+async def while_connected(request: Request, work: Coroutine[Any, Any, T], when: str) -> T:
     """`work`, stopped when the client disconnects meanwhile: a PDF reader (or a place in its
-    queue) held for a client that has left only makes others wait."""
+    queue) held for a client that has left only makes others wait, and a message batch stored
+    for a client that gave up is stored again when it retries."""
     task = asyncio.ensure_future(work)
     try:
         while not task.done():
             await asyncio.wait({task}, timeout=DISCONNECT_POLL_SECONDS)
             if not task.done() and await request.is_disconnected():
-                raise Unavailable("the client left before its PDF was read")
+                raise Unavailable(f"the client left {when}")
         return task.result()
     finally:
         if not task.done():

@@ -783,3 +783,32 @@ async def test_one_key_holds_at_most_its_share_of_sockets(served_with_auth: Serv
     finally:
         for socket_ in sockets:
             await socket_.close()
+
+
+async def test_a_message_batch_whose_client_left_before_it_was_written_is_dropped(
+    served: Served,
+) -> None:
+    """An SDK that timed out sent its batch again while the server went on and stored the
+    first: 60 messages stored three times. A batch carries no ids to tell a resend by."""
+    workspace = f"e2e-{uuid.uuid4().hex[:8]}"
+    path = f"/v3/workspaces/{workspace}/sessions/s/messages"
+    words = " ".join(f"word{i} about topic {i % 17} and more" for i in range(400))
+    batch = {"messages": [{"peer_id": "alice", "content": f"{i} {words}"} for i in range(60)]}
+    body = json.dumps(batch).encode()
+    with httpx.Client(base_url=served.url, timeout=120) as client:
+        assert client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s"}).is_success
+    _, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    writer.write(head.encode() + body)
+    await writer.drain()
+    await asyncio.sleep(1.0)  # the batch is being embedded: the client gives up
+    writer.close()
+    await writer.wait_closed()
+    with httpx.Client(base_url=served.url, timeout=120) as client:
+        # The same batch again (the retry), stored once it returns; the first would be too.
+        assert client.post(path, json=batch).status_code == 201
+        listed = client.post(f"{path}/list", params={"size": 1}, json={})
+        assert listed.json()["total"] == 60

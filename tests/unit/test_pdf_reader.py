@@ -189,6 +189,6 @@ async def test_a_client_that_leaves_stops_its_reader() -> None:
     request: Any = LeavesAfter(1.0)
     started = time.monotonic()
     with pytest.raises(Unavailable, match="client left"):
-        await while_connected(request, read_pdf(slow_pdf(40), UNBOUNDED))
+        await while_connected(request, read_pdf(slow_pdf(40), UNBOUNDED), "before its PDF was read")
     assert time.monotonic() - started < 3.0
     assert readers_running() == 0
