@@ -8,8 +8,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
+from graph.records import PeerRecord
 from graph.repo import members, peer_cards, peers, sessions
 from reasoners.embeddings.model import embed_async
+from resolvers.auth import KeyScope
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call
@@ -39,6 +41,9 @@ class CardBody(BaseModel):
 
 async def create(call: Call) -> Response:
     body = await call.body(PeerCreate)
+    asks_nothing = body.metadata is None and body.configuration is None
+    if asks_nothing and (found := await in_keys_session(call, body.id)) is not None:
+        return JSONResponse(shapes.peer(found), status_code=200)
     call.principal.require_peer(call.workspace, body.id)
     await ensure_workspace(call)
     given = meta(call, body.metadata, body.configuration, "peer")
@@ -54,6 +59,19 @@ async def create(call: Call) -> Response:
             set_extraction_context=False,
         )
     return JSONResponse(shapes.peer(record), status_code=201 if created else 200)
+
+
+async def in_keys_session(call: Call, name: str) -> PeerRecord | None:
+    """The peer, for a session key whose session it is or was in: Honcho clients get-or-create
+    a peer before they post as it, which a session key may do. None for any other key or peer."""
+    principal = call.principal
+    if principal.scope is not KeyScope.SESSION or principal.workspace != call.workspace:
+        return None
+    assert principal.session is not None  # a session key names its session
+    db = call.services.db
+    if not await sessions.joined_by(db, call.workspace, name, [principal.session]):
+        return None
+    return await peers.get(db, call.workspace, name)
 
 
 async def list_all(call: Call) -> Response:

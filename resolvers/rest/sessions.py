@@ -9,10 +9,11 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import NotFound
 from graph.props import NO_META
-from graph.records import MembershipRecord
+from graph.records import MembershipRecord, SessionRecord
 from graph.repo import peers, sessions
 from graph.repo.sessions import MemberSettings
 from graph.validation import check_peer_count
+from resolvers.auth import KeyScope
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call, no_content
@@ -62,6 +63,9 @@ def settings_of(given: PeerMap) -> list[MemberSettings]:
 
 async def create(call: Call) -> Response:
     body = await call.body(SessionCreate)
+    asks_nothing = body.metadata is None and body.configuration is None and not body.peers
+    if asks_nothing and (found := await as_member(call, body.id)) is not None:
+        return JSONResponse(shapes.session(found), status_code=200)
     call.principal.require_session(call.workspace, body.id)
     check_peer_count(list(body.peers or {}))  # before the workspace or session is created
     await ensure_workspace(call)
@@ -89,6 +93,23 @@ async def create(call: Call) -> Response:
         await ensure_peers(call, list(body.peers))
         await sessions.add_peers(db, call.workspace, body.id, settings_of(body.peers))
     return JSONResponse(shapes.session(record), status_code=201 if created else 200)
+
+
+async def as_member(call: Call, name: str) -> SessionRecord | None:
+    """The session, for a peer key whose peer is or was in it: Honcho clients get-or-create a
+    session before they post into it or read it, and a peer key may do those (it lists the
+    sessions it is or was in, with what this returns). None for any other key or session."""
+    principal = call.principal
+    if principal.scope is not KeyScope.PEER or principal.workspace != call.workspace:
+        return None
+    assert principal.peer is not None  # a peer key names its peer
+    db = call.services.db
+    if name not in await sessions.joined_by(db, call.workspace, principal.peer, [name]):
+        return None
+    record = await sessions.get(db, call.workspace, name)
+    if not record.active:
+        raise NotFound(f"session {name!r} was deleted")
+    return record
 
 
 async def list_all(call: Call) -> Response:

@@ -690,6 +690,24 @@ async def test_auth_and_isolation(
     alice = key(KeyScope.PEER, workspace, peer="alice")
     r = await secured.post("/workspaces", json={"id": workspace}, headers=alice)
     assert r.status_code == 200
+    # Honcho clients get-or-create a session before posting into it, and a peer before posting
+    # as it: a peer key in the session, a session key of a peer's session, are answered (403).
+    sessions_path, peers_path = (
+        f"/workspaces/{workspace}/sessions",
+        f"/workspaces/{workspace}/peers",
+    )
+    r = await secured.post(sessions_path, json={"id": "s1"}, headers=alice)
+    assert r.status_code == 200 and r.json()["id"] == "s1"
+    for body in ({"id": "s1", "metadata": {"x": 1}}, {"id": "elsewhere"}):
+        r = await secured.post(sessions_path, json=body, headers=alice)
+        assert r.status_code == 403, body
+    in_s1 = key(KeyScope.SESSION, workspace, session="s1")
+    r = await secured.post(peers_path, json={"id": "bot"}, headers=in_s1)
+    assert r.status_code == 200 and r.json()["id"] == "bot"
+    await rest.post(peers_path, json={"id": "stranger"})
+    for body in ({"id": "bot", "metadata": {"x": 1}}, {"id": "stranger"}):
+        r = await secured.post(peers_path, json=body, headers=in_s1)
+        assert r.status_code == 403, body
     r = await secured.post(
         f"/workspaces/{workspace}/peers/alice/chat",
         json={"query": "bees?", "stream": False},
