@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 BUSY_RETRIES = 8
 # What Neo4j raises when a statement reaches a node another transaction deleted meanwhile.
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
+UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 
 
 class ParameterMismatch(AssertionError):
@@ -90,7 +91,6 @@ class Database:
         self.timeout = timeout
         self.cooldown = cooldown
         self._down_until = 0.0
-        self._down_reason = ""
 
     @classmethod
     def connect(cls, settings: Settings, password: str) -> Database:
@@ -111,12 +111,14 @@ class Database:
 
     def _check_up(self) -> None:
         if time.monotonic() < self._down_until:
-            raise Unavailable(f"Neo4j is unavailable: {self._down_reason}")
+            raise Unavailable(UNAVAILABLE)
 
     def _went_down(self, exc: Exception) -> Unavailable:
-        self._down_reason = str(exc) or type(exc).__name__
+        # The driver's reason (addresses, errno) goes to the log, once per cooldown; clients
+        # get the same plain answer whatever it was.
         self._down_until = time.monotonic() + self.cooldown
-        return Unavailable(f"Neo4j is unavailable: {self._down_reason}")
+        log.warning("Neo4j is unavailable: %s", str(exc) or type(exc).__name__)
+        return Unavailable(UNAVAILABLE)
 
     async def close(self) -> None:
         await self.driver.close()
@@ -191,7 +193,8 @@ class Database:
                     raise
                 busy += 1
                 if busy > BUSY_RETRIES:
-                    raise Unavailable(f"Neo4j is busy; try again: {exc.message}") from exc
+                    log.warning("write still failing after %d tries: %s", busy, exc.message)
+                    raise Unavailable("Neo4j is busy; try again") from exc
                 log.info("write failed transiently (%s); running it again", exc.code)
                 await asyncio.sleep(random.uniform(0.05, 0.25) * busy)
                 continue

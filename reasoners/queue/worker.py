@@ -19,10 +19,14 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from graph.db import Database, Tx
+from graph.errors import Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, LeaseLost
 
 log = logging.getLogger("beliefgraph.worker")
+# Longest wait between two claims while claiming fails (Neo4j away): the wait doubles from the
+# poll interval, so an outage costs a few tries a second at first, then one every few seconds.
+MAX_CLAIM_WAIT = 5.0
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,7 @@ class Worker:
         return done
 
     async def _slot(self, stop: asyncio.Event, owner: str) -> None:
+        failures = 0  # claims failed in a row: the wait between tries grows
         while not stop.is_set():
             try:
                 unit = await jobs.claim(
@@ -130,12 +135,19 @@ class Worker:
                     max_jobs=self.config.max_jobs_per_claim,
                     workspace=self.config.workspace,
                 )
+                failures = 0
+            except Unavailable:  # Neo4j away: the database logs why, once per cooldown
+                failures += 1
+                unit = None
             except Exception:
-                log.exception("claiming failed; retrying")
+                if failures == 0:
+                    log.exception("claiming failed; retrying")
+                failures += 1
                 unit = None
             if unit is None:
+                wait = self.config.poll_interval * 2 ** min(failures, 8)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.config.poll_interval)
+                    await asyncio.wait_for(stop.wait(), min(wait, MAX_CLAIM_WAIT))
                 continue
             task = asyncio.create_task(self._process(unit))
             stop_wait = asyncio.create_task(stop.wait())
