@@ -153,6 +153,7 @@ _ADVERBS = _vocabulary(
     " normally typically mainly even already absolutely kinda sort kind of too"
     " now then probably almost nearly hardly barely certainly occasionally frequently"
     " regularly simply basically personally truly seriously genuinely once"
+    " no longer not"  # "I no longer live", "I not only cook"
 )
 _LY_VERBS = _vocabulary("apply reply supply imply rely multiply rally tally bully ally sully")
 _IRREGULAR_3RD = {

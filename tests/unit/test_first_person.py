@@ -170,6 +170,8 @@ def test_non_statements_are_dropped(sentence: str) -> None:
         ("I now own a boat.", "Alice now owns a boat"),
         ("I probably need glasses.", "Alice probably needs glasses"),
         ("I secretly hate flying.", "Alice secretly hates flying"),
+        # "no" was taken for the verb: "Alice noes longer live in Leeds".
+        ("I no longer live in Leeds.", "Alice no longer lives in Leeds"),
         ("I apply for jobs weekly.", "Alice applies for jobs weekly"),
     ],
 )  # fmt: skip
