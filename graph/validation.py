@@ -17,6 +17,8 @@ def check_name(value: str, what: str) -> str:
         raise InvalidInput(
             f"{what} {value!r} is not a valid name: use 1-100 letters, digits or _ . : @ -"
         )
+    if value in (".", ".."):  # a URL path segment of its own: clients' URLs drop it
+        raise InvalidInput(f"{what} {value!r} is not a valid name: it cannot be in a URL path")
     return value
 
 

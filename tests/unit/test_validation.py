@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from graph.errors import InvalidInput
-from graph.validation import aware
+from graph.validation import aware, check_name
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,11 @@ def test_times_keep_their_instant_in_utc(text: str, offset: timedelta) -> None:
 def test_a_time_utc_cannot_hold_is_refused() -> None:
     with pytest.raises(InvalidInput):
         aware(datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-23))))
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_a_name_that_is_a_url_path_step_is_refused(name: str) -> None:
+    """A peer named "." was created, then unreachable: clients' URLs drop the segment."""
+    with pytest.raises(InvalidInput, match="cannot be in a URL path"):
+        check_name(name, "peer")
+    assert check_name("...", "peer") == "..." and check_name(".alice", "peer") == ".alice"
