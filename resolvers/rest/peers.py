@@ -158,7 +158,7 @@ async def set_card(call: Call) -> Response:
     card = await peer_cards.set_card(
         services.db, call.workspace, observer, target, body.peer_card, embed=embed
     )
-    return JSONResponse({"peer_card": card.entries})
+    return JSONResponse({"peer_card": card.entries or None})  # as a read of it answers
 
 
 async def search(call: Call) -> Response:

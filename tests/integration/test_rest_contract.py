@@ -399,6 +399,15 @@ async def test_representation_cards_and_contexts(rest: httpx.AsyncClient, worksp
     assert r.status_code == 200 and r.json() == {"peer_card": ["Beekeeper", "Lives in Leeds"]}
     r = await rest.get(f"{p}/bot/card", params={"target": "alice"})
     assert r.json()["peer_card"] == ["Beekeeper", "Lives in Leeds"]
+    # An emptied card answers as a read of it does afterwards (it answered [], reads null).
+    cleared = await rest.put(f"{p}/bot/card", params={"target": "alice"}, json={"peer_card": []})
+    read = await rest.get(f"{p}/bot/card", params={"target": "alice"})
+    assert cleared.json() == read.json() == {"peer_card": None}
+    await rest.put(
+        f"{p}/bot/card",
+        params={"target": "alice"},
+        json={"peer_card": ["Beekeeper", "Lives in Leeds"]},
+    )
     r = await rest.get(f"{p}/bot/context", params={"target": "alice"})
     body = r.json()
     assert (body["peer_id"], body["target_id"]) == ("bot", "alice")
