@@ -82,6 +82,15 @@ class Principal:
             return self.in_workspace(workspace)
         self.require_workspace(workspace)
 
+    def names_it_may_check(self) -> tuple[str, ...]:
+        """Which of a read's session and peer names this key may learn exist or not (after
+        require_peer_or_session): a peer key its own peer, a session key its own session."""
+        if self.scope is KeyScope.PEER:
+            return ("peer",)
+        if self.scope is KeyScope.SESSION:
+            return ("session",)
+        return ("session", "peer")
+
     def may_ask_as(self, workspace: str, asker: str, session_members: Collection[str]) -> None:
         """Searching on behalf of `asker`. A workspace-wide key may name any peer (an unknown
         one is NOT_FOUND later); a peer key only its own peer; a session key a peer of its

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
@@ -44,36 +45,43 @@ class SharedLook(Generic[K, V]):
         self._what = what
         self._tick = tick
         self._watchers: Counter[K] = Counter()
-        self._values: dict[K, V] = {}
+        self._values: dict[K, tuple[float, V]] = {}  # key -> (when its read began, value)
         self._error: Exception | None = None
         self._failures = 0
         self._task: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
-    async def watching(self, key: K) -> AsyncIterator[Callable[[], V | None]]:
+    async def watching(
+        self, key: K, since: float | None = None
+    ) -> AsyncIterator[Callable[[], V | None]]:
         """While open, `key`'s value is read at every tick; yields a function giving the last
-        value read (None before the first), which raises Unavailable once the look has failed
-        more than FAILURES_TOLERATED times in a row."""
+        value read (None before the first, and for a read begun before `since`, a
+        time.monotonic() the caller read the value itself after), which raises Unavailable
+        once the look has failed more than FAILURES_TOLERATED times in a row."""
         self._watchers[key] += 1
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
             self._task = asyncio.create_task(self._poll())
         try:
-            yield lambda: self._latest(key)
+            yield lambda: self._latest(key, since)
         finally:
             self._watchers[key] -= 1
             if self._watchers[key] <= 0:
                 del self._watchers[key]
                 self._values.pop(key, None)
 
-    def _latest(self, key: K) -> V | None:
+    def _latest(self, key: K, since: float | None) -> V | None:
         if self._error is not None and self._failures > FAILURES_TOLERATED:
             raise Unavailable(f"{self._what} could not be read: {self._error}")
-        return self._values.get(key)
+        entry = self._values.get(key)
+        if entry is None or (since is not None and entry[0] < since):
+            return None
+        return entry[1]
 
     async def _poll(self) -> None:
         while self._watchers:
             keys = list(self._watchers)
+            began = time.monotonic()
             try:
                 values = await self._read(keys)
             except Exception as exc:  # past FAILURES_TOLERATED in a row, the streams end
@@ -84,7 +92,7 @@ class SharedLook(Generic[K, V]):
                 self._error, self._failures = None, 0
                 for key, value in values.items():
                     if key in self._watchers:
-                        self._values[key] = value
+                        self._values[key] = (began, value)
             await asyncio.sleep(self._tick)
 
 

@@ -3,7 +3,7 @@
 // erasing (not one made again after the purge had deleted it).
 MATCH (r:Purge {id: $id})
 WHERE r.lease_until < $now
-SET r.lease_until = $lease_until, r.attempts = r.attempts + 1
+SET r.lease_until = $lease_until, r.owner = $owner, r.attempts = r.attempts + 1
 WITH r
 OPTIONAL MATCH (p:Peer {workspace: r.workspace, name: r.peer})
 RETURN r.id AS id, r.workspace AS workspace, r.peer AS peer, r.message_ids AS message_ids,

@@ -318,18 +318,21 @@ async def retry_dead(
 
 @dataclass(frozen=True)
 class QueueScope:
-    """Whose jobs a queue status counts: a workspace's, or a session's or peer's in it."""
+    """Whose jobs a queue status counts: a workspace's, or a session's or peer's in it.
+    `checked`: which of the session and peer named are NOT_FOUND when they do not exist (a
+    narrow key may not learn whether a name outside its reach exists: zeros for those)."""
 
     workspace: str
     session: str | None = None
     peer: str | None = None
+    checked: tuple[str, ...] = ("session", "peer")
 
 
 def _status_of(scope: QueueScope, row: dict[str, Any]) -> QueueStatus | NotFound:
     if not row["found_workspace"]:
         return NotFound(f"no workspace {scope.workspace!r}")
     for kind, name in (("session", scope.session), ("peer", scope.peer)):
-        if not row[f"found_{kind}"]:
+        if kind in scope.checked and not row[f"found_{kind}"]:
             return NotFound(f"no {kind} {name!r} in workspace {scope.workspace!r}")
     counts = {str(c["status"]): int(c["jobs"]) for c in row["counts"]}
     return QueueStatus(
@@ -352,19 +355,23 @@ async def statuses(
         "count_queue_statuses",
         scopes=[{"workspace": s.workspace, "session": s.session, "peer": s.peer} for s in scopes],
     )
-    found: dict[QueueScope, QueueStatus | NotFound] = {}
-    for row in rows:
-        scope = QueueScope(row["workspace"], row["session"], row["peer"])
-        found[scope] = _status_of(scope, row)
-    return found
+    by_names = {(r["workspace"], r["session"], r["peer"]): r for r in rows}
+    return {
+        scope: _status_of(scope, by_names[(scope.workspace, scope.session, scope.peer)])
+        for scope in scopes
+    }
 
 
 async def status(
-    db: Database, workspace: str, session: str | None, peer: str | None
+    db: Database,
+    workspace: str,
+    session: str | None,
+    peer: str | None,
+    checked: tuple[str, ...] = ("session", "peer"),
 ) -> QueueStatus:
-    """One scope's queue status; NotFound for a workspace, session or peer that does not
-    exist."""
-    scope = QueueScope(workspace, session, peer)
+    """One scope's queue status; NotFound for a workspace, or a session or peer of `checked`,
+    that does not exist."""
+    scope = QueueScope(workspace, session, peer, checked)
     result = (await statuses(db, [scope]))[scope]
     if isinstance(result, NotFound):
         raise result

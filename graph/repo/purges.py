@@ -14,19 +14,33 @@ from graph.validation import now
 
 
 @dataclass(frozen=True)
+class Held:
+    """A purge record as one run holds it: renewing and releasing its lease take effect only
+    while this run is still its owner (a run whose lease ran out must not take it back)."""
+
+    id: str
+    owner: str
+
+
+@dataclass(frozen=True)
 class PurgeRecord:
     id: str
+    owner: str
     workspace: str
     peer: str | None  # a peer's purge; None for messages
     message_ids: list[str]
     attempts: int  # how many times a worker resumed it
     peer_marked: bool  # the peer of that name is still the one the purge began erasing
 
+    @property
+    def held(self) -> Held:
+        return Held(self.id, self.owner)
+
 
 async def _create(
     tx: Tx, workspace: str, peer: str | None, message_ids: list[str], lease: timedelta
-) -> str:
-    stamp = now()
+) -> Held:
+    stamp, owner = now(), str(uuid.uuid4())
     row = await tx.one(
         "begin_purge",
         id=str(uuid.uuid4()),
@@ -35,25 +49,26 @@ async def _create(
         message_ids=message_ids,
         now=stamp,
         lease_until=stamp + lease,
+        owner=owner,
     )
     assert row is not None  # CREATE always returns its row
-    return str(row["id"])
+    return Held(str(row["id"]), owner)
 
 
 async def begin_messages(
     db: Database, workspace: str, message_ids: list[str], *, lease: timedelta
-) -> str:
+) -> Held:
     """The record of a purge of messages about to run, leased for `lease`; its id."""
     return await db.write_tx(lambda tx: _create(tx, workspace, None, message_ids, lease))
 
 
-async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelta) -> str:
+async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelta) -> Held:
     """The record of a peer's purge about to run: a new one, or the record of an earlier purge
     of the peer whose lease ran out (its process died), leased to this caller, which finishes
     it. A purge of the peer still running is a CONFLICT: two at once would each count what the
     other deleted."""
 
-    async def work(tx: Tx) -> str:
+    async def work(tx: Tx) -> Held:
         [locked] = await tx.rows("lock_peer", workspace=workspace, peer=peer)
         if not locked["locked"]:
             raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
@@ -63,7 +78,10 @@ async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelt
             return await _create(tx, workspace, peer, [], lease)
         await tx.rows("lock_purge", id=running["id"], now=stamp)
         # Leased only if its lease has still run out (a worker may have just taken it up).
-        taken = await tx.one("lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease)
+        owner = str(uuid.uuid4())
+        taken = await tx.one(
+            "lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease, owner=owner
+        )
         if taken is None:
             started = to_datetime(running["started_at"])
             since = started.isoformat(timespec="seconds") if started else "earlier"
@@ -71,21 +89,23 @@ async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelt
                 f"peer {peer!r} is already being purged (since {since}); "
                 "the purge finishes on its own"
             )
-        return str(taken["id"])
+        return Held(str(taken["id"]), owner)
 
     return await db.write_tx(work)
 
 
-async def extend(db: Database, purge_id: str, lease: timedelta) -> None:
-    await db.write("extend_purge", id=purge_id, lease_until=now() + lease)
+async def extend(db: Database, held: Held, lease: timedelta) -> None:
+    await db.write("extend_purge", id=held.id, owner=held.owner, lease_until=now() + lease)
 
 
-async def release(db: Database, purge_id: str, *, retry_in: timedelta | None = None) -> None:
+async def release(db: Database, held: Held, *, retry_in: timedelta | None = None) -> None:
     """Give up the lease of a purge that failed here: purging again takes the record over, and
     a worker takes it up after `retry_in` (None: at its next look)."""
     stamp = now()
     retry_after = None if retry_in is None else stamp + retry_in
-    await db.write("release_purge", id=purge_id, now=stamp, retry_after=retry_after)
+    await db.write(
+        "release_purge", id=held.id, owner=held.owner, now=stamp, retry_after=retry_after
+    )
 
 
 async def finish(db: Database, purge_id: str) -> None:
@@ -103,10 +123,14 @@ async def claim_interrupted(
             "find_interrupted_purges", now=stamp, limit=scan, workspace=workspace
         ):
             await tx.rows("lock_purge", id=found["id"], now=stamp)
-            row = await tx.one("lease_purge", id=found["id"], now=stamp, lease_until=stamp + lease)
+            owner = str(uuid.uuid4())
+            row = await tx.one(
+                "lease_purge", id=found["id"], now=stamp, lease_until=stamp + lease, owner=owner
+            )
             if row is not None:
                 return PurgeRecord(
                     id=str(row["id"]),
+                    owner=owner,
                     workspace=str(row["workspace"]),
                     peer=None if row["peer"] is None else str(row["peer"]),
                     message_ids=[str(m) for m in row["message_ids"] or []],

@@ -276,7 +276,7 @@ def peer_left(workspace: str, peer: str) -> PlanLeft:
 
 async def _recorded(
     eraser: Eraser,
-    purge_id: str,
+    held: purges.Held,
     lease: timedelta,
     left: PlanLeft,
     first: Plan | None = None,
@@ -285,22 +285,24 @@ async def _recorded(
 ) -> PurgeReport:
     """Run a purge under its record, and delete the record once it has finished. A failure
     leaves the record and gives up its lease (a worker finishes the purge after `retry_in`, or
-    purging again does); if the process dies, the lease runs out instead."""
+    purging again does; a cancellation, at shutdown say, is no failure of the purge: at the
+    next look); if the process dies, the lease runs out instead."""
     try:
-        async with _leased(eraser.db, purge_id, lease):
+        async with _leased(eraser.db, held, lease):
             report = await eraser.run(left, first)
-    except BaseException:
+    except BaseException as failure:
+        wait = None if isinstance(failure, asyncio.CancelledError) else retry_in
         try:
-            await purges.release(eraser.db, purge_id, retry_in=retry_in)
+            await purges.release(eraser.db, held, retry_in=wait)
         except Exception as exc:  # Neo4j away: the lease runs out instead
-            log.warning("could not release purge %s's lease: %s", purge_id, exc)
+            log.warning("could not release purge %s's lease: %s", held.id, exc)
         raise
-    await purges.finish(eraser.db, purge_id)
+    await purges.finish(eraser.db, held.id)
     return report
 
 
 @contextlib.asynccontextmanager
-async def _leased(db: Database, purge_id: str, lease: timedelta) -> AsyncIterator[None]:
+async def _leased(db: Database, held: purges.Held, lease: timedelta) -> AsyncIterator[None]:
     """Renew the record's lease every fifth of it while the purge runs, on a timer: a batch
     that waits long on locks must not let a worker take up the purge beside it."""
 
@@ -308,9 +310,9 @@ async def _leased(db: Database, purge_id: str, lease: timedelta) -> AsyncIterato
         while True:
             await asyncio.sleep(max(lease.total_seconds() / 5, 0.5))
             try:
-                await purges.extend(db, purge_id, lease)
+                await purges.extend(db, held, lease)
             except Exception as exc:  # Neo4j briefly away: the next renewal tries again
-                log.warning("could not renew purge %s's lease: %s", purge_id, exc)
+                log.warning("could not renew purge %s's lease: %s", held.id, exc)
 
     renewing = asyncio.create_task(renew())
     try:
@@ -385,7 +387,7 @@ async def resume_interrupted(
             timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
         )
         try:
-            report = await _recorded(eraser, record.id, lease, left, retry_in=wait)
+            report = await _recorded(eraser, record.held, lease, left, retry_in=wait)
         except Exception as exc:
             log.warning(
                 "resuming purge %s (try %d) failed, next try in %s: %s",

@@ -150,26 +150,32 @@ class Worker:
                     await asyncio.wait_for(stop.wait(), min(wait, MAX_CLAIM_WAIT))
                 continue
             task = asyncio.create_task(self._process(unit))
-            stop_wait = asyncio.create_task(stop.wait())
             try:
-                await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+                await self._until_done_or_stopped(stop, task, unit)
             except asyncio.CancelledError:
-                # The worker was cancelled, not stopped: its unit stops with it (the lease runs
-                # out and another worker takes the unit up).
+                # The worker was cancelled, not stopped (in its grace period too): its unit
+                # stops with it (the lease runs out and another worker takes the unit up).
                 task.cancel()
                 await asyncio.wait({task})
                 raise
-            finally:
-                stop_wait.cancel()
-            if not task.done():
-                # Shutting down: give the unit its grace period, then hand it back.
-                done, _ = await asyncio.wait({task}, timeout=self.config.shutdown_grace)
-                if not done:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
-                    await jobs.release(self.db, unit)
-                    log.info("released %s at shutdown", unit.key)
+
+    async def _until_done_or_stopped(
+        self, stop: asyncio.Event, task: asyncio.Task[None], unit: ClaimedUnit
+    ) -> None:
+        stop_wait = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop_wait.cancel()
+        if not task.done():
+            # Shutting down: give the unit its grace period, then hand it back.
+            done, _ = await asyncio.wait({task}, timeout=self.config.shutdown_grace)
+            if not done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+                await jobs.release(self.db, unit)
+                log.info("released %s at shutdown", unit.key)
 
     async def _every(self, stop: asyncio.Event, task: Periodic) -> None:
         while not stop.is_set():

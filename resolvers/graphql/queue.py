@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncGenerator
 
 import strawberry
@@ -55,8 +56,12 @@ class QueueQuery:
     async def queue_status(
         self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
     ) -> QueueStatus:
-        info.context.principal.require_peer_or_session(workspace, peer, session)
-        return _status(await jobs.status(info.context.services.db, workspace, session, peer))
+        principal = info.context.principal
+        principal.require_peer_or_session(workspace, peer, session)
+        checked = principal.names_it_may_check()
+        return _status(
+            await jobs.status(info.context.services.db, workspace, session, peer, checked)
+        )
 
     @strawberry.field(
         description="Jobs, most recently updated first; dead-lettered ones keep their last error."
@@ -132,20 +137,22 @@ class Subscription:
         interval_seconds: Interval = 1.0,
         until_idle: bool = False,
     ) -> AsyncGenerator[QueueStatus, None]:
-        info.context.principal.require_peer_or_session(workspace, peer, session)
+        principal = info.context.principal
+        principal.require_peer_or_session(workspace, peer, session)
+        scope = jobs.QueueScope(workspace, session, peer, principal.names_it_may_check())
         # The first status at once (a misspelt name is an error now, not at the first tick);
-        # then the value the process's shared look last read.
+        # then the values of the process's shared look read after it, never an older one.
         current: QueueStatusRecord | NotFound | None = await jobs.status(
-            info.context.services.db, workspace, session, peer
+            info.context.services.db, workspace, session, peer, scope.checked
         )
+        since = time.monotonic()
         last: QueueStatusRecord | None = None
-        scope = jobs.QueueScope(workspace, session, peer)
-        async with info.context.services.queue_watch.watching(scope) as latest:
+        async with info.context.services.queue_watch.watching(scope, since) as latest:
             while True:
                 # The key at each poll: one that expires ends the stream (UNAUTHENTICATED).
                 info.context.principal.require_peer_or_session(workspace, peer, session)
-                if isinstance(current, NotFound):  # deleted since the stream began
-                    raise current
+                if isinstance(current, NotFound):  # gone since the stream began
+                    raise NotFound(current.message)  # the look's own is shared by streams
                 if current is not None and current != last:
                     yield _status(current)
                     last = current

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, RootModel
 from starlette.responses import JSONResponse, Response
 
+from graph.configuration import readable
 from graph.errors import NotFound
 from graph.props import NO_META
 from graph.records import MembershipRecord, SessionRecord
@@ -76,10 +77,11 @@ async def create(call: Call) -> Response:
     if not record.active:
         raise NotFound(f"session {body.id!r} was deleted")
     if not created and (body.metadata is not None or body.configuration is not None):
-        # An existing session takes new metadata; its configuration is merged key by key.
-        merged = (
-            None if body.configuration is None else {**record.configuration, **body.configuration}
-        )
+        # An existing session takes new metadata; its configuration is merged key by key, into
+        # what clients can read of the stored one (a value stored before the checks is dropped,
+        # not held against this update).
+        stored = readable("session", record.configuration)
+        merged = None if body.configuration is None else {**stored, **body.configuration}
         record = await sessions.update(
             db,
             call.workspace,

@@ -132,8 +132,11 @@ async def queue_status(call: Call) -> Response:
     if q.observer_id and q.sender_id and q.observer_id != q.sender_id:
         raise InvalidInput("give observer_id or sender_id, not two different peers")
     peer = q.observer_id or q.sender_id
-    call.principal.require_peer_or_session(call.workspace, peer, q.session_id)
-    status = await jobs.status(call.services.db, call.workspace, q.session_id, peer)
+    principal = call.principal
+    principal.require_peer_or_session(call.workspace, peer, q.session_id)
+    status = await jobs.status(
+        call.services.db, call.workspace, q.session_id, peer, principal.names_it_may_check()
+    )
     done = status.done + status.dead
     return JSONResponse(
         {

@@ -72,6 +72,8 @@ async def test_graphiql_runs_a_subscription_over_its_websocket(
     await page.goto(f"{served.url}/graphql")
     await page.wait_for_selector(".graphiql-container", timeout=30_000)
     workspace = f"w-{uuid.uuid4().hex[:8]}"
+    async with httpx.AsyncClient(base_url=served.url) as client:  # a queue of no workspace: 404
+        assert (await client.post("/v3/workspaces", json={"id": workspace})).status_code == 201
     await page.locator(".graphiql-query-editor .CodeMirror").first.click()
     await page.keyboard.press("Control+A")
     await page.keyboard.insert_text(

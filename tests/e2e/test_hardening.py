@@ -707,6 +707,10 @@ async def test_a_key_that_expires_stops_working_on_its_open_socket(
     before still ran every operation, and its streams went on."""
     assert served_with_auth.secret is not None
     workspace = f"w-{uuid.uuid4().hex[:8]}"
+    admin = {"Authorization": f"Bearer {issue_key(served_with_auth.secret, ADMIN)}"}
+    with httpx.Client(base_url=served_with_auth.url) as client:  # a queue of no workspace: 404
+        created = client.post("/v3/workspaces", json={"id": workspace}, headers=admin)
+        assert created.status_code == 201
     key = issue_key(
         served_with_auth.secret, Principal(KeyScope.WORKSPACE, workspace), ttl_seconds=6
     )

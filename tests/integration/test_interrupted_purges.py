@@ -54,7 +54,7 @@ async def test_a_purge_whose_process_died_waits_out_its_lease_and_blocks_another
     assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 0
     with pytest.raises(Conflict, match="'alice' is already being purged"):
         await purge.purge_peer(s.db, workspace, "alice", 2)
-    await s.db.write("extend_purge", id=await record_id(s, workspace), lease_until=now())
+    await statements.write(s.db, "expire_purge", id=await record_id(s, workspace), now=now())
     assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 1
     assert "Purge" not in await counts(s, workspace)
 
@@ -76,6 +76,25 @@ async def test_purging_a_peer_again_after_its_purge_failed_finishes_that_purge(
     # The record taken over (no second one left behind); the report counts what this call
     # erased (the first had tombstoned, not yet deleted, the messages).
     assert report.peers == 1 and report.messages == before["Message"]
+
+
+async def test_a_run_whose_lease_ran_out_cannot_release_or_renew_the_next_ones(
+    services: Services, workspace: str
+) -> None:
+    """Releasing cleared the lease whoever held it: a run that had lost its lease to a worker
+    freed the record under the worker, and a third run purged beside it."""
+    await make_peers(services, workspace, "alice")
+    db = services.db
+    first = await purges.begin_peer(db, workspace, "alice", lease=EXPIRED)
+    worker = await purges.claim_interrupted(db, purge.PURGE_LEASE, workspace=workspace)
+    assert worker is not None and worker.id == first.id and worker.owner != first.owner
+    await purges.release(db, first)
+    await purges.extend(db, first, EXPIRED)
+    with pytest.raises(Conflict, match="already being purged"):
+        await purges.begin_peer(db, workspace, "alice", lease=purge.PURGE_LEASE)
+    await purges.release(db, worker.held)
+    taken = await purges.begin_peer(db, workspace, "alice", lease=purge.PURGE_LEASE)
+    assert taken.id == first.id
 
 
 async def record_ids(s: Services, workspace: str) -> list[str]:

@@ -188,6 +188,22 @@ async def test_configuration_a_client_cannot_read_back_is_refused(
     shown = await rest.post("/workspaces", json={"id": workspace})  # get-or-create: the same
     assert shown.status_code == 200
     assert shown.json()["configuration"] == {"reasoning": {}, "my_app": 1}
+    # Nor is it held against an update that merges into it (the client cannot even see it).
+    await statements.write(
+        services.db,
+        "set_session_configuration",
+        workspace=workspace,
+        session="s1",
+        configuration='{"reasoning": {"enabled": "sometimes"}, "keep": true}',
+    )
+    merge = {"id": "s1", "configuration": {"summary": {"enabled": False}}}
+    r = await rest.post(f"{ws}/sessions", json=merge)
+    assert r.status_code == 200, r.text
+    assert r.json()["configuration"] == {
+        "reasoning": {},
+        "keep": True,
+        "summary": {"enabled": False},
+    }
 
 
 async def test_peer_get_or_create_update_list(rest: httpx.AsyncClient, workspace: str) -> None:
@@ -710,6 +726,15 @@ async def test_auth_and_isolation(
     for body in ({"id": "s1", "metadata": {"x": 1}}, {"id": "elsewhere"}):
         r = await secured.post(sessions_path, json=body, headers=alice)
         assert r.status_code == 403, body
+    # Whether a name out of the key's reach exists is not told: zeros either way.
+    status = f"/workspaces/{workspace}/queue/status"
+    for session in ("s1", "nosuch"):
+        r = await secured.get(
+            status, params={"sender_id": "alice", "session_id": session}, headers=alice
+        )
+        assert r.status_code == 200, (session, r.text)
+    r = await secured.get(status, params={"session_id": "nosuch"}, headers=mine)
+    assert r.status_code == 404
     in_s1 = key(KeyScope.SESSION, workspace, session="s1")
     r = await secured.post(peers_path, json={"id": "bot"}, headers=in_s1)
     assert r.status_code == 200 and r.json()["id"] == "bot"

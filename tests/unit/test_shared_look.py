@@ -4,13 +4,15 @@ stays away ends them all."""
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from graph.errors import Unavailable
 from graph.keys import Representation
-from resolvers.shared_look import FAILURES_TOLERATED, dream_counts
+from resolvers.shared_look import FAILURES_TOLERATED, SharedLook, dream_counts
 
 VIEW = Representation("w", "agent", "alice")
 
@@ -49,3 +51,34 @@ async def test_a_store_that_stays_away_ends_the_streams() -> None:
         await asyncio.sleep(0.05)
         with pytest.raises(Unavailable, match="Neo4j is away"):
             latest()
+
+
+async def test_a_stream_never_gets_a_value_read_before_its_own() -> None:
+    """A stream read its first status itself, then took the look's: one whose read had begun
+    earlier (another stream's tick) could say 'idle' after the stream had seen a pending job."""
+    gates = [asyncio.Event(), asyncio.Event()]
+    reads = 0
+
+    async def read(keys: list[str]) -> dict[str, int]:
+        nonlocal reads
+        reads += 1
+        if reads <= len(gates):
+            await gates[reads - 1].wait()
+        return dict.fromkeys(keys, reads)
+
+    async def until(value: Callable[[], int | None], wanted: int) -> None:
+        for _ in range(500):
+            if value() == wanted:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"never {wanted}: {value()}")
+
+    look: SharedLook[str, int] = SharedLook(read, "numbers", tick=0.01)
+    async with look.watching("k") as early:
+        await asyncio.sleep(0.05)  # the first look is under way
+        async with look.watching("k", time.monotonic()) as late:
+            gates[0].set()
+            await until(early, 1)
+            assert late() is None  # read 1 began before the stream's own
+            gates[1].set()
+            await until(late, 2)
