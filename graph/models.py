@@ -310,5 +310,6 @@ class Purge(StructuredNode):
     message_ids = ArrayProperty(StringProperty(), default=list)
     started_at = DateTimeNeo4jFormatProperty(required=True)
     lease_until = DateTimeNeo4jFormatProperty(required=True)  # held by a running purge until
+    owner = StringProperty()  # the run holding the lease: only it renews or releases it
     retry_after = DateTimeNeo4jFormatProperty()  # after a failed try: when a worker tries again
     attempts = IntegerProperty(default=0)  # times a worker took it up
