@@ -58,7 +58,7 @@ async def _create(
 async def begin_messages(
     db: Database, workspace: str, message_ids: list[str], *, lease: timedelta
 ) -> Held:
-    """The record of a purge of messages about to run, leased for `lease`; its id."""
+    """The record of a purge of messages about to run, leased for `lease` to this run."""
     return await db.write_tx(lambda tx: _create(tx, workspace, None, message_ids, lease))
 
 

@@ -51,7 +51,8 @@ def _job(r: JobRecord) -> Job:
 class QueueQuery:
     @strawberry.field(
         description="Jobs by status at workspace, session or peer scope (NOT_FOUND for a "
-        "workspace, session or peer that does not exist)."
+        "workspace, session or peer that does not exist; a peer or session key learns that only "
+        "of its own peer or session, and counts zero jobs of another name)."
     )
     async def queue_status(
         self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
