@@ -196,6 +196,7 @@ Statement = Literal[
     "move_peer_links",
     "move_peer_messages",
     "move_scope_observations",
+    "note_job",
     "ping",
     "prune_observations",
     "read_message_properties",

@@ -281,6 +281,7 @@ class Job(StructuredNode):
     lease_until = DateTimeNeo4jFormatProperty()
     lease_owner = StringProperty()
     error = StringProperty()
+    notes = ArrayProperty(StringProperty(), default=list)  # what its work could not do
     tokens_in = IntegerProperty(default=0)
     tokens_out = IntegerProperty(default=0)
     created_at = DateTimeNeo4jFormatProperty(required=True)

@@ -82,6 +82,7 @@ class JobRecord:
     updated_at: datetime
     tokens_in: int = 0
     tokens_out: int = 0
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> JobRecord:
@@ -104,6 +105,7 @@ class JobRecord:
             updated_at=to_datetime(row.get("updated_at")) or required_datetime(row["created_at"]),
             tokens_in=int(row.get("tokens_in") or 0),
             tokens_out=int(row.get("tokens_out") or 0),
+            notes=tuple(str(n) for n in row.get("notes") or ()),
         )
 
 
@@ -376,6 +378,12 @@ async def status(
     if isinstance(result, NotFound):
         raise result
     return result
+
+
+async def note(tx: Tx, job_id: str, notes: list[str]) -> None:
+    """Leave notes on a job, in the transaction of its work (they go if that rolls back)."""
+    if notes:
+        await tx.rows("note_job", id=job_id, notes=notes)
 
 
 async def list_jobs(

@@ -201,13 +201,15 @@ async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> 
 
 async def _step_source(
     tx: Tx,
-    workspace: str,
+    job: JobRecord,
     op: Operation,
     source: str,
     settings: Settings,
     stamp: datetime,
 ) -> bool:
-    """Move the next batch of `source` into the target; True once the source is gone."""
+    """Move the next batch of `source` into the target; True once the source is gone (what
+    could not move is noted on `job`)."""
+    workspace = job.workspace
     batch, threshold = settings.restructure_batch, settings.dedup_threshold
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
@@ -248,6 +250,7 @@ async def _step_source(
     )
     for reason in dropped:
         log.warning("merge %s into %s dropped a sub-peer link: %s", source, op.target, reason)
+    await jobs.note(tx, job.id, [f"sub-peer link not moved: {reason}" for reason in dropped])
     await tx.rows("move_peer_links", **base)
     await tx.rows(
         "move_peer_jobs",
@@ -340,7 +343,7 @@ class RestructureHandler(StepHandler):
             present = await tx.rows("get_peer", workspace=job.workspace, name=source)
             if not present:
                 continue  # moved and deleted by an earlier step
-            if not await _step_source(tx, job.workspace, op, source, self.settings, stamp):
+            if not await _step_source(tx, job, op, source, self.settings, stamp):
                 return False
         await dream_target(tx, self.settings, job.workspace, op.target)
         return True

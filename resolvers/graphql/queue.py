@@ -44,6 +44,7 @@ def _job(r: JobRecord) -> Job:
         updated_at=r.updated_at,
         tokens_in=r.tokens_in,
         tokens_out=r.tokens_out,
+        notes=list(r.notes),
     )
 
 

@@ -384,3 +384,7 @@ class Job:
     updated_at: datetime
     tokens_in: int
     tokens_out: int
+    notes: list[str] = strawberry.field(
+        description="What the job's work could not do and went on without (a merge: each "
+        "sub-peer link it did not move, as it would have made a cycle or too long a chain)."
+    )

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from graph.errors import InvalidInput, NotFound
-from graph.repo import members
+from graph.repo import jobs, members
 from reasoners.peers import merges
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
@@ -214,5 +214,12 @@ async def test_a_merge_moves_sub_peer_links_only_where_an_add_could_make_them(
     assert await members.above(services.db, workspace, "q0", depth=members.ALL, limit=100) == []
     assert await names_below(services, workspace, "y", members.ALL) == ["z@1"]
     assert await names_below(services, workspace, "z", members.ALL) == []
+    # The app learns what was not moved from the operations' jobs (it was only logged).
+    done = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=100
+    )
+    notes = sorted(n for j in done for n in j.notes)
+    assert len(notes) == 2 and all(n.startswith("sub-peer link not moved: ") for n in notes)
+    assert any("cycle" in n for n in notes), notes
     # A chain of exactly the limit is still allowed.
     assert await members.add(services.db, workspace, chain[-3], "q0", max_depth=limit)
