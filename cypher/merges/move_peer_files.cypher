@@ -3,6 +3,8 @@
 // A card keeps its place: card.md for a peer's card of itself, cards/<observer>.md otherwise.
 // On a path the target already uses, a card of the target's wins (the moved one is deleted,
 // with its chunks; dreams rebuild cards) and a user file moves to merged/<source>/<path>.
+// Two cards of one batch can become one: the source's card of itself and the target's card of
+// the source are both the target's card of itself. The one the target wrote is kept.
 MATCH (f:File {workspace: $workspace})
 WHERE f.peer = $source OR f.card_observer = $source
 WITH f
@@ -16,9 +18,14 @@ WITH f, peer, observer,
        WHEN observer = peer THEN 'card.md'
        ELSE 'cards/' + observer + '.md'
      END AS wanted
+ORDER BY coalesce(f.card_observer = $target, false) DESC, f.updated_at DESC, f.id
+WITH peer, wanted, collect({f: f, observer: observer}) AS group
+UNWIND range(0, size(group) - 1) AS rank
+WITH group[rank].f AS f, group[rank].observer AS observer, peer, wanted, rank > 0 AS beaten
 OPTIONAL MATCH (clash:File {workspace: $workspace, peer: peer, path: wanted})
 WHERE clash <> f
-WITH f, peer, observer, wanted, clash IS NOT NULL AND observer IS NOT NULL AS discard,
+WITH f, peer, observer, wanted,
+     (clash IS NOT NULL OR beaten) AND observer IS NOT NULL AS discard,
      CASE WHEN clash IS NULL THEN wanted ELSE 'merged/' + $source + '/' + f.path END AS path
 CALL (f, discard) {
   WITH f WHERE discard

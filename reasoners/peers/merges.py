@@ -201,15 +201,15 @@ async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> 
 
 async def _step_source(
     tx: Tx,
-    job: JobRecord,
+    workspace: str,
     op: Operation,
     source: str,
     settings: Settings,
     stamp: datetime,
+    job_id: str,
 ) -> bool:
     """Move the next batch of `source` into the target; True once the source is gone (what
-    could not move is noted on `job`)."""
-    workspace = job.workspace
+    could not move is noted on the job `job_id`)."""
     batch, threshold = settings.restructure_batch, settings.dedup_threshold
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
@@ -250,7 +250,7 @@ async def _step_source(
     )
     for reason in dropped:
         log.warning("merge %s into %s dropped a sub-peer link: %s", source, op.target, reason)
-    await jobs.note(tx, job.id, [f"sub-peer link not moved: {reason}" for reason in dropped])
+    await jobs.note(tx, job_id, [f"sub-peer link not moved: {reason}" for reason in dropped])
     await tx.rows("move_peer_links", **base)
     await tx.rows(
         "move_peer_jobs",
@@ -343,7 +343,7 @@ class RestructureHandler(StepHandler):
             present = await tx.rows("get_peer", workspace=job.workspace, name=source)
             if not present:
                 continue  # moved and deleted by an earlier step
-            if not await _step_source(tx, job, op, source, self.settings, stamp):
+            if not await _step_source(tx, job.workspace, op, source, self.settings, stamp, job.id):
                 return False
         await dream_target(tx, self.settings, job.workspace, op.target)
         return True

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from graph.errors import InvalidInput, NotFound
-from graph.repo import jobs, members
+from graph.repo import jobs, members, peer_cards, peers
 from reasoners.peers import merges
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
@@ -223,3 +223,32 @@ async def test_a_merge_moves_sub_peer_links_only_where_an_add_could_make_them(
     assert any("cycle" in n for n in notes), notes
     # A chain of exactly the limit is still allowed.
     assert await members.add(services.db, workspace, chain[-3], "q0", max_depth=limit)
+
+
+async def test_a_merge_of_a_peer_with_its_own_card_and_the_targets_card_of_it_finishes(
+    services: Services, workspace: str
+) -> None:
+    """b's card of itself and a's card of b both became a's card of itself, in one batch: the
+    unique path failed the step five times, and the merge died half done (dreams write both
+    cards by themselves)."""
+    await make_peers(services, workspace, "a", "b")
+    await peer_cards.set_card(services.db, workspace, "b", "b", ["Name: b"])
+    await peer_cards.set_card(services.db, workspace, "a", "b", ["b lives in Oslo"])
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["b"], "a", True)
+    )
+    await run_all(services, workspace)
+    with pytest.raises(NotFound):
+        await peers.get(services.db, workspace, "b")
+    dead = await jobs.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["dead"],
+        with_errors=False,
+        limit=10,
+    )
+    assert dead == []
+    # The card the target wrote is the one kept.
+    assert (await peer_cards.get(services.db, workspace, "a", "a")).entries == ["b lives in Oslo"]

@@ -408,7 +408,9 @@ async def test_a_belief_a_split_or_merge_moves_in_at_once_is_stored_once(
         if merge:
             merging = Operation(["alice"], "alice-work", merge=True)
             stepping = replace(services.settings, restructure_batch=10, dedup_threshold=0.95)
-            assert not await _step_source(tx, workspace, merging, "alice", stepping, now())
+            assert not await _step_source(
+                tx, workspace, merging, "alice", stepping, now(), "no-job"
+            )
         else:
             assert await _step_part(tx, workspace, "alice", Part("alice-work", ["s1"]), 10, now())
 
