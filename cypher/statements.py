@@ -18,6 +18,7 @@ Statement = Literal[
     "count_dream_runs",
     "count_merged_writes",
     "count_messages",
+    "count_peer_files",
     "count_queue_statuses",
     "create_constraint_dream_key",
     "create_constraint_dream_run_id",

@@ -63,35 +63,35 @@ async def begin_messages(
 
 
 async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelta) -> Held:
+    """begin_peer_in, in a transaction of its own."""
+    return await db.write_tx(lambda tx: begin_peer_in(tx, workspace, peer, lease=lease))
+
+
+async def begin_peer_in(tx: Tx, workspace: str, peer: str, *, lease: timedelta) -> Held:
     """The record of a peer's purge about to run: a new one, or the record of an earlier purge
     of the peer whose lease ran out (its process died), leased to this caller, which finishes
     it. A purge of the peer still running is a CONFLICT: two at once would each count what the
     other deleted."""
-
-    async def work(tx: Tx) -> Held:
-        [locked] = await tx.rows("lock_peer", workspace=workspace, peer=peer)
-        if not locked["locked"]:
-            raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
-        stamp = now()
-        running = await tx.one("find_peer_purge", workspace=workspace, peer=peer)
-        if running is None:
-            return await _create(tx, workspace, peer, [], lease)
-        await tx.rows("lock_purge", id=running["id"], now=stamp)
-        # Leased only if its lease has still run out (a worker may have just taken it up).
-        owner = str(uuid.uuid4())
-        taken = await tx.one(
-            "lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease, owner=owner
+    [locked] = await tx.rows("lock_peer", workspace=workspace, peer=peer)
+    if not locked["locked"]:
+        raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
+    stamp = now()
+    running = await tx.one("find_peer_purge", workspace=workspace, peer=peer)
+    if running is None:
+        return await _create(tx, workspace, peer, [], lease)
+    await tx.rows("lock_purge", id=running["id"], now=stamp)
+    # Leased only if its lease has still run out (a worker may have just taken it up).
+    owner = str(uuid.uuid4())
+    taken = await tx.one(
+        "lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease, owner=owner
+    )
+    if taken is None:
+        started = to_datetime(running["started_at"])
+        since = started.isoformat(timespec="seconds") if started else "earlier"
+        raise Conflict(
+            f"peer {peer!r} is already being purged (since {since}); the purge finishes on its own"
         )
-        if taken is None:
-            started = to_datetime(running["started_at"])
-            since = started.isoformat(timespec="seconds") if started else "earlier"
-            raise Conflict(
-                f"peer {peer!r} is already being purged (since {since}); "
-                "the purge finishes on its own"
-            )
-        return Held(str(taken["id"]), owner)
-
-    return await db.write_tx(work)
+    return Held(str(taken["id"]), owner)
 
 
 async def extend(db: Database, held: Held, lease: timedelta) -> None:

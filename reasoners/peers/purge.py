@@ -42,6 +42,7 @@ from graph.repo import peers, purges
 from graph.repo import summaries as summary_repo
 from graph.validation import now
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
+from reasoners.peers.starts import check_not_queued, lock_starts
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed while the purge runs; once a purge's process
@@ -240,15 +241,30 @@ class Eraser:
             plan = await self.db.read_tx(plan_left) if first is None else first
             first = None
             await self.round(plan)
-            if plan.empty:
-                break
-        else:
-            raise Conflict("data derived from the purged data kept arriving; purge again")
-        if (peer := self.peer) is not None:
-            db, ws = self.db, self.workspace
-            rows = await self._commit(db.write("delete_peer", workspace=ws, peer=peer))
-            self.tally.peers += _count(rows)
-        return self.tally
+            if plan.empty and (self.peer is None or await self._delete_peer(plan_left)):
+                return self.tally
+        raise Conflict("data derived from the purged data kept arriving; purge again")
+
+    async def _delete_peer(self, plan_left: Callable[[Tx], Awaitable[Plan]]) -> bool:
+        """Delete the peer, under its lock, if nothing of it is left; False when something
+        arrived since the last look (a message it sent, a file, a card: written while the
+        purge ran, it would be orphaned), for another round."""
+        db, ws, peer = self.db, self.workspace, self.peer
+        assert peer is not None
+
+        async def work(tx: Tx) -> list[Row] | None:
+            await tx.rows("lock_peer", workspace=ws, peer=peer)
+            files = await tx.one("count_peer_files", workspace=ws, peer=peer)
+            if not (await plan_left(tx)).empty or (files and files["files"]):
+                return None
+            return await tx.rows("delete_peer", workspace=ws, peer=peer)
+
+        rows = await db.write_tx(work)
+        await self.checkpoint.committed()
+        if rows is None:
+            return False
+        self.tally.peers += _count(rows)
+        return True
 
 
 PlanLeft = Callable[[Tx], Awaitable[Plan]]
@@ -353,7 +369,15 @@ async def purge_peer(
     lease: timedelta = PURGE_LEASE,
 ) -> PurgeReport:
     await peers.get(db, workspace, peer)
-    record = await purges.begin_peer(db, workspace, peer, lease=lease)
+
+    async def begin(tx: Tx) -> purges.Held:
+        # As a rename, merge or split starts: one at a time per workspace, and not while one
+        # of those changes the peer (a merge into it would move data in as the purge erases).
+        await lock_starts(tx, workspace)
+        await check_not_queued(tx, workspace, {peer})
+        return await purges.begin_peer_in(tx, workspace, peer, lease=lease)
+
+    record = await db.write_tx(begin)
     eraser = Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint())
     return await _recorded(eraser, record, lease, peer_left(workspace, peer))
 

@@ -17,6 +17,7 @@ from reasoners.peers.splits import Part
 from resolvers.services import Services
 from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.restructure_helpers import run_all
 from tests.integration.test_restructure import Interrupted, Watch, beliefs, chain, counts
 
 pytestmark = pytest.mark.integration
@@ -219,3 +220,43 @@ async def test_a_running_purge_keeps_its_lease_however_long_a_batch_takes(
     assert await purge.resume_interrupted(services.db, 5, workspace=workspace, lease=lease) == 0
     report = await running
     assert report.peers == 1 and "Purge" not in await counts(services, workspace)
+
+
+class WritesOnce:
+    """A checkpoint that posts a message as the purged peer after the first batch commits:
+    a write arriving while the purge runs, after its last look."""
+
+    def __init__(self, services: Services, workspace: str) -> None:
+        self.services, self.workspace, self.done = services, workspace, False
+
+    async def committed(self) -> None:
+        if not self.done:
+            self.done = True
+            await post(self.services, self.workspace, "s1", ("alice", "Sent while purged."))
+
+
+async def test_what_arrives_while_a_peer_is_purged_is_erased_too(
+    services: Services, workspace: str
+) -> None:
+    """The purge deleted the peer once a round found nothing left: a message sent meanwhile
+    stayed, readable, naming a peer that no longer existed."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    writes = WritesOnce(services, workspace)
+    report = await purge.purge_peer(services.db, workspace, "alice", 5, writes)
+    assert writes.done and report.peers == 1 and report.messages == 1
+    assert "Message" not in await counts(services, workspace)
+
+
+async def test_a_peer_a_queued_merge_changes_cannot_be_purged_meanwhile(
+    services: Services, workspace: str
+) -> None:
+    """Accepted, the purge deleted the merge's next step: the source survived, half merged."""
+    await make_peers(services, workspace, "a", "b")
+    s = services.settings
+    await merges.start(services.db, s, workspace, merges.Operation(["b"], "a", True))
+    for peer in ("a", "b"):
+        with pytest.raises(Conflict, match="already being renamed, merged or split"):
+            await purge.purge_peer(services.db, workspace, peer, 5)
+    await run_all(services, workspace)
+    assert (await purge.purge_peer(services.db, workspace, "a", 5)).peers == 1
