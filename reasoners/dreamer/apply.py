@@ -38,6 +38,7 @@ class Applied:
     pruned: int = 0
     card_changes: int = 0
     rejected: int = 0  # items left out by a lenient write
+    superseded_ids: list[str] = field(default_factory=list)  # what rests on them turns stale
 
 
 def _ref(node: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -145,6 +146,7 @@ async def apply_plan(
         supersede, list(plan.supersessions), lambda s: s.old_id, lenient=lenient, applied=applied
     ):
         applied.superseded += 1
+        applied.superseded_ids.append(str(row["old"]["id"]))
         applied.events.append(
             {"kind": "superseded", "old": _ref(row["old"]), "new": _ref(row["new"])}
         )

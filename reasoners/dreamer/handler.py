@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from graph.db import Database, Tx
 from graph.keys import Representation
-from graph.repo import dream_runs, dreams, reconciliation
+from graph.repo import dream_runs, dreams, invalidation, reconciliation
 from graph.repo.dream_runs import ProcessedBelief, RunRecord
 from graph.repo.dreams import Belief
 from graph.repo.jobs import ClaimedUnit, JobResult
@@ -41,6 +41,7 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
 
+SUPERSEDED_PREMISE = "a premise was superseded by a knowledge update"
 log = logging.getLogger("beliefgraph.dreamer")
 
 RULES, LLM_MODE = "rules", "llm"
@@ -150,6 +151,17 @@ class DreamHandler:
                 lenient=True,
                 card_vectors=card_vectors,
             )
+            # What rested on a superseded belief no longer stands on current premises: it
+            # turns stale, and the dream queued behind this one reconciles it.
+            invalidated = await invalidation.propagate(
+                tx, view.workspace, applied.superseded_ids, SUPERSEDED_PREMISE, stamp
+            )
+            for observer_of, observed_of in sorted(invalidated.scopes):
+                if not scheduling.enabled(self.settings):
+                    break
+                await scheduling.on_demand_in(
+                    tx, self.settings, Representation(view.workspace, observer_of, observed_of)
+                )
             run = RunRecord(
                 id=str(uuid.uuid4()),
                 trigger=trigger,

@@ -74,6 +74,28 @@ async def meat_then_not(services: Services, workspace: str) -> Services:
     return s
 
 
+async def test_what_rested_on_superseded_beliefs_is_reconciled(
+    services: Services, workspace: str
+) -> None:
+    """An induction over three "lives in Lisbon" facts stayed current, with no current premise,
+    after "I live in Berlin" superseded all three."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-03-01", "I live in Lisbon.")
+    await say(s, workspace, "s2", "2024-03-09", "I live in Lisbon with my family.")
+    await say(s, workspace, "s2", "2024-03-10", "I live in Lisbon near the river.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    [induction] = await contents(s, workspace, levels=["inductive"])
+    assert "Lisbon" in induction
+    await say(s, workspace, "s1", "2024-04-01", "I live in Berlin.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    assert not any("Lisbon" in c for c in await contents(s, workspace))
+    assert await contents(s, workspace, levels=["inductive"]) == []
+    assert any("Berlin" in c for c in await contents(s, workspace))
+
+
 def no_patterns(messages: Any, schema: Any) -> str:
     return "No pattern is supported."
 
