@@ -208,6 +208,7 @@ def _inductions(
                 and b.level == EXPLICIT
                 and b.id not in superseded
                 and b.id not in grouped
+                and not _opposed(belief, b)
             ):
                 group.setdefault(b.id, b)
         sessions = {b.session for b in group.values() if b.session is not None}
@@ -238,6 +239,13 @@ def _inductions(
             )
         )
         replaced |= {i.id for i in earlier}
+
+
+def _opposed(a: Belief, b: Belief) -> bool:
+    """One says a thing, the other that it is not (or no longer) so: near in embedding, yet
+    no pattern ("eats meat", "doesn't eat meat" and "no longer eats meat" made one)."""
+    first, second = claim_of(a.content), claim_of(b.content)
+    return first is not None and second is not None and first.signed_key[0] != second.signed_key[0]
 
 
 def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -> list[CardLine]:

@@ -151,6 +151,23 @@ def test_an_induction_needs_three_near_identical_facts_from_two_sessions() -> No
     assert plan([c], Related(neighbours={"c": near(a, b, similarity=0.8)})).beliefs == []
 
 
+def test_a_fact_and_its_negation_make_no_induction() -> None:
+    """ "A recurring pattern (3 times across 2 sessions): Alice eats meat" was built from "eats
+    meat", "doesn't eat meat" and "no longer eats meat": near in embedding, opposite in sense."""
+    a = fact("a", "Alice eats meat every day.", 0, "s1")
+    b = fact("b", "Alice doesn't eat meat every day.", 5, "s2")
+    c = fact("c", "Alice no longer eats meat every day.", 9, "s3")
+    d = fact("d", "Alice eats meat at every meal.", 9, "s3")
+    e = fact("e", "Alice eats meat most days.", 7, "s2")
+
+    def inductions(seed: Belief, *others: Belief) -> list[NewBelief]:
+        found = plan([seed], Related(neighbours={seed.id: near(*others)})).beliefs
+        return [x for x in found if x.level == "inductive"]
+
+    assert inductions(c, a, b) == [] and inductions(d, a, b) == []
+    assert len(inductions(d, a, e)) == 1  # three that agree still make one
+
+
 def test_an_induction_grows_by_superseding_the_smaller_one() -> None:
     a, b, c, d = (
         fact(i, f"Alice loves hiking in the hills {i}.", n, f"s{n}") for n, i in enumerate("abcd")
