@@ -213,9 +213,10 @@ async def fill(api: Api, services: Services, name: str) -> Side:
     side = Side(name)
     home = {"home": name}
     await api.ok(CREATE_WORKSPACE, {"w": name, "m": home}, key=ADMIN_KEY)
-    # dora, in no session, is the merge case's source: each restructuring case changes peers
-    # of its own, as a second operation on a peer a queued one changes is refused.
-    for peer in ("alice", "bob", "dora", side.own_peer):
+    # dora, in no session, is the merge case's source, and erin the purge case's peer: each
+    # restructuring or purge case changes peers of its own, as an operation on a peer a queued
+    # one changes is refused.
+    for peer in ("alice", "bob", "dora", "erin", side.own_peer):
         await api.ok(CREATE_PEER, {"w": name, "n": peer, "m": home}, key=ADMIN_KEY)
     for session, present in (("s1", ["alice", "bob", side.own_peer]), ("s2", ["alice", "bob"])):
         await api.ok(
@@ -909,7 +910,7 @@ CASES = [
         """mutation($w: String!, $p: String!) {
           purgePeer(workspace: $w, peer: $p) { messages files cards peers }
         }""",
-        lambda s: {"w": s.name, "p": s.own_peer},
+        lambda s: {"w": s.name, "p": "erin"},
         only(KeyScope.WORKSPACE),
         echoes=False,
     ),
