@@ -19,6 +19,7 @@ import json
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from graph.errors import ErrorCode
+from resolvers.graphql.http import error_body
 
 # A client sends its head in one packet; ten seconds covers a slow network many times over.
 HEAD_SECONDS = 10.0
@@ -27,9 +28,7 @@ MAX_TARGET_BYTES = 65_535
 
 def refusal(status: int, reason: str, code: ErrorCode, message: str, **more: object) -> bytes:
     """A whole HTTP response refusing a request, its body shaped as the API's errors (pure)."""
-    body = json.dumps(
-        {"errors": [{"message": message, "extensions": {"code": code.value, **more}}]}
-    ).encode()
+    body = json.dumps(error_body(code, message, **more)).encode()
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"

@@ -27,20 +27,20 @@ finds nothing left, which also catches a derivation that committed while the pur
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Protocol, TypeVar
+from functools import partial
+from typing import Any, Protocol
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.repo import peers, purges
 from graph.repo import summaries as summary_repo
 from graph.validation import now
+from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
 from reasoners.peers.starts import check_not_queued, lock_starts
 
@@ -53,7 +53,6 @@ MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that
 # A round normally erases everything and the next finds nothing left; more rounds only run
 # while derivations from the purged data keep committing.
 ROUNDS = 5
-T = TypeVar("T")
 Row = dict[str, Any]
 log = logging.getLogger(__name__)
 
@@ -232,9 +231,7 @@ class Eraser:
             rows = await self._commit(db.write("delete_jobs", workspace=ws, ids=part))
             self.tally.jobs += _count(rows)
 
-    async def run(
-        self, plan_left: Callable[[Tx], Awaitable[Plan]], first: Plan | None = None
-    ) -> PurgeReport:
+    async def run(self, plan_left: PlanLeft, first: Plan | None = None) -> PurgeReport:
         """Rounds until one finds nothing left, then the peer (`first`: the first round's plan,
         when the caller has read it)."""
         for _ in range(ROUNDS):
@@ -245,7 +242,7 @@ class Eraser:
                 return self.tally
         raise Conflict("data derived from the purged data kept arriving; purge again")
 
-    async def _delete_peer(self, plan_left: Callable[[Tx], Awaitable[Plan]]) -> bool:
+    async def _delete_peer(self, plan_left: PlanLeft) -> bool:
         """Delete the peer, under its lock, if nothing of it is left; False when something
         arrived since the last look (a message it sent, a file, a card: written while the
         purge ran, it would be orphaned), for another round."""
@@ -290,55 +287,6 @@ def peer_left(workspace: str, peer: str) -> PlanLeft:
     return left
 
 
-async def _recorded(
-    eraser: Eraser,
-    held: purges.Held,
-    lease: timedelta,
-    left: PlanLeft,
-    first: Plan | None = None,
-    *,
-    retry_in: timedelta | None = None,
-) -> PurgeReport:
-    """Run a purge under its record, and delete the record once it has finished. A failure
-    leaves the record and gives up its lease (a worker finishes the purge after `retry_in`, or
-    purging again does; a cancellation, at shutdown say, is no failure of the purge: at the
-    next look); if the process dies, the lease runs out instead."""
-    try:
-        async with _leased(eraser.db, held, lease):
-            report = await eraser.run(left, first)
-    except BaseException as failure:
-        wait = None if isinstance(failure, asyncio.CancelledError) else retry_in
-        try:
-            await purges.release(eraser.db, held, retry_in=wait)
-        except Exception as exc:  # Neo4j away: the lease runs out instead
-            log.warning("could not release purge %s's lease: %s", held.id, exc)
-        raise
-    await purges.finish(eraser.db, held.id)
-    return report
-
-
-@contextlib.asynccontextmanager
-async def _leased(db: Database, held: purges.Held, lease: timedelta) -> AsyncIterator[None]:
-    """Renew the record's lease every fifth of it while the purge runs, on a timer: a batch
-    that waits long on locks must not let a worker take up the purge beside it."""
-
-    async def renew() -> None:
-        while True:
-            await asyncio.sleep(max(lease.total_seconds() / 5, 0.5))
-            try:
-                await purges.extend(db, held, lease)
-            except Exception as exc:  # Neo4j briefly away: the next renewal tries again
-                log.warning("could not renew purge %s's lease: %s", held.id, exc)
-
-    renewing = asyncio.create_task(renew())
-    try:
-        yield
-    finally:
-        renewing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await renewing
-
-
 async def purge_messages(
     db: Database,
     workspace: str,
@@ -356,7 +304,7 @@ async def purge_messages(
         raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
     record = await purges.begin_messages(db, workspace, ids, lease=lease)
     eraser = Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint())
-    return await _recorded(eraser, record, lease, left, plan)
+    return await under_record(db, record, lease, partial(eraser.run, left, plan))
 
 
 async def purge_peer(
@@ -379,7 +327,7 @@ async def purge_peer(
 
     record = await db.write_tx(begin)
     eraser = Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint())
-    return await _recorded(eraser, record, lease, peer_left(workspace, peer))
+    return await under_record(db, record, lease, partial(eraser.run, peer_left(workspace, peer)))
 
 
 async def resume_interrupted(
@@ -411,7 +359,9 @@ async def resume_interrupted(
             timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
         )
         try:
-            report = await _recorded(eraser, record.held, lease, left, retry_in=wait)
+            report = await under_record(
+                db, record.held, lease, partial(eraser.run, left), retry_in=wait
+            )
         except Exception as exc:
             log.warning(
                 "resuming purge %s (try %d) failed, next try in %s: %s",

@@ -43,11 +43,15 @@ class RequestRefused(Exception):
         self.message = message
 
 
+def error_body(code: ErrorCode, message: str, **more: Any) -> dict[str, Any]:
+    """A refusal as every answer of the API carries it (pure)."""
+    return {"errors": [{"message": message, "extensions": {"code": code.value, **more}}]}
+
+
 def error_response(
     status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None, **more: Any
 ) -> JSONResponse:
-    body = {"errors": [{"message": message, "extensions": {"code": code.value, **more}}]}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(error_body(code, message, **more), status_code=status, headers=headers)
 
 
 async def parse_body(raw: bytes | str, what: str = "the request body") -> Any:
