@@ -1,19 +1,24 @@
-// The representation's beliefs awaiting reconciliation (stale by an invalidation, neither
-// deleted nor superseded), oldest invalidation first, with what grounds each: its premises
-// with their state (current: live and still in this representation, as a premise must be),
-// and its source messages (live or deleted) with the quoted spans.
+// The representation's beliefs awaiting reconciliation (stale by an invalidation, not
+// deleted), oldest invalidation first, with what grounds each: its premises with their state
+// (current: live and still in this representation, as a premise must be) and its source
+// messages (live or deleted) with the quoted spans. A superseded belief is history: it is
+// judged too, so a version whose only evidence went is tombstoned like the current one, and
+// for it a premise stands while it is neither deleted nor stale (a later version of a premise
+// does not take away what an earlier belief rested on).
 MATCH (o:Observation)
 USING INDEX o:Observation(scope_key, reconcile_pending)
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.workspace = $workspace
-  AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+  AND o.deleted_at IS NULL
 WITH o
 ORDER BY o.stale_at, o.id
 LIMIT $limit
-RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_version, 0)} AS belief,
+RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_version, 0),
+          superseded: o.superseded_at IS NOT NULL} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
           | p {.id, .content, .level, .reconcile_pending, .session,
-               current: p.deleted_at IS NULL AND p.superseded_at IS NULL
-                        AND NOT coalesce(p.stale, false) AND p.scope_key = o.scope_key}]
+               current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)
+                        AND p.scope_key = o.scope_key
+                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL)}]
          AS premises,
        [(o)-[d:DERIVED_FROM]->(m:Message) WHERE m.workspace = $workspace
           | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span}] AS sources

@@ -1,13 +1,15 @@
 // Applies reconciliation verdicts to beliefs still awaiting it; one invalidated again since the
 // dream read it (its stale_version moved on from the verdict's `version`) or changed otherwise
-// is left out, for the dream the new invalidation scheduled. keep: current again; update: current again with new content; drop: tombstoned
-// (deleted_at). With `relink`, a kept or updated belief also cites the current replacement of
+// is left out, for the dream the new invalidation scheduled, and so is one superseded since
+// (a verdict read on the current version never rewrites history). keep: no longer stale (current
+// again, or for a superseded version, sound history); update: the same with new content; drop:
+// tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current replacement of
 // each premise that a correction superseded, so its provenance reaches today's evidence.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
-WHERE o.scope_key = $scope AND o.reconcile_pending = true
-  AND o.deleted_at IS NULL AND o.superseded_at IS NULL
+WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL
   AND coalesce(o.stale_version, 0) = v.version
+  AND (o.superseded_at IS NOT NULL) = v.superseded
 WITH o, v, v.action = 'drop' AS dropped
 SET o.reconcile_pending = null,
     o.stale = CASE WHEN dropped THEN o.stale ELSE false END,

@@ -38,6 +38,7 @@ class StaleBelief:
     premises: tuple[Premise, ...]
     sources: tuple[Source, ...]
     version: int = 0  # invalidations counted when read (a verdict applies only if unchanged)
+    superseded: bool = False  # a superseded version: history, judged by the zero-key rules
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
             for s in row["sources"]
         ),
         version=int(b.get("version") or 0),
+        superseded=bool(b.get("superseded")),
     )
 
 
@@ -100,12 +102,17 @@ async def apply(
     view: Representation,
     verdicts: Sequence[Verdict],
     now: datetime,
-    versions: Mapping[str, int],
+    read: Mapping[str, StaleBelief],
 ) -> dict[str, str]:
-    """Write the verdicts on beliefs not invalidated again since they were read (`versions`:
-    each belief's StaleBelief.version); returns id -> action for those applied. A verdict on a
-    belief that was not read has no version to hold to, and is not applied."""
-    checked = [{**v.params(), "version": versions[v.id]} for v in verdicts if v.id in versions]
+    """Write the verdicts on beliefs unchanged since they were read (`read`, by id): not
+    invalidated again, and superseded then if and only if superseded now (a verdict on the
+    current version, a rewording say, never lands on history). Returns id -> action for those
+    applied. A verdict on a belief that was not read has nothing to hold to, and is not applied."""
+    checked = [
+        {**v.params(), "version": read[v.id].version, "superseded": read[v.id].superseded}
+        for v in verdicts
+        if v.id in read
+    ]
     if not checked:
         return {}
     rows = await tx.rows(

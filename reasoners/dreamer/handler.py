@@ -135,9 +135,7 @@ class DreamHandler:
         async def write(tx: Tx) -> None:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
-            reconciled = await reconciliation.apply(
-                tx, view, settled.verdicts, stamp, settled.versions
-            )
+            reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp, settled.read)
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from graph.db import Database
 from graph.keys import Representation
 from graph.repo import reconciliation
-from graph.repo.reconciliation import Verdict
+from graph.repo.reconciliation import StaleBelief, Verdict
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer.reconcile_rules import (
     ReconcileOutput,
@@ -33,7 +33,7 @@ ROLE = "dreamer-deduction"
 class Reconciliation:
     verdicts: list[Verdict] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    versions: dict[str, int] = field(default_factory=dict)  # as read: see reconciliation.apply
+    read: dict[str, StaleBelief] = field(default_factory=dict)  # see reconciliation.apply
 
 
 async def reconcile_stale(
@@ -42,13 +42,15 @@ async def reconcile_stale(
     beliefs = await reconciliation.stale(db, view, limit=limit)
     if not beliefs:
         return Reconciliation()
-    versions = {b.id: b.version for b in beliefs}
+    read = {b.id: b for b in beliefs}
+    current = [b for b in beliefs if not b.superseded]
     usage = Usage()
-    if llm is None:
+    if llm is None or not current:
         verdicts = rule_verdicts(beliefs)
     else:
+        # The model judges current beliefs; history (superseded versions) keeps the rules.
         answer = await llm.structured(
-            ROLE, reconcile_messages(view.observer, view.observed, beliefs), ReconcileOutput
+            ROLE, reconcile_messages(view.observer, view.observed, current), ReconcileOutput
         )
         texts = sorted(
             {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"}
@@ -69,4 +71,4 @@ async def reconcile_stale(
         else v
         for v in verdicts
     ]
-    return Reconciliation(embedded, usage, versions)
+    return Reconciliation(embedded, usage, read)

@@ -7,6 +7,8 @@ remains still grounds it, and dropped (tombstoned) otherwise:
 - a derived belief, when enough of its premises are current (a deduction 1, an induction or a
   contradiction 2), counting the premises this same pass keeps.
 Premises are judged before the beliefs resting on them, so one pass settles a whole chain.
+A superseded version is judged by the same rules (with an LLM too): history whose evidence
+went is tombstoned, and a premise stands for it while neither deleted nor stale.
 """
 
 from __future__ import annotations
@@ -140,12 +142,13 @@ def llm_verdicts(
     beliefs: Sequence[StaleBelief], answer: ReconcileOutput, exact_key: dict[str, str]
 ) -> list[Verdict]:
     """The model's verdicts, one per belief; a belief it skipped (or gave an update without
-    text) falls back to the zero-key verdict. `exact_key` maps updated texts to their keys."""
+    text), and a superseded version (history, which the model is not shown), fall back to the
+    zero-key verdict. `exact_key` maps updated texts to their keys."""
     given = {v.id: v for v in answer.verdicts}
     fallback = {v.id: v for v in rule_verdicts(beliefs)}
     verdicts = []
     for belief in beliefs:
-        v = given.get(belief.id)
+        v = None if belief.superseded else given.get(belief.id)
         if v is None or (v.action == "update" and not (v.content or "").strip()):
             verdicts.append(fallback[belief.id])
         elif v.action == "tombstone":

@@ -283,6 +283,33 @@ async def test_a_correction_supersedes_and_zero_key_reconciliation_settles_the_c
     assert await current(services, workspace, levels=["explicit"]) == {c.dog, new}
 
 
+async def test_a_superseded_version_is_reconciled_as_history(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """A superseded version reached by an invalidation is judged too: history resting on what
+    still stands is kept (a premise's own later version does not take it away) and history
+    whose only evidence went is tombstoned. Before, both stayed awaiting a dream forever."""
+    c = await chain(services, workspace)
+    s, w, before = c.services, {"w": workspace}, now()
+    corrected = await gql.ok(CORRECT, {**w, "id": c.both, "c": "alice keeps Rex in Paris."})
+    both_now = corrected["correctObservation"]["observation"]["id"]
+    await gql.ok(CORRECT, {**w, "id": c.paris, "c": "I live in Berlin."})
+    await dream_now(s, workspace, "agent", "alice")
+    # The superseded `both` rests on paris (superseded, still standing) and dog: kept.
+    old_both = await state(services, workspace, c.both)
+    assert old_both["superseded"] and not old_both["stale"] and old_both["pending"] is None
+    assert not (await state(services, workspace, both_now))["stale"]
+
+    await gql.ok(DELETE_MESSAGES, {**w, "ids": [c.paris_message]})
+    paris = await state(services, workspace, c.paris)
+    assert paris["superseded"] and paris["pending"]
+    await dream_now(s, workspace, "agent", "alice")
+    paris = await state(services, workspace, c.paris)
+    assert paris["deleted"] and paris["pending"] is None
+    # Its quote of the deleted message is no longer readable through history.
+    assert c.paris not in await current(services, workspace, include_stale=True, as_of=before)
+
+
 def _reconciler(updates: dict[str, str], confirm: set[str], drop: set[str]) -> Any:
     """A scripted model: reconciliation verdicts by content; every specialist turn ends at once."""
 

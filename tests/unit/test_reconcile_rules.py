@@ -4,6 +4,7 @@ a purge removes, and where a merge moves each representation."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from graph.keys import scope_key
 from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
@@ -139,6 +140,21 @@ def test_llm_verdicts_map_to_writes_and_fall_back_to_the_rules() -> None:
     assert verdicts["d"] == Verdict("d", "drop")
     assert verdicts["e"] == Verdict("e", "keep")  # skipped by the model, grounded by q
     assert set(verdicts) == {"a", "b", "c", "d", "e"}
+
+
+def test_the_model_never_decides_on_history() -> None:
+    """A superseded version the model names anyway keeps the zero-key verdict: the model is
+    shown current beliefs only, and a verdict of its own would reword or relink history."""
+    old = replace(derived("old", "deductive", premise("q")), superseded=True)
+    gone = replace(fact("gone", Source("m1", False, "", "x")), superseded=True)
+    answer = ReconcileOutput(
+        verdicts=[
+            BeliefVerdict(id="old", action="update", content="reworded"),
+            BeliefVerdict(id="gone", action="confirm"),
+        ]
+    )
+    verdicts = llm_verdicts([old, gone], answer, {"reworded": "key"})
+    assert verdicts == [Verdict("old", "keep"), Verdict("gone", "drop")]
 
 
 def test_the_prompt_shows_each_belief_with_its_evidence() -> None:
