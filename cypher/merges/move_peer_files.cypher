@@ -9,6 +9,9 @@ MATCH (f:File {workspace: $workspace})
 WHERE f.peer = $source OR f.card_observer = $source
 WITH f
 LIMIT $batch
+// Each file's lock before its chunks are read (to delete or to relabel): chunks a card write
+// holding it adds would otherwise stay behind, with no file or under the source's name.
+SET f.move_lock = true REMOVE f.move_lock
 WITH f,
      CASE f.peer WHEN $source THEN $target ELSE f.peer END AS peer,
      CASE f.card_observer WHEN $source THEN $target ELSE f.card_observer END AS observer

@@ -10,6 +10,10 @@ WHERE f.peer = $peer OR f.card_observer = $peer
                WHERE any(id IN split(line, ' ') WHERE id IN $observation_ids)))
 WITH f
 LIMIT $batch
+// The file's lock before its chunks are read: a write holding it (setPeerCard, an update) may
+// be adding chunks, which a list read before would leave behind, held by no file.
+SET f.purge_lock = true REMOVE f.purge_lock
+WITH f
 OPTIONAL MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)
 WITH f, f.card_observer IS NOT NULL AS card, collect(c) AS chunks
 FOREACH (c IN chunks | DETACH DELETE c)

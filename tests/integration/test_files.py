@@ -399,3 +399,37 @@ async def test_concurrent_card_writes_leave_only_the_last_cards_chunks(
         )
         assert row is not None
         assert (row["chunks"], row["counted"]) == (2, 2), row["contents"]
+
+
+PURGE_PEER = """mutation($w: String!, $p: String!) {
+  purgePeer(workspace: $w, peer: $p) { files fileChunks peers }
+}"""
+
+
+@pytest.mark.parametrize("erase", ["purgePeer", "deleteFile"])
+async def test_a_file_erased_while_a_write_adds_chunks_leaves_none_behind(
+    services: Services, workspace: str, gql: GraphQLClient, erase: str
+) -> None:
+    """The erasing statement read the file's chunks before it held the file, so a chunk that a
+    write holding it added (setPeerCard's first lines on an emptied card, an update's new
+    chunks) stayed behind with no file: searchable text of a peer erased on request."""
+    await make_peers(services, workspace, "alice")
+    w, params = {"w": workspace, "p": "alice"}, {"workspace": workspace, "peer": "alice"}
+    await gql.ok(CREATE, {**w, "path": "notes.md", "c": "Alice's notes."})
+    held = {**params, "path": "notes.md"}
+    async with services.db.driver.session(database=services.db.database) as session:
+        tx = await session.begin_transaction()
+        await (await tx.run(statements.checked("add_file_chunk", held), held)).consume()
+        if erase == "purgePeer":
+            erasing = asyncio.create_task(gql.ok(PURGE_PEER, w))
+        else:
+            erasing = asyncio.create_task(gql.ok(DELETE, {**w, "path": "notes.md"}))
+        await asyncio.sleep(1.0)
+        assert not erasing.done()  # it waits for the write's lock on the file
+        await tx.commit()
+    answer = await erasing
+    if erase == "purgePeer":
+        assert answer["purgePeer"] == {"files": 1, "fileChunks": 2, "peers": 1}
+    assert await statements.read(services.db, "count_orphan_chunks", workspace=workspace) == [
+        {"orphans": 0}
+    ]
