@@ -656,6 +656,29 @@ async def test_an_idle_representation_is_dreamed_below_the_threshold(
     assert (run.trigger, run.observations) == ("idle", 2)
 
 
+async def test_a_purge_leaves_gaps_in_run_numbers_and_never_numbers_a_run_again(
+    services: Services, workspace: str
+) -> None:
+    """A subscriber's `afterRun` keeps its meaning: the run after a purge that erased the last
+    one takes the next number, not the erased one's."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)  # supersedes Paris by Lisbon: names both
+    await say(s, workspace, "s2", "2024-06-02", "I have a cat.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    assert [r.seq for r in await runs(s, workspace)] == [2, 1]
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    (source,) = (await observations.get_detail(s.db, workspace, lisbon)).sources
+    report = await purge.purge_messages(s.db, workspace, [source.message.id], batch=100)
+    assert report.dream_runs == 1
+    assert [r.seq for r in await runs(s, workspace)] == [2]
+    await say(s, workspace, "s2", "2024-06-03", "I have a bike.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    assert [r.seq for r in await runs(s, workspace)] == [3, 2]
+
+
 # --- events -------------------------------------------------------------------------------------
 
 EVENTS = """subscription($w: String!, $after: Int) {
