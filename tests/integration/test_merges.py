@@ -533,6 +533,37 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     assert sorted(together) == ["I live in Paris.", "I work at the bank."]
 
 
+async def test_versions_of_a_fact_split_apart_stay_history_and_current(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """Paris (s1) superseded by Lisbon (s2); s2 moves to alice-work: the SUPERSEDES edge joins
+    the two representations, Paris stays history in alice's, Lisbon current in alice-work's,
+    and an aggregated read of alice sees Lisbon current and Paris as history."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "agent")
+    for session, said in (("s1", "I live in Paris."), ("s2", "I moved to Lisbon last month.")):
+        await make_session(
+            s, workspace, session, [MemberSettings("alice"), MemberSettings("agent")]
+        )
+        await post(s, workspace, session, ("alice", said))
+    await derive(s, workspace)
+
+    async def cities(observed: str, **filters: Any) -> list[str]:
+        found = await contents(s, workspace, "agent", observed, **filters)
+        return sorted(c for c in ("Lisbon", "Paris") if any(c in text for text in found))
+
+    await dream_now(s, workspace, "agent", "alice")
+    assert await cities("alice") == ["Lisbon"]
+    await gql.ok(SPLIT, {"w": workspace})
+    await run_all(s, workspace)
+    assert await cities("alice") == []
+    assert await cities("alice", include_superseded=True) == ["Paris"]
+    assert await cities("alice-work") == ["Lisbon"]
+    both = {"aggregated": ("alice-work",)}
+    assert await cities("alice", **both) == ["Lisbon"]
+    assert await cities("alice", include_superseded=True, **both) == ["Lisbon", "Paris"]
+
+
 async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
