@@ -271,6 +271,45 @@ async def test_graceful_shutdown_hands_back_unfinished_work(
 
 
 @dataclass
+class HeldUntilCancelled:
+    """Works on its unit until cancelled, then takes a moment to clean up."""
+
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    cleaned: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        self.started.set()
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            await asyncio.sleep(0.1)  # a cleanup that awaits (a child process reaped)
+            self.cleaned.set()
+        raise AssertionError("never reached")
+
+
+async def test_a_worker_cancelled_in_its_grace_period_stops_its_unit_first(
+    services: Services, workspace: str
+) -> None:
+    """Stopped, the worker gives its unit the grace period; cancelled then (a second signal,
+    the event loop closing), it cancels the unit and returns only once the unit has stopped:
+    no handler is left running with nobody to wait for it."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    handler = HeldUntilCancelled()
+    config = WorkerConfig(concurrency=1, poll_interval=0.01, shutdown_grace=60, workspace=workspace)
+    worker = Worker(services.db, {"test": handler}, config)
+    stop = asyncio.Event()
+    run = asyncio.create_task(worker.run(stop))
+    await asyncio.wait_for(handler.started.wait(), 5)
+    stop.set()
+    await asyncio.sleep(0.2)  # in the grace period now
+    assert not run.done()
+    run.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(run, 5)
+    assert handler.cleaned.is_set()
+
+
+@dataclass
 class FirstJobThenConflict:
     """Takes only a unit's first job, and its write finds the data changed (as a deriver does
     when a merge moved a message it read)."""
