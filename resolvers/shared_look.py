@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 from graph.db import Database
 from graph.errors import NotFound, Unavailable
 from graph.keys import Representation
-from graph.repo import jobs
+from graph.repo import queue_status
 
 log = logging.getLogger(__name__)
 
@@ -112,15 +112,15 @@ def dream_counts(db: Database, tick: float = TICK_SECONDS) -> SharedLook[Represe
     return SharedLook(read, "the dream counts", tick)
 
 
-QueueLook = SharedLook[jobs.QueueScope, jobs.QueueStatus | NotFound]
+QueueLook = SharedLook[queue_status.QueueScope, queue_status.QueueStatus | NotFound]
 
 
 def queue_statuses(db: Database, tick: float = TICK_SECONDS) -> QueueLook:
     """The queue status of each watched scope (NotFound once it names what does not exist)."""
 
     async def read(
-        scopes: list[jobs.QueueScope],
-    ) -> dict[jobs.QueueScope, jobs.QueueStatus | NotFound]:
-        return await jobs.statuses(db, scopes)
+        scopes: list[queue_status.QueueScope],
+    ) -> dict[queue_status.QueueScope, queue_status.QueueStatus | NotFound]:
+        return await queue_status.statuses(db, scopes)
 
     return SharedLook(read, "the queue statuses", tick)

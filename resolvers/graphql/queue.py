@@ -9,9 +9,9 @@ from collections.abc import AsyncGenerator
 import strawberry
 
 from graph.errors import NotFound
-from graph.repo import jobs
+from graph.repo import jobs, queue_status
 from graph.repo.jobs import JobRecord
-from graph.repo.jobs import QueueStatus as QueueStatusRecord
+from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
 from resolvers.graphql.polling import Interval, pause
@@ -62,7 +62,7 @@ class QueueQuery:
         principal.require_peer_or_session(workspace, peer, session)
         checked = principal.names_it_may_check()
         return _status(
-            await jobs.status(info.context.services.db, workspace, session, peer, checked)
+            await queue_status.status(info.context.services.db, workspace, session, peer, checked)
         )
 
     @strawberry.field(
@@ -141,10 +141,10 @@ class Subscription:
     ) -> AsyncGenerator[QueueStatus, None]:
         principal = info.context.principal
         principal.require_peer_or_session(workspace, peer, session)
-        scope = jobs.QueueScope(workspace, session, peer, principal.names_it_may_check())
+        scope = queue_status.QueueScope(workspace, session, peer, principal.names_it_may_check())
         # The first status at once (a misspelt name is an error now, not at the first tick);
         # then the values of the process's shared look read after it, never an older one.
-        current: QueueStatusRecord | NotFound | None = await jobs.status(
+        current: QueueStatusRecord | NotFound | None = await queue_status.status(
             info.context.services.db, workspace, session, peer, scope.checked
         )
         since = time.monotonic()

@@ -9,7 +9,8 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation
-from graph.repo import jobs, peers, sessions, workspaces
+from graph.repo import peers, sessions, workspaces
+from graph.repo import queue_status as queues
 from graph.repo.messages import MessageFilter
 from reasoners.dreamer import scheduling
 from reasoners.search.messages import search_messages
@@ -134,7 +135,7 @@ async def queue_status(call: Call) -> Response:
     peer = q.observer_id or q.sender_id
     principal = call.principal
     principal.require_peer_or_session(call.workspace, peer, q.session_id)
-    status = await jobs.status(
+    status = await queues.status(
         call.services.db, call.workspace, q.session_id, peer, principal.names_it_may_check()
     )
     done = status.done + status.dead

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graph.repo import jobs, peers, sessions, workspaces
+from graph.repo import jobs, peers, queue_status, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
@@ -128,7 +128,7 @@ async def drain(services: Services, workspace: str, llm: Any) -> tuple[float, in
     start = time.perf_counter()
     task = asyncio.create_task(worker.run(stop))
     while True:
-        status = await jobs.status(services.db, workspace, None, None)
+        status = await queue_status.status(services.db, workspace, None, None)
         if status.pending == 0 and status.running == 0:
             break
         await asyncio.sleep(0.05)

@@ -9,7 +9,7 @@ import signal
 import time
 from collections.abc import Mapping
 
-from graph.repo import jobs
+from graph.repo import queue_status
 from resolvers.services import Services
 from tests import statements
 from tests.integration.child_worker import worker_child
@@ -54,7 +54,7 @@ async def resume(services: Services, workspace: str, timeout: float = 30) -> Non
     worker = worker_for(services, workspace, None)
     while time.monotonic() < deadline:
         await worker.drain()
-        status = await jobs.status(services.db, workspace, None, None)
+        status = await queue_status.status(services.db, workspace, None, None)
         if status.pending == 0 and status.running == 0:
             return
         await asyncio.sleep(0.5)

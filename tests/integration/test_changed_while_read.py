@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dream_writes, jobs, summaries
+from graph.repo import dream_writes, jobs, queue_status, summaries
 from graph.repo import messages as message_repo
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.jobs import ClaimedUnit
@@ -87,7 +87,7 @@ async def drain_with(
         await jobs.flush(services.db, workspace, None, None)
         await worker.drain()
     assert hooked.ran == 1
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.dead, status.pending, status.running) == (0, 0, 0)
     return worker, hooked
 
@@ -227,7 +227,7 @@ async def test_a_derivation_left_running_when_its_peer_was_merged_away_derives_f
     assert await jobs.extend_lease(services.db, crashed, timedelta(seconds=-1))
     llm = ScriptedLLM({"deriver": verbatim})
     await worker_for(services, workspace, llm, backoff=timedelta(0)).drain()
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.dead, status.pending, status.running) == (0, 0, 0)
     assert await beliefs(services, workspace, "alice", "alice") == ["I live in Paris."]
 

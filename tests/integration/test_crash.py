@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from graph.repo import jobs
+from graph.repo import jobs, queue_status
 from graph.repo.sessions import MemberSettings
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
@@ -36,7 +36,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
         services, "tests.integration.worker_child", workspace, neo4j_password, "deriving"
     ) as child:
         # The child holds the alice unit and is inside its LLM call: kill it there.
-        assert (await jobs.status(services.db, workspace, None, None)).running >= 1
+        assert (await queue_status.status(services.db, workspace, None, None)).running >= 1
         child.send_signal(signal.SIGKILL)
         child.wait(10)
 
@@ -44,7 +44,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
     assert await worker.drain() <= 1, "the dead worker's unit is still leased"
     await asyncio.sleep(3.5)  # the child's lease runs out
     await worker.drain()
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.pending, status.running, status.dead) == (0, 0, 0)
     assert await beliefs(services, workspace, "alice", "alice") == ["alice said: I moved to Porto."]
     assert await beliefs(services, workspace, "bob", "alice") == ["alice said: I moved to Porto."]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graph.repo import jobs, observations
+from graph.repo import jobs, observations, queue_status
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
@@ -217,7 +217,7 @@ async def test_invalid_output_is_retried_then_dead_lettered(
     while await worker.run_once():
         runs += 1
         assert runs < 20
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.done, status.dead) == (0, 1), "never done with nothing written"
     [dead] = await jobs.list_jobs(
         services.db,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dreams, jobs
+from graph.repo import dreams, jobs, queue_status
 from reasoners.dreamer import scheduling
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
@@ -51,7 +51,7 @@ async def test_sigkill_mid_dream_leaves_nothing_and_the_dream_is_retried(
         services, "tests.integration.dream_child", workspace, neo4j_password, "dreaming"
     ) as child:
         # The child has had one edit accepted (rehearsed) and hangs in its next model call.
-        assert (await jobs.status(services.db, workspace, None, "alice")).running == 1
+        assert (await queue_status.status(services.db, workspace, None, "alice")).running == 1
         child.send_signal(signal.SIGKILL)
         child.wait(10)
 

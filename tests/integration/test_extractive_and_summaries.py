@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graph.repo import jobs, observations, summaries
+from graph.repo import jobs, observations, queue_status, summaries
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
@@ -101,7 +101,7 @@ async def test_a_fact_longer_than_a_belief_may_be_is_left_out_and_the_rest_deriv
     assert [f.content.split(" (")[0] for f in page.items] == ["Maya lives in Paris"]
     deriver = worker.handlers["derive"]
     assert isinstance(deriver, DeriverHandler) and deriver.stats.too_long == 1
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.dead, status.pending) == (0, 0)
 
 
@@ -248,5 +248,5 @@ async def test_a_large_unit_is_derived_a_part_at_a_time(services: Services, work
     deriver = worker.handlers["derive"]
     assert isinstance(deriver, DeriverHandler)
     assert deriver.stats.units == 3, "one run per job: two would pass the cap"
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.pending, status.running, status.dead) == (0, 0, 0)

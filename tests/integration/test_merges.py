@@ -10,7 +10,7 @@ import pytest
 
 from graph.errors import Conflict, InvalidInput
 from graph.keys import Representation, scope_key
-from graph.repo import dream_writes, jobs, members, observations, workspaces
+from graph.repo import dream_writes, jobs, members, observations, queue_status, workspaces
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -157,7 +157,7 @@ async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
         "merged/alicia/notes.md": None,
         "cards/agent.md": "system",
     }
-    done = await jobs.status(s.db, workspace, None, "alice")
+    done = await queue_status.status(s.db, workspace, None, "alice")
     assert done.dead == 0 and done.pending == 0
 
 
@@ -358,7 +358,7 @@ async def peer_names(services: Services, workspace: str) -> list[str]:
 
 
 async def queue_settled(services: Services, workspace: str) -> tuple[int, int]:
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     return status.pending + status.running, status.dead
 
 

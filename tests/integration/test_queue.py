@@ -14,7 +14,7 @@ import pytest
 from cypher.statements import Statement
 from graph.db import Database, Row, Tx
 from graph.errors import Conflict, NotFound, Unavailable
-from graph.repo import jobs
+from graph.repo import jobs, queue_status
 from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -84,14 +84,14 @@ async def test_two_workers_drain_1000_jobs_once_each_in_order(
     stop = asyncio.Event()
     runs = [asyncio.create_task(w.run(stop)) for w in workers]
     for _ in range(600):
-        status = await jobs.status(services.db, workspace, None, None)
+        status = await queue_status.status(services.db, workspace, None, None)
         if status.done == len(ids):
             break
         await asyncio.sleep(0.1)
     stop.set()
     await asyncio.gather(*runs)
 
-    assert (await jobs.status(services.db, workspace, None, None)).done == 1000
+    assert (await queue_status.status(services.db, workspace, None, None)).done == 1000
     prepared = [job for _, job, _, _ in handler.seen]
     assert sorted(prepared) == sorted(ids), "a job was processed twice or never"
     by_unit: dict[str, list[int]] = defaultdict(list)
@@ -132,7 +132,7 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
     assert await jobs.retry_dead(services.db, workspace, ids=[job_id], session=None, peer=None) == 1
     handler.fail_times.clear()
     assert await worker.run_once()
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.done, status.dead) == (1, 0)
 
 
@@ -213,7 +213,7 @@ async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str)
     await asyncio.sleep(0.3)
     assert await worker.run_once()
     assert len(handler.seen) == 3
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert status.done == 3
 
     # The crashed worker's late commit is refused: it no longer holds the lease.
@@ -262,7 +262,7 @@ async def test_graceful_shutdown_hands_back_unfinished_work(
         await asyncio.sleep(0.01)
     stop.set()
     await asyncio.wait_for(run, 5)
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.pending, status.running, status.done) == (2, 0, 0)
     [job, _] = await jobs.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
@@ -363,7 +363,7 @@ async def test_a_unit_whose_commit_answers_late_is_not_abandoned(
     worker = Worker(slow, {"test": handler}, config)  # type: ignore[arg-type]
     assert await worker.run_once()
     assert (worker.processed_units, handler.committed) == (1, 1)
-    status = await jobs.status(services.db, workspace, None, None)
+    status = await queue_status.status(services.db, workspace, None, None)
     assert (status.done, status.pending, status.running) == (1, 0, 0)
 
 
@@ -398,16 +398,16 @@ async def test_queue_status_streams_share_one_look(services: Services, workspace
     await post(services, workspace, "s1", ("alice", "I live in Paris."))
     counting = CountsReads(services.db)
     look = queue_statuses(counting, tick=0.1)  # type: ignore[arg-type]
-    scopes = [jobs.QueueScope(workspace)] * 20 + [
-        jobs.QueueScope(workspace, session="s1"),
-        jobs.QueueScope(workspace, session="nosuch"),
+    scopes = [queue_status.QueueScope(workspace)] * 20 + [
+        queue_status.QueueScope(workspace, session="s1"),
+        queue_status.QueueScope(workspace, session="nosuch"),
     ]
     async with contextlib.AsyncExitStack() as stack:
         latest = [await stack.enter_async_context(look.watching(s)) for s in scopes]
         await asyncio.sleep(1.0)
         values = [f() for f in latest]
     whole, s1, missing = values[0], values[-2], values[-1]
-    assert isinstance(whole, jobs.QueueStatus) and whole.pending >= 1
+    assert isinstance(whole, queue_status.QueueStatus) and whole.pending >= 1
     assert values[:20] == [whole] * 20 and s1 == whole
     assert isinstance(missing, NotFound) and "nosuch" in str(missing)
     looks = counting.reads["count_queue_statuses"]
