@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from neo4j import AsyncManagedTransaction, Session
+from neo4j import AsyncManagedTransaction, AsyncTransaction, Session
 
 from cypher import Catalog
 from graph.db import Database, ParameterMismatch
@@ -27,7 +27,9 @@ def checked(name: str, params: dict[str, Any]) -> str:
     return CATALOG.statement(name)
 
 
-async def _run(tx: AsyncManagedTransaction, text: str, params: dict[str, Any]) -> list[Row]:
+async def _run(
+    tx: AsyncManagedTransaction | AsyncTransaction, text: str, params: dict[str, Any]
+) -> list[Row]:
     result = await tx.run(text, params)
     return [record.data() for record in await result.fetch(1_000_000)]
 
@@ -47,6 +49,11 @@ async def write(db: Database, name: str, /, **params: Any) -> list[Row]:
     text = checked(name, params)
     async with db.driver.session(database=db.database) as session:
         return await session.execute_write(_run, text, params)
+
+
+async def rows(tx: AsyncTransaction, name: str, /, **params: Any) -> list[Row]:
+    """Run a statement in a transaction the test holds open (to stand for a concurrent one)."""
+    return await _run(tx, checked(name, params), params)
 
 
 def autocommit(session: Session, name: str, /, **params: Any) -> None:

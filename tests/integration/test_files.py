@@ -419,7 +419,7 @@ async def test_a_file_erased_while_a_write_adds_chunks_leaves_none_behind(
     held = {**params, "path": "notes.md"}
     async with services.db.driver.session(database=services.db.database) as session:
         tx = await session.begin_transaction()
-        await (await tx.run(statements.checked("add_file_chunk", held), held)).consume()
+        await statements.rows(tx, "add_file_chunk", **held)
         if erase == "purgePeer":
             erasing = asyncio.create_task(gql.ok(PURGE_PEER, w))
         else:
