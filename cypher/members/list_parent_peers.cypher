@@ -1,13 +1,21 @@
-// The peers above $peer (its parents, theirs, ...) up to $depth MEMBER_OF edges, each once,
-// at its shortest distance: found and measured as list_aggregation_peers.cypher does, at the
-// cost of the tree's peers and edges, not its paths (all of them, whatever $depth). Bounded by
-// 32 edges, the longest chain a workspace can have.
-MATCH (bottom:Peer {workspace: $workspace, name: $peer})
-MATCH (bottom)-[:MEMBER_OF]->{1,32}(parent:Peer)
-WITH DISTINCT bottom, parent
-MATCH p = shortestPath((bottom)-[:MEMBER_OF*1..32]->(parent))
-WITH parent, length(p) AS distance
-WHERE distance <= $depth
-RETURN parent {.*} AS peer, distance
-ORDER BY distance, parent.name
-LIMIT $limit
+// One page of the peers above $peer (its parents, theirs, ...) up to $depth MEMBER_OF edges,
+// each once, at its shortest distance, ordered by distance then name: found and measured as
+// list_aggregation_peers.cypher does, at the cost of the tree's peers and edges, not its paths
+// (all of them, whatever $depth). Bounded by 32 edges, the longest chain a workspace can have.
+// Paged as list_sub_peers.cypher is ($after, $skip, $limit; found, after_found, total).
+OPTIONAL MATCH (bottom:Peer {workspace: $workspace, name: $peer})
+WITH bottom, COLLECT {
+  MATCH (bottom)-[:MEMBER_OF]->{1,32}(parent:Peer)
+  WITH DISTINCT bottom, parent
+  MATCH p = shortestPath((bottom)-[:MEMBER_OF*1..32]->(parent))
+  WITH parent, length(p) AS distance
+  WHERE distance <= $depth
+  RETURN {peer: parent {.*}, distance: distance} AS related
+  ORDER BY distance, parent.name
+} AS listed
+WITH bottom, listed,
+     CASE WHEN $after IS NULL THEN -1
+          ELSE coalesce(head([i IN range(0, size(listed) - 1)
+                              WHERE listed[i].peer.name = $after]), -2) END AS last
+RETURN bottom IS NOT NULL AS found, last <> -2 AS after_found, size(listed) AS total,
+       listed[last + 1 + $skip..last + 1 + $skip + $limit] AS page

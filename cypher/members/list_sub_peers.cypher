@@ -1,13 +1,23 @@
-// The peers below $peer (its sub-peers, theirs, ...) down to $depth MEMBER_OF edges, each
-// once, at its shortest distance: found and measured as list_aggregation_peers.cypher does, at
-// the cost of the tree's peers and edges, not its paths (all of them, whatever $depth).
-// Bounded by 32 edges, the longest chain a workspace can have.
-MATCH (top:Peer {workspace: $workspace, name: $peer})
-MATCH (sub:Peer)-[:MEMBER_OF]->{1,32}(top)
-WITH DISTINCT top, sub
-MATCH p = shortestPath((sub)-[:MEMBER_OF*1..32]->(top))
-WITH sub, length(p) AS distance
-WHERE distance <= $depth
-RETURN sub {.*} AS peer, distance
-ORDER BY distance, sub.name
-LIMIT $limit
+// One page of the peers below $peer (its sub-peers, theirs, ...) down to $depth MEMBER_OF
+// edges, each once, at its shortest distance, ordered by distance then name: found and
+// measured as list_aggregation_peers.cypher does, at the cost of the tree's peers and edges,
+// not its paths (all of them, whatever $depth). Bounded by 32 edges, the longest chain a
+// workspace can have. The page starts after the peer named $after (null: at the start), then
+// skips $skip; `total` counts the whole list, `found` says whether $peer exists, `after_found`
+// whether $after is in the list.
+OPTIONAL MATCH (top:Peer {workspace: $workspace, name: $peer})
+WITH top, COLLECT {
+  MATCH (sub:Peer)-[:MEMBER_OF]->{1,32}(top)
+  WITH DISTINCT top, sub
+  MATCH p = shortestPath((sub)-[:MEMBER_OF*1..32]->(top))
+  WITH sub, length(p) AS distance
+  WHERE distance <= $depth
+  RETURN {peer: sub {.*}, distance: distance} AS related
+  ORDER BY distance, sub.name
+} AS listed
+WITH top, listed,
+     CASE WHEN $after IS NULL THEN -1
+          ELSE coalesce(head([i IN range(0, size(listed) - 1)
+                              WHERE listed[i].peer.name = $after]), -2) END AS last
+RETURN top IS NOT NULL AS found, last <> -2 AS after_found, size(listed) AS total,
+       listed[last + 1 + $skip..last + 1 + $skip + $limit] AS page

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph.db import Database, Tx
+from graph.db import Database, Row, Tx
 from graph.errors import InvalidInput, LimitExceeded, NotFound
 from graph.records import PeerRecord
 from graph.settings import MAX_PEER_DEPTH_CAP
@@ -124,20 +124,66 @@ async def remove(db: Database, workspace: str, parent: str, child: str) -> bool:
     return bool(row and row["removed"])
 
 
+@dataclass(frozen=True)
+class RelatedPage:
+    items: list[Related]
+    total: int  # the whole list's length
+
+
+def _related_page(row: Row | None, workspace: str, peer: str, after: str | None) -> RelatedPage:
+    if row is None or not row["found"]:
+        raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
+    if not row["after_found"]:
+        raise InvalidInput(f"after: {after!r} is not in this list (pass a peer it listed)")
+    items = [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in row["page"]]
+    return RelatedPage(items, int(row["total"]))
+
+
 async def below(
-    db: Database, workspace: str, peer: str, *, depth: int, limit: int
-) -> list[Related]:
-    rows = await db.read("list_sub_peers", workspace=workspace, peer=peer, depth=depth, limit=limit)
-    return [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in rows]
+    db: Database,
+    workspace: str,
+    peer: str,
+    *,
+    depth: int,
+    limit: int,
+    after: str | None = None,
+    skip: int = 0,
+) -> RelatedPage:
+    """The peers below `peer`, nearest first then by name: `limit` of them after the one
+    named `after` (None: from the first), less the first `skip`. NotFound for no such peer."""
+    row = await db.read_one(
+        "list_sub_peers",
+        workspace=workspace,
+        peer=peer,
+        depth=depth,
+        limit=limit,
+        after=after,
+        skip=skip,
+    )
+    return _related_page(row, workspace, peer, after)
 
 
 async def above(
-    db: Database, workspace: str, peer: str, *, depth: int, limit: int
-) -> list[Related]:
-    rows = await db.read(
-        "list_parent_peers", workspace=workspace, peer=peer, depth=depth, limit=limit
+    db: Database,
+    workspace: str,
+    peer: str,
+    *,
+    depth: int,
+    limit: int,
+    after: str | None = None,
+    skip: int = 0,
+) -> RelatedPage:
+    """The peers above `peer`, paged as `below` pages."""
+    row = await db.read_one(
+        "list_parent_peers",
+        workspace=workspace,
+        peer=peer,
+        depth=depth,
+        limit=limit,
+        after=after,
+        skip=skip,
     )
-    return [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in rows]
+    return _related_page(row, workspace, peer, after)
 
 
 async def aggregation_set(

@@ -49,6 +49,7 @@ class ContextRequest:
     peer_perspective: str | None = None
     search_query: str | None = None
     search_limit: int = 10
+    search_max_distance: float | None = None  # for beliefs the query finds (1 - cos, 0 to 2)
     search_message_limit: int = SEARCH_MESSAGES
     most_derived: int = 5
     most_recent: int = 5
@@ -124,7 +125,7 @@ async def relevant_beliefs(
         request.search_limit,
         embedding=embedding,
     )
-    return [h.item for h in hits]
+    return [h.item for h in hits if h.within(request.search_max_distance)]
 
 
 async def matched_messages(

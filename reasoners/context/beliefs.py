@@ -23,6 +23,7 @@ class BeliefSelection:
     search_query: str | None = None
     search_limit: int | None = None  # default: `limit`
     most_derived: bool = False
+    search_max_distance: float | None = None  # cosine distance (1 - cos) of a search hit
 
 
 async def select_beliefs(
@@ -36,7 +37,7 @@ async def select_beliefs(
         hits = await search_observations(
             db, embedder, workspace, s.search_query, query, s.search_limit or s.limit
         )
-        relevant = [h.item for h in hits]
+        relevant = [h.item for h in hits if h.within(s.search_max_distance)]
     top = await observation_search.top(
         db,
         workspace,

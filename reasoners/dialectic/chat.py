@@ -126,7 +126,7 @@ async def open_conversation(
     await peers.get(db, view.workspace, view.observer)
     if view.observed != view.observer:
         await peers.get(db, view.workspace, view.observed)
-    if view.session is not None:
+    if view.session is not None and view.session_checked:
         await sessions.get(db, view.workspace, view.session)
     toolbox = Toolbox(db, embedder, view)
     [embedding] = await embed_async(embedder, [text])

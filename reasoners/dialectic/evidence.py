@@ -40,6 +40,10 @@ class View:
     # Whether the asker may read the covered peers' files (a key for the observed peer, or a
     # workspace key); without it, file search shows only this view's own peer cards.
     read_files: bool = False
+    # Whether a `session` that does not exist is NOT_FOUND. A peer key may not learn which
+    # sessions out of its reach exist: for it, one that does not exist reads as one it was
+    # never in (no evidence there).
+    session_checked: bool = True
 
     @property
     def pairs(self) -> list[tuple[str, str]]:

@@ -327,18 +327,22 @@ class Toolbox:
         # Everything below a covered peer is below the observed peer too: nothing outside the
         # observed peer's tree can show up.
         name = self._covered(peer)
-        found = await members.below(
-            self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
-        )
+        found = (
+            await members.below(
+                self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
+            )
+        ).items
         return PeerList("sub-peers", name, [(r.peer.name, r.distance) for r in found])
 
     async def parent_peers(self, peer: str | None, depth: int) -> PeerList:
         """A peer's parents; outside a peer's view of itself, only those this view covers
         (another peer's memberships are not the observer's to see)."""
         name = self._covered(peer)
-        found = await members.above(
-            self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
-        )
+        found = (
+            await members.above(
+                self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
+            )
+        ).items
         if self.view.observer != self.view.observed:
             covered = {self.view.observed, *self.view.aggregated}
             found = [r for r in found if r.peer.name in covered]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from graph.db import Database
 from graph.errors import InvalidInput, LimitExceeded
 from graph.records import ObservationRecord
-from graph.repo import stated_observations
+from graph.repo import sessions, stated_observations
 from graph.repo.stated_observations import StatedBelief
 from graph.settings import Settings
 from graph.validation import check_name
@@ -37,9 +37,29 @@ def validate_beliefs(items: Sequence[BeliefInput], settings: Settings) -> None:
                 check_name(value, "peer")
             except InvalidInput as exc:
                 raise InvalidInput(f"conclusions[{index}].{field}: {exc.message}") from exc
+        if item.session is not None:
+            try:
+                check_name(item.session, "session")
+            except InvalidInput as exc:
+                raise InvalidInput(f"conclusions[{index}].session_id: {exc.message}") from exc
         if not item.content.strip():
             raise InvalidInput(f"conclusions[{index}].content: content is empty")
         check_belief(item.content.strip(), f"conclusions[{index}].content")
+
+
+async def check_sessions(db: Database, workspace: str, items: Sequence[BeliefInput]) -> None:
+    """A belief placed in a session must be one between two of its members (now or before):
+    reads filtered by session take it as said there. One answer whether the session does not
+    exist or they were not in it: a peer key learns nothing of sessions out of its reach."""
+    for index, item in enumerate(items):
+        if item.session is None:
+            continue
+        for peer in (item.observer, item.observed):
+            if not await sessions.joined_by(db, workspace, peer, [item.session]):
+                raise InvalidInput(
+                    f"conclusions[{index}].session_id: peer {peer!r} has never been in "
+                    f"session {item.session!r}"
+                )
 
 
 async def add_beliefs(
@@ -50,6 +70,7 @@ async def add_beliefs(
     items: Sequence[BeliefInput],
 ) -> list[ObservationRecord]:
     validate_beliefs(items, settings)
+    await check_sessions(db, workspace, items)
     vectors = await embed_async(embedder, [item.content for item in items])
     return await stated_observations.create(
         db,

@@ -31,6 +31,15 @@ class Hit(Generic[T]):
     score: float  # the fused score
     vector_rank: int | None  # 1-based rank in the vector list, None if not found there
     text_rank: int | None
+    # Neo4j's cosine similarity to the query, (1 + cos) / 2 in [0, 1]; None if not known.
+    similarity: float | None = None
+
+    def within(self, max_distance: float | None) -> bool:
+        """Whether the hit is at most `max_distance` away from the query in cosine distance
+        (1 - cos, as Honcho's clients mean it); a hit whose similarity is unknown is not."""
+        if max_distance is None:
+            return True
+        return self.similarity is not None and 2 * (1 - self.similarity) <= max_distance
 
 
 # Which candidates a search favours, known only once a lookup ran (messages: whose turns).
@@ -90,7 +99,8 @@ def fuse(
         reply_weight=reply_weight,
     )
     return [
-        Hit(items[k], score, vector_rank.get(k), text_rank.get(k)) for k, score in fused[:limit]
+        Hit(items[k], score, vector_rank.get(k), text_rank.get(k), similarity.get(k))
+        for k, score in fused[:limit]
     ]
 
 

@@ -132,6 +132,7 @@ async def _view(
         ),
         exclude_derived=filters.exclude_derived,
         read_files=read_files,
+        session_checked="session" in principal.names_it_may_check(),
     )
 
 

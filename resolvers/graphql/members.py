@@ -14,7 +14,7 @@ from strawberry.types.scalar import ScalarDefinition
 
 from graph.errors import InvalidInput
 from graph.repo import members
-from graph.repo.members import Related
+from graph.repo.members import Related, RelatedPage
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import page_size
 from resolvers.graphql.types import Peer
@@ -60,7 +60,7 @@ class SubPeerChange:
     )
 
 
-Lister = Callable[..., Awaitable[list[Related]]]
+Lister = Callable[..., Awaitable[RelatedPage]]
 
 DEPTH_HELP = (
     "How many levels of sub-peers the read covers besides the peer itself: 0 (the peer "
@@ -89,7 +89,13 @@ async def aggregated(info: Info, workspace: str, peer: str, depth: int) -> tuple
 
 
 async def _related(
-    info: Info, lister: Lister, workspace: str, peer: str, depth: int, first: int | None
+    info: Info,
+    lister: Lister,
+    workspace: str,
+    peer: str,
+    depth: int,
+    first: int | None,
+    after: str | None,
 ) -> list[RelatedPeer]:
     info.context.principal.require_peer(workspace, peer)
     found = await lister(
@@ -98,8 +104,15 @@ async def _related(
         peer,
         depth=int(depth),
         limit=page_size(info.context, first),
+        after=after,
     )
-    return [RelatedPeer.of(r) for r in found]
+    return [RelatedPeer.of(r) for r in found.items]
+
+
+AFTER = (
+    "The name of the last peer of the previous page: the list goes on after it (it is "
+    "ordered by distance, then name)."
+)
 
 
 @strawberry.type
@@ -115,8 +128,9 @@ class MemberQuery:
         peer: str,
         depth: Depth = ONE_LEVEL,
         first: int | None = None,
+        after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
     ) -> list[RelatedPeer]:
-        return await _related(info, members.below, workspace, peer, depth, first)
+        return await _related(info, members.below, workspace, peer, depth, first, after)
 
     @strawberry.field(
         description="The peers above `peer` (its parents, theirs, ...) up to `depth` levels, "
@@ -129,8 +143,9 @@ class MemberQuery:
         peer: str,
         depth: Depth = ONE_LEVEL,
         first: int | None = None,
+        after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
     ) -> list[RelatedPeer]:
-        return await _related(info, members.above, workspace, peer, depth, first)
+        return await _related(info, members.above, workspace, peer, depth, first, after)
 
 
 @strawberry.type

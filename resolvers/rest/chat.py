@@ -71,6 +71,7 @@ async def view_of(call: Call, body: ChatBody) -> View:
         aggregated=tuple(below[1:]),
         session_ids=tuple(allowlist) if allowlist is not None else None,
         read_files=read_files,
+        session_checked="session" in principal.names_it_may_check(),
     )
 
 

@@ -64,6 +64,26 @@ def _text(value: Any, key: str) -> str:
     return value
 
 
+def _id(value: Any, key: str) -> str:
+    """A non-empty string id: an empty one matches nothing rather than everything."""
+    if not _text(value, key):
+        raise InvalidInput(f"filters.{key} must not be empty")
+    return str(value)
+
+
+def _levels(value: Any) -> list[str]:
+    """A level, a list of levels or {"in": [levels]}; any other shape (an operator this route
+    does not apply, an empty list) is refused rather than ignored."""
+    levels = value.get("in") if isinstance(value, dict) and set(value) == {"in"} else value
+    levels = [levels] if isinstance(levels, str) else levels
+    if not isinstance(levels, list) or not levels or any(v not in LEVELS for v in levels):
+        raise InvalidInput(
+            f'filters.level must be a level, a list of levels or {{"in": [levels]}}, '
+            f"with levels among {list(LEVELS)}"
+        )
+    return levels
+
+
 def selection(filters: dict[str, Any] | None) -> Selection:
     given = dict(filters or {})
     allowed = {"observer_id", "observer", "observed_id", "observed", "session_id", "level", "id"}
@@ -72,10 +92,8 @@ def selection(filters: dict[str, Any] | None) -> Selection:
         raise InvalidInput(f"filters {unknown} are not supported on conclusions")
     observer = given.get("observer_id", given.get("observer"))
     observed = given.get("observed_id", given.get("observed"))
-    level = given.get("level")
-    levels = [level] if isinstance(level, str) else (level or {}).get("in") if level else None
-    if levels is not None and any(v not in LEVELS for v in levels):
-        raise InvalidInput(f"filters.level must be among {list(LEVELS)}")
+    levels = _levels(given["level"]) if "level" in given else None
+    session = given.get("session_id")
     ids = given.get("id")
     if ids is not None:
         ids = [ids] if isinstance(ids, str) else ids.get("in") if isinstance(ids, dict) else None
@@ -84,7 +102,7 @@ def selection(filters: dict[str, Any] | None) -> Selection:
     return Selection(
         observer=_text(observer, "observer_id") if observer is not None else None,
         observed=_text(observed, "observed_id") if observed is not None else None,
-        session=_text(given["session_id"], "session_id") if given.get("session_id") else None,
+        session=None if session is None else _id(session, "session_id"),
         levels=levels,
         ids=[_text(i, "id") for i in ids] if ids is not None else None,
     )
@@ -171,7 +189,7 @@ async def search(call: Call) -> Response:
     hits = await search_observations(
         services.db, services.embedder, call.workspace, body.query, q, body.top_k
     )
-    return JSONResponse([shapes.conclusion(h.item) for h in hits])
+    return JSONResponse([shapes.conclusion(h.item) for h in hits if h.within(body.distance)])
 
 
 async def _owned(call: Call) -> ObservationRecord:

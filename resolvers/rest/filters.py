@@ -27,6 +27,8 @@ def _refuse_unknown(filters: dict[str, Any], allowed: set[str], where: str) -> N
 def _name(value: Any, key: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"filters.{key} must be a string id")
+    if not value:  # an empty id would match nothing, not (as leaving it out does) everything
+        raise InvalidInput(f"filters.{key} must not be empty")
     return value
 
 
@@ -98,7 +100,7 @@ def messages_of(filters: Filters, session: str | None) -> MessageFilter:
     return MessageFilter(
         session=session
         if session is not None
-        else (_name(scoped, "session_id") if scoped else None),
+        else (_name(scoped, "session_id") if scoped is not None else None),
         peer=_name(peer, "peer_id") if peer is not None else None,
         since=since,
         until=until,

@@ -16,7 +16,7 @@ from graph.repo import members
 from graph.repo.members import Related
 from resolvers.rest import shapes
 from resolvers.rest.http import Call, no_content
-from resolvers.rest.paging import PageQuery, numbered
+from resolvers.rest.paging import PageQuery, page_of
 
 
 class MemberBody(BaseModel):
@@ -69,18 +69,21 @@ async def remove(call: Call) -> Response:
 
 
 async def _listed(call: Call, below: bool) -> Response:
+    """One page of the list, read as a page: the list has no cap of its own (the aggregation
+    limit cut it, and pages past it came back empty). Reversed, the page is cut from the end."""
     peer = call.path("peer")
     call.principal.require_peer(call.workspace, peer)
     q = call.query(RelatedQuery)
     lister = members.below if below else members.above
-    found = await lister(
-        call.services.db,
-        call.workspace,
-        peer,
-        depth=_depth(q.depth),
-        limit=call.services.settings.max_aggregation_peers,
-    )
-    return JSONResponse(numbered(found, q, related))
+    db, depth = call.services.db, _depth(q.depth)
+    start, size = (q.page - 1) * q.size, q.size
+    if q.reverse:
+        total = (await lister(db, call.workspace, peer, depth=depth, limit=0)).total
+        end = max(0, total - start)
+        start, size = max(0, end - q.size), min(q.size, end)
+    found = await lister(db, call.workspace, peer, depth=depth, limit=size, skip=start)
+    items = list(reversed(found.items)) if q.reverse else found.items
+    return JSONResponse(page_of(items, q, found.total, related))
 
 
 async def list_members(call: Call) -> Response:

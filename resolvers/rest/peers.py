@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
+from graph.errors import InvalidInput
 from graph.records import PeerRecord
 from graph.repo import members, peer_cards, peers, sessions
 from reasoners.embeddings.model import embed_async
@@ -166,7 +167,10 @@ async def search(call: Call) -> Response:
     call.principal.require_peer(call.workspace, name)
     body = await call.body(SearchBody)
     services = call.services
-    filters = replace(messages_of(body.filters, None), peer=name)
+    asked = messages_of(body.filters, None)
+    if asked.peer not in (None, name):
+        raise InvalidInput("filters.peer_id must be this peer")
+    filters = replace(asked, peer=name)
     below = await members.aggregation_set(
         services.db,
         call.workspace,

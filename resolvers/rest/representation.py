@@ -99,6 +99,7 @@ async def representation(call: Call) -> Response:
             search_query=body.search_query,
             search_limit=body.search_top_k,
             most_derived=body.include_most_frequent,
+            search_max_distance=body.search_max_distance,
         ),
     )
     return JSONResponse({"representation": shapes.representation(found)})
@@ -118,6 +119,7 @@ async def peer_context(call: Call) -> Response:
             search_query=q.search_query,
             search_limit=q.search_top_k,
             most_derived=q.include_most_frequent,
+            search_max_distance=q.search_max_distance,
         ),
     )
     card = await peer_cards.get(call.services.db, call.workspace, observer, observed)
@@ -166,6 +168,9 @@ async def session_context(call: Call) -> Response:
             peer_perspective=q.peer_perspective,
             search_query=q.search_query,
             search_limit=q.search_top_k or 10,
+            search_max_distance=q.search_max_distance,
+            most_derived=(q.max_conclusions or 5) if q.include_most_frequent else 0,
+            most_recent=q.max_conclusions or 5,
             # This shape's `messages` are the session's own; it has no place for matched ones.
             search_message_limit=0,
             include_summary=q.summary,

@@ -1254,6 +1254,15 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     everything = {"w": w, "p": "alice", "first": 0}
     assert await api.error_code(SESSION_SUMMARIES, everything, key=ADMIN_KEY) == "INVALID_INPUT"
 
+    # It may not learn which sessions exist by chatting in them: one that does not exist reads
+    # as one it was never in (no evidence there); a workspace key is told.
+    chat_in = """query($w: String!, $s: String) {
+      chat(workspace: $w, peer: "alice", query: "where do I live", session: $s) { mode }
+    }"""
+    nowhere = {"w": w, "s": "no-such-session"}
+    assert (await api.ok(chat_in, nowhere, key=alice))["chat"]["mode"]
+    assert await api.error_code(chat_in, nowhere, key=ADMIN_KEY) == "NOT_FOUND"
+
     # It updates itself, not bob.
     await api.ok(UPDATE_PEER, {"w": w, "n": "alice", "m": {"mood": "happy"}}, key=alice)
     code = await api.error_code(UPDATE_PEER, {"w": w, "n": "bob", "m": {"hacked": True}}, key=alice)

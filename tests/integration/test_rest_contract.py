@@ -566,6 +566,115 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
     assert (await rest.post(c, json={"conclusions": [one]})).status_code in (200, 201)
 
 
+async def test_filters_and_thresholds_are_applied_or_refused_never_ignored(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """Each of these answered as if it had not been sent (all levels, every session, alice's
+    tree for bob, beliefs far from the query) or, for a list of levels, 500."""
+    await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    c = f"{ws}/conclusions"
+    about = {"observer_id": "bot", "observed_id": "alice"}
+    made = await rest.post(
+        c,
+        json={
+            "conclusions": [
+                {**about, "content": "Alice studies quantum chromodynamics"},
+                {**about, "content": "Alice keeps bees on her allotment"},
+            ]
+        },
+    )
+    assert made.status_code == 201, made.text
+    for level in (["explicit"], "explicit", {"in": ["explicit"]}):
+        r = await rest.post(f"{c}/list", json={"filters": {**about, "level": level}})
+        assert r.status_code == 200 and r.json()["total"] == 2, (level, r.text)
+    r = await rest.post(f"{c}/list", json={"filters": {**about, "level": ["deductive"]}})
+    assert r.json()["total"] == 0
+    for level in ({"nin": ["explicit"]}, {"eq": "deductive"}, {}, [], 5, True, ["nope"]):
+        r = await rest.post(f"{c}/list", json={"filters": {**about, "level": level}})
+        assert r.status_code == 422 and "filters.level" in r.text, (level, r.status_code)
+        r = await rest.post(
+            f"{c}/query", json={"query": "bees", "filters": {**about, "level": level}}
+        )
+        assert r.status_code == 422, level
+    for empty in ("", [], 0, False):
+        r = await rest.post(
+            f"{ws}/search", json={"query": "bees", "filters": {"session_id": empty}}
+        )
+        assert r.status_code == 422, (empty, r.text)
+        r = await rest.post(f"{c}/list", json={"filters": {**about, "session_id": empty}})
+        assert r.status_code == 422, (empty, r.text)
+    r = await rest.post(
+        f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "bot"}}
+    )
+    assert r.status_code == 422 and "this peer" in r.text
+    r = await rest.post(
+        f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "alice"}}
+    )
+    assert r.status_code == 200 and r.json()
+    # Distances (1 - cos): near 0 keeps only the same words; 1 keeps what is not opposed.
+    query = {"query": "Alice keeps bees on her allotment", "top_k": 5, "filters": about}
+    r = await rest.post(f"{c}/query", json={**query, "distance": 0.01})
+    assert [x["content"] for x in r.json()] == ["Alice keeps bees on her allotment"]
+    r = await rest.post(f"{c}/query", json={**query, "query": "cosmology", "distance": 0.01})
+    assert r.json() == []
+    r = await rest.post(f"{c}/query", json={**query, "distance": 1.0})
+    assert "Alice keeps bees on her allotment" in [x["content"] for x in r.json()]
+    # One belief: the search's best (chromodynamics) unless the threshold leaves it out, when
+    # the most recent (bees) fills the place.
+    one = {
+        "target": "alice",
+        "search_query": "quantum physics",
+        "max_conclusions": 1,
+        "include_most_frequent": False,
+    }
+    for path in ("representation", "context"):
+        for limit, expected in ((None, "chromodynamics"), (0.01, "bees")):
+            given = one if limit is None else {**one, "search_max_distance": limit}
+            if path == "representation":
+                r = await rest.post(f"{ws}/peers/bot/representation", json=given)
+            else:
+                r = await rest.get(
+                    f"{ws}/peers/bot/context", params={**given, "include_most_frequent": "false"}
+                )
+            assert r.status_code == 200, r.text
+            text = r.json()["representation"]
+            assert expected in text and text.count("\n[") == 1, (path, limit, text)
+    session = {"peer_target": "alice", "peer_perspective": "bot", "search_query": "quantum physics"}
+    for limit, expected, left_out in ((None, "chromodynamics", ""), (0.01, "bees", "chromo")):
+        given: dict[str, Any] = {**session, "max_conclusions": 1, "search_top_k": 1}
+        if limit is not None:
+            given["search_max_distance"] = limit
+        r = await rest.get(f"{ws}/sessions/s1/context", params=given)
+        text = r.json()["peer_representation"]
+        assert expected in text and (not left_out or left_out not in text), (limit, text)
+
+
+async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """Any session_id was taken (one that does not exist, a name refused everywhere else, a
+    session neither peer was in), and reads filtered by that session then showed the belief."""
+    await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    r = await rest.post(f"{ws}/sessions", json={"id": "s2", "peers": {"carol": {}}})
+    assert r.status_code == 201
+    c = f"{ws}/conclusions"
+    about = {"observer_id": "bot", "observed_id": "alice", "content": "Alice keeps bees"}
+    for session in ("no-such-session", "s2"):
+        r = await rest.post(c, json={"conclusions": [{**about, "session_id": session}]})
+        assert r.status_code == 422 and "has never been in session" in r.text, (session, r.text)
+    r = await rest.post(c, json={"conclusions": [{**about, "session_id": "../../etc"}]})
+    assert r.status_code == 422 and "session_id" in r.text
+    r = await rest.post(c, json={"conclusions": [{**about, "session_id": "s1"}]})
+    assert r.status_code == 201, r.text
+    listed = await rest.post(
+        f"{c}/list",
+        json={"filters": {"observer_id": "bot", "observed_id": "alice", "session_id": "s1"}},
+    )
+    assert [x["content"] for x in listed.json()["items"]] == ["Alice keeps bees"]
+
+
 # --- sub-peers and files -----------------------------------------------------------------------
 
 
@@ -585,6 +694,40 @@ async def test_members_and_parents(rest: httpx.AsyncClient, workspace: str) -> N
     assert r.status_code == 422  # a cycle
     assert (await rest.delete(f"{p}/team/members/ann")).status_code == 204
     assert (await rest.delete(f"{p}/team/members/ann")).status_code == 404
+    assert (await rest.get(f"{p}/ghost/members")).status_code == 404
+    assert (await rest.get(f"{p}/ghost/parents")).status_code == 404
+
+
+async def test_member_pages_cover_the_whole_list(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
+    """The list was read up to the aggregation limit (2,000): `total` said 2,000 of 2,005 and
+    the pages past it were empty. Here the limit is 3, and the list 5 long."""
+    p = f"/workspaces/{workspace}/peers"
+    names = [f"m{i}" for i in range(5)]
+    for name in ("hub", *names):
+        await rest.post(p, json={"id": name})
+    for name in names:
+        assert (await rest.post(f"{p}/hub/members", json={"peer_id": name})).status_code == 201
+    small = dataclasses.replace(services.settings, max_aggregation_peers=3)
+    app = create_app(small, dataclasses.replace(services, settings=small))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as capped:
+        pages = [
+            (await capped.get(f"{p}/hub/members", params={"size": 2, "page": n})).json()
+            for n in (1, 2, 3, 4)
+        ]
+        assert [[x["id"] for x in page["items"]] for page in pages] == [
+            ["m0", "m1"],
+            ["m2", "m3"],
+            ["m4"],
+            [],
+        ]
+        assert {(page["total"], page["pages"]) for page in pages} == {(5, 3)}
+        back = await capped.get(f"{p}/hub/members", params={"size": 2, "page": 1, "reverse": True})
+        assert [x["id"] for x in back.json()["items"]] == ["m4", "m3"]
+        back = await capped.get(f"{p}/hub/members", params={"size": 2, "page": 3, "reverse": True})
+        assert [x["id"] for x in back.json()["items"]] == ["m0"]
 
 
 async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:

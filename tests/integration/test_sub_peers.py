@@ -27,7 +27,7 @@ async def add(services: Services, workspace: str, parent: str, child: str) -> bo
 
 
 async def names_below(services: Services, workspace: str, peer: str, depth: int) -> list[str]:
-    found = await members.below(services.db, workspace, peer, depth=depth, limit=100)
+    found = (await members.below(services.db, workspace, peer, depth=depth, limit=100)).items
     return [f"{r.peer.name}@{r.distance}" for r in found]
 
 
@@ -68,8 +68,12 @@ async def test_of_two_racing_opposite_adds_exactly_one_wins(
     for x, y in pairs:
         won = await asyncio.gather(attempt(x, y), attempt(y, x))
         assert sorted(won) == [False, True], (x, y, won)
-        above_x = await members.above(services.db, workspace, x, depth=members.ALL, limit=10)
-        above_y = await members.above(services.db, workspace, y, depth=members.ALL, limit=10)
+        above_x = (
+            await members.above(services.db, workspace, x, depth=members.ALL, limit=10)
+        ).items
+        above_y = (
+            await members.above(services.db, workspace, y, depth=members.ALL, limit=10)
+        ).items
         assert len(above_x) + len(above_y) == 1
 
 
@@ -104,9 +108,9 @@ async def test_many_to_many_trees_list_by_depth(services: Services, workspace: s
         "alice-group@2",
     ]
     assert await names_below(services, workspace, "alice-dm", members.ALL) == []
-    above = await members.above(services.db, workspace, "alice-group", depth=1, limit=10)
+    above = (await members.above(services.db, workspace, "alice-group", depth=1, limit=10)).items
     assert [(r.peer.name, r.distance) for r in above] == [("alice", 1), ("bob", 1)]
-    above = await members.above(services.db, workspace, "alice-group", depth=2, limit=10)
+    above = (await members.above(services.db, workspace, "alice-group", depth=2, limit=10)).items
     assert [(r.peer.name, r.distance) for r in above] == [("alice", 1), ("bob", 1), ("team", 2)]
 
 
@@ -155,6 +159,39 @@ async def test_graphql_adds_lists_and_refuses_with_codes(
     assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": False}
 
 
+async def test_sub_peer_lists_page_past_any_cap_and_name_a_missing_peer(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    """subPeers stopped at `first` (100 at most) with no way on, and a peer that does not
+    exist listed nothing, as one with no sub-peers does."""
+    children = [f"c{i:02}" for i in range(7)]
+    await make_peers(services, workspace, "team", *children)
+    for child in children:
+        await members.add(services.db, workspace, "team", child, max_depth=10)
+    doc = """query($w: String!, $p: String!, $after: String) {
+      subPeers(workspace: $w, peer: $p, first: 3, after: $after) { peer { name } }
+    }"""
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await gql.ok(doc, {"w": workspace, "p": "team", "after": after}))["subPeers"]
+        if not page:
+            break
+        seen += [r["peer"]["name"] for r in page]
+        after = seen[-1]
+    assert seen == children
+    code = await gql.error_code(doc, {"w": workspace, "p": "team", "after": "nobody"})
+    assert code == "INVALID_INPUT"
+    for missing in ("ghost",):
+        assert await gql.error_code(doc, {"w": workspace, "p": missing}) == "NOT_FOUND"
+        parents = """query($w: String!, $p: String!) {
+          parentPeers(workspace: $w, peer: $p) { peer { name } }
+        }"""
+        assert await gql.error_code(parents, {"w": workspace, "p": missing}) == "NOT_FOUND"
+    page = await members.above(services.db, workspace, "c03", depth=1, limit=10)
+    assert ([r.peer.name for r in page.items], page.total) == (["team"], 1)
+
+
 async def test_a_many_to_many_lattice_is_measured_by_its_longest_chain_and_shortest_distances(
     services: Services, workspace: str
 ) -> None:
@@ -171,7 +208,7 @@ async def test_a_many_to_many_lattice_is_measured_by_its_longest_chain_and_short
     below = await names_below(services, workspace, "l0p0", 2)
     assert below == [*(f"{p}@1" for p in layers[1]), *(f"{p}@2" for p in layers[2])]
     assert len(await names_below(services, workspace, "l0p0", members.ALL)) == 27
-    above = await members.above(services.db, workspace, "l9p2", depth=3, limit=100)
+    above = (await members.above(services.db, workspace, "l9p2", depth=3, limit=100)).items
     assert sorted(f"{r.peer.name}@{r.distance}" for r in above) == sorted(
         f"{p}@{9 - level}" for level in (6, 7, 8) for p in layers[level]
     )
@@ -211,7 +248,9 @@ async def test_a_merge_moves_sub_peer_links_only_where_an_add_could_make_them(
     await run_all(services, workspace)
     assert await names_below(services, workspace, chain[-2], members.ALL) == []
     assert await names_below(services, workspace, "q0", members.ALL) == ["q1@1"]
-    assert await members.above(services.db, workspace, "q0", depth=members.ALL, limit=100) == []
+    assert (
+        await members.above(services.db, workspace, "q0", depth=members.ALL, limit=100)
+    ).items == []
     assert await names_below(services, workspace, "y", members.ALL) == ["z@1"]
     assert await names_below(services, workspace, "z", members.ALL) == []
     # The app learns what was not moved from the operations' jobs (it was only logged).

@@ -47,9 +47,25 @@ def test_paragraphs_are_packed_within_the_budget_with_their_heading(
     assert body == "\n\n".join(paragraphs)
 
 
-def test_sections_never_share_a_chunk(tokens: MiniLMTokenCounter) -> None:
+def test_short_sections_share_a_chunk_each_with_its_heading(tokens: MiniLMTokenCounter) -> None:
     chunks = chunk_markdown("# A\n\nShort.\n\n# B\n\nAlso short.", 200, tokens)
-    assert chunks == ["# A\n\nShort.", "# B\n\nAlso short."]
+    assert chunks == ["# A\n\nShort.\n\n# B\n\nAlso short."]
+    long = "Words about the first topic. " * 12
+    chunks = chunk_markdown(f"# A\n\n{long}\n\n# B\n\nAlso short.", 50, tokens)
+    # A's second chunk has room left: B joins it, after A's text, under its own heading.
+    assert [c.split("\n\n")[0] for c in chunks] == ["# A", "# A"]
+    assert chunks[-1].endswith("topic.\n\n# B\n\nAlso short.")
+
+
+def test_one_line_sections_make_chunks_by_size_not_by_count(tokens: MiniLMTokenCounter) -> None:
+    """A chunk per section made 10,101 chunks of a 100 KB file of `# hN` and `x` lines, each
+    one embedded: 40 s of CPU for one request."""
+    text = "".join(f"# h{i}\nx\n" for i in range(12_000))[:100_000]
+    chunks = chunk_markdown(text, 200, tokens)
+    assert all(tokens.count(c) <= 200 for c in chunks)
+    total = sum(tokens.count(c) for c in chunks)
+    assert len(chunks) <= total // 150 + 1, (len(chunks), total)
+    assert chunks[0].startswith("# h0\n\nx\n\n# h1\n\nx")
 
 
 def test_a_long_paragraph_is_split_by_sentences_then_by_words(
