@@ -161,8 +161,8 @@ class Settings:
     max_files_per_peer: int = _setting(
         "BELIEFGRAPH_MAX_FILES_PER_PEER",
         1000,
-        "Most files one peer may hold (peer cards included); a create over it is refused with "
-        "LIMIT_EXCEEDED",
+        "Most files of its own one peer may hold (peer cards, managed files, not counted); a "
+        "create over it is refused with LIMIT_EXCEEDED",
     )
     file_chunk_tokens: int = _setting(
         "BELIEFGRAPH_FILE_CHUNK_TOKENS",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -51,6 +53,15 @@ def check_path(path: str) -> str:
         raise InvalidInput(
             f"path {path!r} has a backslash, or a control or invisible formatting character "
             "(a line break, a zero-width space, a right-to-left override); use '/'"
+        )
+    # Look-alikes: "résumé" composed and decomposed, or "my notes" with a no-break or
+    # ideographic space, read the same and would be different files.
+    if any(unicodedata.category(c) == "Zs" and c != " " for c in path):
+        raise InvalidInput(f"path {path!r} has a space other than ' ' (a no-break space, say)")
+    if not unicodedata.is_normalized("NFC", path):
+        raise InvalidInput(
+            f"path {path!r} is not in Unicode NFC form: send accents composed "
+            "(unicodedata.normalize('NFC', path))"
         )
     for segment in path.split("/"):
         if segment in {"", ".", ".."}:
@@ -131,3 +142,20 @@ def check_peer_count(names: Sequence[str]) -> None:
             f"peers: {len(names)} in one change; the limit is {MAX_PEERS_PER_CHANGE}",
             limit="peers",
         )
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def strict_json(text: str) -> object:
+    """JSON as clients can read it back: NaN, Infinity and numbers too large for a float (which
+    Python reads as infinity and writes as `Infinity`) raise ValueError."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)

@@ -10,15 +10,13 @@ take, and strings that are not valid Unicode.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from graph.errors import InvalidInput, LimitExceeded
-from graph.validation import is_text
+from graph.validation import is_text, strict_json
 
 # Deeper JSON than any request needs (metadata maps included), and far below the recursion
 # depth at which the JSON parser itself would fail.
@@ -71,17 +69,6 @@ def _strings(value: Any) -> Iterator[str]:
             stack.extend(item)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number")
-    return value
-
-
 def parse_json(raw: bytes | str, what: str) -> Any:
     """JSON with finite numbers and every string valid Unicode; InvalidInput (LimitExceeded for
     nesting) saying what is wrong."""
@@ -97,7 +84,7 @@ def parse_json(raw: bytes | str, what: str) -> Any:
             f"{what} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels", limit="depth"
         )
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        value = strict_json(text)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"{what} is not valid JSON: {exc}") from exc
     if (isinstance(raw, str) or _SURROGATE_ESCAPE.search(text)) and not all(

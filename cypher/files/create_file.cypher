@@ -1,9 +1,10 @@
 // A new file of a peer with its chunks, in one write. Nothing is written when the peer is
-// missing (no row), the path is taken (`exists`) or the peer holds $max_files files already.
+// missing (no row), the path is taken (`exists`) or the peer holds $max_files files already
+// (its own: the cards other peers keep of it are theirs, and do not count).
 MATCH (p:Peer {workspace: $workspace, name: $peer})
 OPTIONAL MATCH (p)-[:HAS_FILE]->(other:File)
-WITH p, count(other) AS files, sum(CASE WHEN other.path = $file.path THEN 1 ELSE 0 END) > 0
-     AS exists
+WITH p, count(CASE WHEN other.managed_by IS NULL THEN 1 END) AS files,
+     sum(CASE WHEN other.path = $file.path THEN 1 ELSE 0 END) > 0 AS exists
 OPTIONAL CALL (p, files, exists) {
   WITH p WHERE NOT exists AND files < $max_files
   CREATE (p)-[:HAS_FILE]->(f:File)

@@ -23,6 +23,7 @@ from graph.keys import peer_key
 from graph.paging import page
 from graph.props import node_props
 from graph.records import FileRecord, Page
+from graph.repo import peers
 from graph.validation import check_path, check_text, now
 
 # Paths the service keeps for peer cards (graph/repo/peer_cards.py): `card.md` (a peer's own
@@ -168,8 +169,11 @@ async def find(db: Database, workspace: str, peer: str, path: str) -> FileRecord
 async def list_files(
     db: Database, workspace: str, peer: str, *, after: str | None, limit: int
 ) -> Page[FileRecord]:
-    """A page of the peer's files in path order; `after` is the last path of the page before."""
+    """A page of the peer's files in path order; `after` is the last path of the page before.
+    NotFound for a peer that does not exist (an empty page would say it has no files)."""
     rows = await db.read("list_files", workspace=workspace, peer=peer, after=after, limit=limit)
+    if not rows:
+        await peers.get(db, workspace, peer)
     return page(rows, limit, lambda r: FileRecord.from_row(r["file"]), lambda f: f.path)
 
 

@@ -59,6 +59,10 @@ def check_entries(entries: list[str]) -> list[str]:
     if len(cleaned) > MAX_ENTRIES:
         raise InvalidInput(f"a peer card holds at most {MAX_ENTRIES} entries, not {len(cleaned)}")
     for index, entry in enumerate(cleaned):
+        # One line each: the card's file lists them one per line, where "a\n\n# B\n- c" would
+        # read as a heading and another entry.
+        if any(c in entry for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+            raise InvalidInput(f"card[{index}] has a line break: an entry is one line")
         if len(entry) > MAX_ENTRY_CHARS:
             raise InvalidInput(
                 f"card[{index}] is {len(entry)} characters; the limit is {MAX_ENTRY_CHARS}"

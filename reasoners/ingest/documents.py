@@ -14,7 +14,7 @@ import logging
 from pypdf import PdfReader
 
 from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded
-from graph.validation import is_text
+from graph.validation import is_text, strict_json
 
 JSON_TYPE = "application/json"
 PDF_TYPE = "application/pdf"
@@ -32,10 +32,6 @@ def is_supported(content_type: str) -> bool:
     return kind.startswith("text/") or kind in (JSON_TYPE, PDF_TYPE)
 
 
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def document_text(content_type: str, data: bytes) -> str:
     """The text of a document of a supported type (see `is_supported`)."""
     kind = base_type(content_type)
@@ -47,7 +43,7 @@ def document_text(content_type: str, data: bytes) -> str:
         raise InvalidInput("the file is not UTF-8 text") from exc
     if kind == JSON_TYPE:
         try:
-            value = json.loads(text, parse_constant=_no_constant)
+            value = strict_json(text)
             compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise InvalidInput(f"the file is not valid JSON: {exc}") from exc

@@ -5,8 +5,10 @@ and paragraphs are packed into chunks of at most `budget` tokens. Every chunk of
 starts with the section's heading path ("# Guide > ## Setup"), so a chunk found alone still
 says where it came from. A paragraph over the budget is split into sentences; a sentence over
 it is cut into pieces of whole words (and a word over it, by characters) as a last resort.
-Consecutive short sections share a chunk while they fit, each with its heading path: a chunk
-per section made 10,000 chunks (and embeddings) of a 100 KB file of one-line sections.
+A chunk per section keeps hits precise, but a file of many tiny sections would cost a chunk
+(and an embedding) per line: 10,101 of them for a 100 KB file of one-line sections, 40 s of
+CPU. So when sections would make more than twice the chunks the file's size needs (plus
+SECTION_SLACK), consecutive sections share chunks while they fit, each with its heading path.
 
 Each unit is counted once and a chunk's cost is the sum of its units' (see TokenCounter):
 counting every growing candidate again took about 5 s of CPU for a 100,000-character file
@@ -15,6 +17,7 @@ of one-word paragraphs, against 0.2 s.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -29,6 +32,8 @@ _FENCE = re.compile(r"^(```|~~~)")
 _BLANK = re.compile(r"\n[ \t]*\n")
 # A heading never takes more than this share of a chunk's budget: its tail is cut instead.
 HEADING_SHARE = 0.5
+# Chunks a file may have beyond twice what its size needs before its sections share chunks.
+SECTION_SLACK = 16
 
 
 @dataclass(frozen=True)
@@ -125,11 +130,14 @@ def chunk_markdown(text: str, budget: int, tokens: TokenCounter) -> list[str]:
     """The chunks of `text`, in order, each at most `budget` tokens (headings included)."""
     if budget < 2:
         raise ValueError("a chunk budget needs at least 2 tokens")
+    pieces = _section_chunks(text, budget, tokens)
+    costs = [tokens.count(piece) for piece in pieces]
+    if len(pieces) <= 2 * math.ceil(sum(costs) / budget) + SECTION_SLACK:
+        return pieces
     packed: list[str] = []
     used = 0
-    for piece in _section_chunks(text, budget, tokens):
+    for piece, cost in zip(pieces, costs, strict=True):
         # Pieces are whole words apart, so joined they cost what they do apart.
-        cost = tokens.count(piece)
         if packed and used + cost <= budget:
             packed[-1] = f"{packed[-1]}\n\n{piece}"
             used += cost

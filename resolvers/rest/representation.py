@@ -150,6 +150,8 @@ async def summary_json(call: Call, record: SummaryRecord | None) -> dict[str, An
 async def session_context(call: Call) -> Response:
     session = call.path("session")
     q = call.query(SessionContextQuery)
+    if q.peer_perspective is not None and q.peer_target is None:
+        raise InvalidInput("peer_perspective needs a peer_target to look at")
     principal = call.principal
     if q.peer_target is not None:
         require_view(call, q.peer_perspective or q.peer_target, q.peer_target)

@@ -132,6 +132,10 @@ async def test_files_are_created_read_listed_updated_and_deleted(
     assert await gql.error_code(CREATE, file_vars(workspace, "nobody", "a.md", "x")) == (
         "NOT_FOUND"
     )
+    # Nor a list of files (an empty one said it had none), while a peer without files has one.
+    assert await gql.error_code(LIST, {"w": workspace, "p": "nobody"}) == "NOT_FOUND"
+    await make_peers(services, workspace, "carol")
+    assert (await gql.ok(LIST, {"w": workspace, "p": "carol"}))["files"]["nodes"] == []
 
 
 @pytest.mark.parametrize(
@@ -160,11 +164,15 @@ async def test_bad_and_reserved_paths_are_refused(
 
 
 async def test_size_limits(services: Services, workspace: str) -> None:
-    await make_peers(services, workspace, "alice")
+    await make_peers(services, workspace, "alice", "bob", "carol")
     settings = dataclasses.replace(
         services.settings, max_file_chars=100, max_files_per_peer=2, max_metadata_bytes=50
     )
     writer = FileWriter(services.db, services.embedder, services.tokens, settings)
+    # Cards others keep of alice are theirs: they neither count nor stop her own files (they
+    # took her place, and a card written at the cap took her past it).
+    for observer in ("alice", "bob", "carol"):
+        await peer_cards.set_card(services.db, workspace, observer, "alice", ["Likes tea"])
     with pytest.raises(InvalidInput, match="BELIEFGRAPH_MAX_FILE_CHARS"):
         await writer.create(workspace, "alice", "big.md", "x" * 101)
     with pytest.raises(InvalidInput, match=r"metadata is \d+ bytes"):

@@ -450,7 +450,7 @@ async def test_representation_cards_and_contexts(rest: httpx.AsyncClient, worksp
     )
     assert r.status_code == 200 and len(r.json()["messages"]) == 3
     r = await rest.get(f"{s}/context", params={"peer_perspective": "bot"})
-    assert r.status_code == 422
+    assert r.status_code == 422 and "peer_perspective needs a peer_target" in r.text
 
 
 async def test_summaries_shape(rest: httpx.AsyncClient, services: Services, workspace: str) -> None:

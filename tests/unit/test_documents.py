@@ -30,6 +30,9 @@ def test_text_and_json() -> None:
     for constant in (b"NaN", b"Infinity", b"-Infinity"):
         with pytest.raises(InvalidInput, match="not a JSON number"):
             document_text("application/json", b'{"a": ' + constant + b"}")
+    # A number too large for a float was read as infinity and stored as `Infinity`.
+    with pytest.raises(InvalidInput, match="too large"):
+        document_text("application/json", b'{"a": 1e999}')
     with pytest.raises(InvalidInput, match="UTF-8"):
         document_text("text/plain", b"\xff\xfe\xfa")
     with pytest.raises(InvalidInput, match="PDF"):

@@ -10,9 +10,10 @@ import pytest
 
 from graph.errors import InvalidInput
 from graph.repo.files import check_user_path
+from graph.repo.peer_cards import check_entries
 from graph.validation import MAX_PATH_CHARS, check_path, check_stored_path
 from reasoners.embeddings.tokens import MiniLMTokenCounter
-from reasoners.peers.chunking import chunk_markdown, sections
+from reasoners.peers.chunking import SECTION_SLACK, chunk_markdown, sections
 
 pytestmark = pytest.mark.unit
 
@@ -47,14 +48,9 @@ def test_paragraphs_are_packed_within_the_budget_with_their_heading(
     assert body == "\n\n".join(paragraphs)
 
 
-def test_short_sections_share_a_chunk_each_with_its_heading(tokens: MiniLMTokenCounter) -> None:
+def test_sections_keep_their_own_chunks(tokens: MiniLMTokenCounter) -> None:
     chunks = chunk_markdown("# A\n\nShort.\n\n# B\n\nAlso short.", 200, tokens)
-    assert chunks == ["# A\n\nShort.\n\n# B\n\nAlso short."]
-    long = "Words about the first topic. " * 12
-    chunks = chunk_markdown(f"# A\n\n{long}\n\n# B\n\nAlso short.", 50, tokens)
-    # A's second chunk has room left: B joins it, after A's text, under its own heading.
-    assert [c.split("\n\n")[0] for c in chunks] == ["# A", "# A"]
-    assert chunks[-1].endswith("topic.\n\n# B\n\nAlso short.")
+    assert chunks == ["# A\n\nShort.", "# B\n\nAlso short."]
 
 
 def test_one_line_sections_make_chunks_by_size_not_by_count(tokens: MiniLMTokenCounter) -> None:
@@ -66,6 +62,15 @@ def test_one_line_sections_make_chunks_by_size_not_by_count(tokens: MiniLMTokenC
     total = sum(tokens.count(c) for c in chunks)
     assert len(chunks) <= total // 150 + 1, (len(chunks), total)
     assert chunks[0].startswith("# h0\n\nx\n\n# h1\n\nx")
+    # Below the bound, sections keep their chunks.
+    few = "".join(f"# h{i}\nx\n" for i in range(SECTION_SLACK + 2))
+    assert len(chunk_markdown(few, 200, tokens)) == SECTION_SLACK + 2
+    # Past it, a section's last piece takes the next section when both fit.
+    long = "Words about the first topic. " * 12
+    tail = "".join(f"\n\n# h{i}\n\nx" for i in range(40))
+    chunks = chunk_markdown(f"# A\n\n{long}{tail}", 50, tokens)
+    assert [c.split("\n\n")[0] for c in chunks[:2]] == ["# A", "# A"]
+    assert "topic.\n\n# h0\n\nx\n\n# h1" in chunks[1]
 
 
 def test_a_long_paragraph_is_split_by_sentences_then_by_words(
@@ -94,7 +99,9 @@ def test_empty_text_has_no_chunks(tokens: MiniLMTokenCounter) -> None:
     assert chunk_markdown("  \n\n ", 50, tokens) == []
 
 
-@pytest.mark.parametrize("path", ["a.md", "notes/2024/todo.md", "a b/c-d_e.txt", "x" * 512])
+@pytest.mark.parametrize(
+    "path", ["a.md", "notes/2024/todo.md", "a b/c-d_e.txt", "x" * 512, "r\u00e9sum\u00e9.md"]
+)
 def test_good_paths(path: str) -> None:
     assert check_path(path) == path
 
@@ -117,6 +124,9 @@ def test_good_paths(path: str) -> None:
         ("a\u200b", "invisible"),
         (" a/b", "whitespace"),
         ("x" * (MAX_PATH_CHARS + 1), "limit"),
+        ("my\u00a0notes.md", "space other than"),  # looks like "my notes.md"
+        ("my\u3000notes.md", "space other than"),
+        ("re\u0301sume\u0301.md", "NFC"),  # "résumé.md" decomposed
     ],
 )
 def test_bad_paths_say_what_to_fix(path: str, says: str) -> None:
@@ -165,3 +175,12 @@ def test_a_heading_title_drops_its_closing_marks_and_a_long_line_costs_its_lengt
     started = time.perf_counter()
     assert sections("# x" + " " * 100_000 + "y")[0].heading == "# x" + " " * 100_000 + "y"
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_card_entry_is_one_line() -> None:
+    """An entry "a\n\n# B\n\n- c" was taken, and the card's file read as a heading and another
+    entry."""
+    assert check_entries([" Likes tea ", ""]) == ["Likes tea"]
+    for broken in ("a\n\n# B\n\n- c", "a\rb", "a\u2028b"):
+        with pytest.raises(InvalidInput, match="line break"):
+            check_entries(["fine", broken])
