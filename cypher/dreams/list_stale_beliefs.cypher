@@ -1,6 +1,7 @@
 // The representation's beliefs awaiting reconciliation (stale by an invalidation, not
 // deleted), oldest invalidation first, with what grounds each: its premises with their state
-// (current: live and still in this representation, as a premise must be) and its source
+// (current: live and still in this representation, as a premise must be; stands: the same
+// but for staleness, which a verdict in this pass may lift) and its source
 // messages (live or deleted) with the quoted spans. A superseded belief is history: it is
 // judged too, so a version whose only evidence went is tombstoned like the current one, and
 // for it a premise stands while it is neither deleted nor stale (a later version of a premise
@@ -16,6 +17,8 @@ RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_versio
           superseded: o.superseded_at IS NOT NULL} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
           | p {.id, .content, .level, .reconcile_pending, .session,
+               stands: p.deleted_at IS NULL AND p.scope_key = o.scope_key
+                       AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
                current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)
                         AND p.scope_key = o.scope_key
                         AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL)}]

@@ -3,7 +3,7 @@
 // (its own: the cards other peers keep of it are theirs, and do not count).
 MATCH (p:Peer {workspace: $workspace, name: $peer})
 OPTIONAL MATCH (p)-[:HAS_FILE]->(other:File)
-WITH p, count(CASE WHEN other.managed_by IS NULL THEN 1 END) AS files,
+WITH p, count(other) - count(other.managed_by) AS files,
      sum(CASE WHEN other.path = $file.path THEN 1 ELSE 0 END) > 0 AS exists
 OPTIONAL CALL (p, files, exists) {
   WITH p WHERE NOT exists AND files < $max_files

@@ -134,7 +134,10 @@ def _related_page(row: Row | None, workspace: str, peer: str, after: str | None)
     if row is None or not row["found"]:
         raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
     if not row["after_found"]:
-        raise InvalidInput(f"after: {after!r} is not in this list (pass a peer it listed)")
+        raise InvalidInput(
+            f"after: {after!r} is not in this list (it may have left it since): pass a peer the "
+            "last page listed, or start again from the first page"
+        )
     items = [Related(PeerRecord.from_row(r["peer"]), int(r["distance"])) for r in row["page"]]
     return RelatedPage(items, int(row["total"]))
 

@@ -54,6 +54,12 @@ class PeerCard:
         return cls(observer, observed, entries, to_datetime(row["updated_at"]), support)
 
 
+def one_line(text: str) -> str:
+    """A card line a dream writes, on one line (what a belief says may span several): the
+    card's file lists its lines one per line."""
+    return " ".join(text.split())
+
+
 def check_entries(entries: list[str]) -> list[str]:
     cleaned = [e.strip() for e in entries if e.strip()]
     if len(cleaned) > MAX_ENTRIES:

@@ -19,6 +19,9 @@ class Premise:
     current: bool
     pending: bool  # itself awaiting reconciliation: its verdict decides whether it is current
     session: str | None = None  # where it was said (an explicit premise's session)
+    # Current but for staleness: a premise judged in the same pass grounds the belief only if
+    # it stands for it (a superseded premise never grounds a current belief, kept or not).
+    stands: bool = True
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 bool(p["current"]),
                 bool(p.get("reconcile_pending")),
                 p.get("session"),
+                bool(p.get("stands", True)),
             )
             for p in row["premises"]
         ),

@@ -33,7 +33,7 @@ def _current(belief: StaleBelief, kept: set[str], judged: set[str]) -> list[Prem
     verdict; one still waiting does not."""
 
     def current(p: Premise) -> bool:
-        return p.id in kept if p.id in judged else p.current and not p.pending
+        return p.id in kept and p.stands if p.id in judged else p.current and not p.pending
 
     return [p for p in belief.premises if current(p)]
 
@@ -75,11 +75,9 @@ def order(beliefs: Sequence[StaleBelief]) -> list[StaleBelief]:
     return ordered
 
 
-def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
-    """The zero-key verdicts: keep what is still grounded (an induction in the zero-key words
-    told with its counts as they are now), drop the rest."""
-    judged = {b.id for b in beliefs}
-    kept: set[str] = set()
+def _judge(beliefs: Sequence[StaleBelief], judged: set[str], kept: set[str]) -> list[Verdict]:
+    """Zero-key verdicts on `beliefs`, premises first; `judged` are the ids this pass decides
+    (these beliefs and any decided before), `kept` those of them kept so far (grows)."""
     verdicts = []
     for belief in order(beliefs):
         verdict = _verdict(belief, kept, judged)
@@ -87,6 +85,12 @@ def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
             kept.add(belief.id)
         verdicts.append(verdict)
     return verdicts
+
+
+def rule_verdicts(beliefs: Sequence[StaleBelief]) -> list[Verdict]:
+    """The zero-key verdicts: keep what is still grounded (an induction in the zero-key words
+    told with its counts as they are now), drop the rest."""
+    return _judge(beliefs, {b.id for b in beliefs}, set())
 
 
 # --- with an LLM --------------------------------------------------------------------------
@@ -146,18 +150,25 @@ def llm_verdicts(
     zero-key verdict. `exact_key` maps updated texts to their keys."""
     given = {v.id: v for v in answer.verdicts}
     fallback = {v.id: v for v in rule_verdicts(beliefs)}
-    verdicts = []
+    decided: dict[str, Verdict] = {}
     for belief in beliefs:
-        v = None if belief.superseded else given.get(belief.id)
+        v = given.get(belief.id)
+        if belief.superseded:
+            continue
         if v is None or (v.action == "update" and not (v.content or "").strip()):
-            verdicts.append(fallback[belief.id])
+            decided[belief.id] = fallback[belief.id]
         elif v.action == "tombstone":
-            verdicts.append(Verdict(belief.id, DROP))
+            decided[belief.id] = Verdict(belief.id, DROP)
         elif v.action == "update":
             text = (v.content or "").strip()
-            verdicts.append(
-                Verdict(belief.id, UPDATE, content=text, content_key=exact_key[text], relink=True)
+            decided[belief.id] = Verdict(
+                belief.id, UPDATE, content=text, content_key=exact_key[text], relink=True
             )
         else:
-            verdicts.append(Verdict(belief.id, KEEP, relink=True))
-    return verdicts
+            decided[belief.id] = Verdict(belief.id, KEEP, relink=True)
+    # History is judged by the rules on the final verdicts of the current beliefs under it.
+    history = [b for b in beliefs if b.superseded]
+    kept = {i for i, v in decided.items() if v.action != DROP}
+    for verdict in _judge(history, {b.id for b in beliefs}, kept):
+        decided[verdict.id] = verdict
+    return [decided[b.id] for b in beliefs]

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS
+from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS, one_line
 from reasoners.dreamer.induction_text import (
     MIN_INDUCTION_FACTS,
     MIN_INDUCTION_SESSIONS,
@@ -272,9 +272,9 @@ def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -
             text = core_text(belief.content)
             if slot == AGE:
                 text += f" (as of {belief.valid_at:%Y-%m-%d})"
-            lines.append(CardLine(text[:MAX_ENTRY_CHARS], (belief.id,)))
+            lines.append(CardLine(one_line(text)[:MAX_ENTRY_CHARS], (belief.id,)))
     for key in sorted(multi):
         belief = multi[key]
-        lines.append(CardLine(core_text(belief.content)[:MAX_ENTRY_CHARS], (belief.id,)))
+        lines.append(CardLine(one_line(core_text(belief.content))[:MAX_ENTRY_CHARS], (belief.id,)))
     own = [line for line in related.card if not line.support]
     return own + lines[: max(0, min(MAX_CARD_LINES, MAX_ENTRIES - len(own)))]

@@ -26,7 +26,7 @@ from graph.records import ObservationRecord
 from graph.repo import observation_search, observations
 from graph.repo.dream_writes import ProvenanceRejected
 from graph.repo.observation_search import ObservationQuery
-from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS
+from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS, one_line
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.dreamer.apply import apply_plan
@@ -387,7 +387,7 @@ class Specialists:
 
     async def _card(self, args: CardArgs) -> str:
         own = [line for line in self.card_before if not line.support]
-        lines = [CardLine(a.text.strip(), tuple(dict.fromkeys(a.support))) for a in args.lines]
+        lines = [CardLine(one_line(a.text), tuple(dict.fromkeys(a.support))) for a in args.lines]
         if len(own) + len(lines) > MAX_ENTRIES:
             return f"error: the card holds at most {MAX_ENTRIES} lines with the app's own"
         return await self._propose(

@@ -92,11 +92,17 @@ def selection(filters: dict[str, Any] | None) -> Selection:
         raise InvalidInput(f"filters {unknown} are not supported on conclusions")
     observer = given.get("observer_id", given.get("observer"))
     observed = given.get("observed_id", given.get("observed"))
-    levels = _levels(given["level"]) if "level" in given else None
+    levels = _levels(given["level"]) if given.get("level") is not None else None
     session = given.get("session_id")
     ids = given.get("id")
     if ids is not None:
-        ids = [ids] if isinstance(ids, str) else ids.get("in") if isinstance(ids, dict) else None
+        ids = (
+            [ids]
+            if isinstance(ids, str)
+            else ids.get("in")
+            if isinstance(ids, dict) and set(ids) == {"in"}
+            else None
+        )
         if not isinstance(ids, list) or not 1 <= len(ids) <= MAX_IDS:
             raise InvalidInput(f'filters.id must be an id or {{"in": [1-{MAX_IDS} ids]}}')
     return Selection(

@@ -183,6 +183,16 @@ async def test_size_limits(services: Services, workspace: str) -> None:
         await writer.create(workspace, "alice", "three.md", "z")
     with pytest.raises(InvalidInput, match="BELIEFGRAPH_MAX_FILE_CHARS"):
         await writer.update(workspace, "alice", "two.md", content="y" * 101)
+    # With a cap of one, a peer with no file may make its first (the count read one file).
+    one = FileWriter(
+        services.db,
+        services.embedder,
+        services.tokens,
+        dataclasses.replace(settings, max_files_per_peer=1),
+    )
+    await one.create(workspace, "bob", "first.md", "x")
+    with pytest.raises(LimitExceeded, match="BELIEFGRAPH_MAX_FILES_PER_PEER"):
+        await one.create(workspace, "bob", "second.md", "x")
 
 
 async def chunks(services: Services, workspace: str, peer: str, path: str) -> dict[str, Any]:

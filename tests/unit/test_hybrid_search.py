@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -51,6 +52,13 @@ async def test_the_two_halves_run_side_by_side_and_fuse() -> None:
     assert [h.item for h in hits] == ["a", "c"]
     assert (hits[0].vector_rank, hits[0].text_rank) == (1, None)
     assert (hits[1].vector_rank, hits[1].text_rank) == (None, 1)
+    # Each hit keeps its similarity; a distance threshold (1 - cos, cos = 2s - 1) keeps those
+    # near enough: a at 0.9 is 0.2 away, c at 0.6 is 0.8 away.
+    assert [h.similarity for h in hits] == [0.9, 0.6]
+    assert [h.item for h in hits if h.within(0.5)] == ["a"]
+    assert [h.item for h in hits if h.within(None)] == ["a", "c"]
+    unknown = dataclasses.replace(hits[0], similarity=None)
+    assert unknown.within(None) and not unknown.within(2.0)
 
 
 async def test_a_bad_query_is_refused_before_either_half_runs() -> None:

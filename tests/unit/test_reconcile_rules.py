@@ -157,6 +157,28 @@ def test_the_model_never_decides_on_history() -> None:
     assert verdicts == [Verdict("old", "keep"), Verdict("gone", "drop")]
 
 
+def test_history_kept_in_the_same_pass_never_grounds_a_current_belief() -> None:
+    """A superseded premise judged (and kept, as history) in the same pass counted as grounds
+    for a current deduction resting on it alone."""
+    old = replace(
+        fact("p", Source("m1", True, "I live in Paris", "live in Paris")), superseded=True
+    )
+    on_it = derived("b", "deductive", replace(premise("p", current=False), stands=False))
+    assert actions(rule_verdicts([old, on_it])) == {"p": "keep", "b": "drop"}
+    assert actions(rule_verdicts([on_it])) == {"b": "drop"}
+
+
+def test_history_is_judged_on_the_models_verdicts_on_its_premises() -> None:
+    """The model tombstoned a current premise the rules would keep, and history resting on it
+    alone was kept by the rules' own verdict on that premise."""
+    q = derived("q", "deductive", premise("r"))
+    h = replace(derived("h", "deductive", premise("q", pending=True)), superseded=True)
+    answer = ReconcileOutput(verdicts=[BeliefVerdict(id="q", action="tombstone")])
+    assert actions(llm_verdicts([q, h], answer, {})) == {"q": "drop", "h": "drop"}
+    answer = ReconcileOutput(verdicts=[BeliefVerdict(id="q", action="confirm")])
+    assert actions(llm_verdicts([q, h], answer, {})) == {"q": "keep", "h": "keep"}
+
+
 def test_the_prompt_shows_each_belief_with_its_evidence() -> None:
     belief = StaleBelief(
         "b1",
