@@ -189,7 +189,10 @@ async def list_all(call: Call) -> Response:
 
 async def search(call: Call) -> Response:
     body = await call.body(ConclusionQueryBody)
-    q = _query(selection(body.filters))
+    chosen = selection(body.filters)
+    if chosen.ids is not None:
+        raise InvalidInput("filters.id is for lists (…/conclusions/list), not queries")
+    q = _query(chosen)
     require_view(call, q.observer, q.observed)
     services = call.services
     hits = await search_observations(

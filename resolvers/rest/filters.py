@@ -68,15 +68,34 @@ def time_bounds(bounds: dict[str, Any]) -> tuple[datetime | None, datetime | Non
     return (max(lows) if lows else None, min(highs) if highs else None)
 
 
+# Honcho's filter operators: as a metadata value they would be compared for equality, as
+# an object, and match nothing.
+OPERATORS = frozenset(
+    {"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains", "not"}
+)
+
+
+def _metadata(value: Any) -> dict[str, Any] | None:
+    """Equality of top-level keys; an operator object (`{"gte": 2}`) is refused, not compared."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInput("filters.metadata must be an object")
+    for key, wanted in value.items():
+        if isinstance(wanted, dict) and wanted and set(wanted) <= OPERATORS:
+            raise InvalidInput(
+                f"filters.metadata.{key}: operators ({sorted(wanted)}) are not supported; "
+                "metadata filters compare values for equality"
+            )
+    return value
+
+
 def metadata_of(filters: Filters, where: str) -> dict[str, Any] | None:
     """Top-level metadata equality, the one filter peer and session lists take."""
     if not filters:
         return None
     _refuse_unknown(filters, {"metadata"}, where)
-    value = filters.get("metadata")
-    if value is not None and not isinstance(value, dict):
-        raise InvalidInput("filters.metadata must be an object")
-    return value
+    return _metadata(filters.get("metadata"))
 
 
 def messages_of(filters: Filters, session: str | None) -> MessageFilter:
@@ -92,9 +111,7 @@ def messages_of(filters: Filters, session: str | None) -> MessageFilter:
         if not isinstance(bounds, dict) or set(bounds) - {"gte", "gt", "lte", "lt"}:
             raise InvalidInput("filters.created_at takes gte, gt, lte or lt")
         since, until = time_bounds(bounds)
-    metadata = filters.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise InvalidInput("filters.metadata must be an object")
+    metadata = _metadata(filters.get("metadata"))
     peer = filters.get("peer_id")
     scoped = filters.get("session_id")
     return MessageFilter(

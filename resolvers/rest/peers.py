@@ -168,17 +168,20 @@ async def search(call: Call) -> Response:
     body = await call.body(SearchBody)
     services = call.services
     asked = messages_of(body.filters, None)
-    if asked.peer not in (None, name):
-        raise InvalidInput("filters.peer_id must be this peer")
-    filters = replace(asked, peer=name)
-    below = await members.aggregation_set(
+    covered = await members.aggregation_set(
         services.db,
         call.workspace,
         name,
         depth=1,
         max_peers=services.settings.max_aggregation_peers,
     )
-    filters = replace(filters, also_peers=tuple(below[1:]))
+    # The peer and its sub-peers; `peer_id` narrows the search to one of them.
+    if asked.peer is None:
+        filters = replace(asked, peer=name, also_peers=tuple(covered[1:]))
+    elif asked.peer in covered:
+        filters = asked
+    else:
+        raise InvalidInput("filters.peer_id must be this peer or one of its sub-peers")
     return await search_messages_json(call, body.query, filters, body.limit)
 
 

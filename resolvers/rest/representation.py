@@ -53,6 +53,7 @@ class SessionContextQuery(BaseModel):
     include_most_frequent: bool = False
     max_conclusions: int | None = Field(None, ge=1, le=100)
     sessions: list[str] | str | None = None  # repeated: an allowlist that includes this session
+    scope: str | None = None  # Honcho's scopes are not served: refused, never ignored
 
     def allowlist(self, session: str) -> list[str] | None:
         if self.sessions is None:
@@ -150,6 +151,8 @@ async def summary_json(call: Call, record: SummaryRecord | None) -> dict[str, An
 async def session_context(call: Call) -> Response:
     session = call.path("session")
     q = call.query(SessionContextQuery)
+    if q.scope is not None:
+        raise InvalidInput("scope is not supported: use sessions or limit_to_session")
     if q.peer_perspective is not None and q.peer_target is None:
         raise InvalidInput("peer_perspective needs a peer_target to look at")
     principal = call.principal

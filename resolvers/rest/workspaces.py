@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from starlette.responses import JSONResponse, Response
 
 from graph.errors import Conflict, InvalidInput, NotFound
@@ -40,6 +40,14 @@ class SearchBody(BaseModel):
     query: str = Field(min_length=1)
     filters: dict[str, Any] | None = None
     limit: int = Field(10, ge=1, le=100)
+    scope: Any = None  # Honcho's scopes are not served: refused, never ignored
+
+    @field_validator("scope")
+    @classmethod
+    def _no_scope(cls, value: Any) -> Any:
+        if value is not None:
+            raise ValueError("scope is not supported: use filters.session_id")
+        return value
 
 
 class DreamBody(BaseModel):

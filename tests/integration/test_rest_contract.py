@@ -607,7 +607,7 @@ async def test_filters_and_thresholds_are_applied_or_refused_never_ignored(
     r = await rest.post(
         f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "bot"}}
     )
-    assert r.status_code == 422 and "this peer" in r.text
+    assert r.status_code == 422 and "this peer or one of its sub-peers" in r.text
     r = await rest.post(
         f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "alice"}}
     )
@@ -648,6 +648,61 @@ async def test_filters_and_thresholds_are_applied_or_refused_never_ignored(
         r = await rest.get(f"{ws}/sessions/s1/context", params=given)
         text = r.json()["peer_representation"]
         assert expected in text and (not left_out or left_out not in text), (limit, text)
+
+
+async def test_what_the_sdk_sends_is_applied_or_refused(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """Found with the Honcho SDK: `scope` on searches and session contexts, an `id` filter on a
+    conclusion query and an operator in a metadata filter were dropped (every session, every
+    conclusion, nothing matched); a peer's search by its own peer_id kept its sub-peers'
+    messages, and by a sub-peer's was refused though they were in its answer."""
+    await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    r = await rest.post(f"{ws}/search", json={"query": "bees", "scope": "sc1"})
+    assert r.status_code == 422 and "scope" in r.text
+    r = await rest.get(f"{ws}/sessions/s1/context", params={"peer_target": "alice", "scope": "x"})
+    assert r.status_code == 422 and "scope is not supported" in r.text
+    about = {"observer_id": "bot", "observed_id": "alice"}
+    made = await rest.post(
+        f"{ws}/conclusions", json={"conclusions": [{**about, "content": "Keeps bees"}]}
+    )
+    ident = made.json()[0]["id"]
+    r = await rest.post(
+        f"{ws}/conclusions/query", json={"query": "bees", "filters": {**about, "id": ident}}
+    )
+    assert r.status_code == 422 and "filters.id" in r.text
+    for where in ("search", "sessions/s1/messages/list"):
+        body = {"query": "bees", "filters": {"metadata": {"i": {"gte": 2}}}}
+        r = await rest.post(f"{ws}/{where}", json=body)
+        assert r.status_code == 422 and "operators" in r.text, where
+    r = await rest.post(
+        f"{ws}/search", json={"query": "bees", "filters": {"metadata": {"i": {"x": 1}}}}
+    )
+    assert r.status_code == 200  # an object value is compared as it is
+
+    await rest.post(f"{ws}/peers", json={"id": "kid"})
+    assert (
+        await rest.post(f"{ws}/peers/alice/members", json={"peer_id": "kid"})
+    ).status_code == 201
+    said = {"messages": [{"peer_id": "kid", "content": "I keep bees too, on the roof."}]}
+    assert (await rest.post(f"{ws}/sessions/s1/messages", json=said)).status_code == 201
+
+    async def senders(peer_id: str | None) -> set[str]:
+        filters = {"peer_id": peer_id} if peer_id else None
+        r = await rest.post(
+            f"{ws}/peers/alice/search", json={"query": "keep bees", "filters": filters}
+        )
+        assert r.status_code == 200, r.text
+        return {m["peer_id"] for m in r.json()}
+
+    assert await senders(None) == {"alice", "kid"}
+    assert await senders("alice") == {"alice"}
+    assert await senders("kid") == {"kid"}
+    r = await rest.post(
+        f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "bot"}}
+    )
+    assert r.status_code == 422
 
 
 async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
