@@ -156,6 +156,7 @@ Statement = Literal[
     "list_peer_scopes",
     "list_peers",
     "list_pending_observations",
+    "list_premise_ids",
     "list_purge_jobs",
     "list_purging_peers",
     "list_recent_session_messages",

@@ -91,3 +91,11 @@ async def in_view(
             )
         )
     return found
+
+
+async def premise_ids(db: Database, workspace: str, ids: list[str]) -> dict[str, list[str]]:
+    """Each belief's premises (ids), for those of `ids` that exist; none for explicit ones."""
+    if not ids:
+        return {}
+    rows = await db.read("list_premise_ids", workspace=workspace, ids=ids)
+    return {str(r["id"]): sorted(str(p) for p in r["premises"]) for r in rows}

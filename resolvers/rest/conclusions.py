@@ -21,7 +21,7 @@ from reasoners.peers.invalidation import delete_observation
 from reasoners.search.observations import search_observations
 from resolvers.rest import shapes
 from resolvers.rest.http import Call, no_content
-from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.paging import PageQuery, page_of, page_slice, read_all
 from resolvers.rest.representation import require_view
 from resolvers.rest.workspaces import ListBody
 
@@ -56,6 +56,7 @@ class Selection:
     session: str | None = None
     levels: list[str] | None = None
     ids: list[str] | None = None
+    source: str | None = None  # derived from this belief (`source_ids: {"contains": id}`)
 
 
 def _text(value: Any, key: str) -> str:
@@ -86,7 +87,16 @@ def _levels(value: Any) -> list[str]:
 
 def selection(filters: dict[str, Any] | None) -> Selection:
     given = dict(filters or {})
-    allowed = {"observer_id", "observer", "observed_id", "observed", "session_id", "level", "id"}
+    allowed = {
+        "observer_id",
+        "observer",
+        "observed_id",
+        "observed",
+        "session_id",
+        "level",
+        "id",
+        "source_ids",
+    }
     unknown = sorted(set(given) - allowed)
     if unknown:
         raise InvalidInput(f"filters {unknown} are not supported on conclusions")
@@ -105,7 +115,15 @@ def selection(filters: dict[str, Any] | None) -> Selection:
         )
         if not isinstance(ids, list) or not 1 <= len(ids) <= MAX_IDS:
             raise InvalidInput(f'filters.id must be an id or {{"in": [1-{MAX_IDS} ids]}}')
+    source = given.get("source_ids")
+    if source is not None and ids is not None:
+        raise InvalidInput("filters.source_ids and filters.id do not combine: give one")
+    if source is not None:
+        if not (isinstance(source, dict) and set(source) == {"contains"}):
+            raise InvalidInput('filters.source_ids takes {"contains": id}')
+        source = _id(source["contains"], "source_ids.contains")
     return Selection(
+        source=source,
         observer=_text(observer, "observer_id") if observer is not None else None,
         observed=_text(observed, "observed_id") if observed is not None else None,
         session=None if session is None else _id(session, "session_id"),
@@ -134,6 +152,31 @@ def _query(s: Selection) -> ObservationQuery:
     )
 
 
+async def _shaped(call: Call, found: list[ObservationRecord]) -> list[dict[str, Any]]:
+    """The conclusions as Honcho's clients read them, with their `source_ids`."""
+    sources = await observations.premise_ids(
+        call.services.db, call.workspace, [o.id for o in found]
+    )
+    return [shapes.conclusion(o, sources.get(o.id)) for o in found]
+
+
+async def _derived_from(call: Call, chosen: Selection) -> list[ObservationRecord]:
+    """The current beliefs derived from `chosen.source` that the filters keep and the key may
+    read; none for an unknown id (as Honcho's clients expect)."""
+    assert chosen.source is not None
+    call.principal.in_workspace(call.workspace)
+    try:
+        detail = await observations.get_detail(call.services.db, call.workspace, chosen.source)
+    except NotFound:
+        return []
+    current = [
+        o
+        for o in detail.dependents
+        if o.deleted_at is None and o.superseded_at is None and not o.stale
+    ]
+    return [o for o in current if _kept(o, chosen) and _allowed(call, o)]
+
+
 def _allowed(call: Call, o: ObservationRecord) -> bool:
     try:
         require_view(call, o.observer, o.observed)
@@ -157,14 +200,17 @@ async def create(call: Call) -> Response:
             for c in batch.conclusions
         ],
     )
-    return JSONResponse([shapes.conclusion(o) for o in created], status_code=201)
+    return JSONResponse(await _shaped(call, created), status_code=201)
 
 
 async def list_all(call: Call) -> Response:
     query = call.query(PageQuery)
     chosen = selection((await call.body(ListBody, empty={})).filters)
     db = call.services.db
-    if chosen.ids is not None:
+    if chosen.source is not None:
+        found = await _derived_from(call, chosen)
+        found.sort(key=lambda o: (o.created_at, o.id))
+    elif chosen.ids is not None:
         call.principal.in_workspace(call.workspace)
         found = []
         for ident in chosen.ids:
@@ -183,22 +229,22 @@ async def list_all(call: Call) -> Response:
                 db, call.workspace, q, after=after, limit=limit
             )
         )
-    newest_first = list(reversed(found))
-    return JSONResponse(numbered(newest_first, query, shapes.conclusion))
+    chosen_page, total = page_slice(list(reversed(found)), query)  # newest first
+    return JSONResponse(page_of(await _shaped(call, chosen_page), query, total, lambda x: x))
 
 
 async def search(call: Call) -> Response:
     body = await call.body(ConclusionQueryBody)
     chosen = selection(body.filters)
-    if chosen.ids is not None:
-        raise InvalidInput("filters.id is for lists (…/conclusions/list), not queries")
+    if chosen.ids is not None or chosen.source is not None:
+        raise InvalidInput("filters.id and source_ids are for lists (…/conclusions/list)")
     q = _query(chosen)
     require_view(call, q.observer, q.observed)
     services = call.services
     hits = await search_observations(
         services.db, services.embedder, call.workspace, body.query, q, body.top_k
     )
-    return JSONResponse([shapes.conclusion(h.item) for h in hits if h.within(body.distance)])
+    return JSONResponse(await _shaped(call, [h.item for h in hits if h.within(body.distance)]))
 
 
 async def _owned(call: Call) -> ObservationRecord:
@@ -211,7 +257,7 @@ async def _owned(call: Call) -> ObservationRecord:
 
 
 async def get(call: Call) -> Response:
-    return JSONResponse(shapes.conclusion(await _owned(call)))
+    return JSONResponse((await _shaped(call, [await _owned(call)]))[0])
 
 
 async def delete(call: Call) -> Response:

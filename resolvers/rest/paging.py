@@ -52,9 +52,16 @@ def numbered(
     items: Sequence[T], query: PageQuery, shape: Callable[[T], dict[str, Any]]
 ) -> dict[str, Any]:
     """The `{items, total, page, size, pages}` answer for one page of the whole list `items`."""
+    chosen, total = page_slice(items, query)
+    return page_of(chosen, query, total, shape)
+
+
+def page_slice(items: Sequence[T], query: PageQuery) -> tuple[list[T], int]:
+    """The items of the page `query` asks for (reversed first if it says so), and how many
+    there are in all."""
     ordered = list(reversed(items)) if query.reverse else list(items)
     start = (query.page - 1) * query.size
-    return page_of(ordered[start : start + query.size], query, len(ordered), shape)
+    return ordered[start : start + query.size], len(ordered)
 
 
 def page_of(

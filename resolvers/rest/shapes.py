@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,7 +80,9 @@ def message(r: MessageRecord) -> Json:
     }
 
 
-def conclusion(r: ObservationRecord) -> Json:
+def conclusion(r: ObservationRecord, sources: Sequence[str] | None = None) -> Json:
+    """`sources`: the ids of the beliefs it was derived from (None: it rests on messages, or
+    they were not read)."""
     return {
         "id": r.id,
         "content": r.content,
@@ -89,7 +91,7 @@ def conclusion(r: ObservationRecord) -> Json:
         "session_id": r.session,
         "level": r.level,
         "created_at": stamp(r.created_at),
-        "source_ids": None,
+        "source_ids": list(sources) if sources else None,
         "times_derived": r.times_derived,
     }
 

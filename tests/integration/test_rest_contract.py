@@ -12,7 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.repo import summaries
+from graph import validation
+from graph.keys import Representation
+from graph.repo import dream_writes, summaries
 from reasoners.peers import invalidation
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
@@ -703,6 +705,41 @@ async def test_what_the_sdk_sends_is_applied_or_refused(
         f"{ws}/peers/alice/search", json={"query": "bees", "filters": {"peer_id": "bot"}}
     )
     assert r.status_code == 422
+
+
+async def test_conclusions_carry_their_sources_and_list_what_was_derived_from_one(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
+    """`source_ids` was always null and its filter (the SDK's `derived`) always 422, though
+    every derived belief keeps DERIVED_FROM edges to its premises."""
+    await seed(rest, workspace)
+    c = f"/workspaces/{workspace}/conclusions"
+    about = {"observer_id": "bot", "observed_id": "alice"}
+    made = (await rest.post(c, json={"conclusions": [{**about, "content": "Keeps bees"}]})).json()
+    bees = made[0]["id"]
+    assert made[0]["source_ids"] is None  # it rests on no other belief
+    honey = dream_writes.DerivedWrite(
+        str(uuid.uuid4()), "deductive", "Alice likes honey", [0.1] * 384, (bees,)
+    )
+    view = Representation(workspace, "bot", "alice")
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [honey], origin="dreamer:rules", now=validation.now()
+        )
+    )
+    assert (await rest.get(f"{c}/{honey.id}")).json()["source_ids"] == [bees]
+    derived = {"filters": {**about, "source_ids": {"contains": bees}}}
+    listed = (await rest.post(f"{c}/list", json=derived)).json()
+    assert [(x["id"], x["source_ids"]) for x in listed["items"]] == [(honey.id, [bees])]
+    unknown = {"filters": {**about, "source_ids": {"contains": "no-such-id"}}}
+    assert (await rest.post(f"{c}/list", json=unknown)).json()["total"] == 0
+    for bad in ({"in": [bees]}, bees, {"contains": ""}):
+        r = await rest.post(f"{c}/list", json={"filters": {**about, "source_ids": bad}})
+        assert r.status_code == 422, bad
+    both = {"filters": {"id": bees, "source_ids": {"contains": bees}}}
+    assert (await rest.post(f"{c}/list", json=both)).status_code == 422
+    hits = (await rest.post(f"{c}/query", json={"query": "honey", "filters": about})).json()
+    assert {h["id"]: h["source_ids"] for h in hits}[honey.id] == [bees]
 
 
 async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
