@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.db import Database
-from graph.errors import InvalidInput, LimitExceeded
+from graph.errors import InvalidInput, LimitExceeded, NotFound
 from graph.records import ObservationRecord
 from graph.repo import sessions, stated_observations
 from graph.repo.stated_observations import StatedBelief
@@ -60,6 +60,11 @@ async def check_sessions(db: Database, workspace: str, items: Sequence[BeliefInp
                     f"conclusions[{index}].session_id: peer {peer!r} has never been in "
                     f"session {item.session!r}"
                 )
+    # Both were in each one, so the caller may learn this: nothing is added to a deleted one,
+    # as no message is.
+    for session in sorted({i.session for i in items if i.session is not None}):
+        if not (await sessions.get(db, workspace, session)).active:
+            raise NotFound(f"session {session!r} was deleted")
 
 
 async def add_beliefs(

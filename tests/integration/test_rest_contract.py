@@ -760,6 +760,11 @@ async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
     assert r.status_code == 422 and "session_id" in r.text
     r = await rest.post(c, json={"conclusions": [{**about, "session_id": "s1"}]})
     assert r.status_code == 201, r.text
+    # Nothing is added to a deleted session, as no message is.
+    await rest.post(f"{ws}/sessions", json={"id": "s3", "peers": {"alice": {}, "bot": {}}})
+    assert (await rest.delete(f"{ws}/sessions/s3")).status_code in (200, 202, 204)
+    r = await rest.post(c, json={"conclusions": [{**about, "session_id": "s3"}]})
+    assert r.status_code == 404 and "was deleted" in r.text
     listed = await rest.post(
         f"{c}/list",
         json={"filters": {"observer_id": "bot", "observed_id": "alice", "session_id": "s1"}},
