@@ -175,6 +175,7 @@ Statement = Literal[
     "list_unit_head_jobs",
     "list_unkeyed_sessions",
     "list_vector_indexes",
+    "list_workspace_observations",
     "list_workspaces",
     "lock_dream_view",
     "lock_members",

@@ -34,6 +34,34 @@ async def list_page(
     return page(rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor)
 
 
+async def list_workspace_page(
+    db: Database,
+    workspace: str,
+    *,
+    observer: str | None,
+    observed: str | None,
+    session: str | None,
+    levels: list[str] | None,
+    after: str | None,
+    limit: int,
+) -> Page[ObservationRecord]:
+    """Current beliefs across the workspace's representations, oldest first, a page at a time;
+    each filter left None matches any."""
+    after_time, after_id = decode_time_id(after)
+    rows = await db.read(
+        "list_workspace_observations",
+        workspace=workspace,
+        observer=observer,
+        observed=observed,
+        session=session,
+        levels=levels,
+        after_time=after_time,
+        after_id=after_id,
+        limit=limit + 1,
+    )
+    return page(rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor)
+
+
 async def get_detail(db: Database, workspace: str, observation_id: str) -> ObservationDetail:
     row = await db.read_one("get_observation", workspace=workspace, id=observation_id)
     if row is None:

@@ -221,12 +221,31 @@ async def list_all(call: Call) -> Response:
             if _kept(o, chosen) and _allowed(call, o):
                 found.append(o)
         found.sort(key=lambda o: (o.created_at, o.id))
-    else:
+    elif chosen.observer is not None and chosen.observed is not None:
         q = _query(chosen)
         require_view(call, q.observer, q.observed)
         found = await read_all(
             lambda after, limit: observations.list_page(
                 db, call.workspace, q, after=after, limit=limit
+            )
+        )
+    else:
+        # Across representations: a workspace key, or a peer key naming itself as the observer
+        # or the observed peer (the views it may read).
+        principal = call.principal
+        principal.in_workspace(call.workspace)
+        if principal.peer is None or principal.peer not in (chosen.observer, chosen.observed):
+            principal.require_workspace(call.workspace)
+        found = await read_all(
+            lambda after, limit: observations.list_workspace_page(
+                db,
+                call.workspace,
+                observer=chosen.observer,
+                observed=chosen.observed,
+                session=chosen.session,
+                levels=chosen.levels,
+                after=after,
+                limit=limit,
             )
         )
     chosen_page, total = page_slice(list(reversed(found)), query)  # newest first

@@ -742,6 +742,48 @@ async def test_conclusions_carry_their_sources_and_list_what_was_derived_from_on
     assert {h["id"]: h["source_ids"] for h in hits}[honey.id] == [bees]
 
 
+async def test_conclusions_list_across_representations(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
+    """The SDK's workspace-wide `conclusions.list()` (and by observed peer or session alone)
+    was 422: lists needed both observer_id and observed_id."""
+    await seed(rest, workspace)
+    c = f"/workspaces/{workspace}/conclusions"
+    facts = [
+        ("bot", "alice", "Alice keeps bees", "s1"),
+        ("alice", "alice", "I keep three hives", None),
+        ("alice", "bot", "The bot asks about hives", "s1"),
+    ]
+    made = await rest.post(
+        c,
+        json={
+            "conclusions": [
+                {"observer_id": o, "observed_id": d, "content": text, "session_id": s}
+                for o, d, text, s in facts
+            ]
+        },
+    )
+    assert made.status_code == 201, made.text
+
+    async def listed(filters: dict[str, Any] | None, **headers: str) -> list[str]:
+        client = secured if headers else rest
+        r = await client.post(f"{c}/list", json={"filters": filters}, headers=headers)
+        assert r.status_code == 200, r.text
+        return sorted(x["content"] for x in r.json()["items"])
+
+    assert await listed(None) == sorted(text for *_, text, _ in facts)
+    assert await listed({"observed_id": "alice"}) == ["Alice keeps bees", "I keep three hives"]
+    assert await listed({"session_id": "s1"}) == ["Alice keeps bees", "The bot asks about hives"]
+    assert await listed({"observer_id": "alice", "level": "deductive"}) == []
+    # A peer key lists the views it may read, naming itself; the whole workspace is not one.
+    bot = key(KeyScope.PEER, workspace, peer="bot")
+    assert await listed({"observed_id": "bot"}, **bot) == ["The bot asks about hives"]
+    r = await secured.post(f"{c}/list", json={"filters": None}, headers=bot)
+    assert r.status_code == 403
+    r = await secured.post(f"{c}/list", json={"filters": {"observed_id": "alice"}}, headers=bot)
+    assert r.status_code == 403
+
+
 async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
     rest: httpx.AsyncClient, workspace: str
 ) -> None:
