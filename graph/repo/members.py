@@ -9,6 +9,7 @@ a cycle between them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from graph.db import Database, Row, Tx
 from graph.errors import InvalidInput, LimitExceeded, NotFound
@@ -142,6 +143,32 @@ def _related_page(row: Row | None, workspace: str, peer: str, after: str | None)
     return RelatedPage(items, int(row["total"]))
 
 
+@dataclass(frozen=True)
+class RelatedQuery:
+    """One page of the peers below or above `peer`, nearest first then by name: `limit` of
+    them after the one named `after` (None: from the first), less the first `skip`."""
+
+    workspace: str
+    peer: str
+    depth: int
+    limit: int
+    after: str | None = None
+    skip: int = 0
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "peer": self.peer,
+            "depth": self.depth,
+            "limit": self.limit,
+            "after": self.after,
+            "skip": self.skip,
+        }
+
+    def page(self, row: Row | None) -> RelatedPage:
+        return _related_page(row, self.workspace, self.peer, self.after)
+
+
 async def below(
     db: Database,
     workspace: str,
@@ -152,18 +179,9 @@ async def below(
     after: str | None = None,
     skip: int = 0,
 ) -> RelatedPage:
-    """The peers below `peer`, nearest first then by name: `limit` of them after the one
-    named `after` (None: from the first), less the first `skip`. NotFound for no such peer."""
-    row = await db.read_one(
-        "list_sub_peers",
-        workspace=workspace,
-        peer=peer,
-        depth=depth,
-        limit=limit,
-        after=after,
-        skip=skip,
-    )
-    return _related_page(row, workspace, peer, after)
+    """The peers below `peer` (see RelatedQuery); NotFound for no such peer."""
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip)
+    return q.page(await db.read_one("list_sub_peers", **q.params()))
 
 
 async def above(
@@ -176,17 +194,9 @@ async def above(
     after: str | None = None,
     skip: int = 0,
 ) -> RelatedPage:
-    """The peers above `peer`, paged as `below` pages."""
-    row = await db.read_one(
-        "list_parent_peers",
-        workspace=workspace,
-        peer=peer,
-        depth=depth,
-        limit=limit,
-        after=after,
-        skip=skip,
-    )
-    return _related_page(row, workspace, peer, after)
+    """The peers above `peer` (see RelatedQuery); NotFound for no such peer."""
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip)
+    return q.page(await db.read_one("list_parent_peers", **q.params()))
 
 
 async def aggregation_set(
