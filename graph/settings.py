@@ -7,6 +7,7 @@ table is checked against this list by a test, so a new knob cannot go undocument
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -394,7 +395,18 @@ class Settings:
             raise InvalidInput("BELIEFGRAPH_WARMUP_SECONDS must be between 0 and 3600")
         if not 0.0 < self.dream_similarity <= 1.0:
             raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")
+        self._check_numbers()
         for name in (
+            "neo4j_timeout",
+            "neo4j_start_timeout",
+            "embedding_batch_size",
+            "max_query_depth",
+            "max_query_tokens",
+            "max_request_bytes",
+            "max_metadata_bytes",
+            "summary_short_words",
+            "summary_long_words",
+            "job_lease",
             "max_page_size",
             "max_batch",
             "max_aggregation_peers",
@@ -414,7 +426,30 @@ class Settings:
             "dream_iterations",
         ):
             if getattr(self, name) <= 0:
-                raise InvalidInput(f"{name} must be positive")
+                raise InvalidInput(f"{_env(name)} must be positive, not {getattr(self, name)}")
+
+    def _check_numbers(self) -> None:
+        """Every number finite and not negative (no setting means anything below 0; NaN and
+        infinity parse as floats and failed later, with a traceback), ports in range, the
+        dedup threshold a similarity."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            if not math.isfinite(value) or value < 0:
+                raise InvalidInput(
+                    f"{f.metadata['env']} must be a finite number from 0, not {value}"
+                )
+        for name in ("neo4j_bolt_port", "neo4j_http_port", "port"):
+            if not 1 <= getattr(self, name) <= 65535:
+                raise InvalidInput(f"{_env(name)} must be a port, 1 to 65535")
+        if not self.dedup_threshold <= 1.0:
+            raise InvalidInput("BELIEFGRAPH_DEDUP_THRESHOLD must be between 0 and 1")
+
+
+def _env(name: str) -> str:
+    """A setting's environment variable."""
+    return str(next(f for f in dataclasses.fields(Settings) if f.name == name).metadata["env"])
 
 
 def documented_settings() -> list[tuple[str, str, str]]:

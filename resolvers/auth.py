@@ -138,6 +138,13 @@ def issue_key(
         KeyScope.PEER: ("workspace", "peer"),
         KeyScope.SESSION: ("workspace", "session"),
     }[principal.scope]
+    for name in ("workspace", "peer", "session"):
+        # A name the scope does not use would be dropped: `--workspace w` alone issued an
+        # admin key (the default scope) with nothing to say so.
+        if name not in needs and getattr(principal, name) is not None:
+            raise InvalidInput(
+                f"a {principal.scope.value} key takes no {name}: choose the scope that names it"
+            )
     for name in needs:
         if not getattr(principal, name):
             raise InvalidInput(f"a {principal.scope.value} key needs {name}")

@@ -107,6 +107,10 @@ def _configure_worker(parser: argparse.ArgumentParser) -> None:
 def _run_worker(args: argparse.Namespace, settings: Settings) -> int:
     from resolvers.serve import run_worker
 
+    # -1 ran a worker with no slot, doing nothing; 0 silently took the setting's value.
+    if args.concurrency is not None and args.concurrency < 1:
+        raise InvalidInput(f"--concurrency must be at least 1, not {args.concurrency}")
+
     return run_worker(settings, concurrency=args.concurrency, workspace=args.workspace)
 
 

@@ -135,7 +135,7 @@ def build_worker(
     settings = services.settings
     config = WorkerConfig(
         workspace=workspace,
-        concurrency=concurrency or settings.worker_concurrency,
+        concurrency=settings.worker_concurrency if concurrency is None else concurrency,
         lease=timedelta(seconds=settings.job_lease),
         backoff=timedelta(seconds=settings.job_backoff),
         max_backoff=timedelta(seconds=settings.job_max_backoff),

@@ -70,9 +70,19 @@ def test_a_key_that_could_never_work_is_not_issued(
         issue_key(SECRET, principal, ttl_seconds=ttl)
 
 
-def test_claims_a_scope_does_not_need_are_left_out() -> None:
-    key = issue_key(SECRET, Principal(KeyScope.PEER, "w1", peer="alice", session="s1"))
-    assert verify_key(SECRET, key) == Principal(KeyScope.PEER, "w1", peer="alice")
+@pytest.mark.parametrize(
+    "principal",
+    [
+        # `key --workspace acme` (scope admin by default) issued an admin key without a word.
+        Principal(KeyScope.ADMIN, "acme"),
+        Principal(KeyScope.WORKSPACE, "w1", peer="alice"),
+        Principal(KeyScope.PEER, "w1", peer="alice", session="s1"),
+        Principal(KeyScope.SESSION, "w1", peer="alice", session="s1"),
+    ],
+)
+def test_a_name_the_scope_does_not_use_is_refused_not_dropped(principal: Principal) -> None:
+    with pytest.raises(InvalidInput, match="key takes no"):
+        issue_key(SECRET, principal)
 
 
 @pytest.mark.parametrize(

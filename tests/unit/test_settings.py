@@ -1,0 +1,69 @@
+"""Settings from the environment: each bad value refused at start, naming its variable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from graph.errors import InvalidInput
+from graph.settings import Settings
+from resolvers import cli
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "says"),
+    [
+        # NaN and infinity parse as floats and failed later, with a traceback from the worker
+        # or the driver; a negative lease started a worker that dropped every unit it claimed.
+        ("BELIEFGRAPH_JOB_LEASE", "nan", "finite"),
+        ("BELIEFGRAPH_NEO4J_TIMEOUT", "inf", "finite"),
+        ("BELIEFGRAPH_JOB_LEASE", "0", "positive"),
+        ("BELIEFGRAPH_JOB_LEASE", "-1", "from 0"),
+        ("BELIEFGRAPH_JOB_BACKOFF", "-5", "from 0"),
+        # Port 70000 was taken as 4464 (uvicorn's modulo), while the log said 70000.
+        ("BELIEFGRAPH_PORT", "70000", "1 to 65535"),
+        ("BELIEFGRAPH_NEO4J_BOLT_PORT", "0", "1 to 65535"),
+        ("BELIEFGRAPH_DEDUP_THRESHOLD", "1.5", "between 0 and 1"),
+        ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "positive"),
+        ("BELIEFGRAPH_MAX_QUERY_DEPTH", "-1", "from 0"),
+        ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "positive"),
+        ("BELIEFGRAPH_SUMMARY_SHORT_WORDS", "0", "positive"),
+        ("BELIEFGRAPH_MAX_BATCH", "0", "positive"),
+    ],
+)
+def test_a_bad_number_is_refused_naming_its_variable(env: str, value: str, says: str) -> None:
+    with pytest.raises(InvalidInput, match=re.escape(env) + ".*" + re.escape(says)):
+        Settings.from_env({env: value})
+
+
+def test_zero_stays_allowed_where_it_means_at_once_or_never() -> None:
+    settings = Settings.from_env(
+        {
+            "BELIEFGRAPH_DREAM_THRESHOLD": "0",
+            "BELIEFGRAPH_DERIVER_MAX_AGE": "0",
+            "BELIEFGRAPH_JOB_BACKOFF": "0",
+            "BELIEFGRAPH_WARMUP_SECONDS": "0",
+        }
+    )
+    assert (settings.dream_threshold, settings.deriver_max_age) == (0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["worker", "--concurrency", "-1"], "--concurrency must be at least 1"),
+        (["worker", "--concurrency", "0"], "--concurrency must be at least 1"),
+        # The default scope is admin: `--workspace w` alone issued an admin key.
+        (["key", "--workspace", "acme"], "admin key takes no workspace"),
+        (["key", "--scope", "workspace", "--workspace", "w", "--peer", "p"], "takes no peer"),
+    ],
+)
+def test_the_command_line_refuses_what_it_would_misread(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BELIEFGRAPH_AUTH_SECRET", "s" * 32)
+    assert cli.main(argv) == 1
+    assert says in capsys.readouterr().err
