@@ -63,6 +63,7 @@ from tests import statements
 from tests.bench.api_synthetic import WARMUP_QUERIES as SYNTHETIC_WARMUP
 from tests.bench.api_synthetic import render_search, run_synthetic
 from tests.bench.common import (
+    DOCS,
     add_instance_args,
     machine,
     neo4j_from_args,
@@ -1012,7 +1013,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="synthetic: drop the message_vectors index before each fill and create it again "
         "after (one population instead of a vector at a time; only on a bench database)",
     )
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
     parser.add_argument("--json", type=Path, help="default docs/bench-<section>.json")
     parser.add_argument(
         "--section",
@@ -1027,7 +1028,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     )
     args = parser.parse_args(list(argv))
     if args.json is None:
-        args.json = Path(f"docs/bench-{args.section}.json")
+        args.json = DOCS / f"bench-{args.section}.json"
     try:
         args.size_list = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -1202,8 +1203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_with_services(neo4j.settings, neo4j.password, args, neo4j.where, argv)
         )
     finally:
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
+        neo4j.done(args.keep)
     section = render(report)
     print(section)
     write_section(args.report, args.section, section)

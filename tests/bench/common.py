@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -29,6 +30,11 @@ REPORT_HEADER = (
     "# Benchmarks\n\nEach section is written by its bench command and compares against a "
     "baseline measured in the same run.\n\n"
 )
+
+
+# Reports go to the checkout's docs/ whatever the working directory (a relative default wrote
+# docs/ wherever the bench was started).
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def machine() -> dict[str, Any]:
@@ -86,20 +92,44 @@ def write_section(path: Path, name: str, body: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-@dataclass(frozen=True)
+@dataclass
 class BenchNeo4j:
-    """The Neo4j a bench runs against: `NEO4J_URI` when set, else a managed instance."""
+    """The Neo4j a bench runs against: `NEO4J_URI` when set, else a managed instance, held in
+    use (the lock serve and worker take) until `done`."""
 
     settings: Settings
     password: str
     where: str  # for the report
     server: ManagedNeo4j | None = None
     started_here: bool = False  # the managed instance was not running before
+    held: contextlib.ExitStack | None = None
+
+    def done(self, keep: bool) -> bool:
+        """Let go of the server, and stop it when a bench started it (without --keep) and no
+        other process uses it: a bench ending while another still runs on the same instance
+        stopped it under that one. True when it was stopped here."""
+        if self.held is not None:
+            self.held.close()
+            self.held = None
+        if self.server is None or keep or not bench_marker(self.server).exists():
+            return False
+        if self.server.stop_unless_used() == "in use":
+            return False  # the last bench using it stops it
+        bench_marker(self.server).unlink(missing_ok=True)
+        return True
 
 
-def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: Any) -> BenchNeo4j:
+def bench_marker(server: ManagedNeo4j) -> Path:
+    """Present while the instance runs because a bench started it (not serve, not `neo4j
+    start`): only then may a bench stop it."""
+    return server.paths.root / "bench.started"
+
+
+def bench_neo4j(
+    instance: str, *, bolt_port: int, http_port: int, keep: bool = False, **overrides: Any
+) -> BenchNeo4j:
     """Connect to `NEO4J_URI`, or start (if needed) the managed `instance` on its own ports
-    (`overrides`: other settings, e.g. heap and page cache)."""
+    (`overrides`: other settings, e.g. heap and page cache). Call `done` when finished."""
     if os.environ.get("NEO4J_URI"):
         settings = Settings.from_env(os.environ)
         return BenchNeo4j(settings, settings.neo4j_password, f"NEO4J_URI {settings.bolt_uri}")
@@ -109,13 +139,21 @@ def bench_neo4j(instance: str, *, bolt_port: int, http_port: int, **overrides: A
         os.environ, neo4j_bolt_port=bolt_port, neo4j_http_port=http_port, **overrides
     )
     server = ManagedNeo4j(settings, instance=instance)
-    started_here = server.pid() is None
-    server.start()
+    held = contextlib.ExitStack()
+    held.enter_context(server.in_use())
+    try:
+        started_here = server.pid() is None
+        server.start()
+    except BaseException:
+        held.close()
+        raise
+    if started_here and not keep:
+        bench_marker(server).touch()
     where = (
         f"managed instance '{instance}', heap {settings.neo4j_heap}, "
         f"page cache {settings.neo4j_pagecache}"
     )
-    return BenchNeo4j(settings, server.password(), where, server, started_here)
+    return BenchNeo4j(settings, server.password(), where, server, started_here, held)
 
 
 def add_instance_args(
@@ -149,7 +187,13 @@ def neo4j_from_args(args: argparse.Namespace) -> BenchNeo4j:
         for key, value in (("neo4j_heap", args.heap), ("neo4j_pagecache", args.pagecache))
         if value
     }
-    return bench_neo4j(args.instance, bolt_port=args.bolt_port, http_port=args.http_port, **memory)
+    return bench_neo4j(
+        args.instance,
+        bolt_port=args.bolt_port,
+        http_port=args.http_port,
+        keep=bool(getattr(args, "keep", False)),
+        **memory,
+    )
 
 
 def run_bench(
@@ -171,14 +215,15 @@ def run_bench(
     args = parse(sys.argv[1:] if argv is None else argv)
 
     async def measured() -> Report:
-        neo4j = bench_neo4j(instance, bolt_port=bolt_port, http_port=http_port, **overrides)
+        neo4j = bench_neo4j(
+            instance, bolt_port=bolt_port, http_port=http_port, keep=args.keep, **overrides
+        )
         services = await open_services(neo4j.settings, password=neo4j.password, llm=None)
         try:
             return await run(services, args)
         finally:
             await close_services(services)
-            if neo4j.server is not None and neo4j.started_here and not args.keep:
-                neo4j.server.stop()
+            neo4j.done(args.keep)
 
     report = asyncio.run(measured())
     publish(args.report, args.json, name, render(report), report)

@@ -51,7 +51,7 @@ from reasoners.dreamer.rules import keys_of
 from reasoners.embeddings.model import embed_async
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import machine, run_bench, table
+from tests.bench.common import DOCS, machine, run_bench, table
 
 BOLT_PORT = 47687
 HTTP_PORT = 47474
@@ -440,8 +440,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--sizes", type=_sizes, default=[1000, 10000, 100000])
     parser.add_argument("--new", type=int, default=1000, help="undreamed beliefs per dream")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-dream.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-dream.json")
     parser.add_argument("--keep", action="store_true", help="keep workspaces and the server")
     args = parser.parse_args(argv)
     args.argv = list(argv)

@@ -58,7 +58,7 @@ from resolvers.runtime import build_worker, close_services, open_services
 from resolvers.services import Services
 from tests import statements
 from tests.bench import report as reporting
-from tests.bench.common import add_instance_args, machine, neo4j_from_args, write_section
+from tests.bench.common import DOCS, add_instance_args, machine, neo4j_from_args, write_section
 from tests.bench.context_evidence import (
     ContextAsk,
     context_evidence,
@@ -170,7 +170,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--depth", type=int, default=DEFAULT_DEPTH, help="turns per ranking (at most 100)"
     )
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
     parser.add_argument(
         "--section",
         default=reporting.SECTION,
@@ -253,7 +253,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,20}", args.prefix):
         parser.error("--prefix: 1-20 letters, digits or _ . : @ -")
     if args.json is None:
-        args.json = Path(f"docs/bench-memory-{args.dataset}.json")
+        args.json = DOCS / f"bench-memory-{args.dataset}.json"
     return args
 
 
@@ -962,10 +962,12 @@ async def run_bench(
     judge_llm: LLM | None,
     argv: Sequence[str],
     neo4j: str,
+    dataset: Dataset | None = None,
 ) -> dict[str, Any]:
-    """The whole bench over open services; returns the report (also written to disk)."""
+    """The whole bench over open services; returns the report (also written to disk).
+    `dataset`: the file already read (else it is read here)."""
     began = time.perf_counter()
-    dataset = load(args)
+    dataset = load(args) if dataset is None else dataset
     questions, conversations = select(dataset, args.limit)
     # Over the whole file, so --limit never moves a question to the other half.
     halves = split_halves((q.id, q.category) for q in dataset.questions)
@@ -1077,7 +1079,9 @@ async def run_bench(
     return report
 
 
-async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
+async def main_async(
+    args: argparse.Namespace, argv: Sequence[str], dataset: Dataset
+) -> dict[str, Any]:
     # Started if needed, and stopped after if this run started it (unless --keep): a log left
     # by an interrupted run resumes on the same instance, started again.
     neo4j = neo4j_from_args(args)
@@ -1092,11 +1096,12 @@ async def main_async(args: argparse.Namespace, argv: Sequence[str]) -> dict[str,
         row = await statements.read_one(services.db, "bench_neo4j_version")
         if row:
             where = f"{row['version']} {row['edition']}, {where}"
-        return await run_bench(services, args, judge_llm=llm, argv=argv, neo4j=where)
+        return await run_bench(
+            services, args, judge_llm=llm, argv=argv, neo4j=where, dataset=dataset
+        )
     finally:
         await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
+        neo4j.done(args.keep)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1107,8 +1112,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(args.torch_threads)
+    # The file is read before Neo4j starts: a wrong path or a broken file is told at once, not
+    # as a traceback half a minute later; a file without questions would "measure" nothing.
     try:
-        report = asyncio.run(main_async(args, argv))
+        dataset = load(args)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"--path {args.path}: {exc}", file=sys.stderr)
+        return 2
+    if not dataset.questions:
+        print(f"--path {args.path}: no questions to measure", file=sys.stderr)
+        return 2
+    try:
+        report = asyncio.run(main_async(args, argv, dataset))
     except CacheMismatch as exc:
         print(f"--embed-cache: {exc}", file=sys.stderr)
         return 2

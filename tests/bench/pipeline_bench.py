@@ -39,7 +39,7 @@ from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.runtime import build_handlers
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
-from tests.bench.common import machine, run_bench, table
+from tests.bench.common import DOCS, machine, run_bench, table
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 
@@ -238,8 +238,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--messages", type=int, default=50, help="messages per session")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-pipeline.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-pipeline.json")
     parser.add_argument("--keep", action="store_true", help="keep the bench workspaces")
     return parser.parse_args(argv)
 

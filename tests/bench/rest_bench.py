@@ -27,7 +27,7 @@ from graph.repo import workspaces
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.runtime import close_services, open_services
-from tests.bench.common import bench_neo4j, machine, pct, publish, table
+from tests.bench.common import DOCS, bench_neo4j, machine, pct, publish, table
 
 BOLT_PORT = 38687
 HTTP_PORT = 38474
@@ -138,7 +138,7 @@ async def timed(call: Call) -> float:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j("rest-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT)
+    neo4j = bench_neo4j("rest-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT, keep=args.keep)
     settings: Settings = neo4j.settings
     services = await open_services(settings, password=neo4j.password, llm=None)
     ws = f"rest-bench-{uuid.uuid4().hex[:8]}"
@@ -179,8 +179,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         await workspaces.delete(services.db, ws)
         await close_services(services)
-        if neo4j.server is not None and neo4j.started_here and not args.keep:
-            neo4j.server.stop()
+        neo4j.done(args.keep)
     return {
         "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
@@ -232,8 +231,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="beliefgraph bench rest", description=__doc__)
     parser.add_argument("--messages", type=int, default=200, help="messages in the session")
     parser.add_argument("--iterations", type=int, default=200, help="runs per operation")
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-rest.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-rest.json")
     parser.add_argument("--keep", action="store_true", help="keep the server running")
     args = parser.parse_args(argv)
     args.argv = list(argv)

@@ -71,6 +71,7 @@ from reasoners.search.observations import search_observations
 from resolvers.runtime import close_services, open_services
 from tests import statements
 from tests.bench.common import (
+    DOCS,
     add_instance_args,
     machine,
     neo4j_from_args,
@@ -959,8 +960,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--offtopic-queries", type=int, default=60, help="per size")
     parser.add_argument("--batch", type=int, default=5000, help="observations per transaction")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-search.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-search.json")
     parser.add_argument(
         "--section",
         default="search",
@@ -1147,8 +1148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = asyncio.run(run(neo4j.settings, neo4j.password, args, neo4j.where, argv))
     finally:
         server = neo4j.server
-        if server is not None and not args.keep and neo4j.started_here:
-            server.stop()
+        if server is not None and neo4j.done(args.keep):
             data = server.paths.data
             if data.exists() and dir_size(data) > HUGE_DATA_DIR:
                 print(f"deleting {data} ({dir_size(data) / 2**30:.1f} GiB)", file=sys.stderr)

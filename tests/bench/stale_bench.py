@@ -34,7 +34,7 @@ from graph.repo import invalidation, peers, workspaces
 from graph.validation import now
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import machine, pct, run_bench, table
+from tests.bench.common import DOCS, machine, pct, run_bench, table
 
 BOLT_PORT = 49687
 HTTP_PORT = 49474
@@ -220,8 +220,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--narrow", type=int, default=10, help="descendants of the narrow root")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-stale.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-stale.json")
     parser.add_argument("--keep", action="store_true", help="keep the server running")
     parser.add_argument("--keep-data", action="store_true", help="keep the bench workspace")
     args = parser.parse_args(argv)

@@ -40,7 +40,7 @@ from graph.repo import members, observation_search, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import machine, pct, run_bench, table
+from tests.bench.common import DOCS, machine, pct, run_bench, table
 
 BOLT_PORT = 48687
 HTTP_PORT = 48474
@@ -332,8 +332,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=50, help="queries per starting peer")
     parser.add_argument("--inner", type=int, default=4, help="inner starting peers")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--report", type=Path, default=Path("docs/BENCHMARKS.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/bench-tree.json"))
+    parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
+    parser.add_argument("--json", type=Path, default=DOCS / "bench-tree.json")
     parser.add_argument("--keep", action="store_true", help="keep the server running")
     parser.add_argument(
         "--reuse", action="store_true", help="reuse the corpus an earlier run left in the server"

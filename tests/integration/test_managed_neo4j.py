@@ -21,6 +21,7 @@ from graph.errors import Unavailable
 from graph.server.layout import has_jars, instance_paths
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
+from tests.bench.common import bench_marker, bench_neo4j
 
 pytestmark = pytest.mark.integration
 
@@ -125,6 +126,25 @@ def test_a_server_another_process_uses_is_left_running(server: ManagedNeo4j) -> 
     with other.in_use():
         assert server.stop_unless_used() == "in use"
         assert server.status().answering
+
+
+def test_a_bench_leaves_a_shared_instance_to_the_bench_still_using_it(
+    server: ManagedNeo4j,
+) -> None:
+    """Two benches on one instance a bench started: the first to end stopped it under the
+    other (which then died on a defunct connection); now the last one using it stops it."""
+    bench_marker(server).touch()  # as the bench that started it left it
+    first = bench_neo4j(INSTANCE, bolt_port=27687, http_port=27474)
+    second = bench_neo4j(INSTANCE, bolt_port=27687, http_port=27474)
+    assert not first.started_here and not second.started_here
+    assert first.done(keep=False) is False
+    assert server.status().answering
+    assert second.done(keep=False) is True
+    assert not server.status().running and not bench_marker(server).exists()
+    server.start()
+    # An instance no bench started (serve's, `neo4j start`'s) is never stopped by a bench.
+    alone = bench_neo4j(INSTANCE, bolt_port=27687, http_port=27474)
+    assert alone.done(keep=False) is False and server.status().answering
 
 
 def test_stop_leaves_no_process(server: ManagedNeo4j) -> None:
