@@ -208,6 +208,21 @@ def _memory(settings: Settings, setting: str) -> str:
     return value
 
 
+def listening_ports(conf: str) -> tuple[int, int] | None:
+    """The (Bolt, HTTP) ports a neo4j.conf from `config_text` listens on; None if it names
+    neither (pure)."""
+    found: dict[str, int] = {}
+    for line in conf.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() in ("server.bolt.listen_address", "server.http.listen_address"):
+            port = value.strip().rsplit(":", 1)[-1]
+            if port.isdigit():
+                found[key.strip().split(".")[1]] = int(port)
+    if "bolt" not in found or "http" not in found:
+        return None
+    return found["bolt"], found["http"]
+
+
 def config_text(settings: Settings, paths: InstancePaths) -> str:
     """The neo4j.conf of a managed instance."""
     heap = _memory(settings, "neo4j_heap")

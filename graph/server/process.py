@@ -23,7 +23,7 @@ from typing import Literal
 import neo4j
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
 
-from graph.errors import Unavailable
+from graph.errors import InvalidInput, Unavailable
 from graph.server.jars import ensure_jars
 from graph.server.java import JVM_ROOTS, Java, find_java
 from graph.server.layout import (
@@ -39,6 +39,7 @@ from graph.server.layout import (
     env_name,
     instance_paths,
     java_command,
+    listening_ports,
     set_password_command,
 )
 from graph.server.probe import browser_answers, ping, ping_driver, port_free, tail
@@ -156,6 +157,16 @@ class ManagedNeo4j:
                     f"{self.settings.neo4j_version}, which upgrades it in place (5.x cannot "
                     "open it afterwards)"
                 )
+            running = self.running_ports()
+            wanted = (self.settings.neo4j_bolt_port, self.settings.neo4j_http_port)
+            if running is not None and running != wanted:
+                # Waiting for an answer on the other ports took the whole start timeout.
+                raise InvalidInput(
+                    f"Neo4j instance {self.instance!r} already runs (pid {pid}) on Bolt port "
+                    f"{running[0]} and HTTP port {running[1]}, not {wanted[0]} and "
+                    f"{wanted[1]}: set BELIEFGRAPH_NEO4J_BOLT_PORT={running[0]} and "
+                    f"BELIEFGRAPH_NEO4J_HTTP_PORT={running[1]}, or stop it first"
+                )
             if wait:
                 self._wait_until_answering(pid, started_here=False)
             return
@@ -223,20 +234,35 @@ class ManagedNeo4j:
                 return "in use"
             return "stopped" if self.stop() else "not running"
 
+    def running_ports(self) -> tuple[int, int] | None:
+        """The (Bolt, HTTP) ports the running server was started on (its neo4j.conf)."""
+        try:
+            conf = (self.paths.conf / "neo4j.conf").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        return listening_ports(conf)
+
     def status(self) -> ServerStatus:
+        """The server as it runs: on the ports it was started on, which may not be the
+        settings' (it said "not answering" of a server answering on its own ports)."""
         pid = self.pid()
+        ports = (self.running_ports() if pid is not None else None) or (
+            self.settings.neo4j_bolt_port,
+            self.settings.neo4j_http_port,
+        )
+        bolt_uri = f"bolt://127.0.0.1:{ports[0]}"
         answering = False
         if pid is not None and self.paths.password_file.exists():
             try:
-                ping(self.bolt_uri, self.user, self.password(), self.settings.neo4j_database, 2.0)
+                ping(bolt_uri, self.user, self.password(), self.settings.neo4j_database, 2.0)
                 answering = True
             except Unavailable:
                 answering = False
         return ServerStatus(
             running=pid is not None,
             pid=pid,
-            bolt_uri=self.bolt_uri,
-            browser_url=self.browser_url,
+            bolt_uri=bolt_uri,
+            browser_url=f"http://127.0.0.1:{ports[1]}/browser/",
             answering=answering,
         )
 

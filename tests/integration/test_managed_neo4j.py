@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from graph.errors import Unavailable
+from graph.errors import InvalidInput, Unavailable
 from graph.server.layout import has_jars, instance_paths
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
@@ -126,6 +126,21 @@ def test_a_server_another_process_uses_is_left_running(server: ManagedNeo4j) -> 
     with other.in_use():
         assert server.stop_unless_used() == "in use"
         assert server.status().answering
+
+
+def test_an_instance_running_on_other_ports_is_named_not_waited_for(
+    server: ManagedNeo4j,
+) -> None:
+    """Started again with other ports, it waited out the whole start timeout for an answer on
+    ports the server does not listen on; status said "not answering"."""
+    elsewhere = ManagedNeo4j(_settings(27688, 27475), INSTANCE)
+    began = time.monotonic()
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_NEO4J_BOLT_PORT=27687"):
+        elsewhere.start()
+    assert time.monotonic() - began < 5
+    status = elsewhere.status()
+    assert status.answering and status.bolt_uri == "bolt://127.0.0.1:27687"
+    assert status.browser_url == "http://127.0.0.1:27474/browser/"
 
 
 def test_a_bench_leaves_a_shared_instance_to_the_bench_still_using_it(

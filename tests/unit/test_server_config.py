@@ -15,6 +15,7 @@ from graph.server.layout import (
     instance_paths,
     java_command,
     java_major,
+    listening_ports,
     maven_command,
     set_password_command,
 )
@@ -289,3 +290,9 @@ def test_maven_download_lands_in_the_lib_folder(tmp_path: Path, bin_dir: Path) -
     assert server.ensure_jars() == server.paths.lib
     assert (server.paths.lib / "neo4j-5.26.30.jar").exists()
     assert [p.name for p in server.paths.lib.parent.iterdir()] == ["lib"]
+
+
+def test_the_ports_a_running_instance_listens_on_are_read_from_its_conf(tmp_path: Path) -> None:
+    s = settings(tmp_path, neo4j_bolt_port=7699, neo4j_http_port=7486)
+    assert listening_ports(config_text(s, instance_paths(s, "t"))) == (7699, 7486)
+    assert listening_ports("server.bolt.listen_address=127.0.0.1:7\n") is None
