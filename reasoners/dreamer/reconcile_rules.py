@@ -152,9 +152,9 @@ def llm_verdicts(
     fallback = {v.id: v for v in rule_verdicts(beliefs)}
     decided: dict[str, Verdict] = {}
     for belief in beliefs:
-        v = given.get(belief.id)
         if belief.superseded:
-            continue
+            continue  # judged below, once the current beliefs under it are
+        v = given.get(belief.id)
         if v is None or (v.action == "update" and not (v.content or "").strip()):
             decided[belief.id] = fallback[belief.id]
         elif v.action == "tombstone":
