@@ -7,10 +7,11 @@ parsed arguments and the settings. Add `serve`, `worker` or `bench` by adding an
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,8 +197,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# BELIEFGRAPH_* variables read outside Settings: the LLM's (llm/config.py), the scripts' venv,
+# and the test suite's.
+OTHER_VARIABLE_PREFIXES = ("BELIEFGRAPH_LLM_", "BELIEFGRAPH_TEST_", "BELIEFGRAPH_VENV")
+
+
+def unknown_variables(env: Mapping[str, str]) -> list[str]:
+    """BELIEFGRAPH_* variables that no setting reads: a misspelt name is otherwise ignored
+    without a word (BELIEFGRAPH_AUTH_SECRT left auth without its secret)."""
+    known = {str(f.metadata["env"]) for f in dataclasses.fields(Settings)}
+    return sorted(
+        name
+        for name in env
+        if name.startswith("BELIEFGRAPH_")
+        and name not in known
+        and not name.startswith(OTHER_VARIABLE_PREFIXES)
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    for name in unknown_variables(os.environ):
+        print(f"warning: {name} is not a setting (misspelt?): it is ignored", file=sys.stderr)
     try:
         settings = Settings.from_env()
         return COMMANDS[args.command].run(args, settings)

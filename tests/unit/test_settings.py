@@ -67,3 +67,14 @@ def test_the_command_line_refuses_what_it_would_misread(
     monkeypatch.setenv("BELIEFGRAPH_AUTH_SECRET", "s" * 32)
     assert cli.main(argv) == 1
     assert says in capsys.readouterr().err
+
+
+def test_a_misspelt_variable_is_named() -> None:
+    env = {
+        "BELIEFGRAPH_AUTH_SECRT": "x",  # the typo
+        "BELIEFGRAPH_AUTH_SECRET": "y",
+        "BELIEFGRAPH_LLM_MODEL_DERIVER": "m",  # read by the LLM's own configuration
+        "BELIEFGRAPH_TEST_KEEP_NEO4J": "1",
+        "HOME": "/root",
+    }
+    assert cli.unknown_variables(env) == ["BELIEFGRAPH_AUTH_SECRT"]
