@@ -10,7 +10,15 @@ import pytest
 
 from graph.errors import Conflict, InvalidInput
 from graph.keys import Representation, scope_key
-from graph.repo import dream_writes, jobs, members, observations, queue_status, workspaces
+from graph.repo import (
+    dream_writes,
+    jobs,
+    members,
+    observations,
+    peer_cards,
+    queue_status,
+    workspaces,
+)
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -562,6 +570,33 @@ async def test_versions_of_a_fact_split_apart_stay_history_and_current(
     both = {"aggregated": ("alice-work",)}
     assert await cities("alice", **both) == ["Lisbon"]
     assert await cities("alice", include_superseded=True, **both) == ["Lisbon", "Paris"]
+
+
+async def test_a_card_a_merge_discards_while_a_write_adds_to_it_leaves_no_chunk(
+    services: Services, workspace: str
+) -> None:
+    """bob's card of himself becomes alice's card of herself, where hers wins: the moved one
+    is deleted with its chunks. Read before the card's lock, the chunk a write holding it
+    added stayed, with no file."""
+    await make_peers(services, workspace, "alice", "bob")
+    await peer_cards.set_card(services.db, workspace, "alice", "alice", ["Likes tea"])
+    await peer_cards.set_card(services.db, workspace, "bob", "bob", ["Likes coffee"])
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["bob"], "alice", True)
+    )
+    held = {"workspace": workspace, "peer": "bob", "path": "card.md"}
+    async with services.db.driver.session(database=services.db.database) as session:
+        tx = await session.begin_transaction()
+        await statements.rows(tx, "add_file_chunk", **held)
+        merging = asyncio.create_task(run_all(services, workspace))
+        await asyncio.sleep(1.0)
+        assert not merging.done()  # it waits for the write's lock on the card
+        await tx.commit()
+    await merging
+    assert await statements.read(services.db, "count_orphan_chunks", workspace=workspace) == [
+        {"orphans": 0}
+    ]
+    assert (await peer_cards.get(services.db, workspace, "alice", "alice")).entries == ["Likes tea"]
 
 
 async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
