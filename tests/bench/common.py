@@ -202,22 +202,16 @@ def run_bench(
     parse: Callable[[Sequence[str]], argparse.Namespace],
     run: Callable[[Services, argparse.Namespace], Awaitable[Report]],
     render: Callable[[Report], str],
-    *,
-    instance: str,
-    bolt_port: int,
-    http_port: int,
-    **overrides: Any,
 ) -> int:
-    """A bench command: parse its arguments, run it against its own Neo4j (stopped after, if
-    this run started it and --keep is not given), and publish its section of the report."""
+    """A bench command: parse its arguments (`parse` adds add_instance_args' options), run it
+    against its own Neo4j (stopped after, if this run started it and --keep is not given), and
+    publish its section of the report."""
     from resolvers.runtime import close_services, open_services
 
     args = parse(sys.argv[1:] if argv is None else argv)
 
     async def measured() -> Report:
-        neo4j = bench_neo4j(
-            instance, bolt_port=bolt_port, http_port=http_port, keep=args.keep, **overrides
-        )
+        neo4j = neo4j_from_args(args)
         services = await open_services(neo4j.settings, password=neo4j.password, llm=None)
         try:
             return await run(services, args)

@@ -51,10 +51,10 @@ from reasoners.dreamer.rules import keys_of
 from reasoners.embeddings.model import embed_async
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import DOCS, machine, run_bench, table
+from tests.bench.common import DOCS, add_instance_args, machine, run_bench, table
 
-BOLT_PORT = 47687
-HTTP_PORT = 47474
+BOLT_PORT = 44687
+HTTP_PORT = 44474
 CHUNK = 2000
 PEER = "alice"
 OBSERVER = "agent"
@@ -443,6 +443,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
     parser.add_argument("--json", type=Path, default=DOCS / "bench-dream.json")
     parser.add_argument("--keep", action="store_true", help="keep workspaces and the server")
+    add_instance_args(
+        parser,
+        instance="dream-bench",
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+        heap="2g",
+        pagecache="2g",
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv)
     if args.new < 100:
@@ -451,18 +459,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_bench(
-        "dream",
-        argv,
-        parse,
-        run,
-        render,
-        instance="dream-bench",
-        bolt_port=BOLT_PORT,
-        http_port=HTTP_PORT,
-        neo4j_heap="2g",
-        neo4j_pagecache="2g",
-    )
+    return run_bench("dream", argv, parse, run, render)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from reasoners.queue.worker import Worker, WorkerConfig
 from resolvers.runtime import build_handlers
 from resolvers.services import Services
 from tests.bench.api_bench import ASSISTANT_TEMPLATES, USER_TEMPLATES, sentence
-from tests.bench.common import DOCS, machine, run_bench, table
+from tests.bench.common import DOCS, add_instance_args, machine, run_bench, table
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver
 
@@ -241,20 +241,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
     parser.add_argument("--json", type=Path, default=DOCS / "bench-pipeline.json")
     parser.add_argument("--keep", action="store_true", help="keep the bench workspaces")
+    add_instance_args(parser, instance="pipeline-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_bench(
-        "pipeline",
-        argv,
-        parse,
-        run,
-        render,
-        instance="pipeline-bench",
-        bolt_port=BOLT_PORT,
-        http_port=HTTP_PORT,
-    )
+    return run_bench("pipeline", argv, parse, run, render)
 
 
 if __name__ == "__main__":

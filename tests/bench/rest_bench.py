@@ -27,7 +27,15 @@ from graph.repo import workspaces
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.runtime import close_services, open_services
-from tests.bench.common import DOCS, bench_neo4j, machine, pct, publish, table
+from tests.bench.common import (
+    DOCS,
+    add_instance_args,
+    machine,
+    neo4j_from_args,
+    pct,
+    publish,
+    table,
+)
 
 BOLT_PORT = 38687
 HTTP_PORT = 38474
@@ -138,7 +146,7 @@ async def timed(call: Call) -> float:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    neo4j = bench_neo4j("rest-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT, keep=args.keep)
+    neo4j = neo4j_from_args(args)
     settings: Settings = neo4j.settings
     services = await open_services(settings, password=neo4j.password, llm=None)
     ws = f"rest-bench-{uuid.uuid4().hex[:8]}"
@@ -234,6 +242,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--report", type=Path, default=DOCS / "BENCHMARKS.md")
     parser.add_argument("--json", type=Path, default=DOCS / "bench-rest.json")
     parser.add_argument("--keep", action="store_true", help="keep the server running")
+    add_instance_args(parser, instance="rest-bench", bolt_port=BOLT_PORT, http_port=HTTP_PORT)
     args = parser.parse_args(argv)
     args.argv = list(argv)
     if args.messages < 1 or args.iterations < 1:

@@ -34,7 +34,7 @@ from graph.repo import invalidation, peers, workspaces
 from graph.validation import now
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import DOCS, machine, pct, run_bench, table
+from tests.bench.common import DOCS, add_instance_args, machine, pct, run_bench, table
 
 BOLT_PORT = 49687
 HTTP_PORT = 49474
@@ -224,6 +224,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=DOCS / "bench-stale.json")
     parser.add_argument("--keep", action="store_true", help="keep the server running")
     parser.add_argument("--keep-data", action="store_true", help="keep the bench workspace")
+    add_instance_args(
+        parser,
+        instance="stale-bench",
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+        heap="2g",
+        pagecache="1g",
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv)
     if args.background < 2 or args.wide < 1 or args.narrow < 1 or args.fanout < 2:
@@ -234,18 +242,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_bench(
-        "stale",
-        argv,
-        parse,
-        run,
-        render,
-        instance="stale-bench",
-        bolt_port=BOLT_PORT,
-        http_port=HTTP_PORT,
-        neo4j_heap="2g",
-        neo4j_pagecache="1g",
-    )
+    return run_bench("stale", argv, parse, run, render)
 
 
 if __name__ == "__main__":

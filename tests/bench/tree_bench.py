@@ -40,7 +40,7 @@ from graph.repo import members, observation_search, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
 from resolvers.services import Services
 from tests import statements
-from tests.bench.common import DOCS, machine, pct, run_bench, table
+from tests.bench.common import DOCS, add_instance_args, machine, pct, run_bench, table
 
 BOLT_PORT = 48687
 HTTP_PORT = 48474
@@ -338,6 +338,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--reuse", action="store_true", help="reuse the corpus an earlier run left in the server"
     )
+    add_instance_args(
+        parser,
+        instance="tree-bench",
+        bolt_port=BOLT_PORT,
+        http_port=HTTP_PORT,
+        heap="2g",
+        pagecache="2g",
+    )
     args = parser.parse_args(argv)
     args.argv = list(argv)
     if not args.peers >= 2 or not 1 <= args.depth <= 32 or args.observations < args.peers:
@@ -346,18 +354,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_bench(
-        "tree",
-        argv,
-        parse,
-        run,
-        render,
-        instance="tree-bench",
-        bolt_port=BOLT_PORT,
-        http_port=HTTP_PORT,
-        neo4j_heap="2g",
-        neo4j_pagecache="2g",
-    )
+    return run_bench("tree", argv, parse, run, render)
 
 
 if __name__ == "__main__":
