@@ -2,7 +2,8 @@
 // each once, at its shortest distance, ordered by distance then name: found and measured as
 // list_aggregation_peers.cypher does, at the cost of the tree's peers and edges, not its paths
 // (all of them, whatever $depth). Bounded by 32 edges, the longest chain a workspace can have.
-// Paged as list_sub_peers.cypher is ($after, $skip, $limit; found, after_found, total).
+// Paged as list_sub_peers.cypher is ($after, $after_distance, $skip, $limit; found,
+// after_found, total).
 OPTIONAL MATCH (bottom:Peer {workspace: $workspace, name: $peer})
 WITH bottom, COLLECT {
   MATCH (bottom)-[:MEMBER_OF]->{1,32}(parent:Peer)
@@ -15,6 +16,9 @@ WITH bottom, COLLECT {
 } AS listed
 WITH bottom, listed,
      CASE WHEN $after IS NULL THEN -1
+          WHEN $after_distance IS NOT NULL
+            THEN size([r IN listed WHERE r.distance < $after_distance
+                         OR (r.distance = $after_distance AND r.peer.name <= $after)]) - 1
           ELSE coalesce(head([i IN range(0, size(listed) - 1)
                               WHERE listed[i].peer.name = $after]), -2) END AS last
 RETURN bottom IS NOT NULL AS found, last <> -2 AS after_found, size(listed) AS total,

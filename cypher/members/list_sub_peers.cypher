@@ -3,7 +3,8 @@
 // measured as list_aggregation_peers.cypher does, at the cost of the tree's peers and edges,
 // not its paths (all of them, whatever $depth). Bounded by 32 edges, the longest chain a
 // workspace can have. The page starts after the peer named $after (null: at the start), then
-// skips $skip; `total` counts the whole list, `found` says whether $peer exists, `after_found`
+// skips $skip; with $after_distance the page starts after ($after_distance, $after) in that
+// order, whether or not that peer is still listed. `total` counts the whole list, `found` says whether $peer exists, `after_found`
 // whether $after is in the list.
 OPTIONAL MATCH (top:Peer {workspace: $workspace, name: $peer})
 WITH top, COLLECT {
@@ -17,6 +18,9 @@ WITH top, COLLECT {
 } AS listed
 WITH top, listed,
      CASE WHEN $after IS NULL THEN -1
+          WHEN $after_distance IS NOT NULL
+            THEN size([r IN listed WHERE r.distance < $after_distance
+                         OR (r.distance = $after_distance AND r.peer.name <= $after)]) - 1
           ELSE coalesce(head([i IN range(0, size(listed) - 1)
                               WHERE listed[i].peer.name = $after]), -2) END AS last
 RETURN top IS NOT NULL AS found, last <> -2 AS after_found, size(listed) AS total,

@@ -146,7 +146,9 @@ def _related_page(row: Row | None, workspace: str, peer: str, after: str | None)
 @dataclass(frozen=True)
 class RelatedQuery:
     """One page of the peers below or above `peer`, nearest first then by name: `limit` of
-    them after the one named `after` (None: from the first), less the first `skip`."""
+    them after the one named `after` (None: from the first), less the first `skip`. With
+    `after_distance`, after the place (after_distance, after) has in that order, whether or not
+    that peer is still listed: a cursor that survives the peer leaving the list."""
 
     workspace: str
     peer: str
@@ -154,6 +156,7 @@ class RelatedQuery:
     limit: int
     after: str | None = None
     skip: int = 0
+    after_distance: int | None = None
 
     def params(self) -> dict[str, Any]:
         return {
@@ -162,6 +165,7 @@ class RelatedQuery:
             "depth": self.depth,
             "limit": self.limit,
             "after": self.after,
+            "after_distance": self.after_distance,
             "skip": self.skip,
         }
 
@@ -178,9 +182,10 @@ async def below(
     limit: int,
     after: str | None = None,
     skip: int = 0,
+    after_distance: int | None = None,
 ) -> RelatedPage:
     """The peers below `peer` (see RelatedQuery); NotFound for no such peer."""
-    q = RelatedQuery(workspace, peer, depth, limit, after, skip)
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance)
     return q.page(await db.read_one("list_sub_peers", **q.params()))
 
 
@@ -193,9 +198,10 @@ async def above(
     limit: int,
     after: str | None = None,
     skip: int = 0,
+    after_distance: int | None = None,
 ) -> RelatedPage:
     """The peers above `peer` (see RelatedQuery); NotFound for no such peer."""
-    q = RelatedQuery(workspace, peer, depth, limit, after, skip)
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance)
     return q.page(await db.read_one("list_parent_peers", **q.params()))
 
 

@@ -96,8 +96,14 @@ async def _related(
     depth: int,
     first: int | None,
     after: str | None,
+    after_distance: int | None,
 ) -> list[RelatedPeer]:
     info.context.principal.require_peer(workspace, peer)
+    if after_distance is not None and (after is None or not 1 <= after_distance <= members.ALL):
+        raise InvalidInput(
+            f"afterDistance goes with after, and is from 1 to {members.ALL}: the distance the "
+            "previous page listed that peer at"
+        )
     found = await lister(
         info.context.services.db,
         workspace,
@@ -105,13 +111,18 @@ async def _related(
         depth=int(depth),
         limit=page_size(info.context, first),
         after=after,
+        after_distance=after_distance,
     )
     return [RelatedPeer.of(r) for r in found.items]
 
 
 AFTER = (
     "The name of the last peer of the previous page: the list goes on after it (it is "
-    "ordered by distance, then name)."
+    "ordered by distance, then name). Alone, that peer must still be listed."
+)
+AFTER_DISTANCE = (
+    "The distance the previous page listed `after` at: the list then goes on from that place "
+    "in its order even if that peer has left it since."
 )
 
 
@@ -129,8 +140,13 @@ class MemberQuery:
         depth: Depth = ONE_LEVEL,
         first: int | None = None,
         after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
+        after_distance: Annotated[
+            int | None, strawberry.argument(description=AFTER_DISTANCE)
+        ] = None,
     ) -> list[RelatedPeer]:
-        return await _related(info, members.below, workspace, peer, depth, first, after)
+        return await _related(
+            info, members.below, workspace, peer, depth, first, after, after_distance
+        )
 
     @strawberry.field(
         description="The peers above `peer` (its parents, theirs, ...) up to `depth` levels, "
@@ -144,8 +160,13 @@ class MemberQuery:
         depth: Depth = ONE_LEVEL,
         first: int | None = None,
         after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
+        after_distance: Annotated[
+            int | None, strawberry.argument(description=AFTER_DISTANCE)
+        ] = None,
     ) -> list[RelatedPeer]:
-        return await _related(info, members.above, workspace, peer, depth, first, after)
+        return await _related(
+            info, members.above, workspace, peer, depth, first, after, after_distance
+        )
 
 
 @strawberry.type

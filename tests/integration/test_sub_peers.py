@@ -159,6 +159,39 @@ async def test_graphql_adds_lists_and_refuses_with_codes(
     assert (await gql.ok(remove_doc, {"w": workspace}))["removeSubPeer"] == {"changed": False}
 
 
+async def test_a_page_cursor_with_its_distance_survives_its_peer_leaving(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    """`after` alone is refused once its peer has left the list; with `afterDistance` the list
+    goes on from that peer's place, in both directions, at every distance."""
+    await make_peers(services, workspace, "team", "a", "b", "c", "d", "x1", "x2")
+    for child in ("a", "b", "c", "d"):
+        await members.add(services.db, workspace, "team", child, max_depth=10)
+    await members.add(services.db, workspace, "a", "x1", max_depth=10)
+    await members.add(services.db, workspace, "b", "x2", max_depth=10)
+    doc = """query($w: String!, $p: String!, $after: String, $d: Int) {
+      subPeers(workspace: $w, peer: $p, depth: ALL, first: 2, after: $after,
+               afterDistance: $d) { peer { name } distance }
+    }"""
+    first = (await gql.ok(doc, {"w": workspace, "p": "team"}))["subPeers"]
+    assert [(r["peer"]["name"], r["distance"]) for r in first] == [("a", 1), ("b", 1)]
+    await members.remove(services.db, workspace, "team", "b")  # b, and x2 below it, leave
+    vars = {"w": workspace, "p": "team", "after": "b"}
+    assert await gql.error_code(doc, vars) == "INVALID_INPUT"
+    rest = (await gql.ok(doc, {**vars, "d": 1, "first": 10}))["subPeers"]
+    assert [r["peer"]["name"] for r in rest] == ["c", "d"]
+    deeper = (await gql.ok(doc, {**vars, "after": "c", "d": 1}))["subPeers"]
+    assert [(r["peer"]["name"], r["distance"]) for r in deeper] == [("d", 1), ("x1", 2)]
+    up = """query($w: String!, $p: String!, $after: String, $d: Int) {
+      parentPeers(workspace: $w, peer: $p, depth: ALL, after: $after, afterDistance: $d) {
+        peer { name } }
+    }"""
+    above = await gql.ok(up, {"w": workspace, "p": "x1", "after": "ghost", "d": 1})
+    assert [r["peer"]["name"] for r in above["parentPeers"]] == ["team"]
+    for bad in ({"d": 1}, {"after": "a", "d": 0}, {"after": "a", "d": 33}):
+        assert await gql.error_code(doc, {"w": workspace, "p": "team", **bad}) == "INVALID_INPUT"
+
+
 async def test_sub_peer_lists_page_past_any_cap_and_name_a_missing_peer(
     gql: GraphQLClient, services: Services, workspace: str
 ) -> None:
