@@ -23,5 +23,13 @@ WITH top, listed,
                          OR (r.distance = $after_distance AND r.peer.name <= $after)]) - 1
           ELSE coalesce(head([i IN range(0, size(listed) - 1)
                               WHERE listed[i].peer.name = $after]), -2) END AS last
-RETURN top IS NOT NULL AS found, last <> -2 AS after_found, size(listed) AS total,
-       listed[last + 1 + $skip..last + 1 + $skip + $limit] AS page
+// From the end ($from_end, with no $after), the page is the $limit items before the last $skip:
+// a reversed list's page cut in the same read that counts it.
+WITH top, listed, last, size(listed) AS total
+WITH top, listed, last, total,
+     CASE WHEN $from_end THEN total - $skip ELSE last + 1 + $skip + $limit END AS stop
+WITH top, listed, last, total, stop,
+     CASE WHEN $from_end THEN stop - $limit ELSE last + 1 + $skip END AS begin
+RETURN top IS NOT NULL AS found, last <> -2 AS after_found, total,
+       listed[CASE WHEN begin < 0 THEN 0 ELSE begin END..
+              CASE WHEN stop < 0 THEN 0 ELSE stop END] AS page

@@ -148,7 +148,8 @@ class RelatedQuery:
     """One page of the peers below or above `peer`, nearest first then by name: `limit` of
     them after the one named `after` (None: from the first), less the first `skip`. With
     `after_distance`, after the place (after_distance, after) has in that order, whether or not
-    that peer is still listed: a cursor that survives the peer leaving the list."""
+    that peer is still listed: a cursor that survives the peer leaving the list. With
+    `from_end` (and no `after`), the `limit` items before the last `skip`, in list order."""
 
     workspace: str
     peer: str
@@ -157,6 +158,7 @@ class RelatedQuery:
     after: str | None = None
     skip: int = 0
     after_distance: int | None = None
+    from_end: bool = False
 
     def params(self) -> dict[str, Any]:
         return {
@@ -167,6 +169,7 @@ class RelatedQuery:
             "after": self.after,
             "after_distance": self.after_distance,
             "skip": self.skip,
+            "from_end": self.from_end,
         }
 
     def page(self, row: Row | None) -> RelatedPage:
@@ -183,9 +186,10 @@ async def below(
     after: str | None = None,
     skip: int = 0,
     after_distance: int | None = None,
+    from_end: bool = False,
 ) -> RelatedPage:
     """The peers below `peer` (see RelatedQuery); NotFound for no such peer."""
-    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance)
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
     return q.page(await db.read_one("list_sub_peers", **q.params()))
 
 
@@ -199,9 +203,10 @@ async def above(
     after: str | None = None,
     skip: int = 0,
     after_distance: int | None = None,
+    from_end: bool = False,
 ) -> RelatedPage:
     """The peers above `peer` (see RelatedQuery); NotFound for no such peer."""
-    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance)
+    q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
     return q.page(await db.read_one("list_parent_peers", **q.params()))
 
 

@@ -70,18 +70,21 @@ async def remove(call: Call) -> Response:
 
 async def _listed(call: Call, below: bool) -> Response:
     """One page of the list, read as a page: the list has no cap of its own (the aggregation
-    limit cut it, and pages past it came back empty). Reversed, the page is cut from the end."""
+    limit cut it, and pages past it came back empty). Reversed, the page is cut from the end,
+    in the read that counts the list, so a change to the tree cannot fall between the two."""
     peer = call.path("peer")
     call.principal.require_peer(call.workspace, peer)
     q = call.query(RelatedQuery)
     lister = members.below if below else members.above
-    db, depth = call.services.db, _depth(q.depth)
-    start, size = (q.page - 1) * q.size, q.size
-    if q.reverse:
-        total = (await lister(db, call.workspace, peer, depth=depth, limit=0)).total
-        end = max(0, total - start)
-        start, size = max(0, end - q.size), min(q.size, end)
-    found = await lister(db, call.workspace, peer, depth=depth, limit=size, skip=start)
+    found = await lister(
+        call.services.db,
+        call.workspace,
+        peer,
+        depth=_depth(q.depth),
+        limit=q.size,
+        skip=(q.page - 1) * q.size,
+        from_end=q.reverse,
+    )
     items = list(reversed(found.items)) if q.reverse else found.items
     return JSONResponse(page_of(items, q, found.total, related))
 

@@ -865,8 +865,20 @@ async def test_member_pages_cover_the_whole_list(
         assert {(page["total"], page["pages"]) for page in pages} == {(5, 3)}
         back = await capped.get(f"{p}/hub/members", params={"size": 2, "page": 1, "reverse": True})
         assert [x["id"] for x in back.json()["items"]] == ["m4", "m3"]
-        back = await capped.get(f"{p}/hub/members", params={"size": 2, "page": 3, "reverse": True})
-        assert [x["id"] for x in back.json()["items"]] == ["m0"]
+        reversed_pages = [
+            (
+                await capped.get(f"{p}/hub/members", params={"size": 2, "page": n, "reverse": True})
+            ).json()
+            for n in (2, 3, 4)
+        ]
+        assert [[x["id"] for x in page["items"]] for page in reversed_pages] == [
+            ["m2", "m1"],
+            ["m0"],
+            [],
+        ]
+        assert {page["total"] for page in reversed_pages} == {5}
+        up = await capped.get(f"{p}/m0/parents", params={"reverse": True})
+        assert [x["id"] for x in up.json()["items"]] == ["hub"]
 
 
 async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:
