@@ -59,6 +59,9 @@ class ContextRequest:
     session_ids: list[str] | None = None  # beliefs from these sessions only
     exclude_session_ids: list[str] | None = None
     exclude_derived: bool = False  # leave out beliefs with no session
+    # The budget counts the rendered text (headings, times, speakers); False: the parts'
+    # content alone, for an answer that returns the parts (REST's session context).
+    rendered: bool = True
 
     def check(self) -> None:
         if not 1 <= self.tokens <= MAX_BUDGET:
@@ -236,6 +239,7 @@ async def get_context(
         long,
         recent,
         matched,
+        rendered=request.rendered,
     )
     kept_ids = {m.id for m in packed.messages}
     matched_ids = {m.id for m in packed.matched}
@@ -262,25 +266,30 @@ def pack_parts(
     long: SummaryRecord | None,
     recent: list[MessageRecord],
     matched: list[MessageRecord],
+    *,
+    rendered: bool = True,
 ) -> PackedContext:
     """Pack the parts, each costed as `render` writes it (headings, bullets, times and
-    speakers included), so the rendered text stays within the budget."""
+    speakers included), so the rendered text stays within the budget; with `rendered` False,
+    each at its content alone, for an answer that returns the parts and not the text."""
     card_text = "\n".join(card)
+    line_cost = (lambda line: tokens.count(belief_line(line))) if rendered else tokens.count
     return pack(
         budget,
-        representation=[Piece(line, tokens.count(belief_line(line))) for line in lines],
+        representation=[Piece(line, line_cost(line)) for line in lines],
         peer_card=Piece(card_text, tokens.count(card_text)) if card else None,
         short_summary=Piece(short.content, short.token_count) if short else None,
         long_summary=Piece(long.content, long.token_count) if long else None,
-        messages_newest_first=[packable(m, tokens) for m in recent],
-        matched_best_first=[packable(m, tokens) for m in matched],
-        headings=Headings.counted(tokens.count),
+        messages_newest_first=[packable(m, tokens, rendered) for m in recent],
+        matched_best_first=[packable(m, tokens, rendered) for m in matched],
+        headings=Headings.counted(tokens.count) if rendered else Headings(),
     )
 
 
-def packable(message: MessageRecord, tokens: TokenCounter) -> RecentMessage:
-    """A message costed as its rendered line: its stored content count plus its prefix's."""
-    prefix = tokens.count(message_prefix(message.peer, message.created_at))
+def packable(message: MessageRecord, tokens: TokenCounter, rendered: bool = True) -> RecentMessage:
+    """A message costed as its rendered line: its stored content count plus its prefix's
+    (the content alone when not `rendered`)."""
+    prefix = tokens.count(message_prefix(message.peer, message.created_at)) if rendered else 0
     return RecentMessage(
         message.peer,
         message.content,

@@ -180,6 +180,7 @@ async def session_context(call: Call) -> Response:
             search_message_limit=0,
             include_summary=q.summary,
             session_ids=allowlist,
+            rendered=False,  # this answer is the parts, not the rendered text
         ),
     )
     targeted = q.peer_target is not None

@@ -374,6 +374,22 @@ async def test_three_searches(rest: httpx.AsyncClient, workspace: str) -> None:
 # --- dialectic, representation, cards and contexts ---------------------------------------------
 
 
+async def test_a_session_context_budget_counts_the_messages_it_returns(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """The budget was spent on the headings, times and speakers of a rendered text this answer
+    does not return: `tokens` of the last two messages' size held one of them."""
+    created = await seed(rest, workspace)
+    counts = [m["token_count"] for m in created]
+    s = f"/workspaces/{workspace}/sessions/s1/context"
+    for last, budget in ((1, counts[2]), (2, counts[1] + counts[2]), (3, sum(counts))):
+        r = await rest.get(s, params={"tokens": budget, "summary": "false"})
+        assert r.status_code == 200
+        assert [m["id"] for m in r.json()["messages"]] == [m["id"] for m in created[-last:]]
+    r = await rest.get(s, params={"tokens": counts[2] - 1, "summary": "false"})
+    assert r.json()["messages"] == []
+
+
 async def test_chat_json_and_stream(rest: httpx.AsyncClient, workspace: str) -> None:
     await seed(rest, workspace)
     c = f"/workspaces/{workspace}/peers/alice/chat"

@@ -70,3 +70,21 @@ def test_the_rendered_context_costs_what_was_counted(
     assert tokens.count(rendered) == packed.tokens_used <= budget
     if budget >= 1000:
         assert packed.messages and packed.representation and packed.matched
+
+
+@pytest.mark.parametrize("budget", [37, 120, 250])
+def test_parts_costed_at_their_content_fill_the_budget_with_content(
+    tokens: MiniLMTokenCounter, budget: int
+) -> None:
+    """For an answer that returns the parts (REST's session context), the budget holds their
+    content: the same budget rendered keeps fewer messages."""
+    rng = random.Random(budget)
+    recent = [message(tokens, i, text(rng, rng.randint(1, 12))) for i in range(60, 0, -1)]
+    parts = (["Lives in Leeds [explicit]"], ["Name: Alice"], None, None, recent, [])
+    plain = pack_parts(tokens, budget, *parts, rendered=False)
+    shown = pack_parts(tokens, budget, *parts)
+    content = [m.token_count for m in recent if m.id in {p.id for p in plain.messages}]
+    lines = sum(tokens.count(p.text) for p in plain.representation)
+    card = tokens.count(plain.peer_card.text) if plain.peer_card else 0
+    assert plain.tokens_used == sum(content) + lines + card <= budget
+    assert len(plain.messages) > len(shown.messages)
