@@ -217,6 +217,8 @@ async def aggregation_set(
     depth ALL): the peers a read of `peer` covers. Just `peer` when it does not exist (the
     read then finds nothing). Raises LimitExceeded when the set would hold more than
     `max_peers` peers."""
+    if depth == 0:
+        return [peer]
     if depth >= ALL:
         row = await db.read_one("list_tree_peers", workspace=workspace, peer=peer, limit=max_peers)
     else:

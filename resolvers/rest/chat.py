@@ -23,6 +23,7 @@ from reasoners.llm.interface import DialecticLevel
 from resolvers.rest import shapes
 from resolvers.rest.filters import session_allowlist
 from resolvers.rest.http import Call, log
+from resolvers.rest.members import parse_depth
 
 MAX_QUERY_CHARS = 10_000
 
@@ -37,6 +38,7 @@ class ChatBody(BaseModel):
     filters: dict[str, Any] | None = None
     scope: str | list[str] | None = None
     include_evidence: bool = False
+    depth: int | str = 1  # sub-peer levels the answer covers (0: the target alone; "all")
 
 
 async def view_of(call: Call, body: ChatBody) -> View:
@@ -59,7 +61,7 @@ async def view_of(call: Call, body: ChatBody) -> View:
         services.db,
         call.workspace,
         observed,
-        depth=1,
+        depth=parse_depth(body.depth),
         max_peers=services.settings.max_aggregation_peers,
     )
     return View(

@@ -27,7 +27,8 @@ class RelatedQuery(PageQuery):
     depth: int | str = 1
 
 
-def _depth(value: int | str) -> int:
+def parse_depth(value: int | str) -> int:
+    """A REST `depth`: a whole number from 0, or "all"."""
     if value == "all":
         return members.ALL
     try:
@@ -80,7 +81,7 @@ async def _listed(call: Call, below: bool) -> Response:
         call.services.db,
         call.workspace,
         peer,
-        depth=_depth(q.depth),
+        depth=parse_depth(q.depth),
         limit=q.size,
         skip=(q.page - 1) * q.size,
         from_end=q.reverse,

@@ -17,6 +17,7 @@ from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call
 from resolvers.rest.implicit import ensure_workspace, get_or_create_peer, meta
+from resolvers.rest.members import parse_depth
 from resolvers.rest.paging import PageQuery, numbered, read_all
 from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
 
@@ -162,17 +163,22 @@ async def set_card(call: Call) -> Response:
     return JSONResponse({"peer_card": card.entries or None})  # as a read of it answers
 
 
+class PeerSearchBody(SearchBody):
+    depth: int | str = 1  # sub-peer levels searched with the peer (0: the peer alone; "all")
+
+
 async def search(call: Call) -> Response:
     name = call.path("peer")
     call.principal.require_peer(call.workspace, name)
-    body = await call.body(SearchBody)
+    body = await call.body(PeerSearchBody)
     services = call.services
     asked = messages_of(body.filters, None)
+    depth = 0 if asked.peer == name else parse_depth(body.depth)
     covered = await members.aggregation_set(
         services.db,
         call.workspace,
         name,
-        depth=1,
+        depth=depth,
         max_peers=services.settings.max_aggregation_peers,
     )
     # The peer and its sub-peers; `peer_id` narrows the search to one of them.
@@ -181,7 +187,9 @@ async def search(call: Call) -> Response:
     elif asked.peer in covered:
         filters = asked
     else:
-        raise InvalidInput("filters.peer_id must be this peer or one of its sub-peers")
+        raise InvalidInput(
+            "filters.peer_id must be this peer or one of its sub-peers within `depth`"
+        )
     return await search_messages_json(call, body.query, filters, body.limit)
 
 

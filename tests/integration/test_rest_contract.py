@@ -897,6 +897,40 @@ async def test_member_pages_cover_the_whole_list(
         assert [x["id"] for x in up.json()["items"]] == ["hub"]
 
 
+async def test_a_peer_past_the_aggregation_limit_is_read_at_a_smaller_depth(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
+    """Chat and search of a peer with more sub-peers than the aggregation limit were 422 with
+    no way to read the peer alone: REST had no `depth`, and even the peer's own `peer_id`
+    filter listed its sub-peers first."""
+    p = f"/workspaces/{workspace}/peers"
+    for name in ("hub", "m0", "m1", "m2"):
+        await rest.post(p, json={"id": name})
+    for name in ("m0", "m1", "m2"):
+        assert (await rest.post(f"{p}/hub/members", json={"peer_id": name})).status_code == 201
+    small = dataclasses.replace(services.settings, max_aggregation_peers=2)
+    app = create_app(small, dataclasses.replace(services, settings=small))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as capped:
+        chat, search = f"{p}/hub/chat", f"{p}/hub/search"
+        r = await capped.post(chat, json={"query": "bees?"})
+        assert r.status_code == 422 and "BELIEFGRAPH_MAX_AGGREGATION_PEERS" in r.text
+        assert (await capped.post(search, json={"query": "bees"})).status_code == 422
+        assert (await capped.post(chat, json={"query": "bees?", "depth": 0})).status_code == 200
+        for body in (
+            {"query": "bees", "depth": 0},
+            {"query": "bees", "filters": {"peer_id": "hub"}},
+        ):
+            assert (await capped.post(search, json=body)).status_code == 200, body
+        r = await capped.post(search, json={"query": "x", "depth": 0, "filters": {"peer_id": "m0"}})
+        assert r.status_code == 422 and "within `depth`" in r.text
+        for bad in ("deep", -1):
+            r = await capped.post(chat, json={"query": "bees?", "depth": bad})
+            assert r.status_code == 422, bad
+    r = await rest.post(f"{p}/hub/search", json={"query": "x", "filters": {"peer_id": "m0"}})
+    assert r.status_code == 200
+
+
 async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:
     await rest.post(f"/workspaces/{workspace}/peers", json={"id": "ann"})
     f = f"/workspaces/{workspace}/peers/ann/files"
