@@ -7,13 +7,13 @@ table is checked against this list by a test, so a new knob cannot go undocument
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graph import settings_checks
 from graph.errors import InvalidInput
 
 
@@ -25,9 +25,7 @@ def _default_home() -> str:
     return str(Path.home() / ".cache" / "beliefgraph")
 
 
-# The sub-peer statements walk MEMBER_OF with this literal bound (Cypher takes no parameter
-# there), so no setting may allow chains longer than it.
-MAX_PEER_DEPTH_CAP = 32
+MAX_PEER_DEPTH_CAP = settings_checks.MAX_PEER_DEPTH_CAP
 
 
 @dataclass(frozen=True)
@@ -361,95 +359,7 @@ class Settings:
         return settings
 
     def validate(self) -> None:
-        if self.auth not in {"auto", "on", "off"}:
-            raise InvalidInput(f"BELIEFGRAPH_AUTH must be auto, on or off, not {self.auth!r}")
-        if self.auth == "off" and not self.loopback:
-            raise InvalidInput(
-                "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"
-            )
-        if self.auth_enabled and len(self.auth_secret) < 32:
-            raise InvalidInput(
-                "auth is on: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
-            )
-        if self.worker not in {"on", "off"}:
-            raise InvalidInput(f"BELIEFGRAPH_WORKER must be on or off, not {self.worker!r}")
-        if self.message_passages not in {"on", "off"}:
-            raise InvalidInput(
-                f"BELIEFGRAPH_MESSAGE_PASSAGES must be on or off, not {self.message_passages!r}"
-            )
-        if self.dream_mode not in {"auto", "rules", "llm", "off"}:
-            raise InvalidInput(
-                f"BELIEFGRAPH_DREAM_MODE must be auto, rules, llm or off, not {self.dream_mode!r}"
-            )
-        if self.dream_threshold < 0 or self.dream_min_interval < 0 or self.dream_idle < 0:
-            raise InvalidInput(
-                "BELIEFGRAPH_DREAM_THRESHOLD, _MIN_INTERVAL and _IDLE must not be negative"
-            )
-        if not 1 <= self.max_peer_depth <= MAX_PEER_DEPTH_CAP:
-            raise InvalidInput(
-                f"BELIEFGRAPH_MAX_PEER_DEPTH must be between 1 and {MAX_PEER_DEPTH_CAP}"
-            )
-        if not 16 <= self.file_chunk_tokens <= 256:
-            raise InvalidInput("BELIEFGRAPH_FILE_CHUNK_TOKENS must be between 16 and 256")
-        if not 0.0 <= self.warmup_seconds <= 3600.0:
-            raise InvalidInput("BELIEFGRAPH_WARMUP_SECONDS must be between 0 and 3600")
-        if not 0.0 < self.dream_similarity <= 1.0:
-            raise InvalidInput("BELIEFGRAPH_DREAM_SIMILARITY must be in (0, 1]")
-        self._check_numbers()
-        for name in (
-            "neo4j_timeout",
-            "neo4j_start_timeout",
-            "embedding_batch_size",
-            "max_query_depth",
-            "max_query_tokens",
-            "max_request_bytes",
-            "max_metadata_bytes",
-            "summary_short_words",
-            "summary_long_words",
-            "job_lease",
-            "max_page_size",
-            "max_batch",
-            "max_aggregation_peers",
-            "max_message_chars",
-            "max_file_chars",
-            "max_files_per_peer",
-            "embedding_dim",
-            "deriver_token_target",
-            "deriver_batch_tokens",
-            "summary_short_every",
-            "summary_long_every",
-            "worker_concurrency",
-            "job_max_attempts",
-            "restructure_batch",
-            "purge_batch",
-            "dream_batch",
-            "dream_iterations",
-        ):
-            if getattr(self, name) <= 0:
-                raise InvalidInput(f"{_env(name)} must be positive, not {getattr(self, name)}")
-
-    def _check_numbers(self) -> None:
-        """Every number finite and not negative (no setting means anything below 0; NaN and
-        infinity parse as floats and failed later, with a traceback), ports in range, the
-        dedup threshold a similarity."""
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                continue
-            if not math.isfinite(value) or value < 0:
-                raise InvalidInput(
-                    f"{f.metadata['env']} must be a finite number from 0, not {value}"
-                )
-        for name in ("neo4j_bolt_port", "neo4j_http_port", "port"):
-            if not 1 <= getattr(self, name) <= 65535:
-                raise InvalidInput(f"{_env(name)} must be a port, 1 to 65535")
-        if not self.dedup_threshold <= 1.0:
-            raise InvalidInput("BELIEFGRAPH_DEDUP_THRESHOLD must be between 0 and 1")
-
-
-def _env(name: str) -> str:
-    """A setting's environment variable."""
-    return str(next(f for f in dataclasses.fields(Settings) if f.name == name).metadata["env"])
+        settings_checks.check(self)
 
 
 def documented_settings() -> list[tuple[str, str, str]]:

@@ -32,6 +32,15 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "positive"),
         ("BELIEFGRAPH_SUMMARY_SHORT_WORDS", "0", "positive"),
         ("BELIEFGRAPH_MAX_BATCH", "0", "positive"),
+        ("BELIEFGRAPH_AUTH", "maybe", "auto, on or off, not 'maybe'"),
+        ("BELIEFGRAPH_DREAM_MODE", "dreamy", "auto, rules, llm or off"),
+        ("BELIEFGRAPH_MESSAGE_PASSAGES", "yes", "on or off"),
+        ("BELIEFGRAPH_MAX_PEER_DEPTH", "40", "between 1 and 32"),
+        ("BELIEFGRAPH_MAX_PEER_DEPTH", "0", "between 1 and 32"),
+        ("BELIEFGRAPH_FILE_CHUNK_TOKENS", "8", "between 16 and 256"),
+        ("BELIEFGRAPH_WARMUP_SECONDS", "4000", "between 0 and 3600"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "1.5", "between 0 and 1"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "0", "positive"),
     ],
 )
 def test_a_bad_number_is_refused_naming_its_variable(env: str, value: str, says: str) -> None:

@@ -1,0 +1,112 @@
+"""What makes a setting's value acceptable, checked once when settings are read: the words a
+switch takes, the range a number must lie in, and the numbers that must be above 0. Every
+refusal names the environment variable, so a bad deployment fails at start, not later with a
+traceback."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+from graph.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from graph.settings import Settings
+
+# The sub-peer statements walk MEMBER_OF with this literal bound (Cypher takes no parameter
+# there), so no setting may allow chains longer than it.
+MAX_PEER_DEPTH_CAP = 32
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "auth": ("auto", "on", "off"),
+    "worker": ("on", "off"),
+    "message_passages": ("on", "off"),
+    "dream_mode": ("auto", "rules", "llm", "off"),
+}
+PORT = (1, 65535)
+# Inclusive bounds; every number is also finite and not negative.
+RANGES: dict[str, tuple[float, float]] = {
+    "port": PORT,
+    "neo4j_bolt_port": PORT,
+    "neo4j_http_port": PORT,
+    "max_peer_depth": (1, MAX_PEER_DEPTH_CAP),
+    "file_chunk_tokens": (16, 256),  # the embedding model reads at most 256 tokens
+    "warmup_seconds": (0, 3600),
+    "dedup_threshold": (0, 1),  # similarities
+    "dream_similarity": (0, 1),
+}
+# Numbers where 0 would mean nothing works (0 may mean "at once" or "never" elsewhere).
+POSITIVE = (
+    "neo4j_timeout",
+    "neo4j_start_timeout",
+    "embedding_batch_size",
+    "max_query_depth",
+    "max_query_tokens",
+    "max_request_bytes",
+    "max_metadata_bytes",
+    "summary_short_words",
+    "summary_long_words",
+    "job_lease",
+    "max_page_size",
+    "max_batch",
+    "max_aggregation_peers",
+    "max_message_chars",
+    "max_file_chars",
+    "max_files_per_peer",
+    "embedding_dim",
+    "deriver_token_target",
+    "deriver_batch_tokens",
+    "summary_short_every",
+    "summary_long_every",
+    "worker_concurrency",
+    "job_max_attempts",
+    "restructure_batch",
+    "purge_batch",
+    "dream_batch",
+    "dream_iterations",
+    "dream_similarity",
+)
+
+
+def env_name(name: str) -> str:
+    """A setting's environment variable."""
+    from graph.settings import Settings
+
+    return str(next(f for f in dataclasses.fields(Settings) if f.name == name).metadata["env"])
+
+
+def _fmt(bound: float) -> str:
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
+
+
+def check(settings: Settings) -> None:
+    """Raise InvalidInput for the first unacceptable value, naming its variable."""
+    for name, allowed in CHOICES.items():
+        value = getattr(settings, name)
+        if value not in allowed:
+            words = ", ".join(allowed[:-1]) + f" or {allowed[-1]}"
+            raise InvalidInput(f"{env_name(name)} must be {words}, not {value!r}")
+    for f in dataclasses.fields(settings):
+        number: Any = getattr(settings, f.name)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            continue
+        # NaN and infinity parse as floats and failed later, with a traceback.
+        if not math.isfinite(number) or number < 0:
+            raise InvalidInput(f"{f.metadata['env']} must be a finite number from 0, not {number}")
+    for name, (low, high) in RANGES.items():
+        if not low <= getattr(settings, name) <= high:
+            what = "a port, " if (low, high) == PORT else "between "
+            joiner = " to " if (low, high) == PORT else " and "
+            raise InvalidInput(f"{env_name(name)} must be {what}{_fmt(low)}{joiner}{_fmt(high)}")
+    for name in POSITIVE:
+        if getattr(settings, name) <= 0:
+            raise InvalidInput(f"{env_name(name)} must be positive, not {getattr(settings, name)}")
+    if settings.auth == "off" and not settings.loopback:
+        raise InvalidInput(
+            "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"
+        )
+    if settings.auth_enabled and len(settings.auth_secret) < 32:
+        raise InvalidInput(
+            "auth is on: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
+        )
