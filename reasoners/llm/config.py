@@ -44,6 +44,13 @@ class LLMConfig:
     def model_for(self, role: str) -> str:
         return self.models.get(role, self.model)
 
+    @property
+    def deadline_s(self) -> float:
+        """How long one call may take in all, its retries and re-asks included. The timeout
+        alone bounds each wait for the next bytes, so an endpoint that trickles an answer
+        a byte at a time would otherwise hold the call forever."""
+        return self.timeout_s * (self.max_retries + 1)
+
 
 # --- settings from the environment ------------------------------------------------------------
 
@@ -70,7 +77,12 @@ LLM_SETTINGS: list[tuple[str, str, str]] = [
         (role_env(role), "", f"Model for the {role} role (empty: BELIEFGRAPH_LLM_MODEL)")
         for role in ROLES
     ),
-    ("BELIEFGRAPH_LLM_TIMEOUT", "60", "Seconds before one LLM request times out"),
+    (
+        "BELIEFGRAPH_LLM_TIMEOUT",
+        "60",
+        "Seconds one LLM request may wait for the next bytes; a call with its retries is cut "
+        "off after this times (BELIEFGRAPH_LLM_MAX_RETRIES + 1)",
+    ),
     (
         "BELIEFGRAPH_LLM_MAX_RETRIES",
         "2",

@@ -66,9 +66,10 @@ class LLMUnavailable(LLMError, Unavailable):
 
 
 class LLMOutputInvalid(LLMError):
-    """The model kept answering with output that does not fit the schema, after all re-asks."""
+    """The model kept answering with output that does not fit the schema, after all re-asks.
+    The service is fine and the request was too: what failed is upstream (UNAVAILABLE)."""
 
-    code = ErrorCode.INTERNAL
+    code = ErrorCode.UNAVAILABLE
 
     def __init__(
         self, message: str, *, last_error: str, attempts: int, usage: Usage | None = None

@@ -11,11 +11,15 @@ timeouts, with backoff) and instructor re-asks after invalid output.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, cast
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar, cast
 
 import instructor
 import openai
+from httpx2 import HTTPError as TransportFailure  # openai >= 3 sends through httpx2
 from instructor.core import Hooks, IncompleteOutputException, InstructorRetryException
 from openai.types.chat import (
     ChatCompletion,
@@ -48,6 +52,11 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Local servers accept any key, but the openai client refuses to start without one.
 _KEYLESS = "not-needed"
 _MAX_ERROR_CHARS = 300
+log = logging.getLogger(__name__)
+# A lone surrogate cannot be encoded as UTF-8: an answer carrying one failed every response
+# and every write that held it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+T = TypeVar("T")
 
 
 # --- the provider -----------------------------------------------------------------------------
@@ -107,13 +116,16 @@ class OpenAICompatibleLLM:
         # Only the configured limit field is sent: instructor passes kwargs through as given.
         limit: dict[str, Any] = {self.config.max_tokens_param: max_tokens or self.config.max_tokens}
         try:
-            value, completion = await self._instructor.create_with_completion(
-                messages=[_wire(message) for message in messages],
-                response_model=schema,
-                max_retries=self.config.max_retries,
-                hooks=hooks,
-                model=model,
-                **limit,
+            value, completion = await self._within_deadline(
+                self._instructor.create_with_completion(
+                    messages=[_wire(message) for message in messages],
+                    response_model=schema,
+                    max_retries=self.config.max_retries,
+                    hooks=hooks,
+                    model=model,
+                    **limit,
+                ),
+                model,
             )
         except InstructorRetryException as exc:
             raise self._failure(exc, model, attempts) from exc
@@ -130,6 +142,19 @@ class OpenAICompatibleLLM:
         served_by = getattr(completion, "model", None) or model
         return Structured(
             value=_plain(schema, value), usage=sum(attempts, Usage()), model=served_by
+        )
+
+    async def _within_deadline(self, call: Awaitable[T], model: str) -> T:
+        try:
+            async with asyncio.timeout(self.config.deadline_s):
+                return await call
+        except TimeoutError as exc:
+            raise self._too_slow(model) from exc
+
+    def _too_slow(self, model: str) -> LLMUnavailable:
+        return LLMUnavailable(
+            f"{model} took longer than {self.config.deadline_s:g} s in all "
+            "(BELIEFGRAPH_LLM_TIMEOUT x (BELIEFGRAPH_LLM_MAX_RETRIES + 1))"
         )
 
     def _failure(
@@ -175,15 +200,20 @@ class OpenAICompatibleLLM:
         ]
         limit, completion_limit = self._limit(max_tokens)
         try:
-            completion = await self._client.chat.completions.create(
-                model=model,
-                messages=[_wire(message) for message in messages],
-                tools=tool_params or openai.omit,
-                max_tokens=limit,
-                max_completion_tokens=completion_limit,
+            completion = await self._within_deadline(
+                self._client.chat.completions.create(
+                    model=model,
+                    messages=[_wire(message) for message in messages],
+                    tools=tool_params or openai.omit,
+                    max_tokens=limit,
+                    max_completion_tokens=completion_limit,
+                ),
+                model,
             )
         except openai.APIError as exc:
             raise _unavailable(exc, self._base_url, model) from exc
+        if not isinstance(completion, ChatCompletion):  # a 200 whose body is not JSON
+            raise LLMUnavailable(f"{model} answered with something other than a chat completion")
         return _turn(completion, model)
 
     async def stream(
@@ -191,21 +221,44 @@ class OpenAICompatibleLLM:
     ) -> AsyncIterator[str]:
         model = self.config.model_for(role)
         limit, completion_limit = self._limit(max_tokens)
+        # The deadline bounds the waits for the endpoint, not the consumer's time between
+        # deltas: a timeout around the whole generator would cancel the consumer instead.
+        deadline = asyncio.get_running_loop().time() + self.config.deadline_s
+
+        def left() -> float:
+            return max(0.0, deadline - asyncio.get_running_loop().time())
+
+        finished = False
         try:
-            chunks = await self._client.chat.completions.create(
-                model=model,
-                messages=[_wire(message) for message in messages],
-                stream=True,
-                max_tokens=limit,
-                max_completion_tokens=completion_limit,
+            chunks = await asyncio.wait_for(
+                self._client.chat.completions.create(
+                    model=model,
+                    messages=[_wire(message) for message in messages],
+                    stream=True,
+                    max_tokens=limit,
+                    max_completion_tokens=completion_limit,
+                ),
+                left(),
             )
             async with chunks:  # closes the connection when the consumer stops early
-                async for chunk in chunks:
+                pending = aiter(chunks)
+                while True:
+                    try:
+                        chunk = await asyncio.wait_for(anext(pending), left())
+                    except StopAsyncIteration:
+                        break
                     for choice in chunk.choices:
+                        finished = finished or choice.finish_reason is not None
                         if choice.delta.content:
-                            yield choice.delta.content
+                            yield _SURROGATE.sub("\ufffd", choice.delta.content)
+        except TimeoutError as exc:
+            raise self._too_slow(model) from exc
         except openai.APIError as exc:
             raise _unavailable(exc, self._base_url, model) from exc
+        except TransportFailure as exc:
+            raise LLMUnavailable(f"{model}'s answer was cut short: the connection failed") from exc
+        if not finished:  # the stream ended without saying why: the connection was cut
+            raise LLMUnavailable(f"{model}'s answer was cut short: it never said it was done")
 
 
 # --- translation ------------------------------------------------------------------------------
@@ -275,9 +328,8 @@ def _turn(completion: ChatCompletion, model: str) -> ChatTurn:
             continue  # custom (free-text) tools are never offered, so never expected
         arguments, error = parse_tool_arguments(call.function.arguments)
         calls.append(ToolCall(call.id, call.function.name, arguments, error))
-    return ChatTurn(
-        content=message.content, tool_calls=calls, usage=_usage(completion), model=served_by
-    )
+    content = _SURROGATE.sub("\ufffd", message.content) if message.content else message.content
+    return ChatTurn(content=content, tool_calls=calls, usage=_usage(completion), model=served_by)
 
 
 def _shorten(text: str) -> str:
@@ -295,28 +347,30 @@ def _server_message(exc: openai.APIStatusError) -> str:
 
 
 def _unavailable(exc: openai.APIError, base_url: str, model: str) -> LLMUnavailable:
+    """The failure as callers see it: what went wrong and which setting to check. The endpoint's
+    address and whatever its error body said go to the log only: an answer or a job's error
+    reaches every client of the workspace, and a provider's error text can carry anything."""
+    detail = _server_message(exc) if isinstance(exc, openai.APIStatusError) else str(exc)
+    log.warning("LLM call to %s for %s failed: %s: %s", base_url, model, type(exc).__name__, detail)
     if isinstance(exc, openai.APITimeoutError):
-        return LLMUnavailable(
-            f"the LLM endpoint {base_url} timed out; raise BELIEFGRAPH_LLM_TIMEOUT"
-        )
+        return LLMUnavailable("the LLM endpoint timed out; raise BELIEFGRAPH_LLM_TIMEOUT")
     if isinstance(exc, openai.APIConnectionError):
-        return LLMUnavailable(
-            f"cannot reach the LLM endpoint {base_url}; check BELIEFGRAPH_LLM_BASE_URL"
-        )
+        return LLMUnavailable("cannot reach the LLM endpoint; check BELIEFGRAPH_LLM_BASE_URL")
     if not isinstance(exc, openai.APIStatusError):
-        return LLMUnavailable(f"the LLM endpoint {base_url} sent an unusable response: {exc}")
+        return LLMUnavailable(
+            "the LLM endpoint sent an unusable response (the server log says more)"
+        )
     status = exc.status_code
-    detail = _server_message(exc)
     if status in (401, 403):
         return LLMUnavailable(
-            f"the LLM endpoint {base_url} rejected the API key ({status}): {detail}; "
-            "check BELIEFGRAPH_LLM_API_KEY",
+            f"the LLM endpoint rejected the API key ({status}); check BELIEFGRAPH_LLM_API_KEY",
             retryable=False,
             status=status,
         )
     if status == 404:
         return LLMUnavailable(
-            f"model {model!r} or the chat-completions route was not found at {base_url}: {detail}",
+            f"model {model!r} or the chat-completions route was not found at the LLM endpoint "
+            "(404); check BELIEFGRAPH_LLM_MODEL and BELIEFGRAPH_LLM_BASE_URL",
             retryable=False,
             status=status,
         )
@@ -324,7 +378,7 @@ def _unavailable(exc: openai.APIError, base_url: str, model: str) -> LLMUnavaila
     # A 400 on a structured call is most often a server without JSON-schema support.
     hint = "" if retryable else "; without JSON-schema support, set BELIEFGRAPH_LLM_MODE=tools"
     return LLMUnavailable(
-        f"the LLM endpoint {base_url} answered {status}: {detail}{hint}",
+        f"the LLM endpoint answered {status} (the server log has its message){hint}",
         retryable=retryable,
         status=status,
     )

@@ -76,7 +76,7 @@ def test_errors_carry_the_codes_the_api_maps() -> None:
     assert isinstance(down, Unavailable) and down.code is ErrorCode.UNAVAILABLE
     assert down.retryable is False and down.details["retryable"] is False
     invalid = LLMOutputInvalid("bad", last_error="legs missing", attempts=3)
-    assert invalid.code is ErrorCode.INTERNAL and invalid.usage == Usage()
+    assert invalid.code is ErrorCode.UNAVAILABLE and invalid.usage == Usage()
 
 
 def test_roles_cover_the_pipeline_and_every_dialectic_level() -> None:

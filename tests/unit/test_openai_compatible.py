@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -47,10 +48,21 @@ def completion(
     usage: tuple[int, int] = (10, 5),
     finish: str = "stop",
 ) -> Answer:
+    body = completion_body(content, tool_calls=tool_calls, usage=usage, finish=finish)
+    return lambda request: http.Response(200, json=body)
+
+
+def completion_body(
+    content: str | None,
+    *,
+    tool_calls: list[dict[str, Any]] | None = None,
+    usage: tuple[int, int] = (10, 5),
+    finish: str = "stop",
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
-    body = {
+    return {
         "id": "cmpl-1",
         "object": "chat.completion",
         "created": 0,
@@ -62,7 +74,6 @@ def completion(
             "total_tokens": sum(usage),
         },
     }
-    return lambda request: http.Response(200, json=body)
 
 
 def status(code: int, message: str = "boom", **headers: str) -> Answer:
@@ -75,18 +86,23 @@ def refuse_connection(request: dict[str, Any]) -> http.Response:
     raise http.ConnectError("connection refused")
 
 
-def sse(*deltas: str) -> Answer:
-    events = [
-        {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": "served-model",
-            "choices": [{"index": 0, "delta": {"content": delta}, "finish_reason": None}],
-        }
-        for delta in deltas
-    ]
-    payload = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+def chunk(delta: str, finish: str | None = None) -> str:
+    event = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "served-model",
+        "choices": [{"index": 0, "delta": {"content": delta}, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(event)}\n\n"
+
+
+def sse(*deltas: str, finish: str | None = "stop", done: bool = True) -> Answer:
+    """An answer streamed as OpenAI streams it: a delta per event, then an empty delta with the
+    finish reason, then [DONE]."""
+    events = [chunk(delta) for delta in deltas]
+    events += [chunk("", finish)] if finish else []
+    payload = "".join(events) + ("data: [DONE]\n\n" if done else "")
     return lambda request: http.Response(
         200, content=payload.encode(), headers={"content-type": "text/event-stream"}
     )
@@ -187,7 +203,7 @@ async def test_invalid_after_all_retries_raises_output_invalid_with_the_last_err
         await llm.structured("deriver", MESSAGES, Pet)
 
     error = caught.value
-    assert error.code is ErrorCode.INTERNAL
+    assert error.code is ErrorCode.UNAVAILABLE
     assert error.attempts == 2
     assert "legs" in error.last_error and "greater than or equal to 0" in error.last_error
     assert error.usage.input_tokens == 20
@@ -206,7 +222,7 @@ async def test_truncated_answer_says_to_raise_max_tokens(
     ("answer", "retryable", "hint"),
     [
         (status(500), True, "answered 500"),
-        (status(429, "slow down"), True, "slow down"),
+        (status(429, "slow down"), True, "answered 429"),
         (refuse_connection, True, "cannot reach"),
         (status(401, "bad key"), False, "BELIEFGRAPH_LLM_API_KEY"),
         (status(404, "no such model"), False, "not found"),
@@ -223,6 +239,18 @@ async def test_transport_failures_raise_unavailable(
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert caught.value.retryable is retryable
     assert hint in caught.value.message
+
+
+async def test_the_endpoint_and_its_error_text_reach_the_log_not_the_caller(
+    make: Callable[..., OpenAICompatibleLLM], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Answers and job errors, which every client of a workspace reads, carried the endpoint's
+    address and the provider's error body (a traceback, a key)."""
+    llm = make(Endpoint(status(500, "Traceback ... secret=sk-LEAK")), max_retries=0)
+    with pytest.raises(LLMUnavailable) as caught:
+        await llm.chat("dialectic-low", [user("Hi")])
+    assert "sk-LEAK" not in caught.value.message and "llm.test" not in caught.value.message
+    assert "sk-LEAK" in caplog.text and "llm.test" in caplog.text
 
 
 async def test_a_server_error_is_retried_by_the_client(
@@ -362,6 +390,93 @@ async def test_stream_failure_raises_unavailable(make: Callable[..., OpenAICompa
     with pytest.raises(LLMUnavailable, match="502"):
         async for _ in llm.stream("dialectic-low", [user("Pets?")]):
             pass
+
+
+class CutStream(http.AsyncByteStream):
+    """An event stream whose connection fails after its first delta."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield chunk("partial ").encode()
+        raise http.RemoteProtocolError("peer closed connection without sending complete message")
+
+
+class Trickle(http.AsyncByteStream):
+    """A body sent a byte at a time, each well within the timeout, never finishing."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            await asyncio.sleep(0.05)
+            yield b" "
+
+
+async def test_a_stream_cut_short_is_unavailable_not_a_complete_answer(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    """A stream whose connection failed mid-answer raised a transport error the callers did not
+    know (INTERNAL); one that just ended, with no finish reason, read as a complete answer."""
+    cut = Endpoint(
+        lambda request: http.Response(
+            200, stream=CutStream(), headers={"content-type": "text/event-stream"}
+        )
+    )
+    for endpoint in (cut, Endpoint(sse("partial ", finish=None, done=False))):
+        seen: list[str] = []
+        with pytest.raises(LLMUnavailable, match="cut short"):
+            async for delta in make(endpoint, max_retries=0).stream("dialectic-low", [user("?")]):
+                seen.append(delta)
+        assert seen == ["partial "]
+
+
+async def test_an_endpoint_that_trickles_is_cut_off_at_the_deadline(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    """The timeout bounds each wait for bytes, so a byte every 50 ms held a call for ever (a
+    worker slot, a chat request); the deadline is the timeout x (retries + 1)."""
+
+    def trickle(request: http.Request) -> http.Response:
+        return http.Response(200, stream=Trickle(), headers={"content-type": "application/json"})
+
+    llm = make(Endpoint(trickle), timeout_s=0.3, max_retries=0)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(LLMUnavailable, match=r"took longer than 0\.3 s"):
+        await llm.chat("dialectic-low", [user("Hi")])
+    with pytest.raises(LLMUnavailable, match="took longer"):
+        await make(Endpoint(trickle), timeout_s=0.3, max_retries=0).structured(
+            "deriver", MESSAGES, Pet
+        )
+    streamed = make(Endpoint(trickle), timeout_s=0.3, max_retries=0)
+    with pytest.raises(LLMUnavailable, match="took longer"):
+        async for _ in streamed.stream("dialectic-low", [user("Hi")]):
+            pass
+    assert asyncio.get_running_loop().time() - started < 3
+
+
+async def test_answers_that_are_not_completions_or_not_text_are_handled(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    """A 200 whose body was HTML failed with AttributeError (INTERNAL); a lone surrogate in an
+    answer failed every response that held it. (Structured answers cannot carry one: their JSON
+    is parsed strictly, and such an answer is re-asked.)"""
+    html = Endpoint(
+        lambda request: http.Response(
+            200, content=b"<html>gateway</html>", headers={"content-type": "text/html"}
+        )
+    )
+    with pytest.raises(LLMUnavailable, match="other than a chat completion"):
+        await make(html, max_retries=0).chat("dialectic-low", [user("Hi")])
+    escaped = Endpoint(
+        lambda request: http.Response(
+            200,
+            # json.dumps writes the lone surrogate as the \ud800 escape an endpoint would send
+            content=json.dumps(completion_body("bad \ud800 text")).encode(),
+            headers={"content-type": "application/json"},
+        )
+    )
+    turn = await make(escaped).chat("dialectic-low", [user("Hi")])
+    assert turn.content == "bad \ufffd text"
+    turn.content.encode("utf-8")
+    deltas = [d async for d in make(Endpoint(sse("a\ud800"))).stream("dialectic-low", MESSAGES)]
+    assert deltas == ["a\ufffd"]
 
 
 # --- configuration ----------------------------------------------------------------------------
