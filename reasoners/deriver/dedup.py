@@ -38,7 +38,8 @@ def check_belief(content: str, what: str) -> None:
     if not belief_fits(content):
         raise LimitExceeded(
             f"{what}: a belief may hold {MAX_BELIEF_CHARS} characters "
-            f"({MAX_KEY_BYTES} bytes once normalized); this one has {len(content)}"
+            f"({MAX_KEY_BYTES} bytes once normalized); this one has {len(content)}",
+            limit="belief",
         )
 
 

@@ -29,7 +29,8 @@ def validate_beliefs(items: Sequence[BeliefInput], settings: Settings) -> None:
         raise InvalidInput("conclusions: send at least one")
     if len(items) > settings.max_batch:
         raise LimitExceeded(
-            f"conclusions: {len(items)} in one batch; the limit is {settings.max_batch}"
+            f"conclusions: {len(items)} in one batch; the limit is {settings.max_batch}",
+            limit="batch",
         )
     for index, item in enumerate(items):
         for field, value in (("observer_id", item.observer), ("observed_id", item.observed)):

@@ -52,7 +52,8 @@ def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[st
         raise InvalidInput("messages: send at least one message")
     if len(items) > settings.max_batch:
         raise LimitExceeded(
-            f"messages: {len(items)} messages in one batch; the limit is {settings.max_batch}"
+            f"messages: {len(items)} messages in one batch; the limit is {settings.max_batch}",
+            limit="batch",
         )
     seen_client_ids: dict[str, int] = {}
     metadata_json: list[str] = []

@@ -146,11 +146,15 @@ async def queue_status(call: Call) -> Response:
     status = await queues.status(
         call.services.db, call.workspace, q.session_id, peer, principal.names_it_may_check()
     )
+    # A dead-lettered job is finished (nothing more runs unless it is retried), so a client
+    # polling until nothing is pending stops; `failed_work_units` says how many of the
+    # completed ones failed, which the Honcho shape has no place for.
     done = status.done + status.dead
     return JSONResponse(
         {
             "total_work_units": status.pending + status.running + done,
             "completed_work_units": done,
+            "failed_work_units": status.dead,
             "in_progress_work_units": status.running,
             "pending_work_units": status.pending,
             "sessions": None,

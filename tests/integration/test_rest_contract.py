@@ -491,7 +491,9 @@ async def test_summaries_shape(rest: httpx.AsyncClient, services: Services, work
 # --- queue, dreams and conclusions -------------------------------------------------------------
 
 
-async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspace: str) -> None:
+async def test_queue_status_and_schedule_dream(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
     await seed(rest, workspace)
     r = await rest.get(f"/workspaces/{workspace}/queue/status")
     body = r.json()
@@ -521,6 +523,15 @@ async def test_queue_status_and_schedule_dream(rest: httpx.AsyncClient, workspac
     for params in ({"session_id": "nosuch"}, {"sender_id": "nobody"}):
         assert (await rest.get(status, params=params)).status_code == 404, params
     assert (await rest.get(f"/workspaces/{workspace}-nosuch/queue/status")).status_code == 404
+    # A dead job is finished for a client polling until nothing is pending; it was counted
+    # as completed with nothing to tell it from a success.
+    [row] = await statements.write(
+        services.db, "dead_letter_jobs", workspace=workspace, error="ValueError: scripted"
+    )
+    r = await rest.get(status)
+    body = r.json()
+    assert body["failed_work_units"] == row["dead"] >= 1 and body["pending_work_units"] == 0
+    assert body["completed_work_units"] >= body["failed_work_units"]
     r = await rest.post(
         f"/workspaces/{workspace}/schedule_dream",
         json={"observer": "alice", "dream_type": "omni", "session_id": None},
