@@ -10,7 +10,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-MAX_OBSERVATIONS = 50
+# One call covers a batch of the target's messages, up to 20 facts each (the handler keeps a
+# message's first 20 and counts the rest): 50 a call refused a whole batch of three messages of
+# 20 facts, where the handler would have kept all 60. 1,000 is 20 facts for each of a run's
+# 50 messages.
+MAX_OBSERVATIONS = 1000
 MAX_OBSERVATION_CHARS = 500
 MAX_SPAN_CHARS = 1000
 

@@ -6,7 +6,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from tokenizers import Tokenizer
+from tokenizers import Encoding, Tokenizer
+
+# WordPiece's longest word; a longer one is a single [UNK].
+MAX_WORD_CHARS = 100
+
+
+def long_word_cost(chars: int) -> int:
+    """What a word too long for WordPiece costs: about what its pieces would (a random string
+    of letters and digits takes about one token per 1.5 characters)."""
+    return -(-2 * chars // 3)
 
 
 class TokenCounter(Protocol):
@@ -40,15 +49,28 @@ class MiniLMTokenCounter:
         self._tokenizer = Tokenizer.from_file(str(path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self._unknown = self._tokenizer.token_to_id("[UNK]")
 
     def count(self, text: str) -> int:
         if not text:
             return 0
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return self._cost(self._tokenizer.encode(text, add_special_tokens=False))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Counts for many texts in one call (the tokenizer batches them natively)."""
         if not texts:
             return []
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [len(encoding.ids) for encoding in encodings]
+        return [self._cost(encoding) for encoding in encodings]
+
+    def _cost(self, encoding: Encoding) -> int:
+        """Tokens, a word WordPiece gives up on costed by its length: the tokenizer maps any word
+        over 100 characters to one [UNK], so eight megabytes of one word counted as 1 token and
+        passed every budget."""
+        total = len(encoding.ids)
+        if self._unknown not in encoding.ids:
+            return total
+        for token, (start, end) in zip(encoding.ids, encoding.offsets, strict=True):
+            if token == self._unknown and end - start > MAX_WORD_CHARS:
+                total += long_word_cost(end - start) - 1
+        return total

@@ -21,7 +21,7 @@ from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
 from reasoners.summarizer.extractive import extractive_summary
 from reasoners.summarizer.prompt import summary_messages
-from reasoners.summarizer.schema import SummaryOutput
+from reasoners.summarizer.schema import bounded_summary
 
 
 @dataclass
@@ -98,6 +98,6 @@ class SummarizerHandler:
         result = await self.llm.structured(
             "summarizer",
             summary_messages("long" if kind == "long" else "short", previous, new, limit),
-            SummaryOutput,
+            bounded_summary(limit),
         )
         return result.value.summary, result.usage

@@ -170,6 +170,36 @@ async def test_repeated_facts_are_counted_not_duplicated(
     assert len(detail.sources) == 3, "each repeat keeps its evidence"
 
 
+async def test_a_batch_with_many_facts_per_message_is_kept_not_refused(
+    services: Services, workspace: str
+) -> None:
+    """Twenty facts from each of three messages (the per-message cap) failed the whole call:
+    the answer's list was capped at 50, so every re-ask failed and nothing was derived."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+
+    def many(messages: list[ChatMessage], schema: Any) -> dict[str, Any]:
+        return {
+            "observations": [
+                {"content": f"Alice owns item {i}-{k}.", "source_message_index": i,
+                 "source_span": text}
+                for i, _, text in target_messages(messages)
+                for k in range(20)
+            ]
+        }  # fmt: skip
+
+    texts = ["I own a lot of things.", "I collect stamps and coins.", "I keep twenty cats."]
+    await post(services, workspace, "s1", *[("alice", text) for text in texts])
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": many}))
+    await flush_and_drain(services, workspace, worker)
+    deriver = worker.handlers["derive"]
+    assert isinstance(deriver, DeriverHandler)
+    # All 60 grounded and kept (near-identical ones then merge by cosine, as any would).
+    assert (deriver.stats.facts_proposed, deriver.stats.over_cap) == (60, 0)
+    status = await queue_status.status(services.db, workspace, None, None)
+    assert status.dead == 0 and await beliefs(services, workspace, "alice", "alice")
+
+
 async def test_near_duplicates_by_cosine_are_merged(services: Services, workspace: str) -> None:
     first, second = (
         "Alice's favourite colour is dark green.",

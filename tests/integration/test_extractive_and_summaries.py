@@ -129,7 +129,7 @@ async def test_llm_summaries_fold_the_previous_one(services: Services, workspace
     def summarize(messages: list[ChatMessage], schema: Any) -> SummaryOutput:
         prompt = str(messages[-1]["content"])
         seen.append(prompt)
-        return SummaryOutput(summary=f"summary number {len(seen)}")
+        return schema(summary=f"summary number {len(seen)}")  # type: ignore[no-any-return]
 
     settings = dataclasses.replace(services.settings, summary_long_every=1000)
     services = dataclasses.replace(services, settings=settings)
@@ -140,6 +140,30 @@ async def test_llm_summaries_fold_the_previous_one(services: Services, workspace
     assert "summary number 1" in seen[1], "the second run folds in the first summary"
     short = await summaries.latest(services.db, workspace, "chat", "short")
     assert short is not None and short.content == "summary number 2"
+
+
+async def test_a_summary_far_over_its_word_limit_is_re_asked_never_stored(
+    services: Services, workspace: str
+) -> None:
+    """An 8 MB summary was stored as it came, and filled a 500-token context on its own."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    limit = services.settings.summary_short_words
+    answers = iter(["word " * (3 * limit), "A" * 100_000, "a fitting summary"])
+    asked: list[str] = []
+
+    def summarize(messages: list[ChatMessage], schema: Any) -> dict[str, str]:
+        asked.append(str(messages[-1]["content"]))
+        return {"summary": next(answers, "a fitting summary")}
+
+    settings = dataclasses.replace(services.settings, summary_long_every=1000)
+    services = dataclasses.replace(services, settings=settings)
+    llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
+    await post(services, workspace, "chat", *CONVERSATION)
+    await flush_and_drain(services, workspace, worker_for(services, workspace, llm))
+    assert f"write at most about {limit} words" in asked[1] and "100000 characters" in asked[2]
+    short = await summaries.latest(services.db, workspace, "chat", "short")
+    assert short is not None and short.content == "a fitting summary"
 
 
 async def test_graphql_exposes_summaries_queue_and_sources(

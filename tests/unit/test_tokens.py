@@ -47,3 +47,13 @@ def test_is_a_token_counter(counter: MiniLMTokenCounter) -> None:
 def test_missing_tokenizer_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="tokenizer file not found"):
         MiniLMTokenCounter(tmp_path / "nope.json")
+
+
+def test_a_word_too_long_for_wordpiece_costs_its_length(counter: MiniLMTokenCounter) -> None:
+    """WordPiece maps a word over 100 characters to one [UNK]: an 8 MB summary of one word
+    counted 1 token and filled a 500-token context on its own."""
+    assert counter.count("A" * 99) == 49  # still split into pieces
+    assert counter.count("A" * 3000) == 2000
+    around = counter.count("hello " + "x" * 300 + " world")
+    assert around == counter.count("hello world") + 200
+    assert counter.count_many(["b" * 150, "b"]) == [100, 1]
