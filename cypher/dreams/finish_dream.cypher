@@ -17,8 +17,16 @@ SET r.dream_lock = true
 WITH r, randomUUID() AS fresh, coalesce(r.since_dream, 0) AS undreamed, r.dream_job AS held,
      r.idle_dream_at AS idle, coalesce(r.observations, 0) AS beliefs,
      coalesce(r.dream_runs, 0) + 1 AS seq
+// Beliefs the counter counted may have left the view since (moved by a merge, split or
+// rename, erased by a purge): what still waits is at most the unread pending beliefs there are,
+// or a threshold dream would read nothing and schedule the next, for ever.
 WITH r, fresh, held, idle, beliefs, seq,
-     CASE WHEN undreamed > $consumed THEN undreamed - $consumed ELSE 0 END AS remaining,
+     CASE WHEN undreamed > $consumed THEN undreamed - $consumed ELSE 0 END AS counted,
+     COUNT { MATCH (o:Observation)
+             WHERE o.scope_key = $scope AND o.dream_pending = true
+               AND o.workspace = $workspace AND NOT o.id IN $processed_ids } AS unread
+WITH r, fresh, held, idle, beliefs, seq,
+     CASE WHEN counted < unread THEN counted ELSE unread END AS remaining,
      held IS NOT NULL AND NOT held IN $job_ids
      AND EXISTS { MATCH (j:Job {id: held}) WHERE j.status IN ['pending', 'running'] } AS other
 WITH r, fresh, held, idle, beliefs, seq, remaining,

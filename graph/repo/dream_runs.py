@@ -104,6 +104,8 @@ async def finish(
         more_waiting=more_waiting,
         threshold=threshold,
         processed=[{"id": p.id, "slot": p.slot, "claim": p.claim} for p in processed],
+        processed_ids=[p.id for p in processed],
+        scope=view.key,
         run=props,
     )
     if row is None:

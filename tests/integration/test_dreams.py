@@ -33,6 +33,7 @@ from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from resolvers.shared_look import GONE, dream_counts
+from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
@@ -597,6 +598,30 @@ async def test_a_threshold_crossing_enqueues_exactly_one_dream(
         ("agent", "alice"): 2,
         ("alice", "alice"): 2,
     }
+
+
+async def test_a_count_of_beliefs_that_left_the_view_schedules_no_endless_dreams(
+    services: Services, workspace: str
+) -> None:
+    """The count of undreamed beliefs outlived beliefs that left the view unread: each threshold
+    dream read nothing, wrote nothing and claimed the next, for ever (174 runs in 17 minutes
+    on one view of a load test)."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=3, dream_min_interval=0)
+    await conversation(s, workspace, "s1")
+    await say(
+        s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak."
+    )
+    await jobs.flush(s.db, workspace, None, None)
+    worker = worker_for(s, workspace, None)
+    assert await worker.run_once()  # the derivation, which claims a dream for each view
+    [row] = await statements.write(s.db, "forget_dream_pending", workspace=workspace)
+    assert row["forgotten"] > 0
+    for _ in range(6):
+        if not await worker.run_once():
+            break
+    else:
+        pytest.fail("dreams kept claiming dreams")
+    assert [r.observations for r in await runs(s, workspace)] == [0]
 
 
 async def test_the_minimum_interval_delays_the_next_dream(
