@@ -181,6 +181,7 @@ Statement = Literal[
     "lock_members",
     "lock_messages",
     "lock_peer",
+    "lock_peers",
     "lock_purge",
     "lock_restructure_starts",
     "lock_session",

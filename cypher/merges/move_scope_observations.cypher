@@ -2,7 +2,8 @@
 // old scope_key -> new observer, observed and scope_key, on which the search indexes filter).
 // With $merge, a moved derived belief turns stale: it was reasoned from one peer's evidence
 // and now stands among another's; the next dream reconciles it. A moved current explicit
-// belief is marked dedup_pending: the merge then checks it against its new representation.
+// belief is marked dedup_pending: the merge (or rename) then checks it against its new
+// representation, which a rename's new peer may have taken writes into while it ran.
 // Returns how many moved, and the moved explicit beliefs by their new representation, which
 // count_merged_writes.cypher counts as a write of it.
 UNWIND $moves AS mv
@@ -18,8 +19,7 @@ LIMIT $batch
 WITH o, mv,
      $merge AND o.level <> 'explicit' AND o.deleted_at IS NULL
        AND NOT coalesce(o.stale, false) AS invalidate,
-     $merge AND o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-       AS check
+     o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL AS check
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
 FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END | SET o.dedup_pending = true)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |

@@ -95,6 +95,9 @@ async def create(
         fresh = [r for r in rows if not (r.client_id and r.client_id in existing)]
         created: dict[int, MessageRecord] = {}
         if fresh:
+            # Without the senders' locks, a merge or rename deleting a sender after moving its
+            # messages cut this batch's SENT_BY edges: messages left naming a peer that is gone.
+            await tx.rows("lock_peers", workspace=workspace, peers=sorted({r.peer for r in fresh}))
             seq_row = await tx.one(
                 "reserve_message_seq", workspace=workspace, session=session, count=len(fresh)
             )

@@ -106,7 +106,7 @@ class NoPause:
 class Operation:
     sources: list[str]
     target: str
-    merge: bool  # False for a rename: no duplicates to resolve, nothing turns stale
+    merge: bool  # False for a rename: nothing turns stale
 
     def payload(self, operation_id: str) -> dict[str, Any]:
         return {
@@ -238,10 +238,11 @@ async def _step_source(
             # through the vector index, which need not see this transaction's moves. The
             # edges move in a step of their own: this one has written the target's edges.
             return False
-        if op.merge:
-            scopes = sorted({m["scope"] for m in moves})
-            if await _resolve_duplicates(tx, workspace, scopes, batch, threshold, stamp):
-                return False  # the next step checks what is left
+        # A rename checks too: its new peer takes writes while the rename runs, and a belief
+        # derived for it then may repeat one still to move.
+        scopes = sorted({m["scope"] for m in moves})
+        if await _resolve_duplicates(tx, workspace, scopes, batch, threshold, stamp):
+            return False  # the next step checks what is left
         await tx.rows("move_observes_edges", **base)
     if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
         return False

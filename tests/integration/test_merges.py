@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from graph.errors import Conflict, InvalidInput
+from graph.db import Tx
+from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, scope_key
 from graph.repo import (
     dream_writes,
@@ -327,6 +328,32 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
 
 # With a batch of 1, the merge's steps move alicia's 2 messages, then her 5 beliefs, then check
 # the 4 moved facts for duplicates (the Paris facts first, one step each), then move her files.
+async def test_a_message_posted_while_a_step_deletes_its_sender_is_refused_not_orphaned(
+    services: Services, workspace: str
+) -> None:
+    """A post raced the last step of a rename or merge: the step moved the sender's messages,
+    the post committed one, and the step's delete of the sender cut its SENT_BY edge: a message
+    naming a peer that is gone, which a purge of the new peer then missed. The post now waits
+    for the step's lock on the sender and is refused once the sender is gone."""
+    await make_peers(services, workspace, "r0")
+    await make_session(services, workspace, "s", [MemberSettings("r0")])
+    params = {"workspace": workspace, "peer": "r0"}
+    async with services.db.driver.session(database=services.db.database) as session:
+        raw = await session.begin_transaction()
+        step = Tx(raw)
+        await step.rows("lock_peer", **params)  # as each step does first
+        posting = asyncio.create_task(post(services, workspace, "s", ("r0", "I live in Oslo.")))
+        await asyncio.sleep(1.0)
+        assert not posting.done()  # it waits for the step
+        await step.rows("delete_peer", **params)
+        await raw.commit()
+    with pytest.raises(NotFound, match="'r0' does not exist"):
+        await posting
+    assert await statements.read(services.db, "count_unsent_messages", workspace=workspace) == [
+        {"unsent": 0}
+    ]
+
+
 @pytest.mark.parametrize("steps", [1, 8], ids=["after-a-message", "amid-duplicates"])
 async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     services: Services, workspace: str, other_workspace: str, neo4j_password: str, steps: int
