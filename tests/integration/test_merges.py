@@ -4,6 +4,7 @@ merge or split killed mid-way resumes to the same graph as one that ran through.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -323,6 +324,30 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
     assert sorted(p["peer"] for p in (await gql.ok(members, w))["sessionPeers"]) == [
         "agent",
         "ally",
+    ]
+
+
+async def test_a_rename_resolves_what_its_new_peer_was_told_meanwhile(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """A rename's new peer takes writes while the rename runs; a belief derived for it then,
+    repeating one still to move, stayed twice once the rename had moved the other. (A batch
+    of 1 makes the rename take a step per message, and the derivation runs after the first.)"""
+    s = await two_identities(services, workspace)
+    s = dataclasses.replace(s, settings=dataclasses.replace(s.settings, restructure_batch=1))
+    await gql.ok(
+        """mutation($w: String!) {
+          renamePeer(workspace: $w, peer: "alicia", newName: "ally") { target }
+        }""",
+        {"w": workspace},
+    )
+    await post(s, workspace, "s2", ("ally", "I have a dog."))
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    await run_all(s, workspace)
+    assert sorted(await contents(s, workspace, "agent", "ally")) == [
+        "I have a dog.",
+        "I live in Paris.",
+        "alicia keeps a pet.",
     ]
 
 
