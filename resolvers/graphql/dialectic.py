@@ -21,30 +21,45 @@ from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.llm.interface import DialecticLevel
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import ExcludeDerivedArg, ExcludeSessionIdsArg, SessionIdsArg
+from resolvers.graphql.inputs import (
+    ExcludeDerivedArg,
+    ExcludeSessionIdsArg,
+    SessionIdsArg,
+    WorkspaceArg,
+)
 from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
-from resolvers.graphql.types import Message, Observation
+from resolvers.graphql.types import Message, Observation, described_enum
 
-# The dialectic's own enum, exposed as is (strawberry registers it in place).
+# The dialectic's own enum, exposed as is (strawberry registers it in place). The tool turns
+# are the defaults; BELIEFGRAPH_DIALECTIC_LEVELS changes them.
 ReasoningLevel = DialecticLevel
-strawberry.enum(
+described_enum(
     ReasoningLevel,
     name="ReasoningLevel",
     description="How much retrieval the dialectic may do before answering.",
+    values={
+        "MINIMAL": "No tool turns by default: one model call on the prefetched evidence.",
+        "LOW": "Up to 2 tool turns by default; the default level.",
+        "MEDIUM": "Up to 4 tool turns by default.",
+        "HIGH": "Up to 6 tool turns by default.",
+        "MAX": "Up to 10 tool turns by default.",
+    },
 )
 
 
 @strawberry.type(description="A message cited by an answer, with the words that support it.")
 class CitedMessage:
-    id: strawberry.ID
+    id: strawberry.ID = strawberry.field(description="The message's id, as the answer cites it.")
     span: str = strawberry.field(description="Verbatim text of the message.")
-    message: Message
+    message: Message = strawberry.field(description="The cited message.")
 
 
 @strawberry.type(description="The nodes an answer cites; every one was shown to the model.")
 class Citations:
-    observations: list[Observation]
-    messages: list[CitedMessage]
+    observations: list[Observation] = strawberry.field(
+        description="The beliefs cited (a cited derived belief brings its premises)."
+    )
+    messages: list[CitedMessage] = strawberry.field(description="The messages cited.")
 
     @classmethod
     def of(cls, c: citations.Citations) -> Citations:
@@ -57,19 +72,28 @@ class Citations:
         )
 
 
-@strawberry.type
+@strawberry.type(description="An answer of the dialectic, with what it rests on and what it cost.")
 class ChatAnswer:
-    answer: str
+    answer: str = strawberry.field(
+        description="The answer in natural language, with [obs:<id>] and [msg:<id>] markers "
+        "where it cites."
+    )
     mode: str = strawberry.field(
         description='What produced the answer: "extractive" (no model; the answer is the '
         "evidence) or the LLM provider."
     )
-    reasoning_level: ReasoningLevel
-    citations: Citations
+    reasoning_level: ReasoningLevel = strawberry.field(description="The level it ran at.")
+    citations: Citations = strawberry.field(
+        description="The beliefs and messages the answer cites."
+    )
     iterations: int = strawberry.field(description="Model turns that called tools.")
-    tool_calls: int
-    tokens_in: int
-    tokens_out: int
+    tool_calls: int = strawberry.field(description="Tool calls run, over all turns.")
+    tokens_in: int = strawberry.field(
+        description="LLM input tokens of all its model calls (0 without a model)."
+    )
+    tokens_out: int = strawberry.field(
+        description="LLM output tokens of all its model calls (0 without a model)."
+    )
 
     @classmethod
     def of(cls, a: dialectic.ChatAnswer) -> ChatAnswer:
@@ -90,12 +114,47 @@ class ChatAnswer:
     "citations and done = true."
 )
 class ChatEvent:
-    delta: str | None = None
-    citations: Citations | None = None
+    delta: str | None = strawberry.field(
+        default=None, description="The next piece of the answer's text; null on the last event."
+    )
+    citations: Citations | None = strawberry.field(
+        default=None, description="What the answer cites; set on the last event only."
+    )
     mode: str | None = strawberry.field(default=None, description="Set on the last event.")
-    done: bool = False
+    done: bool = strawberry.field(
+        default=False, description="True on the last event, after which the stream completes."
+    )
 
 
+PeerArg = Annotated[
+    str,
+    strawberry.argument(
+        description="The observer whose memory answers (a peer key may give only its own peer)."
+    ),
+]
+QuestionArg = Annotated[
+    str,
+    strawberry.argument(
+        description="The question, in natural language (at most 2,000 characters)."
+    ),
+]
+TargetArg = Annotated[
+    str | None,
+    strawberry.argument(
+        description="The peer the question is about; omitted: `peer` itself (its self-model)."
+    ),
+]
+SessionArg = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Use only this session's messages and beliefs (beliefs of no session, "
+        "such as deductions, are then left out)."
+    ),
+]
+LevelArg = Annotated[
+    ReasoningLevel,
+    strawberry.argument(description="How much retrieval before answering; default LOW."),
+]
 AS_OF = (
     "Answer from the beliefs as they stood at this time (written by then and not yet "
     "superseded); messages and the peer card stay current."
@@ -153,12 +212,12 @@ class DialecticQuery:
     async def chat(
         self,
         info: Info,
-        workspace: str,
-        peer: str,
-        query: str,
-        target: str | None = None,
-        session: str | None = None,
-        reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+        workspace: WorkspaceArg,
+        peer: PeerArg,
+        query: QuestionArg,
+        target: TargetArg = None,
+        session: SessionArg = None,
+        reasoning_level: LevelArg = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
         depth: DepthArg = ONE_LEVEL,
         session_ids: SessionIdsArg = None,
@@ -189,12 +248,12 @@ class DialecticSubscription:
     async def chat_stream(
         self,
         info: Info,
-        workspace: str,
-        peer: str,
-        query: str,
-        target: str | None = None,
-        session: str | None = None,
-        reasoning_level: ReasoningLevel = ReasoningLevel.LOW,
+        workspace: WorkspaceArg,
+        peer: PeerArg,
+        query: QuestionArg,
+        target: TargetArg = None,
+        session: SessionArg = None,
+        reasoning_level: LevelArg = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
         depth: DepthArg = ONE_LEVEL,
         session_ids: SessionIdsArg = None,

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 
@@ -21,7 +21,7 @@ from graph.repo import dream_runs, dreams, peers
 from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import page_size
+from resolvers.graphql.inputs import ObservedArg, ObserverArg, WorkspaceArg, page_size
 from resolvers.graphql.polling import Interval, pause
 from resolvers.shared_look import GONE
 
@@ -30,18 +30,31 @@ RUNS_PER_POLL = 20
 
 @strawberry.enum(description="What a dream event reports.")
 class DreamEventKind(Enum):
-    RUN = "run"
-    BELIEF = "belief"
-    SUPERSEDED = "superseded"
-    PRUNED = "pruned"
-    CARD = "card"
+    RUN = strawberry.enum_value(
+        "run", description="The run's first event, with its trigger and mode; always sent."
+    )
+    BELIEF = strawberry.enum_value(
+        "belief",
+        description="A new deductive, inductive or contradiction belief, with its premises.",
+    )
+    SUPERSEDED = strawberry.enum_value(
+        "superseded", description="A knowledge update: `belief` replaced `replaced`."
+    )
+    PRUNED = strawberry.enum_value(
+        "pruned", description="A derived belief marked stale, with the reason."
+    )
+    CARD = strawberry.enum_value(
+        "card", description="Lines added to and removed from the peer card."
+    )
 
 
 @strawberry.type(description="A belief as a dream event names it.")
 class BeliefRef:
-    id: strawberry.ID
-    level: str | None
-    content: str
+    id: strawberry.ID = strawberry.field(description="The belief's id.")
+    level: str | None = strawberry.field(
+        description='"explicit", "deductive", "inductive" or "contradiction".'
+    )
+    content: str = strawberry.field(description="Its text, cut to its first 300 characters.")
 
     @classmethod
     def of(cls, ref: dict[str, Any] | None) -> BeliefRef | None:
@@ -59,19 +72,38 @@ class BeliefRef:
     "CARD: lines added to and removed from the peer card."
 )
 class DreamEvent:
-    run: strawberry.ID
+    run: strawberry.ID = strawberry.field(description="The id of the run (DreamRun.id).")
     run_number: int = strawberry.field(description="The representation's run number, from 1.")
     index: int = strawberry.field(description="Position in the run, in commit order.")
-    kind: DreamEventKind
-    committed_at: datetime
-    belief: BeliefRef | None = None
-    premises: list[BeliefRef] = strawberry.field(default_factory=list)
-    replaced: BeliefRef | None = None
-    pattern_type: str | None = None
-    confidence: float | None = None
-    reason: str | None = None
-    card_added: list[str] = strawberry.field(default_factory=list)
-    card_removed: list[str] = strawberry.field(default_factory=list)
+    kind: DreamEventKind = strawberry.field(description="What the event reports.")
+    committed_at: datetime = strawberry.field(description="When the run committed (UTC).")
+    belief: BeliefRef | None = strawberry.field(
+        default=None,
+        description="BELIEF: the new belief; SUPERSEDED: the newer version; PRUNED: the belief "
+        "marked stale.",
+    )
+    premises: list[BeliefRef] = strawberry.field(
+        default_factory=list, description="BELIEF: the beliefs it was derived from."
+    )
+    replaced: BeliefRef | None = strawberry.field(
+        default=None,
+        description="SUPERSEDED, and BELIEF for a knowledge update: the belief replaced.",
+    )
+    pattern_type: str | None = strawberry.field(
+        default=None, description="BELIEF, for an induction: the kind of pattern."
+    )
+    confidence: float | None = strawberry.field(
+        default=None, description="BELIEF, for an induction: its confidence."
+    )
+    reason: str | None = strawberry.field(
+        default=None, description="PRUNED: why the belief was marked stale."
+    )
+    card_added: list[str] = strawberry.field(
+        default_factory=list, description="CARD: the lines added to the peer card."
+    )
+    card_removed: list[str] = strawberry.field(
+        default_factory=list, description="CARD: the lines removed from the peer card."
+    )
     trigger: str | None = strawberry.field(default=None, description="On RUN events.")
     mode: str | None = strawberry.field(default=None, description="On RUN events.")
 
@@ -133,23 +165,31 @@ def events_of(run: DreamRunRecord) -> list[DreamEvent]:
 
 @strawberry.type(description="One committed dream of a representation.")
 class DreamRun:
-    id: strawberry.ID
-    observer: str
-    observed: str
-    run_number: int
+    id: strawberry.ID = strawberry.field(description="The run's id.")
+    observer: str = strawberry.field(description="The peer whose beliefs were revised.")
+    observed: str = strawberry.field(description="The peer those beliefs are about.")
+    run_number: int = strawberry.field(
+        description="The representation's run number, from 1; never reused."
+    )
     trigger: str = strawberry.field(description="threshold, idle or manual")
     mode: str = strawberry.field(description="rules (no LLM) or llm")
-    started_at: datetime
-    finished_at: datetime
-    observations_read: int
+    started_at: datetime = strawberry.field(description="When the dream started (UTC).")
+    finished_at: datetime = strawberry.field(description="When it committed (UTC).")
+    observations_read: int = strawberry.field(
+        description="Beliefs it read that no dream had read before."
+    )
     created: int = strawberry.field(description="New derived beliefs, contradictions included.")
-    superseded: int
-    contradictions: int
-    pruned: int
-    card_changes: int
-    tokens_in: int
-    tokens_out: int
-    events: list[DreamEvent]
+    superseded: int = strawberry.field(description="Beliefs it replaced with a newer version.")
+    contradictions: int = strawberry.field(description="New contradiction beliefs.")
+    pruned: int = strawberry.field(description="Derived beliefs it marked stale.")
+    card_changes: int = strawberry.field(
+        description="Lines added to and removed from the peer card."
+    )
+    tokens_in: int = strawberry.field(description="LLM input tokens it used (0 with rules).")
+    tokens_out: int = strawberry.field(description="LLM output tokens it used (0 with rules).")
+    events: list[DreamEvent] = strawberry.field(
+        description="What it did, in commit order, starting with its RUN event."
+    )
 
     @classmethod
     def of(cls, r: DreamRunRecord) -> DreamRun:
@@ -174,9 +214,11 @@ class DreamRun:
         )
 
 
-@strawberry.type
+@strawberry.type(description="The dream job scheduleDream made runnable or queued.")
 class ScheduledDream:
-    job_id: strawberry.ID
+    job_id: strawberry.ID = strawberry.field(
+        description="The dream's job (see `jobs`, kind dream)."
+    )
     created: bool = strawberry.field(
         description="False when a dream of this representation was already waiting (it is "
         "made runnable now). A dream already running does not count: it read the beliefs "
@@ -198,11 +240,23 @@ class DreamQuery:
     async def dream_runs(
         self,
         info: Info,
-        workspace: str,
-        observer: str,
-        observed: str,
-        before: int | None = None,
-        first: int | None = None,
+        workspace: WorkspaceArg,
+        observer: ObserverArg,
+        observed: ObservedArg,
+        before: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Only runs numbered below this (pass the last runNumber of the "
+                "previous page); omitted: from the newest."
+            ),
+        ] = None,
+        first: Annotated[
+            int | None,
+            strawberry.argument(
+                description="How many runs: 1 to the page-size limit (100 by default); 20 "
+                "when omitted."
+            ),
+        ] = None,
     ) -> list[DreamRun]:
         view = _require_view(info, workspace, observer, observed)
         runs = await dream_runs.list_runs(
@@ -219,7 +273,18 @@ class DreamMutation:
         "that is running, which read the beliefs before this call)."
     )
     async def schedule_dream(
-        self, info: Info, workspace: str, observer: str, observed: str | None = None
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        observer: Annotated[
+            str, strawberry.argument(description="The peer whose beliefs the dream revises.")
+        ],
+        observed: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The peer those beliefs are about; omitted: the observer itself."
+            ),
+        ] = None,
     ) -> ScheduledDream:
         target = observed or observer
         info.context.principal.require_peer(workspace, observer)
@@ -243,10 +308,17 @@ class DreamSubscription:
     async def dream_events(
         self,
         info: Info,
-        workspace: str,
-        observer: str,
-        observed: str,
-        after_run: int | None = None,
+        workspace: WorkspaceArg,
+        observer: ObserverArg,
+        observed: ObservedArg,
+        after_run: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Replay from the run after this run number (a subscriber that "
+                "reconnects passes the last runNumber it got); omitted: runs committed from "
+                "now on."
+            ),
+        ] = None,
         interval_seconds: Interval = 1.0,
     ) -> AsyncGenerator[DreamEvent, None]:
         view = _require_view(info, workspace, observer, observed)

@@ -31,19 +31,21 @@ PATH = 'The file\'s path among the peer\'s files: relative, "/"-separated, e.g. 
 
 @strawberry.type(description="A markdown or text file kept for a peer, searchable by meaning.")
 class File:
-    id: strawberry.ID
-    workspace: str
+    id: strawberry.ID = strawberry.field(description="The file's id.")
+    workspace: str = strawberry.field(description="The workspace it belongs to.")
     peer: str = strawberry.field(description="The peer the file belongs to.")
     path: str = strawberry.field(description="Unique among the peer's files.")
-    content: str
+    content: str = strawberry.field(description="The whole text, markdown or plain.")
     managed_by: str | None = strawberry.field(
         description='Who writes the file: null for your app\'s files, "system" for peer cards '
         '(written with setPeerCard and by dreams), "dream:<name>" for a dream\'s output. '
         "Managed files can be read and searched, not updated or deleted here."
     )
-    metadata: JSON
-    created_at: datetime
-    updated_at: datetime
+    metadata: JSON = strawberry.field(description="Your app's JSON object.")
+    created_at: datetime = strawberry.field(description="When it was created (UTC).")
+    updated_at: datetime = strawberry.field(
+        description="When its content or metadata last changed (UTC)."
+    )
 
     @classmethod
     def of(cls, r: FileRecord) -> File:

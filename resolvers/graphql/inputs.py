@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import strawberry
+from strawberry.scalars import JSON
 
 from graph.configuration import ConfigKind
 from graph.errors import InvalidInput
@@ -14,9 +15,75 @@ from graph.validation import check_limit
 from resolvers.graphql.context import Context
 from resolvers.graphql.types import MessageFilterInput, ObservationLevel
 
+# Arguments many operations take.
+WorkspaceArg = Annotated[str, strawberry.argument(description="The workspace's name.")]
+FirstArg = Annotated[
+    int | None,
+    strawberry.argument(
+        description="Page size: 1 to the page-size limit (100 by default); 20 when omitted."
+    ),
+]
+AfterArg = Annotated[
+    str | None,
+    strawberry.argument(
+        description="The endCursor of the previous page; omitted: start from the first."
+    ),
+]
+LimitArg = Annotated[
+    int | None,
+    strawberry.argument(
+        description="Most hits to return: 1 to the page-size limit (100 by default); 20 when "
+        "omitted."
+    ),
+]
+QueryArg = Annotated[
+    str, strawberry.argument(description="What to look for, in words (at most 2,000 characters).")
+]
+ObserverArg = Annotated[str, strawberry.argument(description="The peer whose beliefs are read.")]
+ObservedArg = Annotated[str, strawberry.argument(description="The peer the beliefs are about.")]
+MetadataFilterArg = Annotated[
+    JSON | None,
+    strawberry.argument(
+        description="Only those whose metadata has each of these top-level keys with an equal "
+        "value."
+    ),
+]
+CreateMetadataArg = Annotated[
+    JSON | None,
+    strawberry.argument(
+        description="A JSON object for your app (16 KiB by default), stored only when this "
+        "call creates it: an existing one keeps its own."
+    ),
+]
+CreateConfigurationArg = Annotated[
+    JSON | None,
+    strawberry.argument(
+        description="Settings as a JSON object, stored only when this call creates it; keys "
+        "Honcho clients read back are checked for their types."
+    ),
+]
+UpdateMetadataArg = Annotated[
+    JSON | None,
+    strawberry.argument(description="The new metadata, replacing it whole; null keeps it."),
+]
+UpdateConfigurationArg = Annotated[
+    JSON | None,
+    strawberry.argument(
+        description="The new configuration, replacing it whole; null keeps it. Keys Honcho "
+        "clients read back are checked for their types."
+    ),
+]
+
 # Session filters of representation reads (observations, context, chat), as arguments.
 SESSIONS = "Only beliefs (and, in chat, messages) from these sessions; an empty list matches none."
 LEVELS = "Only beliefs of these levels (default: all); an empty list matches none."
+INCLUDE_STALE = (
+    "Also return stale beliefs (something they rest on changed and the next dream has not "
+    "settled them yet); default false."
+)
+INCLUDE_SUPERSEDED = "Also return beliefs a newer version has replaced; default false."
+IncludeStaleArg = Annotated[bool, strawberry.argument(description=INCLUDE_STALE)]
+IncludeSupersededArg = Annotated[bool, strawberry.argument(description=INCLUDE_SUPERSEDED)]
 SessionIdsArg = Annotated[list[str] | None, strawberry.argument(description=SESSIONS)]
 LevelsArg = Annotated[list[ObservationLevel] | None, strawberry.argument(description=LEVELS)]
 ExcludeSessionIdsArg = Annotated[

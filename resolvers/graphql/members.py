@@ -16,7 +16,7 @@ from graph.errors import InvalidInput
 from graph.repo import members
 from graph.repo.members import Related, RelatedPage
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import page_size
+from resolvers.graphql.inputs import FirstArg, WorkspaceArg, page_size
 from resolvers.graphql.types import Peer
 
 
@@ -43,7 +43,7 @@ SCALARS: dict[object, ScalarDefinition] = {
 
 @strawberry.type(description="A peer above or below another, with its distance in levels.")
 class RelatedPeer:
-    peer: Peer
+    peer: Peer = strawberry.field(description="The related peer.")
     distance: int = strawberry.field(description="Fewest MEMBER_OF edges between the two.")
 
     @classmethod
@@ -53,8 +53,8 @@ class RelatedPeer:
 
 @strawberry.type(description="A MEMBER_OF edge that was added or removed.")
 class SubPeerChange:
-    parent: str
-    child: str
+    parent: str = strawberry.field(description="The peer above.")
+    child: str = strawberry.field(description="The sub-peer.")
     changed: bool = strawberry.field(
         description="False when nothing changed (the edge already existed, or did not)."
     )
@@ -70,6 +70,12 @@ DEPTH_HELP = (
 
 
 DepthArg = Annotated[Depth, strawberry.argument(description=DEPTH_HELP)]
+LIST_DEPTH = (
+    'How many levels to list: 1 (the default: one edge away), 2, ... or "ALL"; 0 lists none.'
+)
+ListDepthArg = Annotated[Depth, strawberry.argument(description=LIST_DEPTH)]
+ParentArg = Annotated[str, strawberry.argument(description="The peer above.")]
+ChildArg = Annotated[str, strawberry.argument(description="The peer below (the sub-peer).")]
 
 
 async def aggregated(info: Info, workspace: str, peer: str, depth: int) -> tuple[str, ...]:
@@ -135,10 +141,10 @@ class MemberQuery:
     async def sub_peers(
         self,
         info: Info,
-        workspace: str,
-        peer: str,
-        depth: Depth = ONE_LEVEL,
-        first: int | None = None,
+        workspace: WorkspaceArg,
+        peer: Annotated[str, strawberry.argument(description="The peer whose sub-peers to list.")],
+        depth: ListDepthArg = ONE_LEVEL,
+        first: FirstArg = None,
         after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
         after_distance: Annotated[
             int | None, strawberry.argument(description=AFTER_DISTANCE)
@@ -155,10 +161,10 @@ class MemberQuery:
     async def parent_peers(
         self,
         info: Info,
-        workspace: str,
-        peer: str,
-        depth: Depth = ONE_LEVEL,
-        first: int | None = None,
+        workspace: WorkspaceArg,
+        peer: Annotated[str, strawberry.argument(description="The peer whose parents to list.")],
+        depth: ListDepthArg = ONE_LEVEL,
+        first: FirstArg = None,
         after: Annotated[str | None, strawberry.argument(description=AFTER)] = None,
         after_distance: Annotated[
             int | None, strawberry.argument(description=AFTER_DISTANCE)
@@ -176,7 +182,7 @@ class MemberMutation:
         "Refused when it would make a cycle or a chain longer than BELIEFGRAPH_MAX_PEER_DEPTH."
     )
     async def add_sub_peer(
-        self, info: Info, workspace: str, parent: str, child: str
+        self, info: Info, workspace: WorkspaceArg, parent: ParentArg, child: ChildArg
     ) -> SubPeerChange:
         info.context.principal.require_workspace(workspace)
         services = info.context.services
@@ -187,7 +193,7 @@ class MemberMutation:
 
     @strawberry.mutation(description="`child` stops being a sub-peer of `parent`.")
     async def remove_sub_peer(
-        self, info: Info, workspace: str, parent: str, child: str
+        self, info: Info, workspace: WorkspaceArg, parent: ParentArg, child: ChildArg
     ) -> SubPeerChange:
         info.context.principal.require_workspace(workspace)
         removed = await members.remove(info.context.services.db, workspace, parent, child)

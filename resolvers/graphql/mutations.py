@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import strawberry
-from strawberry.scalars import JSON
 
 from graph.errors import InvalidInput
 from graph.repo import peers, sessions, workspaces
@@ -12,7 +13,15 @@ from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import as_map, meta
+from resolvers.graphql.inputs import (
+    CreateConfigurationArg,
+    CreateMetadataArg,
+    UpdateConfigurationArg,
+    UpdateMetadataArg,
+    WorkspaceArg,
+    as_map,
+    meta,
+)
 from resolvers.graphql.types import (
     AddMessagesResult,
     DeleteResult,
@@ -27,6 +36,16 @@ from resolvers.graphql.types import (
 
 UNSET = strawberry.UNSET
 
+NAME = "Unique within the workspace: 1 to 100 letters, digits or _ . : @ -."
+WorkspaceName = Annotated[
+    str,
+    strawberry.argument(description="The workspace's name: 1 to 100 letters, digits or _ . : @ -."),
+]
+PeerName = Annotated[str, strawberry.argument(description="The peer's name. " + NAME)]
+SessionName = Annotated[str, strawberry.argument(description="The session's name. " + NAME)]
+SessionArg = Annotated[str, strawberry.argument(description="The session's name.")]
+PEERS = "The peers and their observation settings (at most 100; each must exist)."
+
 
 def _members(inputs: list[SessionPeerInput]) -> list[MemberSettings]:
     return [MemberSettings(p.peer, p.observe_me, p.observe_others) for p in inputs]
@@ -38,9 +57,9 @@ class Mutation:
     async def create_workspace(
         self,
         info: Info,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
+        name: WorkspaceName,
+        metadata: CreateMetadataArg = None,
+        configuration: CreateConfigurationArg = None,
     ) -> Workspace:
         info.context.principal.require_admin("creating workspaces")
         services = info.context.services
@@ -51,13 +70,15 @@ class Mutation:
         )
         return Workspace.of(record)
 
-    @strawberry.mutation
+    @strawberry.mutation(
+        description="Replace a workspace's metadata and/or configuration; what is omitted stays."
+    )
     async def update_workspace(
         self,
         info: Info,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
+        name: Annotated[str, strawberry.argument(description="The workspace's name.")],
+        metadata: UpdateMetadataArg = None,
+        configuration: UpdateConfigurationArg = None,
     ) -> Workspace:
         info.context.principal.require_workspace(name)
         services = info.context.services
@@ -69,7 +90,11 @@ class Mutation:
         return Workspace.of(record)
 
     @strawberry.mutation(description="Delete a workspace and everything in it (admin keys only).")
-    async def delete_workspace(self, info: Info, name: str) -> DeleteResult:
+    async def delete_workspace(
+        self,
+        info: Info,
+        name: Annotated[str, strawberry.argument(description="The workspace's name.")],
+    ) -> DeleteResult:
         info.context.principal.require_admin("deleting workspaces")
         deleted = await workspaces.delete(info.context.services.db, name)
         return DeleteResult(deleted_nodes=deleted)
@@ -80,10 +105,10 @@ class Mutation:
     async def create_peer(
         self,
         info: Info,
-        workspace: str,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
+        workspace: WorkspaceArg,
+        name: PeerName,
+        metadata: CreateMetadataArg = None,
+        configuration: CreateConfigurationArg = None,
     ) -> Peer:
         info.context.principal.require_peer(workspace, name)
         services = info.context.services
@@ -102,11 +127,17 @@ class Mutation:
     async def update_peer(
         self,
         info: Info,
-        workspace: str,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
-        extraction_context: str | None = UNSET,
+        workspace: WorkspaceArg,
+        name: Annotated[str, strawberry.argument(description="The peer's name.")],
+        metadata: UpdateMetadataArg = None,
+        configuration: UpdateConfigurationArg = None,
+        extraction_context: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Instructions for fact extraction from this peer's messages; null "
+                "clears them, omitted keeps them."
+            ),
+        ] = UNSET,
     ) -> Peer:
         info.context.principal.require_peer(workspace, name)
         services = info.context.services
@@ -124,11 +155,17 @@ class Mutation:
     async def create_session(
         self,
         info: Info,
-        workspace: str,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
-        peers: list[SessionPeerInput] | None = None,
+        workspace: WorkspaceArg,
+        name: SessionName,
+        metadata: CreateMetadataArg = None,
+        configuration: CreateConfigurationArg = None,
+        peers: Annotated[
+            list[SessionPeerInput] | None,
+            strawberry.argument(
+                description=PEERS + " They are added (or their settings updated) whether or "
+                "not the session existed; a refused peer leaves no new session behind."
+            ),
+        ] = None,
     ) -> Session:
         info.context.principal.require_session(workspace, name)
         services = info.context.services
@@ -145,16 +182,27 @@ class Mutation:
             await sessions.add_peers(services.db, workspace, name, members)
         return Session.of(record)
 
-    @strawberry.mutation
+    @strawberry.mutation(
+        description="Update a session; omitted arguments stay as they are, context: null clears it."
+    )
     async def update_session(
         self,
         info: Info,
-        workspace: str,
-        name: str,
-        metadata: JSON | None = None,
-        configuration: JSON | None = None,
-        active: bool | None = None,
-        context: str | None = UNSET,
+        workspace: WorkspaceArg,
+        name: Annotated[str, strawberry.argument(description="The session's name.")],
+        metadata: UpdateMetadataArg = None,
+        configuration: UpdateConfigurationArg = None,
+        active: Annotated[
+            bool | None,
+            strawberry.argument(description="Close (false) or reopen (true) the session."),
+        ] = None,
+        context: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Instructions for fact extraction from this session's messages; "
+                "null clears them, omitted keeps them."
+            ),
+        ] = UNSET,
     ) -> Session:
         info.context.principal.require_session(workspace, name)
         services = info.context.services
@@ -174,7 +222,11 @@ class Mutation:
         "settings of peers already in it)."
     )
     async def add_session_peers(
-        self, info: Info, workspace: str, session: str, peers: list[SessionPeerInput]
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: SessionArg,
+        peers: Annotated[list[SessionPeerInput], strawberry.argument(description=PEERS)],
     ) -> list[SessionPeer]:
         info.context.principal.require_session(workspace, session)
         members = await sessions.add_peers(
@@ -184,7 +236,17 @@ class Mutation:
 
     @strawberry.mutation(description="Close the membership windows of these peers.")
     async def remove_session_peers(
-        self, info: Info, workspace: str, session: str, peers: list[str]
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: SessionArg,
+        peers: Annotated[
+            list[str],
+            strawberry.argument(
+                description="The names of the peers that leave (at most 100); the session "
+                "keeps their past windows."
+            ),
+        ],
     ) -> list[SessionPeer]:
         info.context.principal.require_session(workspace, session)
         members = await sessions.remove_peers(info.context.services.db, workspace, session, peers)
@@ -192,7 +254,14 @@ class Mutation:
 
     @strawberry.mutation(description="Make exactly these peers present in the session.")
     async def set_session_peers(
-        self, info: Info, workspace: str, session: str, peers: list[SessionPeerInput]
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: SessionArg,
+        peers: Annotated[
+            list[SessionPeerInput],
+            strawberry.argument(description=PEERS + " Members not listed leave the session."),
+        ],
     ) -> list[SessionPeer]:
         info.context.principal.require_session(workspace, session)
         members = await sessions.set_peers(
@@ -205,7 +274,16 @@ class Mutation:
         "writes nothing; items with a known clientId are not stored again."
     )
     async def add_messages(
-        self, info: Info, workspace: str, session: str, messages: list[MessageInput]
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: Annotated[
+            str, strawberry.argument(description="The session to post into; it must exist.")
+        ],
+        messages: Annotated[
+            list[MessageInput],
+            strawberry.argument(description="The messages, 1 to 100 (by default), in order."),
+        ],
     ) -> AddMessagesResult:
         principal = info.context.principal
         # A peer key posts as its peer only, into sessions its peer is already in: joining
@@ -248,11 +326,28 @@ class Mutation:
     async def create_key(
         self,
         info: Info,
-        scope: KeyScope,
-        workspace: str | None = None,
-        peer: str | None = None,
-        session: str | None = None,
-        ttl_seconds: int | None = None,
+        scope: Annotated[KeyScope, strawberry.argument(description="What the key may access.")],
+        workspace: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The workspace of a workspace, peer or session key (none for an "
+                "admin key)."
+            ),
+        ] = None,
+        peer: Annotated[
+            str | None, strawberry.argument(description="The peer of a peer key, and only then.")
+        ] = None,
+        session: Annotated[
+            str | None,
+            strawberry.argument(description="The session of a session key, and only then."),
+        ] = None,
+        ttl_seconds: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Seconds until the key expires, at least 1; omitted: it never "
+                "expires (rotating the server's secret revokes every key)."
+            ),
+        ] = None,
     ) -> str:
         principal = info.context.principal
         wanted = Principal(scope, workspace, peer, session)

@@ -8,7 +8,6 @@ from importlib import metadata as package_metadata
 from typing import Annotated
 
 import strawberry
-from strawberry.scalars import JSON
 
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
@@ -17,10 +16,20 @@ from reasoners.search.messages import search_messages
 from resolvers.auth import KeyScope
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
+    AfterArg,
     ExcludeDerivedArg,
     ExcludeSessionIdsArg,
+    FirstArg,
+    IncludeStaleArg,
+    IncludeSupersededArg,
     LevelsArg,
+    LimitArg,
+    MetadataFilterArg,
+    ObservedArg,
+    ObserverArg,
+    QueryArg,
     SessionIdsArg,
+    WorkspaceArg,
     as_map,
     message_filter,
     page_size,
@@ -69,18 +78,22 @@ class Query:
         neo4j_ok = await info.context.services.db.ping()
         return Health(ok=neo4j_ok, neo4j=neo4j_ok, version=version())
 
-    @strawberry.field
+    @strawberry.field(description="The version of the beliefgraph service answering.")
     def version(self) -> str:
         return version()
 
-    @strawberry.field
-    async def workspace(self, info: Info, name: str) -> Workspace:
+    @strawberry.field(description="One workspace by name (NOT_FOUND when it does not exist).")
+    async def workspace(
+        self,
+        info: Info,
+        name: Annotated[str, strawberry.argument(description="The workspace's name.")],
+    ) -> Workspace:
         info.context.principal.in_workspace(name)
         return Workspace.of(await workspaces.get(info.context.services.db, name))
 
     @strawberry.field(description="All workspaces (admin keys only).")
     async def workspaces(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self, info: Info, first: FirstArg = None, after: AfterArg = None
     ) -> Connection[Workspace]:
         info.context.principal.require_admin("the list of workspaces")
         page = await workspaces.list_page(
@@ -88,8 +101,13 @@ class Query:
         )
         return connection(page, Workspace.of)
 
-    @strawberry.field
-    async def peer(self, info: Info, workspace: str, name: str) -> Peer:
+    @strawberry.field(description="One peer by name (NOT_FOUND when it does not exist).")
+    async def peer(
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        name: Annotated[str, strawberry.argument(description="The peer's name.")],
+    ) -> Peer:
         info.context.principal.require_peer(workspace, name)
         return Peer.of(await peers.get(info.context.services.db, workspace, name))
 
@@ -100,10 +118,10 @@ class Query:
     async def peers(
         self,
         info: Info,
-        workspace: str,
-        metadata: JSON | None = None,
-        first: int | None = None,
-        after: str | None = None,
+        workspace: WorkspaceArg,
+        metadata: MetadataFilterArg = None,
+        first: FirstArg = None,
+        after: AfterArg = None,
     ) -> Connection[Peer]:
         info.context.principal.require_workspace(workspace)
         page = await peers.list_page(
@@ -115,21 +133,37 @@ class Query:
         )
         return connection(page, Peer.of)
 
-    @strawberry.field
-    async def session(self, info: Info, workspace: str, name: str) -> Session:
+    @strawberry.field(description="One session by name (NOT_FOUND when it does not exist).")
+    async def session(
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        name: Annotated[str, strawberry.argument(description="The session's name.")],
+    ) -> Session:
         info.context.principal.require_session(workspace, name)
         return Session.of(await sessions.get(info.context.services.db, workspace, name))
 
-    @strawberry.field
+    @strawberry.field(
+        description="Sessions of a workspace in name order, filtered by metadata, state and "
+        "member (a peer key lists the sessions its peer is or was in)."
+    )
     async def sessions(
         self,
         info: Info,
-        workspace: str,
-        metadata: JSON | None = None,
-        active: bool | None = None,
-        peer: str | None = None,
-        first: int | None = None,
-        after: str | None = None,
+        workspace: WorkspaceArg,
+        metadata: MetadataFilterArg = None,
+        active: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="Only active (true) or closed (false) sessions; omitted: both."
+            ),
+        ] = None,
+        peer: Annotated[
+            str | None,
+            strawberry.argument(description="Only sessions this peer is or was a member of."),
+        ] = None,
+        first: FirstArg = None,
+        after: AfterArg = None,
     ) -> Connection[Session]:
         info.context.principal.require_peer_or_session(workspace, peer, None)
         page = await sessions.list_page(
@@ -145,7 +179,17 @@ class Query:
 
     @strawberry.field(description="Peers present in a session (with past windows if asked).")
     async def session_peers(
-        self, info: Info, workspace: str, session: str, include_past: bool = False
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: Annotated[str, strawberry.argument(description="The session's name.")],
+        include_past: Annotated[
+            bool,
+            strawberry.argument(
+                description="Also list the windows of peers that have left (with leftAt set), "
+                "one per window; default false: the current members only."
+            ),
+        ] = False,
     ) -> list[SessionPeer]:
         info.context.principal.require_session(workspace, session)
         db = info.context.services.db
@@ -153,8 +197,13 @@ class Query:
         members = await sessions.list_members(db, workspace, session, include_past=include_past)
         return [SessionPeer.of(m) for m in members]
 
-    @strawberry.field
-    async def message(self, info: Info, workspace: str, id: strawberry.ID) -> Message:
+    @strawberry.field(description="One message by id (NOT_FOUND when it does not exist).")
+    async def message(
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        id: Annotated[strawberry.ID, strawberry.argument(description="The message's id.")],
+    ) -> Message:
         principal = info.context.principal
         principal.in_workspace(workspace)
         record = await messages.get(info.context.services.db, workspace, str(id))
@@ -165,10 +214,13 @@ class Query:
     async def messages(
         self,
         info: Info,
-        workspace: str,
-        filter: MessageFilterInput | None = None,
-        first: int | None = None,
-        after: str | None = None,
+        workspace: WorkspaceArg,
+        filter: Annotated[
+            MessageFilterInput | None,
+            strawberry.argument(description="Which messages to list; omitted: all of them."),
+        ] = None,
+        first: FirstArg = None,
+        after: AfterArg = None,
     ) -> Connection[Message]:
         filters = message_filter(filter)
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
@@ -191,10 +243,16 @@ class Query:
     async def search_messages(
         self,
         info: Info,
-        workspace: str,
-        query: str,
-        filter: MessageFilterInput | None = None,
-        limit: int | None = None,
+        workspace: WorkspaceArg,
+        query: QueryArg,
+        filter: Annotated[
+            MessageFilterInput | None,
+            strawberry.argument(
+                description="The scope and filters: a session, a sender (with `depth`, its "
+                "sub-peers too), times and metadata; omitted: the whole workspace."
+            ),
+        ] = None,
+        limit: LimitArg = None,
         depth: Annotated[
             Depth,
             strawberry.argument(
@@ -244,14 +302,14 @@ class Query:
     async def observations(
         self,
         info: Info,
-        workspace: str,
-        observer: str,
-        observed: str,
+        workspace: WorkspaceArg,
+        observer: ObserverArg,
+        observed: ObservedArg,
         levels: LevelsArg = None,
-        include_stale: bool = False,
-        include_superseded: bool = False,
-        first: int | None = None,
-        after: str | None = None,
+        include_stale: IncludeStaleArg = False,
+        include_superseded: IncludeSupersededArg = False,
+        first: FirstArg = None,
+        after: AfterArg = None,
         as_of: Annotated[
             datetime | None,
             strawberry.argument(
@@ -292,7 +350,15 @@ class Query:
         description="One observation with its DERIVED_FROM neighbours: premises, "
         "source message spans, and the beliefs derived from it."
     )
-    async def observation(self, info: Info, workspace: str, id: strawberry.ID) -> ObservationDetail:
+    async def observation(
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        id: Annotated[
+            strawberry.ID,
+            strawberry.argument(description="The belief's id (a deleted belief is still shown)."),
+        ],
+    ) -> ObservationDetail:
         principal = info.context.principal
         principal.in_workspace(workspace)
         detail = await observations.get_detail(info.context.services.db, workspace, str(id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator
+from typing import Annotated
 
 import strawberry
 
@@ -13,9 +14,20 @@ from graph.repo import jobs, queue_status
 from graph.repo.jobs import JobRecord
 from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import page_size
+from resolvers.graphql.inputs import WorkspaceArg, page_size
 from resolvers.graphql.polling import Interval, pause
 from resolvers.graphql.types import Job, QueueStatus
+
+SessionScope = Annotated[
+    str | None,
+    strawberry.argument(description="Only the jobs of this session; omitted: any session."),
+]
+PeerScope = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Only the jobs of this peer (see Job.peer); omitted: any peer."
+    ),
+]
 
 
 def _status(record: QueueStatusRecord) -> QueueStatus:
@@ -56,7 +68,11 @@ class QueueQuery:
         "of its own peer or session, and counts zero jobs of another name)."
     )
     async def queue_status(
-        self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: SessionScope = None,
+        peer: PeerScope = None,
     ) -> QueueStatus:
         principal = info.context.principal
         principal.require_peer_or_session(workspace, peer, session)
@@ -71,12 +87,29 @@ class QueueQuery:
     async def jobs(
         self,
         info: Info,
-        workspace: str,
-        session: str | None = None,
-        peer: str | None = None,
-        statuses: list[str] | None = None,
-        with_errors: bool = False,
-        first: int | None = None,
+        workspace: WorkspaceArg,
+        session: SessionScope = None,
+        peer: PeerScope = None,
+        statuses: Annotated[
+            list[str] | None,
+            strawberry.argument(
+                description='Only jobs in these statuses ("pending", "running", "done", '
+                '"dead"); omitted: any.'
+            ),
+        ] = None,
+        with_errors: Annotated[
+            bool,
+            strawberry.argument(
+                description="Only jobs with an error recorded (a failed attempt's); default false."
+            ),
+        ] = False,
+        first: Annotated[
+            int | None,
+            strawberry.argument(
+                description="How many to list: 1 to the page-size limit (100 by default); 20 "
+                "when omitted."
+            ),
+        ] = None,
     ) -> list[Job]:
         info.context.principal.require_peer_or_session(workspace, peer, session)
         records = await jobs.list_jobs(
@@ -98,7 +131,11 @@ class QueueMutation:
         "token target or max age. Returns how many jobs were released."
     )
     async def flush_queue(
-        self, info: Info, workspace: str, session: str | None = None, peer: str | None = None
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        session: SessionScope = None,
+        peer: PeerScope = None,
     ) -> int:
         info.context.principal.require_peer_or_session(workspace, peer, session)
         return await jobs.flush(info.context.services.db, workspace, session, peer)
@@ -109,10 +146,16 @@ class QueueMutation:
     async def retry_jobs(
         self,
         info: Info,
-        workspace: str,
-        ids: list[strawberry.ID] | None = None,
-        session: str | None = None,
-        peer: str | None = None,
+        workspace: WorkspaceArg,
+        ids: Annotated[
+            list[strawberry.ID] | None,
+            strawberry.argument(
+                description="Only these jobs (those not dead-lettered are left alone); "
+                "omitted: every dead-lettered job in scope."
+            ),
+        ] = None,
+        session: SessionScope = None,
+        peer: PeerScope = None,
     ) -> int:
         info.context.principal.require_workspace(workspace)
         return await jobs.retry_dead(
@@ -133,11 +176,17 @@ class Subscription:
     async def queue_status(
         self,
         info: Info,
-        workspace: str,
-        session: str | None = None,
-        peer: str | None = None,
+        workspace: WorkspaceArg,
+        session: SessionScope = None,
+        peer: PeerScope = None,
         interval_seconds: Interval = 1.0,
-        until_idle: bool = False,
+        until_idle: Annotated[
+            bool,
+            strawberry.argument(
+                description="End the stream once nothing is pending or running; default "
+                "false: it runs until you stop it."
+            ),
+        ] = False,
     ) -> AsyncGenerator[QueueStatus, None]:
         principal = info.context.principal
         principal.require_peer_or_session(workspace, peer, session)

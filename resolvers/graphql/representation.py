@@ -14,33 +14,50 @@ from reasoners.embeddings.model import embed_async
 from reasoners.search.observations import search_observations
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
+    INCLUDE_STALE,
+    INCLUDE_SUPERSEDED,
     LEVELS,
     SESSIONS,
     ExcludeDerivedArg,
     ExcludeSessionIdsArg,
+    LimitArg,
+    ObservedArg,
+    ObserverArg,
+    QueryArg,
     SessionIdsArg,
+    WorkspaceArg,
     page_size,
 )
 from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
-from resolvers.graphql.types import Message, Observation, ObservationLevel, Summary
+from resolvers.graphql.types import RANKS, Message, Observation, ObservationLevel, Summary
 
 TOKENIZER = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary), offline"
 
 
-@strawberry.type
+@strawberry.type(description="A belief that matched a belief search.")
 class ObservationHit:
-    observation: Observation
-    score: float
-    vector_rank: int | None
-    text_rank: int | None
+    observation: Observation = strawberry.field(description="The belief found.")
+    score: float = strawberry.field(
+        description="Fused score: similarity to the query (0-1) plus 0.1 times the fulltext "
+        "score relative to the query's best fulltext hit; higher is better."
+    )
+    vector_rank: int | None = strawberry.field(description=RANKS[0])
+    text_rank: int | None = strawberry.field(description=RANKS[1])
 
 
-@strawberry.type
+@strawberry.type(
+    description="An observer's short list of stable identity markers about a peer (name, "
+    "age, home, work...)."
+)
 class PeerCard:
-    observer: str
-    observed: str
-    entries: list[str]
-    updated_at: datetime | None
+    observer: str = strawberry.field(description="The peer whose card it is.")
+    observed: str = strawberry.field(description="The peer it describes.")
+    entries: list[str] = strawberry.field(
+        description="Its lines, in order (at most 40 of 300 characters)."
+    )
+    updated_at: datetime | None = strawberry.field(
+        description="When it was last written (UTC); null for a card never written."
+    )
     support: list[list[strawberry.ID]] = strawberry.field(
         description="Per entry, the observations it rests on (empty for a line the app wrote "
         "with setPeerCard; a dream never writes a line without them)."
@@ -57,21 +74,38 @@ class PeerCard:
         )
 
 
-@strawberry.type
+@strawberry.type(
+    description="Context for your agent's prompt, packed to a token budget: the parts and "
+    "their rendering as one text."
+)
 class ContextBlob:
     text: str = strawberry.field(description="Everything below, rendered as one text block.")
-    tokenizer: str
-    budget: int
+    tokenizer: str = strawberry.field(description="The tokenizer that counted the tokens.")
+    budget: int = strawberry.field(description="The token budget asked for (`tokens`).")
     tokens_used: int = strawberry.field(
         description="Tokens of `text` (headings, times and speakers included): at most budget."
     )
     remainder: int = strawberry.field(description="B' = budget - representation - peer card.")
     summary_cap: int = strawberry.field(description="0.4 x B': the most the summary may take.")
-    observer: str | None
-    observed: str | None
-    peer_card: list[str]
-    representation: list[Observation]
-    summary: Summary | None
+    observer: str | None = strawberry.field(
+        description="Whose beliefs were packed (peerPerspective, else peerTarget); null "
+        "without a peerTarget."
+    )
+    observed: str | None = strawberry.field(
+        description="The peer they are about (peerTarget); null without one."
+    )
+    peer_card: list[str] = strawberry.field(
+        description="The observer's card of the observed peer; empty when there is none or it "
+        "did not fit."
+    )
+    representation: list[Observation] = strawberry.field(
+        description="The beliefs packed: those matching searchQuery first, then the most "
+        "derived, then the most recent."
+    )
+    summary: Summary | None = strawberry.field(
+        description="The session summary packed (the long one if it fits and is longer, else "
+        "the short one); null when none fit or was asked for."
+    )
     messages: list[Message] = strawberry.field(
         description="The session's recent messages that fit, oldest first."
     )
@@ -79,24 +113,43 @@ class ContextBlob:
         description="The view's messages that best match searchQuery and fit, best first "
         "(none without a searchQuery and a peerTarget)."
     )
-    card_dropped: bool
-    representation_dropped: int
-    messages_dropped: int
+    card_dropped: bool = strawberry.field(
+        description="True when the peer card was left out: it alone exceeds the budget."
+    )
+    representation_dropped: int = strawberry.field(
+        description="How many beliefs of the slice did not fit the budget (the least relevant)."
+    )
+    messages_dropped: int = strawberry.field(
+        description="How many of the session's recent messages did not fit the budget."
+    )
     matched_messages_dropped: int = strawberry.field(
         description="How many matched messages did not fit the budget."
     )
 
 
-@strawberry.input
+@strawberry.input(description="Which beliefs a belief search may return.")
 class ObservationFilterInput:
     levels: list[ObservationLevel] | None = strawberry.field(default=None, description=LEVELS)
     session_ids: list[str] | None = strawberry.field(default=None, description=SESSIONS)
-    exclude_session_ids: list[str] | None = None
-    exclude_derived: bool = False
-    since: datetime | None = None
-    until: datetime | None = None
-    include_stale: bool = False
-    include_superseded: bool = False
+    exclude_session_ids: list[str] | None = strawberry.field(
+        default=None,
+        description="Leave out beliefs from these sessions (beliefs of no session stay).",
+    )
+    exclude_derived: bool = strawberry.field(
+        default=False,
+        description="Leave out beliefs with no session (deductions and inductions drawn "
+        "across conversations); default false.",
+    )
+    since: datetime | None = strawberry.field(
+        default=None,
+        description="Only beliefs valid from this time on (their validAt, else createdAt).",
+    )
+    until: datetime | None = strawberry.field(
+        default=None,
+        description="Only beliefs valid before this time (their validAt, else createdAt).",
+    )
+    include_stale: bool = strawberry.field(default=False, description=INCLUDE_STALE)
+    include_superseded: bool = strawberry.field(default=False, description=INCLUDE_SUPERSEDED)
     as_of: datetime | None = strawberry.field(
         default=None,
         description="The beliefs as they stood at this time: written by then and not yet "
@@ -120,12 +173,17 @@ class RepresentationQuery:
     async def search_observations(
         self,
         info: Info,
-        workspace: str,
-        observer: str,
-        observed: str,
-        query: str,
-        filter: ObservationFilterInput | None = None,
-        limit: int | None = None,
+        workspace: WorkspaceArg,
+        observer: ObserverArg,
+        observed: ObservedArg,
+        query: QueryArg,
+        filter: Annotated[
+            ObservationFilterInput | None,
+            strawberry.argument(
+                description="Which beliefs to search; omitted: the current ones of every level."
+            ),
+        ] = None,
+        limit: LimitArg = None,
         depth: DepthArg = ONE_LEVEL,
     ) -> list[ObservationHit]:
         _require_view(info, workspace, observer, observed)
@@ -164,7 +222,14 @@ class RepresentationQuery:
 
     @strawberry.field(description="The observer's peer card of the observed peer.")
     async def peer_card(
-        self, info: Info, workspace: str, observer: str, observed: str | None = None
+        self,
+        info: Info,
+        workspace: WorkspaceArg,
+        observer: Annotated[str, strawberry.argument(description="The peer whose card it is.")],
+        observed: Annotated[
+            str | None,
+            strawberry.argument(description="The peer it describes; omitted: the observer itself."),
+        ] = None,
     ) -> PeerCard:
         target = observed or observer
         _require_view(info, workspace, observer, target)
@@ -180,13 +245,46 @@ class RepresentationQuery:
     async def context(
         self,
         info: Info,
-        workspace: str,
-        tokens: int,
-        session: str | None = None,
-        peer_target: str | None = None,
-        peer_perspective: str | None = None,
-        search_query: str | None = None,
-        search_limit: int = 10,
+        workspace: WorkspaceArg,
+        tokens: Annotated[
+            int,
+            strawberry.argument(
+                description="The token budget, 1 to 200,000: the rendered text never exceeds it."
+            ),
+        ],
+        session: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The session whose summary and recent messages to pack. Give a "
+                "session, a peerTarget or both."
+            ),
+        ] = None,
+        peer_target: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The peer whose representation (beliefs and card) to pack."
+            ),
+        ] = None,
+        peer_perspective: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The observer whose beliefs about peerTarget to pack; omitted: "
+                "peerTarget's own (its self-model). Needs a peerTarget."
+            ),
+        ] = None,
+        search_query: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Text that picks the beliefs packed first and the matched messages "
+                "(at most 2,000 characters); omitted: neither."
+            ),
+        ] = None,
+        search_limit: Annotated[
+            int,
+            strawberry.argument(
+                description="How many beliefs searchQuery may put first in the slice (0-100)."
+            ),
+        ] = 10,
         search_message_limit: Annotated[
             int,
             strawberry.argument(
@@ -194,7 +292,10 @@ class RepresentationQuery:
                 "searchQuery to pack, ranked as searchMessages ranks them (0-100; 0: none).",
             ),
         ] = SEARCH_MESSAGES,
-        include_summary: bool = True,
+        include_summary: Annotated[
+            bool,
+            strawberry.argument(description="Pack a session summary; false leaves it out."),
+        ] = True,
         as_of: Annotated[
             datetime | None,
             strawberry.argument(
@@ -270,10 +371,18 @@ class RepresentationMutation:
     async def set_peer_card(
         self,
         info: Info,
-        workspace: str,
-        observer: str,
-        entries: list[str],
-        observed: str | None = None,
+        workspace: WorkspaceArg,
+        observer: Annotated[str, strawberry.argument(description="The peer whose card it is.")],
+        entries: Annotated[
+            list[str],
+            strawberry.argument(
+                description="The card's new lines, in order (at most 40 of 300 characters)."
+            ),
+        ],
+        observed: Annotated[
+            str | None,
+            strawberry.argument(description="The peer it describes; omitted: the observer itself."),
+        ] = None,
     ) -> PeerCard:
         target = observed or observer
         # A card is its observer's: only the observer's own key (or a workspace or admin key)

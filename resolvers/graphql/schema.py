@@ -22,14 +22,20 @@ from resolvers.graphql.representation import RepresentationMutation, Representat
 from resolvers.graphql.restructure import RestructureMutation
 
 
-@strawberry.type
+@strawberry.type(
+    description="Reads: workspaces, peers, sessions, messages, beliefs, the queue, dreams, "
+    "files, and answers about peers."
+)
 class Query(
     CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery, MemberQuery, FileQuery
 ):
     pass
 
 
-@strawberry.type
+@strawberry.type(
+    description="Writes: create, update and delete data, post messages, issue keys, and steer "
+    "the background work."
+)
 class Mutation(
     CoreMutation,
     QueueMutation,
@@ -42,7 +48,10 @@ class Mutation(
     pass
 
 
-@strawberry.type
+@strawberry.type(
+    description="Streams over graphql-transport-ws: queue status, streamed answers and dream "
+    "events."
+)
 class Subscription(QueueSubscription, DialecticSubscription, DreamSubscription):
     pass
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Generic, TypeVar, cast
+from enum import Enum
+from typing import Annotated, Any, Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types.enum import StrawberryEnumDefinition
 
 from graph import models, records
 from graph.validation import check_limit
@@ -25,16 +28,37 @@ def as_json(value: dict[str, Any]) -> JSON:
     return cast(JSON, value)
 
 
-@strawberry.type
+def described_enum(
+    cls: type[Enum], *, description: str, values: Mapping[str, str], name: str | None = None
+) -> None:
+    """Expose an enum defined outside the GraphQL layer, with a description for each value.
+
+    strawberry.enum_value cannot be used there: a StrEnum member's value must be the string
+    itself. Every value needs a description, and only the enum's values may have one."""
+    strawberry.enum(cls, name=name, description=description)
+    definition: StrawberryEnumDefinition = cls.__strawberry_definition__  # type: ignore[attr-defined]
+    names = {value.name for value in definition.values}
+    if names != set(values):
+        raise ValueError(f"{definition.name}: describe exactly {sorted(names)}")
+    definition.values = [
+        dataclasses.replace(value, description=values[value.name]) for value in definition.values
+    ]
+
+
+@strawberry.type(description="Where a page of a list ends, and whether another page follows.")
 class PageInfo:
-    end_cursor: str | None
-    has_next_page: bool
+    end_cursor: str | None = strawberry.field(
+        description="Pass it as `after` to get the next page; null when this page is empty."
+    )
+    has_next_page: bool = strawberry.field(description="True when more items follow this page.")
 
 
-@strawberry.type
+@strawberry.type(
+    description="One page of a list, in the list's order; page on with `first` and `after`."
+)
 class Connection(Generic[T]):
-    nodes: list[T]
-    page_info: PageInfo
+    nodes: list[T] = strawberry.field(description="The items of this page.")
+    page_info: PageInfo = strawberry.field(description="Where this page ends.")
 
 
 def connection(page: records.Page[R], node: Callable[[R], T]) -> Connection[T]:
@@ -45,12 +69,26 @@ def connection(page: records.Page[R], node: Callable[[R], T]) -> Connection[T]:
     )
 
 
-@strawberry.type
+METADATA = "Your app's JSON object, stored as given; lists can filter on its top-level keys."
+CONFIGURATION = (
+    "Settings as a JSON object. Keys Honcho clients read back are checked for their types; the "
+    "rest are your app's."
+)
+
+
+@strawberry.type(
+    description="A tenant: every peer, session, message and belief belongs to one workspace, "
+    "and nothing is shared between workspaces."
+)
 class Workspace:
-    name: str
-    metadata: JSON
-    configuration: JSON
-    created_at: datetime
+    name: str = strawberry.field(description="Unique name, the workspace's id.")
+    metadata: JSON = strawberry.field(description="Your app's JSON object, stored as given.")
+    configuration: JSON = strawberry.field(
+        description="Settings as a JSON object: `extraction_context` holds instructions for "
+        "fact extraction from every message of the workspace; the other keys are your app's "
+        "(those Honcho clients read back are checked for their types)."
+    )
+    created_at: datetime = strawberry.field(description="When the workspace was created (UTC).")
 
     @classmethod
     def of(cls, r: records.WorkspaceRecord) -> Workspace:
@@ -62,14 +100,20 @@ class Workspace:
         )
 
 
-@strawberry.type
+@strawberry.type(
+    description="A participant (a user, an agent, a team...): it sends messages, holds beliefs "
+    "about other peers and is the subject of theirs."
+)
 class Peer:
-    workspace: str
-    name: str
-    metadata: JSON
-    configuration: JSON
-    extraction_context: str | None
-    created_at: datetime
+    workspace: str = strawberry.field(description="The workspace the peer belongs to.")
+    name: str = strawberry.field(description="Unique name within the workspace.")
+    metadata: JSON = strawberry.field(description=METADATA)
+    configuration: JSON = strawberry.field(description=CONFIGURATION)
+    extraction_context: str | None = strawberry.field(
+        description="Instructions for fact extraction from this peer's messages, below a "
+        "message's and a session's own and above the workspace's when they disagree."
+    )
+    created_at: datetime = strawberry.field(description="When the peer was created (UTC).")
 
     @classmethod
     def of(cls, r: records.PeerRecord) -> Peer:
@@ -83,14 +127,29 @@ class Peer:
         )
 
 
-@strawberry.type
+OBSERVE_ME = (
+    "Whether this peer's messages in the session add to its beliefs about itself (others "
+    "still learn from them)."
+)
+OBSERVE_OTHERS = (
+    "Whether this peer forms beliefs about the other peers from the messages they send in the "
+    "session while it is present."
+)
+
+
+@strawberry.type(
+    description="A peer's membership window in a session, with how it observes and is "
+    "observed there."
+)
 class SessionPeer:
-    peer: str
-    session: str
-    observe_me: bool
-    observe_others: bool
-    joined_at: datetime
-    left_at: datetime | None
+    peer: str = strawberry.field(description="The member peer.")
+    session: str = strawberry.field(description="The session.")
+    observe_me: bool = strawberry.field(description=OBSERVE_ME)
+    observe_others: bool = strawberry.field(description=OBSERVE_OTHERS)
+    joined_at: datetime = strawberry.field(description="When this window opened (UTC).")
+    left_at: datetime | None = strawberry.field(
+        description="When the peer left; null while it is still in the session."
+    )
 
     @classmethod
     def of(cls, r: records.MembershipRecord) -> SessionPeer:
@@ -104,22 +163,40 @@ class SessionPeer:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A conversation between peers: its messages and its members.")
 class Session:
-    workspace: str
-    name: str
-    metadata: JSON
-    configuration: JSON
-    context: str | None
-    active: bool
-    created_at: datetime
+    workspace: str = strawberry.field(description="The workspace the session belongs to.")
+    name: str = strawberry.field(description="Unique name within the workspace.")
+    metadata: JSON = strawberry.field(description=METADATA)
+    configuration: JSON = strawberry.field(description=CONFIGURATION)
+    context: str | None = strawberry.field(
+        description="Instructions for fact extraction from this session's messages, below a "
+        "message's own and above the peer's and the workspace's when they disagree."
+    )
+    active: bool = strawberry.field(
+        description="False once the session is closed: by updateSession, or by a delete "
+        "through the Honcho-compatible routes (which keeps it and its messages). New sessions "
+        "are active."
+    )
+    created_at: datetime = strawberry.field(description="When the session was created (UTC).")
 
     @strawberry.field(
         description="The session's summaries, newest first (session and workspace keys: a "
         "summary covers messages from before a peer joined and after it left)."
     )
     async def summaries(
-        self, info: strawberry.Info[Any, None], kind: str | None = None, first: int = 10
+        self,
+        info: strawberry.Info[Any, None],
+        kind: Annotated[
+            str | None,
+            strawberry.argument(description='"short" or "long"; null lists both kinds.'),
+        ] = None,
+        first: Annotated[
+            int,
+            strawberry.argument(
+                description="How many to list: 1 to the page-size limit (100 by default)."
+            ),
+        ] = 10,
     ) -> list[Summary]:
         info.context.principal.require_session(self.workspace, self.name)
         limit = check_limit(first, info.context.services.settings.max_page_size)
@@ -139,19 +216,31 @@ class Session:
         )
 
 
-@strawberry.type
+@strawberry.type(description="One conversation turn: what a peer said in a session.")
 class Message:
-    id: strawberry.ID
-    workspace: str
-    session: str
-    peer: str
-    content: str
-    context: str | None
-    metadata: JSON
-    created_at: datetime
-    seq: int
-    token_count: int
-    client_id: str | None
+    id: strawberry.ID = strawberry.field(description="The message's id, given by the service.")
+    workspace: str = strawberry.field(description="The workspace it belongs to.")
+    session: str = strawberry.field(description="The session it was posted in.")
+    peer: str = strawberry.field(description="The peer that sent it.")
+    content: str = strawberry.field(description="Its text.")
+    context: str | None = strawberry.field(
+        description="Instructions for fact extraction from this message, above the session's, "
+        "the peer's and the workspace's when they disagree."
+    )
+    metadata: JSON = strawberry.field(description=METADATA)
+    created_at: datetime = strawberry.field(
+        description="When it was said (UTC): the time it was posted with, else its arrival."
+    )
+    seq: int = strawberry.field(
+        description="Its place in the session, from 0, in the order messages were stored."
+    )
+    token_count: int = strawberry.field(
+        description="Tokens of its content, as the embedding model's tokenizer counts them "
+        "(the one `context` budgets with)."
+    )
+    client_id: str | None = strawberry.field(
+        description="The id your app gave it when posting it, if any."
+    )
 
     @classmethod
     def of(cls, r: records.MessageRecord) -> Message:
@@ -170,15 +259,24 @@ class Message:
         )
 
 
-@strawberry.type
+@strawberry.type(description="The messages of an addMessages batch, as stored.")
 class AddMessagesResult:
-    messages: list[Message]
+    messages: list[Message] = strawberry.field(
+        description="One per item sent, in the batch's order; a re-sent clientId returns the "
+        "message stored before."
+    )
     created: int = strawberry.field(description="How many messages were new (not re-sent).")
 
 
-@strawberry.type
+RANKS = (
+    "1-based rank among the nearest by meaning; null if not among them.",
+    "1-based rank among the fulltext matches; null if not among them.",
+)
+
+
+@strawberry.type(description="A message that matched a message search.")
 class MessageHit:
-    message: Message
+    message: Message = strawberry.field(description="The message found.")
     score: float = strawberry.field(
         description="Fused score: similarity to the query (0-1; for a message of several "
         "passages, its closest passage's when that is closer; for a message beliefs were "
@@ -189,8 +287,8 @@ class MessageHit:
         f"{LENGTH_WEIGHT:g} times ln((1 + length) / {LENGTH_REFERENCE}) for a message longer "
         f"than {LENGTH_REFERENCE} characters."
     )
-    vector_rank: int | None
-    text_rank: int | None
+    vector_rank: int | None = strawberry.field(description=RANKS[0])
+    text_rank: int | None = strawberry.field(description=RANKS[1])
 
     @classmethod
     def of(cls, h: Hit[records.MessageRecord]) -> MessageHit:
@@ -203,34 +301,77 @@ class MessageHit:
 
 
 ObservationLevel = models.ObservationLevel
-strawberry.enum(ObservationLevel, description="Where a belief sits in the derivation hierarchy.")
+described_enum(
+    ObservationLevel,
+    description="Where a belief sits in the derivation hierarchy.",
+    values={
+        "EXPLICIT": "A fact taken from a message, with the verbatim words it rests on.",
+        "DEDUCTIVE": "A conclusion a dream drew from other beliefs, its premises.",
+        "INDUCTIVE": "A pattern (preference, behaviour, trait or trend) a dream generalized "
+        "from at least two beliefs.",
+        "CONTRADICTION": "A conflict a dream found between two beliefs, citing both; it is "
+        "flagged, not resolved.",
+    },
+)
 
 
-@strawberry.type
+@strawberry.type(
+    description="A belief: what one peer (the observer) holds about another or about itself "
+    "(the observed), traceable to the messages or beliefs it came from."
+)
 class Observation:
-    id: strawberry.ID
-    workspace: str
-    observer: str
-    observed: str
-    level: ObservationLevel
-    content: str
-    created_at: datetime
-    valid_at: datetime | None
-    session: str | None
-    confidence: float | None
-    pattern_type: str | None
-    times_derived: int
-    stale: bool
-    stale_reason: str | None
-    facets: list[str]
-    superseded_at: datetime | None
+    id: strawberry.ID = strawberry.field(description="The belief's id.")
+    workspace: str = strawberry.field(description="The workspace it belongs to.")
+    observer: str = strawberry.field(description="The peer that holds the belief.")
+    observed: str = strawberry.field(description="The peer the belief is about.")
+    level: ObservationLevel = strawberry.field(
+        description="Explicit fact, deduction, induction or contradiction."
+    )
+    content: str = strawberry.field(description="The belief, as a sentence.")
+    created_at: datetime = strawberry.field(description="When it was written (UTC).")
+    valid_at: datetime | None = strawberry.field(
+        description="When the fact was stated (UTC): for a fact taken from a message, that "
+        "message's createdAt; null for beliefs a dream drew."
+    )
+    session: str | None = strawberry.field(
+        description="The session it was taken from; null for beliefs of no session, such as a "
+        "dream's deductions and inductions."
+    )
+    confidence: float | None = strawberry.field(
+        description="For an induction: n / (n + 1) for its n premises; null otherwise."
+    )
+    pattern_type: str | None = strawberry.field(
+        description='For an induction: "preference", "behaviour", "trait" or "temporal '
+        'trend"; null otherwise.'
+    )
+    times_derived: int = strawberry.field(
+        description="How many times the fact was taken from messages: a repeat adds one "
+        "instead of a new belief."
+    )
+    stale: bool = strawberry.field(
+        description="True when something it rests on changed (a deleted or edited message, a "
+        "corrected or superseded premise) or a dream pruned it; stale beliefs leave default "
+        "reads."
+    )
+    stale_reason: str | None = strawberry.field(
+        description="Why it turned stale; null while it is not."
+    )
+    facets: list[str] = strawberry.field(
+        description="Tags of the belief; the service writes none of its own, so the list is "
+        "empty (a correction keeps the old version's)."
+    )
+    superseded_at: datetime | None = strawberry.field(
+        description="When a newer version replaced it (a knowledge update or a correction); "
+        "null while it is current."
+    )
     deleted_at: datetime | None = strawberry.field(
         description="When it was deleted (by deleteObservation, a deletion of its messages or "
         "a dream's reconciliation): a deleted belief leaves every list and search, and only "
         "`observation` by id, and provenance lists reached from it, still show it, with this set."
     )
     origin: str | None = strawberry.field(
-        description='What wrote it: "deriver", "dreamer:rules" (no LLM) or "dreamer:llm".'
+        description='What wrote it: "deriver", "dreamer:rules" (no LLM), "dreamer:llm", '
+        '"correction" (correctObservation) or "api" (stated by an app, with no source message).'
     )
 
     @classmethod
@@ -257,18 +398,23 @@ class Observation:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A message a belief was taken from, with the words it rests on.")
 class SourceSpan:
-    message: Message
-    span: str
+    message: Message = strawberry.field(description="The source message (deleted ones drop out).")
+    span: str = strawberry.field(description="The verbatim words of the message it rests on.")
 
 
-@strawberry.type
+@strawberry.type(description="A belief with its provenance and what was built on it.")
 class ObservationDetail:
-    observation: Observation
-    premises: list[Observation]
-    sources: list[SourceSpan]
-    dependents: list[Observation]
+    observation: Observation = strawberry.field(description="The belief itself.")
+    premises: list[Observation] = strawberry.field(
+        description="The beliefs it was derived from (for a deduction, induction or "
+        "contradiction; empty for an explicit fact)."
+    )
+    sources: list[SourceSpan] = strawberry.field(
+        description="The messages it was taken from, each with its verbatim span."
+    )
+    dependents: list[Observation] = strawberry.field(description="The beliefs derived from it.")
     replaces: list[Observation] = strawberry.field(
         description="The beliefs this one superseded (a knowledge update keeps them)."
     )
@@ -288,25 +434,42 @@ class ObservationDetail:
         )
 
 
-@strawberry.type
+@strawberry.type(description="Whether the service can work.")
 class Health:
-    ok: bool
-    neo4j: bool
-    version: str
+    ok: bool = strawberry.field(description="True when the service can reach Neo4j.")
+    neo4j: bool = strawberry.field(description="True when Neo4j answered.")
+    version: str = strawberry.field(description="The service's version.")
 
 
-@strawberry.type
+@strawberry.type(description="What a workspace deletion removed.")
 class DeleteResult:
-    deleted_nodes: int
+    deleted_nodes: int = strawberry.field(
+        description="How many nodes were deleted, the workspace's own included."
+    )
 
 
-@strawberry.input
+@strawberry.input(description="One message to store.")
 class MessageInput:
-    peer: str
-    content: str
-    metadata: JSON | None = None
-    context: str | None = None
-    created_at: datetime | None = None
+    peer: str = strawberry.field(
+        description="The sender, an existing peer of the workspace. A sender not in the "
+        "session joins it; a peer key posts only as its own peer, into sessions it is in."
+    )
+    content: str = strawberry.field(
+        description="The text: not empty, at most 25,000 characters by default."
+    )
+    metadata: JSON | None = strawberry.field(
+        default=None, description="Any JSON object for your app (16 KiB by default); omitted: {}."
+    )
+    context: str | None = strawberry.field(
+        default=None,
+        description="Instructions for fact extraction from this message (at most 4,000 "
+        "characters); they take precedence over the session's, the peer's and the workspace's.",
+    )
+    created_at: datetime | None = strawberry.field(
+        default=None,
+        description="When it was said, for importing a history; omitted: now. Who is present "
+        "is judged by its arrival, not by this time.",
+    )
     client_id: str | None = strawberry.field(
         default=None,
         description="Your id for this message: re-sending it creates nothing new (until the "
@@ -314,34 +477,60 @@ class MessageInput:
     )
 
 
-@strawberry.input
+@strawberry.input(description="A peer to put in a session, with its observation settings.")
 class SessionPeerInput:
-    peer: str
-    observe_me: bool = True
-    observe_others: bool = True
+    peer: str = strawberry.field(description="An existing peer of the workspace.")
+    observe_me: bool = strawberry.field(default=True, description=OBSERVE_ME + " Default true.")
+    observe_others: bool = strawberry.field(
+        default=True, description=OBSERVE_OTHERS + " Default true."
+    )
 
 
-@strawberry.input
+@strawberry.input(description="Which messages to keep; every field is optional and they combine.")
 class MessageFilterInput:
-    session: str | None = None
-    peer: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    metadata: JSON | None = None
+    session: str | None = strawberry.field(
+        default=None, description="Only messages of this session."
+    )
+    peer: str | None = strawberry.field(default=None, description="Only messages this peer sent.")
+    since: datetime | None = strawberry.field(
+        default=None, description="Only messages created at or after this time."
+    )
+    until: datetime | None = strawberry.field(
+        default=None, description="Only messages created before this time."
+    )
+    metadata: JSON | None = strawberry.field(
+        default=None,
+        description="Only messages whose metadata has each of these top-level keys with an "
+        "equal value.",
+    )
 
 
 KeyScope = auth.KeyScope
-strawberry.enum(KeyScope, description="What an API key may access.")
+described_enum(
+    KeyScope,
+    description="What an API key may access.",
+    values={
+        "ADMIN": "Everything, including creating and deleting workspaces.",
+        "WORKSPACE": "Everything inside one workspace.",
+        "PEER": "One peer: its data, its beliefs and those held about it, posting as it into "
+        "sessions it is in, and asking from its perspective.",
+        "SESSION": "One session: its messages, members and summaries, and posting into it.",
+    },
+)
 
 
-@strawberry.type
+@strawberry.type(description="A running summary of a session, folding earlier ones.")
 class Summary:
-    id: strawberry.ID
-    kind: str
-    content: str
+    id: strawberry.ID = strawberry.field(description="The summary's id.")
+    kind: str = strawberry.field(
+        description='"short" (written every 20 messages by default) or "long" (every 60).'
+    )
+    content: str = strawberry.field(description="The summary's text.")
     up_to_message: int = strawberry.field(description="Seq of the last message it covers.")
-    token_count: int
-    created_at: datetime
+    token_count: int = strawberry.field(
+        description="Tokens of its content, counted with the embedding model's tokenizer."
+    )
+    created_at: datetime = strawberry.field(description="When it was written (UTC).")
 
     @classmethod
     def of(cls, r: records.SummaryRecord) -> Summary:
@@ -355,35 +544,54 @@ class Summary:
         )
 
 
-@strawberry.type
+@strawberry.type(description="Background jobs in a scope, counted by status.")
 class QueueStatus:
-    pending: int
-    running: int
-    done: int
-    dead: int
-    tokens_in: int
-    tokens_out: int
+    pending: int = strawberry.field(
+        description="Jobs waiting to run: not yet due (token target, max age, retry backoff) "
+        "or due and waiting for a worker."
+    )
+    running: int = strawberry.field(description="Jobs a worker is running now.")
+    done: int = strawberry.field(description="Jobs finished.")
+    dead: int = strawberry.field(
+        description="Jobs that failed every attempt and were set aside (retryJobs requeues them)."
+    )
+    tokens_in: int = strawberry.field(description="LLM input tokens the jobs used, in all.")
+    tokens_out: int = strawberry.field(description="LLM output tokens the jobs used, in all.")
 
     @strawberry.field(description="True when nothing is pending or running.")
     def idle(self) -> bool:
         return self.pending == 0 and self.running == 0
 
 
-@strawberry.type
+@strawberry.type(description="A unit of background work in the durable queue.")
 class Job:
-    id: strawberry.ID
-    kind: str
-    status: str
-    session: str | None
-    peer: str | None
-    attempts: int
-    max_attempts: int
-    error: str | None
-    run_after: datetime
-    created_at: datetime
-    updated_at: datetime
-    tokens_in: int
-    tokens_out: int
+    id: strawberry.ID = strawberry.field(description="The job's id.")
+    kind: str = strawberry.field(
+        description='What it does: "derive", "summarize", "dream", "restructure" (a rename or '
+        'merge) or "split".'
+    )
+    status: str = strawberry.field(description='"pending", "running", "done" or "dead".')
+    session: str | None = strawberry.field(
+        description="The session it works on, for derive and summarize jobs."
+    )
+    peer: str | None = strawberry.field(
+        description="The peer it concerns: a derive job's sender, a dream's observed peer, or "
+        "the target of a rename, merge or split."
+    )
+    attempts: int = strawberry.field(description="How many attempts it has had so far.")
+    max_attempts: int = strawberry.field(
+        description="Attempts allowed before the job is dead-lettered."
+    )
+    error: str | None = strawberry.field(description="The last failed attempt's error, if any.")
+    run_after: datetime = strawberry.field(
+        description="The earliest time it may run (UTC): a derive job's max age (a token "
+        "target or flushQueue makes it sooner), a paced dream's start, or a failed attempt's "
+        "backoff."
+    )
+    created_at: datetime = strawberry.field(description="When it was queued (UTC).")
+    updated_at: datetime = strawberry.field(description="When it last changed (UTC).")
+    tokens_in: int = strawberry.field(description="LLM input tokens its runs used.")
+    tokens_out: int = strawberry.field(description="LLM output tokens its runs used.")
     notes: list[str] = strawberry.field(
         description="What the job's work could not do and went on without (a merge: each "
         "sub-peer link it did not move, as it would have made a cycle or too long a chain)."
