@@ -15,7 +15,7 @@ from reasoners.deriver.prompt import (
     index_to_message_id,
     message_instructions,
 )
-from reasoners.deriver.schema import DeriverOutput
+from reasoners.deriver.schema import MAX_OBSERVATIONS, DeriverOutput
 from reasoners.text.spans import is_grounded
 from reasoners.text.transcript import render_timestamp
 
@@ -158,5 +158,6 @@ def test_deriver_schema_limits() -> None:
     ):
         with pytest.raises(ValidationError):
             DeriverOutput.model_validate({"observations": [bad]})
+    assert len(DeriverOutput.model_validate({"observations": [ok] * MAX_OBSERVATIONS}).observations)
     with pytest.raises(ValidationError):
-        DeriverOutput.model_validate({"observations": [ok] * 51})
+        DeriverOutput.model_validate({"observations": [ok] * (MAX_OBSERVATIONS + 1)})
