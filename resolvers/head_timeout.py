@@ -8,7 +8,8 @@ kept-alive one; else the connection is closed.
 
 A head uvicorn cannot read is answered with a coded JSON error like every other refusal (uvicorn
 wrote a plain-text 400): 414 for a path and query string over MAX_TARGET_BYTES, which uvicorn's
-URL parser cannot hold (its offsets are 16 bits), 400 for anything else that is not HTTP/1.1.
+URL parser cannot hold (its offsets are 16 bits), 431 for a head over MAX_HEAD_BYTES, 400 for
+anything else that is not HTTP/1.1.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ from resolvers.graphql.http import error_body
 # A client sends its head in one packet; ten seconds covers a slow network many times over.
 HEAD_SECONDS = 10.0
 MAX_TARGET_BYTES = 65_535
+# The longest head read: the longest target and 64 KiB of headers. The parser appends each
+# piece of a header value to what it holds so far, so a head of tens of megabytes (one header,
+# or a million small ones) held the event loop for seconds and took a gigabyte, before any key
+# was checked and within the head's deadline.
+MAX_HEAD_BYTES = MAX_TARGET_BYTES + 65_536
+# How long a refused head's connection stays open to drop what its client still sends.
+LINGER_SECONDS = 2.0
 
 
 def refusal(status: int, reason: str, code: ErrorCode, message: str, **more: object) -> bytes:
@@ -40,6 +48,35 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     """HttpToolsProtocol that closes a connection whose request head has not arrived in time."""
 
     head_timer: asyncio.TimerHandle | None = None
+    head_bytes = 0  # read since the head's clock started, while the head is incomplete
+    refused = False  # answered 431: what still arrives is read and dropped until the close
+
+    def data_received(self, data: bytes) -> None:
+        if self.refused:
+            return
+        waiting = self.head_timer is not None
+        super().data_received(data)
+        if not waiting or self.head_timer is None or self.transport.is_closing():
+            return  # the head was complete before, or is now: what follows is a body
+        self.head_bytes += len(data)
+        if self.head_bytes > MAX_HEAD_BYTES:
+            self._disarm()
+            self.transport.write(
+                refusal(
+                    431,
+                    "Request Header Fields Too Large",
+                    ErrorCode.LIMIT_EXCEEDED,
+                    f"a request's head (its request line and headers) may have at most "
+                    f"{MAX_HEAD_BYTES} bytes",
+                    limit="head",
+                )
+            )
+            # Closed at once with the rest of the head unread, the socket would be reset and
+            # the answer lost; the client reads it while what it still sends is dropped.
+            self.refused = True
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -63,6 +100,7 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
+        self.head_bytes = 0
         self.head_timer = self.loop.call_later(HEAD_SECONDS, self._head_too_slow)
 
     def _disarm(self) -> None:

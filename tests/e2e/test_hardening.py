@@ -8,6 +8,7 @@ peer's data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -588,6 +589,35 @@ async def test_a_request_head_that_stops_arriving_is_closed(served: Served, head
     writer.close()
     assert answer == b""  # closed, unanswered
     assert HEAD_SECONDS - 1 < time.monotonic() - started < HEAD_SECONDS + 5
+
+
+@pytest.mark.parametrize("shape", ["one header", "many headers"])
+async def test_a_head_over_its_size_limit_is_refused_before_it_is_read(
+    served: Served, shape: str
+) -> None:
+    """Without a key, one connection sending a head of tens of megabytes held the event loop
+    for seconds (the parser grows each header value piece by piece) and took a gigabyte, and
+    /health answered 503 meanwhile: the head's deadline bounds time, not size."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    if shape == "one header":
+        headers = b"X-Big: " + b"x" * (4 << 20) + b"\r\n"
+    else:
+        headers = b"X-H: aaaaaaaaaa\r\n" * 300_000
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + b"\r\n")
+    started = time.monotonic()
+    with contextlib.suppress(ConnectionError):  # closed while it sent: answered first
+        await writer.drain()
+    answer = await asyncio.wait_for(reader.read(4096), 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:100]
+    assert b'"LIMIT_EXCEEDED"' in answer and b'"head"' in answer
+    assert time.monotonic() - started < 3
+    async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
+        assert (await client.get("/health")).status_code == 200
+    # A head within the limit is answered as before.
+    async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
+        r = await client.get("/health", headers={"X-Fine": "y" * 60_000})
+        assert r.status_code == 200
 
 
 async def test_a_kept_alive_connection_must_send_its_next_head_in_time(served: Served) -> None:
