@@ -21,6 +21,9 @@ from graph.validation import is_text, strict_json
 # Deeper JSON than any request needs (metadata maps included), and far below the recursion
 # depth at which the JSON parser itself would fail.
 MAX_JSON_DEPTH = 64
+# Longer lists than any request needs (a batch holds 100 messages): GraphQL turns each item of a
+# variable into its type on the event loop, and 700,000 of them held it for three seconds.
+MAX_LIST_ITEMS = 10_000
 # Bodies longer than this are parsed in a thread of their own: a few megabytes of small arrays
 # take about a second of CPU, which on the event loop would hold every other request meanwhile.
 # One body at a time: the C parser holds the interpreter for its whole run (0.4 s for 4 MB),
@@ -54,6 +57,19 @@ def json_depth(text: str) -> int:
         elif char in "]}":
             depth -= 1
     return deepest
+
+
+def longest_list(value: Any) -> int:
+    """The most items any array in `value` holds."""
+    longest, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            longest = max(longest, len(item))
+            stack.extend(item)
+    return longest
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -91,6 +107,11 @@ def parse_json(raw: bytes | str, what: str) -> Any:
         is_text(s) for s in _strings(value)
     ):
         raise InvalidInput(f"{what} holds a string that is not valid Unicode (a lone surrogate)")
+    # Each item takes at least two characters ("1,"): shorter texts cannot hold too many.
+    if len(text) > 2 * MAX_LIST_ITEMS and longest_list(value) > MAX_LIST_ITEMS:
+        raise LimitExceeded(
+            f"{what} holds a list of more than {MAX_LIST_ITEMS} items", limit="list_items"
+        )
     return value
 
 

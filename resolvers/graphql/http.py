@@ -63,6 +63,9 @@ async def parse_body(raw: bytes | str, what: str = "the request body") -> Any:
         raise RequestRefused(400, exc.code, exc.message) from exc
 
 
+MAX_OPERATION_NAME_CHARS = 1000
+
+
 def graphql_request(data: Any) -> tuple[str, dict[str, Any] | None, str | None]:
     """(query, variables, operationName) of a decoded request body or query string."""
     if isinstance(data, list):
@@ -82,6 +85,13 @@ def graphql_request(data: Any) -> tuple[str, dict[str, Any] | None, str | None]:
         raise RequestRefused(400, ErrorCode.INVALID_INPUT, "`variables` must be a JSON object")
     if name is not None and not isinstance(name, str):
         raise RequestRefused(400, ErrorCode.INVALID_INPUT, "`operationName` must be a string")
+    if name is not None and len(name) > MAX_OPERATION_NAME_CHARS:
+        # Error messages name the operation: a megabyte name came back in full.
+        raise RequestRefused(
+            400,
+            ErrorCode.INVALID_INPUT,
+            f"`operationName` may have at most {MAX_OPERATION_NAME_CHARS} characters",
+        )
     return query, variables, name
 
 

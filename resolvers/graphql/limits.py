@@ -202,11 +202,24 @@ def document_shape(document: str, stop_after: int) -> Shape:
 SEVERAL_OPERATIONS = "the document has several operations: name one in `operationName`"
 
 
+# Characters a document may have per token it may have. Comments, blank space and commas are
+# not tokens, but the lexer reads them (in Python, on the event loop): 4 MB of comment around
+# one field held the loop for four seconds.
+CHARS_PER_TOKEN = 50
+
+
+def max_document_chars(max_tokens: int) -> int:
+    return CHARS_PER_TOKEN * max_tokens
+
+
 def unnamed_among_several(document: str, operation_name: str | None, stop_after: int) -> bool:
     """A document of several operations with no `operationName`: GraphQL requires the name
     then, and strawberry ran the first operation instead (a mutation the client may not have
-    meant). Read by the lexer, so it costs no parse."""
-    return not operation_name and document_shape(document, stop_after).operations > 1
+    meant). Read by the lexer, so it costs no parse; a document too long to be read at all is
+    left to TokenLimit to refuse."""
+    if operation_name or len(document) > max_document_chars(stop_after):
+        return False
+    return document_shape(document, stop_after).operations > 1
 
 
 def count_tokens(document: str, stop_after: int) -> int:
@@ -223,6 +236,12 @@ class TokenLimit(SchemaExtension):
 
     def on_parse(self) -> Iterator[None]:
         query = self.execution_context.query or ""
+        if len(query) > (most := max_document_chars(self.max_tokens)):
+            raise limit_error(
+                f"the document has {len(query)} characters; the limit is {most} (comments and "
+                "blank space included)",
+                "document",
+            )
         shape = document_shape(query, self.max_tokens)
         if shape.tokens > self.max_tokens:
             raise limit_error(f"the document has more than {self.max_tokens} tokens", "tokens")

@@ -33,6 +33,39 @@ async def test_too_many_tokens_are_refused(gql: GraphQLClient) -> None:
     assert body["errors"][0]["extensions"]["limit"] == "tokens"
 
 
+@pytest.mark.parametrize("padding", ["#" + "x" * 120_000 + "\n", " " * 120_000, "," * 120_000])
+async def test_a_document_padded_past_its_length_is_refused_unread(
+    gql: GraphQLClient, padding: str
+) -> None:
+    """Comments, blank space and commas are not tokens: 4 MB of them around one field passed
+    the token limit and held the event loop for seconds while the lexer read them, twice."""
+    body = await gql.raw(f"query {{ {padding} version }}")
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "document"}
+    assert await gql.ok(f"query {{ {padding[:1000]}\n version }}")
+
+
+async def test_long_lists_and_operation_names_are_refused(gql: GraphQLClient) -> None:
+    """700,000 items of a list variable held the loop three seconds as GraphQL typed them; a
+    megabyte operation name came back in full in the error."""
+    query = "query($s: [String!]) { version }"
+    for body, limit in (
+        ({"query": query, "variables": {"s": ["s"] * 10_001}}, "list_items"),
+        ({"query": "query A { version }", "operationName": "A" * 1001}, None),
+    ):
+        response = await gql.http.post("/graphql", json=body)
+        assert response.status_code == 400, response.text[:200]
+        assert len(response.content) < 1000
+        assert response.json()["errors"][0]["extensions"]["code"] == (
+            "LIMIT_EXCEEDED" if limit else "INVALID_INPUT"
+        )
+    response = await gql.http.post(
+        "/graphql", json={"query": query, "variables": {"s": ["s"] * 10_000}}
+    )
+    # Within the limit, the list reaches validation (which finds $s unused).
+    assert response.status_code == 200
+    assert [e["extensions"]["code"] for e in response.json()["errors"]] == ["INVALID_INPUT"]
+
+
 async def test_oversized_body_is_refused(gql: GraphQLClient) -> None:
     response = await gql.http.post(
         "/graphql",
