@@ -355,7 +355,14 @@ class Mutation:
             principal.require_admin(f"issuing {wanted.scope.value} keys")
         else:
             principal.require_workspace(workspace or "")
-        settings = info.context.services.settings
+        services = info.context.services
+        settings = services.settings
         if not settings.auth_secret:
             raise InvalidInput("set BELIEFGRAPH_AUTH_SECRET to issue keys")
+        # A key for a peer or session that does not exist reaches nothing, but counted as a
+        # holder of its own (its 50 sockets): issued for made-up names, keys multiplied them.
+        if wanted.scope is KeyScope.PEER and peer is not None and workspace is not None:
+            await peers.get(services.db, workspace, peer)
+        if wanted.scope is KeyScope.SESSION and session is not None and workspace is not None:
+            await sessions.get(services.db, workspace, session)
         return issue_key(settings.auth_secret, wanted, ttl_seconds=ttl_seconds)

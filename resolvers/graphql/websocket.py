@@ -11,7 +11,7 @@ errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one so
 `extensions.code` like every other error. A key is checked again at every operation and every
 poll of a subscription, so one that expires stops working on an open socket, and the socket is
 closed (4403) when it expires; with auth on, the keys of one holder hold at most
-MAX_SOCKETS_PER_KEY sockets.
+MAX_SOCKETS_PER_KEY sockets, and the keys of one workspace MAX_SOCKETS_PER_WORKSPACE.
 """
 
 from __future__ import annotations
@@ -59,6 +59,9 @@ MAX_ID_CHARS = 128  # an operation's id, echoed in each of its results
 # holds a descriptor and memory whether or not it runs anything, and one leaked key should not
 # be able to hold the server's.
 MAX_SOCKETS_PER_KEY = 50
+# And for all the keys of one workspace together: a workspace key may issue a key for each of
+# its peers and sessions, each with its own 50.
+MAX_SOCKETS_PER_WORKSPACE = 200
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
 
 
@@ -172,6 +175,7 @@ class GraphQLWebSocket(GraphQL[Context, None]):
         self.hosts = services.settings.host_names
         # Acknowledged sockets per key holder (auth on).
         self.open_sockets: Counter[Principal] = Counter()
+        self.workspace_sockets: Counter[str] = Counter()
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
         return Context(services=self.services, authorization=request.headers.get("authorization"))
@@ -202,7 +206,19 @@ class GraphQLWebSocket(GraphQL[Context, None]):
                 raise ConnectionRejectionError(
                     {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open for this key's holder"}
                 )
+            workspace = holder.workspace
+            if workspace is not None and (
+                self.workspace_sockets[workspace] >= MAX_SOCKETS_PER_WORKSPACE
+            ):
+                raise ConnectionRejectionError(
+                    {
+                        "message": f"{MAX_SOCKETS_PER_WORKSPACE} sockets are open for the keys "
+                        "of this workspace"
+                    }
+                )
             self.open_sockets[holder] += 1
+            if workspace is not None:
+                self.workspace_sockets[workspace] += 1
             context.socket_holder = holder
         return await super().on_ws_connect(context)
 
@@ -213,6 +229,10 @@ class GraphQLWebSocket(GraphQL[Context, None]):
             self.open_sockets[holder] -= 1
             if self.open_sockets[holder] <= 0:
                 del self.open_sockets[holder]
+            if holder.workspace is not None:
+                self.workspace_sockets[holder.workspace] -= 1
+                if self.workspace_sockets[holder.workspace] <= 0:
+                    del self.workspace_sockets[holder.workspace]
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:
         # Called for cross-origin handshakes only: a page may connect if its host is allowed.

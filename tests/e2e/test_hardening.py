@@ -26,6 +26,7 @@ from resolvers.graphql.websocket import (
     CONNECTION_INIT_SECONDS,
     MAX_FRAME_BYTES,
     MAX_SOCKETS_PER_KEY,
+    MAX_SOCKETS_PER_WORKSPACE,
     MAX_SUBSCRIPTIONS,
 )
 from resolvers.head_timeout import HEAD_SECONDS
@@ -768,6 +769,37 @@ async def test_a_key_that_expires_stops_working_on_its_open_socket(
                     assert errors[0]["extensions"]["code"] == "UNAUTHENTICATED", reply
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403, closed.value
     assert time.monotonic() - started < 8
+
+
+async def test_the_keys_of_one_workspace_hold_at_most_its_share_of_sockets(
+    served_with_auth: Served,
+) -> None:
+    """A workspace key issued peer keys, each counted as a holder of its own with 50 sockets:
+    150 sockets from one leaked workspace key, with no bound."""
+    secret = served_with_auth.secret
+    assert secret is not None
+
+    async def opened(peer: str) -> Any:
+        key = issue_key(secret, Principal(KeyScope.PEER, "w-many", peer))
+        socket_ = await websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS])
+        await socket_.send(
+            json.dumps({"type": "connection_init", "payload": {"Authorization": f"Bearer {key}"}})
+        )
+        return socket_
+
+    per_peer = MAX_SOCKETS_PER_WORKSPACE // MAX_SOCKETS_PER_KEY
+    sockets = []
+    try:
+        for i in range(MAX_SOCKETS_PER_WORKSPACE):
+            sockets.append(await opened(f"p{i % per_peer}"))
+            reply = json.loads(await asyncio.wait_for(sockets[-1].recv(), 10))
+            assert reply["type"] == "connection_ack", i
+        refused = await opened("p-extra")
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(refused.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    finally:
+        await asyncio.gather(*(s.close() for s in sockets))
 
 
 async def test_one_key_holds_at_most_its_share_of_sockets(served_with_auth: Served) -> None:

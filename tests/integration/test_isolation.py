@@ -1427,6 +1427,10 @@ async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world
     ]
     for variables, key in refused:
         assert await api.error_code(CREATE_KEY, variables, key=key) == "FORBIDDEN", variables
+    # Keys for made-up names reached nothing but each counted as a socket holder of its own.
+    for variables in ({"scope": "PEER", "w": a.name, "p": "ghost0"},
+                      {"scope": "SESSION", "w": a.name, "s": "ghost-session"}):  # fmt: skip
+        assert await api.error_code(CREATE_KEY, variables, key=workspace_key) == "NOT_FOUND"
 
 
 async def test_a_peer_key_reads_files_down_its_tree_and_never_up(api: Api, world: World) -> None:
