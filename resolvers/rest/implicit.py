@@ -38,14 +38,19 @@ async def ensure_workspace(call: Call) -> bool:
 
 
 async def ensure_peers(call: Call, names: list[str]) -> None:
+    """The peers named, created when missing by a key that may create them: a workspace key,
+    or a peer key its own peer (a session key creates none, as `POST …/peers` refuses it)."""
     db = call.services.db
     unique = sorted(set(names))
     check_peer_count(unique)  # before any is created
     try:
         await peers.require_all(db, call.workspace, unique)
     except NotFound as missing:
-        for name in missing.details.get("peers", []):
-            await peers.get_or_create(db, call.workspace, str(name))
+        absent = [str(name) for name in missing.details.get("peers", [])]
+        for name in absent:  # every one checked before any is created
+            call.principal.require_peer(call.workspace, name)
+        for name in absent:
+            await peers.get_or_create(db, call.workspace, name)
 
 
 async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord, bool]:

@@ -1097,6 +1097,18 @@ async def test_auth_and_isolation(
     for body in ({"id": "bot", "metadata": {"x": 1}}, {"id": "stranger"}):
         r = await secured.post(peers_path, json=body, headers=in_s1)
         assert r.status_code == 403, body
+    # Posting as a peer that does not exist created it (and joined it to the session), though
+    # the same key may not create peers.
+    r = await secured.post(
+        f"/workspaces/{workspace}/sessions/s1/messages",
+        json={"messages": [{"peer_id": "made-by-session-key", "content": "hi"}]},
+        headers=in_s1,
+    )
+    assert r.status_code == 403, r.text
+    r = await rest.get(f"{peers_path}/made-by-session-key/card")
+    assert r.status_code == 404 or r.json() == {"peer_card": None}
+    listed = (await rest.post(f"{peers_path}/list", json={})).json()["items"]
+    assert "made-by-session-key" not in {p["id"] for p in listed}
     r = await secured.post(
         f"/workspaces/{workspace}/peers/alice/chat",
         json={"query": "bees?", "stream": False},
