@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.errors import ErrorCode
-from resolvers.graphql.http import error_response
+from resolvers.refusals import refusal
 
 # Far more than a keyless request needs (GraphiQL's introspection query is about 2 KB).
 KEYLESS_MAX_BYTES = 16 * 1024
@@ -37,10 +37,15 @@ KeyProblem = Callable[[str | None], str | None]
 
 
 def closing(
-    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None, **more: Any
+    scope: Scope,
+    status: int,
+    code: ErrorCode,
+    message: str,
+    headers: dict[str, str] | None = None,
+    **more: Any,
 ) -> Response:
     """A coded refusal that closes the connection: the rest of the body is never read."""
-    return error_response(status, code, message, {"Connection": "close", **(headers or {})}, **more)
+    return refusal(scope, status, code, message, {"Connection": "close", **(headers or {})}, **more)
 
 
 class BodyLimit:
@@ -67,7 +72,7 @@ class BodyLimit:
                 limit = min(limit, KEYLESS_MAX_BYTES)
         if request_target_bytes(scope) > limit:
             what = "the request's path and query string"
-            await self.over(problem, limit, what, "target")(scope, receive, send)
+            await self.over(scope, problem, limit, what, "target")(scope, receive, send)
             return
         length = dict(raw).get(b"content-length")
         too_big = length is not None and (not length.isdigit() or int(length) > limit)
@@ -75,7 +80,7 @@ class BodyLimit:
         received = 0
         more = not too_big
         seconds = BODY_SECONDS if problem is None else KEYLESS_BODY_SECONDS
-        refusal: Response | None = None
+        refused: Response | None = None
         try:
             async with asyncio.timeout(seconds):
                 while more:
@@ -90,16 +95,17 @@ class BodyLimit:
                     chunks.append(chunk)
                     more = bool(message.get("more_body"))
         except TimeoutError:
-            refusal = closing(
+            refused = closing(
+                scope,
                 408,
                 ErrorCode.LIMIT_EXCEEDED,
                 f"the request body did not arrive within {seconds:.0f} seconds",
                 limit="body_seconds",
             )
         if too_big:
-            refusal = self.over(problem, limit, "a request body", "body")
-        if refusal is not None:
-            await refusal(scope, receive, send)
+            refused = self.over(scope, problem, limit, "a request body", "body")
+        if refused is not None:
+            await refused(scope, receive, send)
             return
         body = b"".join(chunks)
         sent = False
@@ -113,17 +119,22 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    def over(self, problem: str | None, limit: int, what: str, name: str) -> Response:
+    def over(self, scope: Scope, problem: str | None, limit: int, what: str, name: str) -> Response:
         """The refusal of `what` over `limit`: 401 when the key was the reason for the limit."""
         if problem is not None and limit < self.max_bytes:
             return closing(
+                scope,
                 401,
                 ErrorCode.UNAUTHENTICATED,
                 f"{problem}; without a valid key {what} may have at most {limit} bytes",
                 {"WWW-Authenticate": "Bearer"},
             )
         return closing(
-            413, ErrorCode.LIMIT_EXCEEDED, f"{what} may have at most {limit} bytes", limit=name
+            scope,
+            413,
+            ErrorCode.LIMIT_EXCEEDED,
+            f"{what} may have at most {limit} bytes",
+            limit=name,
         )
 
 

@@ -14,15 +14,20 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graph.errors import ErrorCode
-from resolvers.graphql.http import error_response
+from resolvers.refusals import refusal
 
 
 def host_name(header: str) -> str:
     """The name part of a Host header ("[::1]:8000" -> "::1", "Example.org:80" -> "example.org")."""
     value = header.strip().lower()
     if value.startswith("["):
-        return value[1 : value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+        name, _, port = value[1:].partition("]")
+        return name if not port or (port[0] == ":" and port[1:].isdigit()) else value
+    if value.count(":") == 1:
+        # "localhost:1@evil.com" is no port: the whole header is the name, and not allowed.
+        name, port = value.split(":")
+        return name if port.isdigit() else value
+    return value
 
 
 def origin_allowed(origin: str, allowed: Collection[str] | None) -> bool:
@@ -44,17 +49,24 @@ class HostAllowList:
         if scope["type"] not in ("http", "websocket") or self.allowed is None:
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
-        raw = headers.get(b"host", b"").decode("latin-1")
-        if host_name(raw) in self.allowed:
+        # Every Host header: with two, this check and the app could each read another one.
+        hosts = [v for k, v in scope.get("headers") or [] if k == b"host"]
+        raw = hosts[0].decode("latin-1") if len(hosts) == 1 else ""
+        if len(hosts) == 1 and host_name(raw) in self.allowed:
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": "host not allowed"})
             return
-        response = error_response(
-            403,
-            ErrorCode.FORBIDDEN,
-            f"this server does not answer to host {raw!r}: add it to BELIEFGRAPH_ALLOWED_HOSTS",
+        if len(hosts) > 1:
+            message = "a request names one host: it sent several Host headers"
+        else:
+            message = (
+                f"this server does not answer to host {raw[:200]!r}: add it to "
+                "BELIEFGRAPH_ALLOWED_HOSTS"
+            )
+        status, code = (
+            (400, ErrorCode.INVALID_INPUT) if len(hosts) > 1 else (403, ErrorCode.FORBIDDEN)
         )
+        response = refusal(scope, status, code, message)
         await response(scope, receive, send)

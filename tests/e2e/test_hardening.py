@@ -347,6 +347,31 @@ def test_a_host_this_server_does_not_answer_to_is_refused(served: Served) -> Non
             assert client.post("/graphql", json=HEALTH, headers={"host": host}).status_code == 200
 
 
+def test_one_host_is_named_once_and_refusals_on_rest_routes_have_a_detail(
+    served: Served,
+) -> None:
+    """Two Host headers: the check read the last, the app the first. "localhost:1@evil.com"
+    passed as localhost. A refused host or body on the Honcho routes answered in the GraphQL
+    shape, where their clients read `detail`."""
+    host = served.url.split("//")[1]
+    for head, status in (
+        (f"Host: evil.example\r\nHost: {host}", 400),
+        (f"Host: {host}\r\nHost: evil.example", 400),
+        ("Host: localhost:1@evil.example", 403),
+    ):
+        with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+            sock.sendall(f"GET /health HTTP/1.1\r\n{head}\r\n\r\n".encode())
+            reply = sock.recv(4096)
+        assert reply.startswith(f"HTTP/1.1 {status} ".encode()), (head, reply[:80])
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        r = client.get("/v3/workspaces/w/queue/status", headers={"Host": "evil.example"})
+        assert r.status_code == 403 and "evil.example" in r.json()["detail"]
+        r = client.post("/v3/workspaces", content=b" " * 5_000_000)
+        assert r.status_code == 413 and "at most" in r.json()["detail"]
+        r = client.post("/graphql", content=b" " * 5_000_000)
+        assert r.status_code == 413 and codes(r) == ["LIMIT_EXCEEDED"]
+
+
 async def test_websockets_from_other_hosts_or_origins_are_refused(served: Served) -> None:
     for headers in (
         {"Host": "evil.example"},
