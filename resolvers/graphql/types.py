@@ -192,14 +192,16 @@ class Session:
             strawberry.argument(description='"short" or "long"; null lists both kinds.'),
         ] = None,
         first: Annotated[
-            int,
+            int | None,
             strawberry.argument(
-                description="How many to list: 1 to the page-size limit (100 by default)."
+                description="How many to list: 1 to the page-size limit (100 by default); "
+                "omitted, 10 (or the page-size limit, if lower)."
             ),
-        ] = 10,
+        ] = None,
     ) -> list[Summary]:
         info.context.principal.require_session(self.workspace, self.name)
-        limit = check_limit(first, info.context.services.settings.max_page_size)
+        most = info.context.services.settings.max_page_size
+        limit = check_limit(first if first is not None else min(10, most), most)
         found = await info.context.summaries.load((self.workspace, self.name, kind, limit))
         return [Summary.of(r) for r in found]
 

@@ -15,6 +15,8 @@ from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, 
 from reasoners.llm.interface import ChatMessage, LLMUnavailable
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
@@ -164,6 +166,22 @@ async def test_a_summary_far_over_its_word_limit_is_re_asked_never_stored(
     assert f"write at most about {limit} words" in asked[1] and "100000 characters" in asked[2]
     short = await summaries.latest(services.db, workspace, "chat", "short")
     assert short is not None and short.content == "a fitting summary"
+
+
+async def test_summaries_read_with_their_default_under_a_small_page_size(
+    services: Services, workspace: str
+) -> None:
+    """`summaries` defaulted to 10, refused (INVALID_INPUT) once the page size was set below."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    small = dataclasses.replace(services.settings, max_page_size=3)
+    s = dataclasses.replace(services, settings=small)
+    result = await build_schema(small).execute(
+        'query($w: String!) { session(workspace: $w, name: "chat") { summaries { kind } } }',
+        variable_values={"w": workspace},
+        context_value=Context(s, None),
+    )
+    assert result.errors is None and result.data == {"session": {"summaries": []}}
 
 
 async def test_graphql_exposes_summaries_queue_and_sources(
