@@ -29,6 +29,10 @@ class KeyScope(StrEnum):
     SESSION = "session"
 
 
+def article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 @dataclass(frozen=True)
 class Principal:
     scope: KeyScope
@@ -43,7 +47,7 @@ class Principal:
 
     def require_admin(self, what: str) -> None:
         if self.scope is not KeyScope.ADMIN:
-            raise self._deny(what)
+            raise Forbidden(f"{what} takes an admin key; this key is {self.scope.value}-scoped")
 
     def require_workspace(self, workspace: str) -> None:
         """Whole-workspace access: admin, or a key for this workspace."""
@@ -61,6 +65,11 @@ class Principal:
     def require_peer(self, workspace: str, peer: str) -> None:
         if self.scope is KeyScope.PEER and self.workspace == workspace and self.peer == peer:
             return
+        if self.scope is KeyScope.PEER and self.workspace == workspace:
+            raise Forbidden(
+                f"this key is peer {self.peer!r}'s: it reads and acts as that peer only, "
+                f"not as {peer!r}"
+            )
         self.require_workspace(workspace)
 
     def require_session(self, workspace: str, session: str) -> None:
@@ -143,7 +152,8 @@ def issue_key(
         # admin key (the default scope) with nothing to say so.
         if name not in needs and getattr(principal, name) is not None:
             raise InvalidInput(
-                f"a {principal.scope.value} key takes no {name}: choose the scope that names it"
+                f"{article(principal.scope.value)} {principal.scope.value} key takes no {name}: "
+                "choose the scope that names it"
             )
     for name in needs:
         if not getattr(principal, name):
