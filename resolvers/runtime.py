@@ -47,6 +47,14 @@ def neo4j_password(settings: Settings) -> str:
     return ManagedNeo4j(settings).password()
 
 
+def preflight(settings: Settings, env: Mapping[str, str]) -> None:
+    """The settings read outside Settings, checked before anything starts: a bad value fails
+    `serve` and `worker` at once, naming its variable, not later (or in a traceback from the
+    server's start-up)."""
+    ReasoningLevels.parse(settings.dialectic_levels)
+    llm_config_from_env(env)
+
+
 async def open_services(
     settings: Settings,
     *,
@@ -61,7 +69,7 @@ async def open_services(
     `llm` overrides the provider (tests pass a scripted one); otherwise an OpenAI-compatible
     endpoint is used when configured in `env`, and the extractive provider when not.
     """
-    ReasoningLevels.parse(settings.dialectic_levels)  # a bad table fails at start, not per call
+    preflight(settings, os.environ if env is None else env)
     db = Database.connect(settings, password if password is not None else neo4j_password(settings))
     try:
         if not await db.ping():

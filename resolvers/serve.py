@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from types import FrameType
 
@@ -15,7 +16,13 @@ from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.graphql.websocket import MAX_FRAME_BYTES
 from resolvers.head_timeout import HeadTimeoutProtocol
-from resolvers.runtime import build_worker, close_services, neo4j_password, open_services
+from resolvers.runtime import (
+    build_worker,
+    close_services,
+    neo4j_password,
+    open_services,
+    preflight,
+)
 from resolvers.web import assets
 
 log = logging.getLogger("beliefgraph")
@@ -29,6 +36,7 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    preflight(settings, os.environ)  # before Neo4j starts; the CLI prints what it refuses
     if not manage_neo4j:
         _run_api(settings)
         return 0

@@ -51,9 +51,14 @@ class ReasoningLevels:
         for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, value = part.partition("=")
             if not sep or not value.strip().isdigit():
-                raise InvalidInput(f"reasoning levels: {part!r} is not <level>=<iterations>")
+                raise InvalidInput(
+                    f"BELIEFGRAPH_DIALECTIC_LEVELS: {part!r} is not <level>=<iterations>"
+                )
             budgets[name.strip()] = int(value)
-        return cls(budgets)
+        try:
+            return cls(budgets)
+        except InvalidInput as exc:
+            raise InvalidInput(f"BELIEFGRAPH_DIALECTIC_LEVELS: {exc.message}") from exc
 
 
 DEFAULT_LEVELS = ReasoningLevels({"minimal": 0, "low": 2, "medium": 4, "high": 6, "max": 10})

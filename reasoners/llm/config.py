@@ -121,8 +121,13 @@ def llm_config_from_env(env: Mapping[str, str]) -> LLMConfig | None:
     """
     base_url = env.get("BELIEFGRAPH_LLM_BASE_URL", "") or None
     api_key = env.get("BELIEFGRAPH_LLM_API_KEY", "") or env.get("OPENAI_API_KEY", "")
-    if base_url is None and not api_key:
-        return None
+    # Read and checked even with no endpoint: a bad value (or a misspelt role) fails at start
+    # instead of lying in wait for the day an endpoint is configured.
+    config = _config(env, base_url, api_key)
+    return config if base_url is not None or api_key else None
+
+
+def _config(env: Mapping[str, str], base_url: str | None, api_key: str) -> LLMConfig:
     known = {role_env(role): role for role in ROLES}
     models: dict[str, str] = {}
     for name, value in env.items():

@@ -87,3 +87,29 @@ def test_a_misspelt_variable_is_named() -> None:
         "HOME": "/root",
     }
     assert cli.unknown_variables(env) == ["BELIEFGRAPH_AUTH_SECRT"]
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "says"),
+    [
+        # serve died in a traceback from the server's start-up, not naming the variable.
+        ("BELIEFGRAPH_DIALECTIC_LEVELS", "bogus", "BELIEFGRAPH_DIALECTIC_LEVELS: 'bogus'"),
+        ("BELIEFGRAPH_DIALECTIC_LEVELS", "huge=3", "BELIEFGRAPH_DIALECTIC_LEVELS: unknown"),
+        # With no endpoint configured, LLM values were never read: wrong, silently.
+        ("BELIEFGRAPH_LLM_TIMEOUT", "abc", "BELIEFGRAPH_LLM_TIMEOUT='abc'"),
+        ("BELIEFGRAPH_LLM_MODE", "foo", "LLM mode must be one of"),
+        ("BELIEFGRAPH_LLM_MODEL_DERIVR", "m", "BELIEFGRAPH_LLM_MODEL_DERIVR names no role"),
+    ],
+)
+def test_serve_refuses_a_bad_value_before_it_starts(
+    env: str,
+    value: str,
+    says: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("BELIEFGRAPH_LLM_BASE_URL", "BELIEFGRAPH_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(env, value)
+    assert cli.main(["serve", "--no-neo4j"]) == 1
+    assert says in capsys.readouterr().err
