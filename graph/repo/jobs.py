@@ -248,9 +248,11 @@ async def fail(
     backoff: timedelta,
     max_backoff: timedelta,
     taken: set[str] | None = None,
+    give_up: bool = False,
 ) -> dict[str, str]:
-    """Record the error; each job goes back to pending with a backoff, or to dead. With
-    `taken`, only those jobs are charged; the unit's others go back to waiting as they were."""
+    """Record the error; each job goes back to pending with a backoff, or to dead (at once with
+    `give_up`). With `taken`, only those jobs are charged; the unit's others go back to waiting
+    as they were."""
     charged = [j.id for j in unit.jobs if taken is None or j.id in taken]
     spared = [j.id for j in unit.jobs if taken is not None and j.id not in taken]
 
@@ -266,6 +268,7 @@ async def fail(
             now=now(),
             backoff_ms=int(backoff.total_seconds() * 1000),
             max_backoff_ms=int(max_backoff.total_seconds() * 1000),
+            give_up=give_up,
         )
         await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
         return {r["id"]: r["status"] for r in rows}

@@ -251,6 +251,9 @@ class Worker:
                 backoff=self.config.backoff,
                 max_backoff=self.config.max_backoff,
                 taken=taken,
+                # A failure that says retrying cannot help (a rejected API key, a model not
+                # found) is dead-lettered at once, not retried into the same refusal.
+                give_up=getattr(error, "retryable", True) is False,
             )
         finally:
             heartbeat.cancel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -12,7 +13,7 @@ from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
-from reasoners.llm.interface import ChatMessage
+from reasoners.llm.interface import ChatMessage, LLMUnavailable
 from resolvers.services import Services
 from tests.fakes.db import RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
@@ -226,6 +227,31 @@ async def test_near_duplicates_by_cosine_are_merged(services: Services, workspac
         await post(services, workspace, "s1", ("alice", text))
         await flush_and_drain(services, workspace, worker)
     assert await beliefs(services, workspace, "alice", "alice") == [first]
+
+
+async def test_a_failure_retrying_cannot_help_is_dead_lettered_at_once(
+    services: Services, workspace: str
+) -> None:
+    """A rejected API key said it was not retryable, and was retried to the last attempt."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I grow tomatoes."))
+    refused = LLMUnavailable("the LLM endpoint rejected the API key (401)", retryable=False)
+    worker = worker_for(
+        services,
+        workspace,
+        ScriptedLLM({"deriver": lambda messages, schema: refused}),
+        backoff=timedelta(milliseconds=1),
+    )
+    await jobs.flush(services.db, workspace, None, None)
+    assert await worker.run_once()
+    await asyncio.sleep(0.05)
+    assert not await worker.run_once()
+    [dead] = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True,
+        limit=5,
+    )  # fmt: skip
+    assert dead.attempts == 1 and "rejected the API key" in (dead.error or "")
 
 
 async def test_invalid_output_is_retried_then_dead_lettered(
