@@ -99,6 +99,7 @@ async def claim_now(tx: Tx, view: Representation, *, now: datetime) -> tuple[str
 class DreamState:
     dream_runs: int
     card: list[CardLine]
+    exists: bool = True  # False: no such representation (its peers renamed, merged or purged)
 
 
 async def state(db: Database, view: Representation) -> DreamState:
@@ -106,7 +107,7 @@ async def state(db: Database, view: Representation) -> DreamState:
         "get_dream_state", **view.params(), path=card_path(view.observer, view.observed)
     )
     if row is None:
-        return DreamState(0, [])
+        return DreamState(0, [], exists=False)
     support = list(row["card_support"])
     card = [
         CardLine(text, tuple(str(support[i]).split()) if i < len(support) else ())

@@ -93,6 +93,12 @@ class DreamHandler:
         started = utc_now()
         mode = dream_mode(self.settings, self.llm)
         state = await dreams.state(self.db, view)
+        if not state.exists:
+            # Its peer was renamed, merged or purged after the dream was queued: what it would
+            # have dreamed moved with the peer (whose views get dreams of their own) or is gone.
+            # Retrying would fail the same way, to a dead job; it ends here, done.
+            log.info("dream of %s -> %s: no such representation now; skipped", observer, observed)
+            return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=None)
         # Reconciliation first: the LLM reconciles only in llm mode, as it dreams only then.
         settled = await reconcile_stale(
             self.db,

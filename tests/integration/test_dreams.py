@@ -37,7 +37,7 @@ from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
-from tests.integration.derive_helpers import worker_for
+from tests.integration.derive_helpers import make_peers, worker_for
 from tests.integration.dream_helpers import (
     belief_id,
     call,
@@ -622,6 +622,22 @@ async def test_a_count_of_beliefs_that_left_the_view_schedules_no_endless_dreams
     else:
         pytest.fail("dreams kept claiming dreams")
     assert [r.observations for r in await runs(s, workspace)] == [0]
+
+
+async def test_a_dream_of_a_representation_that_went_away_ends_done(
+    services: Services, workspace: str
+) -> None:
+    """A dream queued for a view whose peer was then renamed or merged away failed each
+    attempt ("no representation ...") to a dead job, and committed a run for a gone peer."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "agent", "alice")
+    view = Representation(workspace, *AGENT_ALICE)
+    await scheduling.on_demand(s.db, s.settings, view)
+    await statements.write(s.db, "drop_representation", **view.params())
+    await worker_for(s, workspace, None).drain()
+    dreams_ = [j for j in await all_jobs(s, workspace) if j.kind == "dream"]
+    assert [(j.status, j.attempts) for j in dreams_] == [("done", 1)]
+    assert await runs(s, workspace) == []
 
 
 async def test_the_minimum_interval_delays_the_next_dream(
