@@ -1,7 +1,8 @@
 // A correction: a new version ($props) of a current belief supersedes it (SUPERSEDES edge,
 // superseded_at on the old one), with the old belief's sources and premises, so its
 // provenance stays. The old belief keeps its content and history. `problem` is set, and
-// nothing written, when the belief does not exist, is not current, or already says this.
+// nothing written, when the belief does not exist, is not current, already says this, or
+// quotes a message edited or deleted since it was derived.
 // The representation's OBSERVES edge counts the new version, and, for an explicit belief, the
 // write (get_view_writes.cypher; the new version keeps it as its view_write), so a derivation
 // writing the same fact at once sees it. The edge is written first, as a derivation writes it
@@ -13,6 +14,12 @@ WITH old, CASE
     THEN 'observation ' + $id + ' is deleted or already superseded: correct its latest version'
   WHEN old.content_key = $props.content_key
     THEN 'the correction says the same as observation ' + $id
+  // Its quotes of a message edited or deleted since would pass to the new version, current,
+  // serving words the message no longer holds; it is derived again from what the message says.
+  WHEN EXISTS { MATCH (old)-[:DERIVED_FROM]->(m:Message)
+                WHERE m.deleted_at IS NOT NULL OR m.edited_at > old.created_at }
+    THEN 'observation ' + $id + ' quotes a message edited or deleted since: it is derived '
+         + 'again from what the message says now; correct that version'
 END AS problem
 OPTIONAL CALL (old, problem) {
   WITH old WHERE problem IS NULL

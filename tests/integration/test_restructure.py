@@ -376,6 +376,10 @@ async def test_editing_a_message_re_derives_it_and_reconciles_the_old_beliefs(
     assert result["message"] == {"id": c.paris_message, "content": "I live in Rome."}
     assert {c.paris, c.france, c.europe} <= set(result["staleObservations"])
     assert (await state(s, workspace, c.paris))["stale_reason"] == "its source message was edited"
+    # A correction made now gave a current version quoting "I live in Paris.", which the
+    # message no longer says (and chat quoted it as evidence).
+    fix = {"w": workspace, "id": c.paris, "c": "Alice lives in Rome."}
+    assert await gql.error_code(CORRECT, fix) == "CONFLICT"
     await derive(s, workspace)
     await dream_now(s, workspace, "agent", "alice")
     assert (await state(s, workspace, c.paris))["deleted"]  # its span is no longer there
