@@ -21,6 +21,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from graph.errors import ErrorCode
 from resolvers.graphql.http import error_body
+from resolvers.refusals import REST_PREFIX
 
 # A client sends its head in one packet; ten seconds covers a slow network many times over.
 HEAD_SECONDS = 10.0
@@ -34,9 +35,17 @@ MAX_HEAD_BYTES = MAX_TARGET_BYTES + 65_536
 LINGER_SECONDS = 2.0
 
 
-def refusal(status: int, reason: str, code: ErrorCode, message: str, **more: object) -> bytes:
-    """A whole HTTP response refusing a request, its body shaped as the API's errors (pure)."""
-    body = json.dumps(error_body(code, message, **more)).encode()
+def is_rest_target(target: bytes) -> bool:
+    return target == REST_PREFIX.encode() or target.startswith(REST_PREFIX.encode() + b"/")
+
+
+def refusal(
+    status: int, reason: str, code: ErrorCode, message: str, *, rest: bool = False, **more: object
+) -> bytes:
+    """A whole HTTP response refusing a request, its body shaped as the API's errors (pure):
+    `{"detail": ...}` for the Honcho-compatible routes (`rest`), a coded error elsewhere."""
+    shaped = {"detail": message} if rest else error_body(code, message, **more)
+    body = json.dumps(shaped).encode()
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
@@ -48,16 +57,20 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     """HttpToolsProtocol that closes a connection whose request head has not arrived in time."""
 
     head_timer: asyncio.TimerHandle | None = None
-    head_bytes = 0  # read since the head's clock started, while the head is incomplete
+    # Between the end of a message (its body included) and the end of the next head, what
+    # arrives is head: counted, whether or not the previous response has gone (pipelining),
+    # and never a body's bytes (a body the app refused unread still arrives as a body).
+    reading_head = True
+    head_bytes = 0
     refused = False  # answered 431: what still arrives is read and dropped until the close
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return
-        waiting = self.head_timer is not None
+        counting = self.reading_head
         super().data_received(data)
-        if not waiting or self.head_timer is None or self.transport.is_closing():
-            return  # the head was complete before, or is now: what follows is a body
+        if not counting or not self.reading_head or self.transport.is_closing():
+            return  # a body's bytes, or a head completed by this piece
         self.head_bytes += len(data)
         if self.head_bytes > MAX_HEAD_BYTES:
             self._disarm()
@@ -69,6 +82,7 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
                     f"a request's head (its request line and headers) may have at most "
                     f"{MAX_HEAD_BYTES} bytes",
                     limit="head",
+                    rest=is_rest_target(bytes(getattr(self, "url", b"") or b"")),
                 )
             )
             # Closed at once with the rest of the head unread, the socket would be reset and
@@ -84,14 +98,21 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        self.reading_head = False
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self.reading_head, self.head_bytes = True, 0
 
     def on_response_complete(self) -> None:
         # The next head's clock starts now, unless that head is already in (pipelined): a head
         # that arrives while an earlier request runs is not timed, as uvicorn stops reading.
         # Bytes that begin no request (blank lines, skipped by the parser) do not reset it.
+        # (Asked before uvicorn starts the pipelined request, which takes it off the queue.)
+        pipelined = bool(self.pipeline)
         super().on_response_complete()
-        if not self.pipeline and not self.transport.is_closing():
+        if not pipelined and not self.transport.is_closing():
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -100,7 +121,6 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
-        self.head_bytes = 0
         self.head_timer = self.loop.call_later(HEAD_SECONDS, self._head_too_slow)
 
     def _disarm(self) -> None:
@@ -111,7 +131,8 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a head its parser refused; `self.url` holds the target read so
         far (a message that never began has none)."""
-        target = len(getattr(self, "url", b"") or b"")
+        url = bytes(getattr(self, "url", b"") or b"")
+        target, rest = len(url), is_rest_target(url)
         if target > MAX_TARGET_BYTES:
             answer = refusal(
                 414,
@@ -119,11 +140,16 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
                 ErrorCode.LIMIT_EXCEEDED,
                 f"a request's path and query string may have at most {MAX_TARGET_BYTES} bytes; "
                 "send a large document or variables in a POST body",
+                rest=rest,
                 limit="target",
             )
         else:
             answer = refusal(
-                400, "Bad Request", ErrorCode.INVALID_INPUT, "the request is not valid HTTP/1.1"
+                400,
+                "Bad Request",
+                ErrorCode.INVALID_INPUT,
+                "the request is not valid HTTP/1.1",
+                rest=rest,
             )
         self.transport.write(answer)
         self.transport.close()

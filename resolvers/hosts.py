@@ -26,7 +26,7 @@ def host_name(header: str) -> str:
     if value.count(":") == 1:
         # "localhost:1@evil.com" is no port: the whole header is the name, and not allowed.
         name, port = value.split(":")
-        return name if port.isdigit() else value
+        return name if port.isdigit() or not port else value
     return value
 
 
@@ -68,5 +68,7 @@ class HostAllowList:
         status, code = (
             (400, ErrorCode.INVALID_INPUT) if len(hosts) > 1 else (403, ErrorCode.FORBIDDEN)
         )
-        response = refusal(scope, status, code, message)
+        # Closed after it: the request's body is not read, and its bytes must not be taken
+        # for the next request on a kept-alive connection.
+        response = refusal(scope, status, code, message, {"Connection": "close"})
         await response(scope, receive, send)

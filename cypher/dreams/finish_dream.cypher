@@ -23,6 +23,7 @@ WITH r, randomUUID() AS fresh, coalesce(r.since_dream, 0) AS undreamed, r.dream_
 WITH r, fresh, held, idle, beliefs, seq,
      CASE WHEN undreamed > $consumed THEN undreamed - $consumed ELSE 0 END AS counted,
      COUNT { MATCH (o:Observation)
+             USING INDEX o:Observation(scope_key, dream_pending)
              WHERE o.scope_key = $scope AND o.dream_pending = true
                AND o.workspace = $workspace AND NOT o.id IN $processed_ids } AS unread
 WITH r, fresh, held, idle, beliefs, seq,

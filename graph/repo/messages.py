@@ -95,14 +95,15 @@ async def create(
         fresh = [r for r in rows if not (r.client_id and r.client_id in existing)]
         created: dict[int, MessageRecord] = {}
         if fresh:
-            # Without the senders' locks, a merge or rename deleting a sender after moving its
-            # messages cut this batch's SENT_BY edges: messages left naming a peer that is gone.
-            await tx.rows("lock_peers", workspace=workspace, peers=sorted({r.peer for r in fresh}))
             seq_row = await tx.one(
                 "reserve_message_seq", workspace=workspace, session=session, count=len(fresh)
             )
             if seq_row is None:  # deleted with its workspace since it was checked
                 raise NotFound(f"session {session!r} does not exist in workspace {workspace!r}")
+            # Without the senders' locks, a merge or rename deleting a sender after moving its
+            # messages cut this batch's SENT_BY edges: messages left naming a peer that is gone.
+            # Taken after the session's, in the order membership changes take them.
+            await tx.rows("lock_peers", workspace=workspace, peers=sorted({r.peer for r in fresh}))
             first = int(seq_row["first"])
             stamp = now()
             props = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from graph.errors import Unavailable
@@ -79,9 +80,17 @@ class SentenceTransformerEmbedder:
 THREAD_CALL = 256
 
 
+# Short calls' threads: threads of long calls waiting for their turns at the model fill the
+# default pool, and a short call queued behind them there would never reach its turn first.
+_URGENT_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed-urgent")
+
+
 async def embed_async(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
     """Embed off the event loop (encoding is CPU-bound and would stall every request), in
     calls of at most THREAD_CALL texts, so that cancelling waits for one call at most."""
+    if 0 < len(texts) <= URGENT_TEXTS:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_URGENT_THREADS, embedder.embed, texts)
     vectors: list[list[float]] = []
     for start in range(0, len(texts), THREAD_CALL):
         vectors += await asyncio.to_thread(embedder.embed, texts[start : start + THREAD_CALL])

@@ -46,10 +46,15 @@ class LLMConfig:
 
     @property
     def deadline_s(self) -> float:
-        """How long one call may take in all, its retries and re-asks included. The timeout
+        """How long one call may take in all, its transport retries included. The timeout
         alone bounds each wait for the next bytes, so an endpoint that trickles an answer
         a byte at a time would otherwise hold the call forever."""
         return self.timeout_s * (self.max_retries + 1)
+
+    @property
+    def structured_deadline_s(self) -> float:
+        """deadline_s for a structured call: each of its re-asks is a call with its retries."""
+        return self.deadline_s * (self.max_retries + 1)
 
 
 # --- settings from the environment ------------------------------------------------------------
@@ -80,8 +85,9 @@ LLM_SETTINGS: list[tuple[str, str, str]] = [
     (
         "BELIEFGRAPH_LLM_TIMEOUT",
         "60",
-        "Seconds one LLM request may wait for the next bytes; a call with its retries is cut "
-        "off after this times (BELIEFGRAPH_LLM_MAX_RETRIES + 1)",
+        "Seconds one LLM request may wait for the next bytes (a streamed answer: for each "
+        "event); a call is cut off after this times (BELIEFGRAPH_LLM_MAX_RETRIES + 1), a "
+        "structured one (re-asks each retried) after that times (retries + 1) again",
     ),
     (
         "BELIEFGRAPH_LLM_MAX_RETRIES",

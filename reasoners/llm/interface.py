@@ -12,6 +12,7 @@ and sent without translation; the helpers below build them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -20,6 +21,7 @@ from typing import Any, Generic, Literal, NotRequired, Protocol, TypedDict, Type
 from pydantic import BaseModel
 
 from graph.errors import BeliefgraphError, ErrorCode, Unavailable
+from graph.validation import is_text
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -144,6 +146,9 @@ class ChatTurn:
     model: str = ""
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
     """Decode a tool call's JSON arguments into (arguments, error)."""
     if not raw or not raw.strip():
@@ -154,6 +159,10 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
         return {}, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
     if not isinstance(value, dict):
         return {}, f"arguments must be a JSON object, got {type(value).__name__}"
+    # A \ud800 escape decodes to a lone surrogate, which the database and the tokenizer
+    # cannot encode: the tool call failed the whole turn.
+    if _SURROGATE_ESCAPE.search(raw) and not is_text(json.dumps(value, ensure_ascii=False)):
+        return {}, "arguments hold a string that is not valid Unicode (a lone surrogate)"
     return value, None
 
 

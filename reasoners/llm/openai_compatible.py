@@ -117,6 +117,7 @@ class OpenAICompatibleLLM:
         limit: dict[str, Any] = {self.config.max_tokens_param: max_tokens or self.config.max_tokens}
         try:
             value, completion = await self._within_deadline(
+                self.config.structured_deadline_s,
                 self._instructor.create_with_completion(
                     messages=[_wire(message) for message in messages],
                     response_model=schema,
@@ -144,18 +145,15 @@ class OpenAICompatibleLLM:
             value=_plain(schema, value), usage=sum(attempts, Usage()), model=served_by
         )
 
-    async def _within_deadline(self, call: Awaitable[T], model: str) -> T:
+    async def _within_deadline(self, seconds: float, call: Awaitable[T], model: str) -> T:
         try:
-            async with asyncio.timeout(self.config.deadline_s):
+            async with asyncio.timeout(seconds):
                 return await call
         except TimeoutError as exc:
-            raise self._too_slow(model) from exc
-
-    def _too_slow(self, model: str) -> LLMUnavailable:
-        return LLMUnavailable(
-            f"{model} took longer than {self.config.deadline_s:g} s in all "
-            "(BELIEFGRAPH_LLM_TIMEOUT x (BELIEFGRAPH_LLM_MAX_RETRIES + 1))"
-        )
+            raise LLMUnavailable(
+                f"{model} took longer than {seconds:g} s in all, its retries included "
+                "(BELIEFGRAPH_LLM_TIMEOUT, BELIEFGRAPH_LLM_MAX_RETRIES)"
+            ) from exc
 
     def _failure(
         self, exc: InstructorRetryException, model: str, attempts: list[Usage]
@@ -201,6 +199,7 @@ class OpenAICompatibleLLM:
         limit, completion_limit = self._limit(max_tokens)
         try:
             completion = await self._within_deadline(
+                self.config.deadline_s,
                 self._client.chat.completions.create(
                     model=model,
                     messages=[_wire(message) for message in messages],
@@ -221,13 +220,11 @@ class OpenAICompatibleLLM:
     ) -> AsyncIterator[str]:
         model = self.config.model_for(role)
         limit, completion_limit = self._limit(max_tokens)
-        # The deadline bounds the waits for the endpoint, not the consumer's time between
-        # deltas: a timeout around the whole generator would cancel the consumer instead.
-        deadline = asyncio.get_running_loop().time() + self.config.deadline_s
-
-        def left() -> float:
-            return max(0.0, deadline - asyncio.get_running_loop().time())
-
+        # Each wait for the endpoint (the stream's start, then each event) is bounded by the
+        # timeout: an answer arriving byte by byte never completes an event in time, while a
+        # slow model's long answer, event after event, is not cut off. (A timeout around the
+        # whole generator would also cancel its consumer between deltas.)
+        wait = self.config.timeout_s
         finished = False
         try:
             chunks = await asyncio.wait_for(
@@ -238,13 +235,14 @@ class OpenAICompatibleLLM:
                     max_tokens=limit,
                     max_completion_tokens=completion_limit,
                 ),
-                left(),
+                wait,
             )
             async with chunks:  # closes the connection when the consumer stops early
                 pending = aiter(chunks)
                 while True:
                     try:
-                        chunk = await asyncio.wait_for(anext(pending), left())
+                        async with asyncio.timeout(wait):
+                            chunk = await anext(pending)
                     except StopAsyncIteration:
                         break
                     for choice in chunk.choices:
@@ -252,7 +250,9 @@ class OpenAICompatibleLLM:
                         if choice.delta.content:
                             yield _SURROGATE.sub("\ufffd", choice.delta.content)
         except TimeoutError as exc:
-            raise self._too_slow(model) from exc
+            raise LLMUnavailable(
+                f"{model} sent nothing of its answer for {wait:g} s (BELIEFGRAPH_LLM_TIMEOUT)"
+            ) from exc
         except openai.APIError as exc:
             raise _unavailable(exc, self._base_url, model) from exc
         except TransportFailure as exc:

@@ -20,7 +20,8 @@ WorkspaceArg = Annotated[str, strawberry.argument(description="The workspace's n
 FirstArg = Annotated[
     int | None,
     strawberry.argument(
-        description="Page size: 1 to the page-size limit (100 by default); 20 when omitted."
+        description="Page size: 1 to the page-size limit (100 by default); when omitted, 20 "
+        "(or the page-size limit, if lower)."
     ),
 ]
 AfterArg = Annotated[

@@ -200,8 +200,7 @@ class Session:
         ] = None,
     ) -> list[Summary]:
         info.context.principal.require_session(self.workspace, self.name)
-        most = info.context.services.settings.max_page_size
-        limit = check_limit(first if first is not None else min(10, most), most)
+        limit = check_limit(first, info.context.services.settings.max_page_size, default=10)
         found = await info.context.summaries.load((self.workspace, self.name, kind, limit))
         return [Summary.of(r) for r in found]
 

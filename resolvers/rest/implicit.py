@@ -37,20 +37,26 @@ async def ensure_workspace(call: Call) -> bool:
     return (await workspaces.ensure(db, call.workspace))[1]
 
 
-async def ensure_peers(call: Call, names: list[str]) -> None:
-    """The peers named, created when missing by a key that may create them: a workspace key,
-    or a peer key its own peer (a session key creates none, as `POST …/peers` refuses it)."""
-    db = call.services.db
+async def creatable_peers(call: Call, names: list[str]) -> list[str]:
+    """The peers of `names` that do not exist, each one the key may create (a workspace key
+    any, a peer key its own; a session key none, as `POST …/peers` refuses it): checked before
+    anything of a request is created, so a refusal leaves nothing behind."""
     unique = sorted(set(names))
-    check_peer_count(unique)  # before any is created
+    check_peer_count(unique)
     try:
-        await peers.require_all(db, call.workspace, unique)
+        await peers.require_all(call.services.db, call.workspace, unique)
     except NotFound as missing:
         absent = [str(name) for name in missing.details.get("peers", [])]
-        for name in absent:  # every one checked before any is created
-            call.principal.require_peer(call.workspace, name)
         for name in absent:
-            await peers.get_or_create(db, call.workspace, name)
+            call.principal.require_peer(call.workspace, name)
+        return absent
+    return []
+
+
+async def ensure_peers(call: Call, names: list[str]) -> None:
+    """The peers named, the missing ones created (`creatable_peers` says which may be)."""
+    for name in await creatable_peers(call, names):
+        await peers.get_or_create(call.services.db, call.workspace, name)
 
 
 async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord, bool]:

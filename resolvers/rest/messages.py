@@ -28,7 +28,12 @@ from resolvers.json_body import parse_json
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of
 from resolvers.rest.http import Call, detail
-from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session
+from resolvers.rest.implicit import (
+    creatable_peers,
+    ensure_peers,
+    ensure_workspace,
+    get_or_create_session,
+)
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
 
@@ -73,6 +78,7 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
     validate_batch(items, call.services.settings)
     if not as_peer:
         await ensure_workspace(call)
+        await creatable_peers(call, [item.peer for item in items])  # before the session
         record, _ = await get_or_create_session(call, session, NO_META)
         if not record.active:
             raise NotFound(f"session {session!r} was deleted")

@@ -18,7 +18,13 @@ from resolvers.auth import KeyScope
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call, no_content
-from resolvers.rest.implicit import ensure_peers, ensure_workspace, get_or_create_session, meta
+from resolvers.rest.implicit import (
+    creatable_peers,
+    ensure_peers,
+    ensure_workspace,
+    get_or_create_session,
+    meta,
+)
 from resolvers.rest.paging import PageQuery, numbered, read_all
 from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
 
@@ -70,6 +76,7 @@ async def create(call: Call) -> Response:
     call.principal.require_session(call.workspace, body.id)
     check_peer_count(list(body.peers or {}))  # before the workspace or session is created
     await ensure_workspace(call)
+    await creatable_peers(call, list(body.peers or {}))  # before the session is created
     db = call.services.db
     record, created = await get_or_create_session(
         call, body.id, meta(call, body.metadata, body.configuration, "session")
@@ -170,6 +177,7 @@ async def add_peers(call: Call) -> Response:
     given = (await call.body(PeerMapBody)).root
     check_peer_count(list(given))  # before the workspace or session is created
     await ensure_workspace(call)
+    await creatable_peers(call, list(given))  # before the session is created
     await get_or_create_session(call, session, NO_META)
     await ensure_peers(call, list(given))
     await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))

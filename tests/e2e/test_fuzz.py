@@ -14,6 +14,7 @@ import random
 import string
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -174,7 +175,9 @@ async def test_generated_documents_never_break_the_app(
         if rng.random() < 0.3:
             payload["operationName"] = rng.choice(["Op", "Other", 5, None])
         text = json.dumps(payload)
-        if rng.random() < 0.1:  # the same document over GET
+        # The same document over GET, when a URL can hold it (the client refuses a query
+        # string over 64 KiB; the server answers 414 past its own limit).
+        if rng.random() < 0.1 and len(urlencode({"query": document})) < 60_000:
             response = await client.get("/graphql", params={"query": document})
         else:
             response = await client.post(

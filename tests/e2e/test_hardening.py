@@ -646,6 +646,28 @@ async def test_a_head_over_its_size_limit_is_refused_before_it_is_read(
         assert r.status_code == 200
 
 
+async def test_a_pipelined_body_is_never_taken_for_a_head(served: Served) -> None:
+    """A POST pipelined behind a GET had its 300 KB body counted as head bytes (the count
+    restarted when the GET's answer went, with the POST already running): it was answered 431
+    in the middle of its own request."""
+    body = json.dumps({"query": "{ health { ok } }", "variables": {"pad": "x" * 300_000}})
+    post = (
+        f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n{body}"
+    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + post.encode())
+    await writer.drain()
+    statuses = []
+    for _ in range(2):
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+        statuses.append(head.split(b"\r\n")[0])
+        length = int(next(v for k, v in _headers(head) if k == b"content-length"))
+        await asyncio.wait_for(reader.readexactly(length), 20)
+    writer.close()
+    assert statuses == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
+
+
 async def test_a_kept_alive_connection_must_send_its_next_head_in_time(served: Served) -> None:
     """A blank line after a response (which the parser skips) stopped uvicorn's keep-alive timer
     and started no head timer: the connection stayed open for good."""

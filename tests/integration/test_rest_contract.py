@@ -1109,6 +1109,16 @@ async def test_auth_and_isolation(
     assert r.status_code == 404 or r.json() == {"peer_card": None}
     listed = (await rest.post(f"{peers_path}/list", json={})).json()["items"]
     assert "made-by-session-key" not in {p["id"] for p in listed}
+    # Refused before anything is created: the key's session, new, is not left behind.
+    fresh = key(KeyScope.SESSION, workspace, session="s-fresh")
+    r = await secured.post(
+        f"/workspaces/{workspace}/sessions/s-fresh/messages",
+        json={"messages": [{"peer_id": "made-by-session-key", "content": "hi"}]},
+        headers=fresh,
+    )
+    assert r.status_code == 403, r.text
+    sessions_listed = (await rest.post(f"/workspaces/{workspace}/sessions/list", json={})).json()
+    assert "s-fresh" not in {s["id"] for s in sessions_listed["items"]}
     r = await secured.post(
         f"/workspaces/{workspace}/peers/alice/chat",
         json={"query": "bees?", "stream": False},

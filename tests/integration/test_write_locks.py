@@ -92,6 +92,7 @@ def explicit_items(workspace: str, message_ids: list[str], reverse: bool) -> lis
                     "content": f"fact {i}",
                     "level": "explicit",
                     "created_at": now(),
+                    "dream_pending": True,  # as the deriver writes them: no dream read them yet
                 },
             }
         )

@@ -61,3 +61,33 @@ def test_one_holder_at_a_time() -> None:
     for thread in threads:
         thread.join(30)
     assert most[0] == 1
+
+
+def test_steady_urgent_calls_do_not_starve_a_waiting_bulk_one() -> None:
+    """With urgent calls always waiting, a bulk caller never got a turn."""
+    turns, order = Turns(), []
+    stop = threading.Event()
+
+    def urgent_forever() -> None:
+        while not stop.is_set():
+            with turns.turn(urgent=True):
+                order.append("urgent")
+                time.sleep(0.002)
+
+    def bulk() -> None:
+        with turns.turn(urgent=False):
+            order.append("bulk")
+
+    urgent = [threading.Thread(target=urgent_forever) for _ in range(3)]
+    for thread in urgent:
+        thread.start()
+    time.sleep(0.05)
+    waiting = threading.Thread(target=bulk)
+    waiting.start()
+    waiting.join(5)
+    starved = waiting.is_alive()  # read while the urgent calls still come
+    stop.set()
+    for thread in urgent:
+        thread.join(5)
+    waiting.join(5)
+    assert not starved

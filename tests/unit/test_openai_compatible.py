@@ -19,6 +19,7 @@ from reasoners.llm.interface import (
     LLMUnavailable,
     ToolSpec,
     assistant_turn,
+    parse_tool_arguments,
     system,
     tool_result,
     user,
@@ -431,7 +432,8 @@ async def test_an_endpoint_that_trickles_is_cut_off_at_the_deadline(
     make: Callable[..., OpenAICompatibleLLM],
 ) -> None:
     """The timeout bounds each wait for bytes, so a byte every 50 ms held a call for ever (a
-    worker slot, a chat request); the deadline is the timeout x (retries + 1)."""
+    worker slot, a chat request): a call's deadline is the timeout x (retries + 1), and a
+    stream's each event must arrive within the timeout."""
 
     def trickle(request: http.Request) -> http.Response:
         return http.Response(200, stream=Trickle(), headers={"content-type": "application/json"})
@@ -445,7 +447,7 @@ async def test_an_endpoint_that_trickles_is_cut_off_at_the_deadline(
             "deriver", MESSAGES, Pet
         )
     streamed = make(Endpoint(trickle), timeout_s=0.3, max_retries=0)
-    with pytest.raises(LLMUnavailable, match="took longer"):
+    with pytest.raises(LLMUnavailable, match=r"sent nothing of its answer for 0\.3 s"):
         async for _ in streamed.stream("dialectic-low", [user("Hi")]):
             pass
     assert asyncio.get_running_loop().time() - started < 3
@@ -477,6 +479,35 @@ async def test_answers_that_are_not_completions_or_not_text_are_handled(
     turn.content.encode("utf-8")
     deltas = [d async for d in make(Endpoint(sse("a\ud800"))).stream("dialectic-low", MESSAGES)]
     assert deltas == ["a\ufffd"]
+
+
+async def test_a_slow_stream_that_keeps_sending_events_is_not_cut_off(
+    make: Callable[..., OpenAICompatibleLLM],
+) -> None:
+    """A total deadline cut off a slow model's long answer mid-stream."""
+
+    class Slow(http.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for i in range(8):
+                await asyncio.sleep(0.1)  # 0.8 s in all, past the whole-call deadline of 0.3
+                yield chunk(f"w{i} ").encode()
+            yield chunk("", "stop").encode() + b"data: [DONE]\n\n"
+
+    slow = Endpoint(
+        lambda request: http.Response(
+            200, stream=Slow(), headers={"content-type": "text/event-stream"}
+        )
+    )
+    llm = make(slow, timeout_s=0.3, max_retries=0)
+    deltas = [d async for d in llm.stream("dialectic-low", [user("Hi")])]
+    assert len(deltas) == 8
+
+
+def test_tool_arguments_with_a_lone_surrogate_are_an_argument_error() -> None:
+    """json.loads turns "\\ud800" into a lone surrogate, which failed the tool and the turn."""
+    arguments, error = parse_tool_arguments('{"query": "a\\ud800"}')
+    assert arguments == {} and error is not None and "lone surrogate" in error
+    assert parse_tool_arguments('{"query": "caf\\u00e9"}') == ({"query": "café"}, None)
 
 
 # --- configuration ----------------------------------------------------------------------------
