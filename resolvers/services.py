@@ -12,6 +12,12 @@ from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM
 from resolvers.shared_look import QueueLook, SharedLook, dream_counts, queue_statuses
+from resolvers.slots import Slots
+
+UPLOADS_AT_ONCE = 2
+UPLOADS_WAITING = 8
+KEYLESS_AT_ONCE = 2
+KEYLESS_WAITING = 16
 
 
 @dataclass
@@ -25,6 +31,20 @@ class Services:
         default=None, repr=False, compare=False
     )
     _queue_watch: QueueLook | None = field(default=None, repr=False, compare=False)
+    # Uploads read, split and embed whole documents: a 3.9 MB one took 750 MB while it ran,
+    # so a few at once (any peer key may upload) could take the machine's memory.
+    # With auth on, requests without a key (health, the schema) take turns: validating any
+    # document costs the event loop, and they have no key to hold to account.
+    keyless: Slots = field(
+        default_factory=lambda: Slots(KEYLESS_AT_ONCE, KEYLESS_WAITING, "requests without a key"),
+        repr=False,
+        compare=False,
+    )
+    uploads: Slots = field(
+        default_factory=lambda: Slots(UPLOADS_AT_ONCE, UPLOADS_WAITING, "uploads"),
+        repr=False,
+        compare=False,
+    )
 
     @property
     def dream_watch(self) -> SharedLook[Representation, int]:

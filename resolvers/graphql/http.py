@@ -23,7 +23,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from graph.errors import BeliefgraphError, ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode, Unavailable
 from graph.validation import is_text
 from resolvers import json_body
 from resolvers.graphql.context import Context
@@ -158,13 +158,16 @@ class GraphQLHTTP:
     ) -> ExecutionResult:
         context = Context(self.services, request.headers.get("authorization"))
         try:
-            return await self.schema.execute(
-                query,
-                variable_values=variables,
-                context_value=context,
-                operation_name=name,
-                allowed_operation_types=allowed,
-            )
+            if self.services.settings.auth_enabled and not _has_key(context):
+                # Without a key a request can only ask for health and the schema, but reading
+                # and validating any document costs the event loop: a dozen clients at once
+                # kept /health waiting 16 s. They take turns (Services.keyless).
+                try:
+                    async with self.services.keyless.take():
+                        return await self._run(query, variables, name, allowed, context)
+                except Unavailable as busy:
+                    raise RequestRefused(503, ErrorCode.UNAVAILABLE, busy.message) from busy
+            return await self._run(query, variables, name, allowed, context)
         except InvalidOperationTypeError as exc:
             if exc.operation_type is OperationType.SUBSCRIPTION:
                 raise RequestRefused(
@@ -179,6 +182,29 @@ class GraphQLHTTP:
             raise RequestRefused(400, ErrorCode.INVALID_INPUT, exc.as_http_error_reason()) from exc
         except MissingQueryError as exc:
             raise RequestRefused(400, ErrorCode.INVALID_INPUT, "no query in the request") from exc
+
+    async def _run(
+        self,
+        query: str,
+        variables: dict[str, Any] | None,
+        name: str | None,
+        allowed: set[OperationType],
+        context: Context,
+    ) -> ExecutionResult:
+        return await self.schema.execute(
+            query,
+            variable_values=variables,
+            context_value=context,
+            operation_name=name,
+            allowed_operation_types=allowed,
+        )
+
+
+def _has_key(context: Context) -> bool:
+    try:
+        return context.principal is not None
+    except BeliefgraphError:
+        return False
 
 
 def _wants_html(request: Request) -> bool:

@@ -168,7 +168,13 @@ async def update(call: Call) -> Response:
 
 
 async def upload(call: Call) -> Response:
-    """A document as messages from one peer: its text in pieces of at most the message size."""
+    """A document as messages from one peer: its text in pieces of at most the message size.
+    A few at a time (Services.uploads): past them, 503."""
+    async with call.services.uploads.take():
+        return await _upload(call)
+
+
+async def _upload(call: Call) -> Response:
     session = call.path("session")
     async with call.request.form() as form:  # closes the spooled upload when done
         upload = form.get("file")

@@ -19,6 +19,7 @@ from reasoners.peers import invalidation
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
+from resolvers.slots import Slots
 from tests import statements
 from tests.conftest import GraphQLClient
 from tests.pdfs import tiny_pdf
@@ -1193,6 +1194,45 @@ async def test_an_upload_sent_again_stores_nothing_twice(
     assert not {x["id"] for x in anew.json()} & set(ids)
     listed = await rest.post(f"{m}/list", json={})
     assert listed.json()["total"] == 6, listed.json()
+
+
+async def test_uploads_past_their_slots_are_refused_at_once(
+    services: Services, workspace: str
+) -> None:
+    """Uploads had no bound: three at once took 2.9 GB (a 3.9 MB text took 750 MB)."""
+    limited = dataclasses.replace(services, uploads=Slots(1, 0, "uploads"))
+    app = create_app(limited.settings, limited)
+    transport = httpx.ASGITransport(app=app)
+    m = f"/workspaces/{workspace}/sessions/docs/messages/upload"
+    form = {
+        "files": {"file": ("notes.md", b"# Bees\n\nThree hives in Leeds.", "text/markdown")},
+        "data": {"peer_id": "alice"},
+    }
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as client:
+        async with limited.uploads.take():  # the one slot, taken; none may wait
+            r = await client.post(m, **form)  # type: ignore[arg-type]
+            assert r.status_code == 503 and "uploads are in progress" in r.json()["detail"]
+        r = await client.post(m, **form)  # type: ignore[arg-type]
+        assert r.status_code == 201, r.text
+
+
+async def test_requests_without_a_key_take_turns(services: Services) -> None:
+    """With auth on, a dozen clients without a key, each sending a small document of unknown
+    fields, kept /health waiting 16 s: nothing bounded how many were read at once."""
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    limited = dataclasses.replace(
+        services, settings=settings, keyless=Slots(1, 0, "requests without a key")
+    )
+    transport = httpx.ASGITransport(app=create_app(settings, limited))
+    health = {"query": "{ health { ok } }"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        async with limited.keyless.take():  # the one turn, taken; none may wait
+            r = await client.post("/graphql", json=health)
+            assert r.status_code == 503
+            assert r.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+            r = await client.post("/graphql", json=health, headers=key(KeyScope.ADMIN))
+            assert r.status_code == 200 and r.json()["data"]["health"]["ok"] is True
+        assert (await client.post("/graphql", json=health)).status_code == 200
 
 
 async def test_upload_and_message_metadata(rest: httpx.AsyncClient, workspace: str) -> None:
