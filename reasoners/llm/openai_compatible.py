@@ -220,10 +220,10 @@ class OpenAICompatibleLLM:
     ) -> AsyncIterator[str]:
         model = self.config.model_for(role)
         limit, completion_limit = self._limit(max_tokens)
-        # Each wait for the endpoint (the stream's start, then each event) is bounded by the
-        # timeout: an answer arriving byte by byte never completes an event in time, while a
-        # slow model's long answer, event after event, is not cut off. (A timeout around the
-        # whole generator would also cancel its consumer between deltas.)
+        # The stream's start (its retries included) is bounded as a call is, then each event
+        # by the timeout: an answer arriving byte by byte never completes an event in time,
+        # while a slow model's long answer, event after event, is not cut off. (A timeout
+        # around the whole generator would also cancel its consumer between deltas.)
         wait = self.config.timeout_s
         finished = False
         try:
@@ -235,7 +235,7 @@ class OpenAICompatibleLLM:
                     max_tokens=limit,
                     max_completion_tokens=completion_limit,
                 ),
-                wait,
+                self.config.deadline_s,
             )
             async with chunks:  # closes the connection when the consumer stops early
                 pending = aiter(chunks)
