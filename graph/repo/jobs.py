@@ -249,10 +249,12 @@ async def fail(
     max_backoff: timedelta,
     taken: set[str] | None = None,
     give_up: bool = False,
+    tokens: tuple[int, int] = (0, 0),
 ) -> dict[str, str]:
     """Record the error; each job goes back to pending with a backoff, or to dead (at once with
     `give_up`). With `taken`, only those jobs are charged; the unit's others go back to waiting
-    as they were."""
+    as they were. `tokens` (in, out): what the failed attempt was billed, added to the first
+    job charged."""
     charged = [j.id for j in unit.jobs if taken is None or j.id in taken]
     spared = [j.id for j in unit.jobs if taken is not None and j.id not in taken]
 
@@ -269,6 +271,8 @@ async def fail(
             backoff_ms=int(backoff.total_seconds() * 1000),
             max_backoff_ms=int(max_backoff.total_seconds() * 1000),
             give_up=give_up,
+            tokens_in=tokens[0],
+            tokens_out=tokens[1],
         )
         await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
         return {r["id"]: r["status"] for r in rows}

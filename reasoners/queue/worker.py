@@ -22,6 +22,7 @@ from graph.db import Database, Tx
 from graph.errors import Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, LeaseLost
+from reasoners.llm.interface import Usage
 
 log = logging.getLogger("beliefgraph.worker")
 # Longest wait between two claims while claiming fails (Neo4j away): the wait doubles from the
@@ -47,6 +48,14 @@ class PreparationFailed(Exception):
     def __init__(self, taken: set[str]) -> None:
         super().__init__(f"failed preparing {len(taken)} job(s)")
         self.taken = taken
+
+
+def _billed(error: BaseException) -> tuple[int, int]:
+    """The LLM tokens a failure reports it was billed (invalid output re-asked to the end)."""
+    usage = getattr(error, "usage", None)
+    if isinstance(usage, Usage):
+        return usage.input_tokens, usage.output_tokens
+    return 0, 0
 
 
 class Handler(Protocol):
@@ -254,6 +263,7 @@ class Worker:
                 # A failure that says retrying cannot help (a rejected API key, a model not
                 # found) is dead-lettered at once, not retried into the same refusal.
                 give_up=getattr(error, "retryable", True) is False,
+                tokens=_billed(error),
             )
         finally:
             heartbeat.cancel()

@@ -287,6 +287,8 @@ async def test_invalid_output_is_retried_then_dead_lettered(
     assert dead.attempts == services.settings.job_max_attempts == runs
     assert dead.error is not None and dead.error.startswith("LLMOutputInvalid")
     assert len(llm.calls_for("deriver")) == runs * 2, "each attempt re-asks once"
+    # Every failed attempt was billed: a dead job showed 0 tokens after 10 calls.
+    assert dead.tokens_in > 0 and dead.tokens_out == runs * 2 * 4  # "this is not JSON": 4 words
     assert await beliefs(services, workspace, "alice", "alice") == []
 
 
