@@ -21,7 +21,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from graph.errors import ErrorCode
 from resolvers.graphql.http import error_body
-from resolvers.refusals import REST_PREFIX
+from resolvers.refusals import is_rest_path
 
 # A client sends its head in one packet; ten seconds covers a slow network many times over.
 HEAD_SECONDS = 10.0
@@ -33,10 +33,6 @@ MAX_TARGET_BYTES = 65_535
 MAX_HEAD_BYTES = MAX_TARGET_BYTES + 65_536
 # How long a refused head's connection stays open to drop what its client still sends.
 LINGER_SECONDS = 2.0
-
-
-def is_rest_target(target: bytes) -> bool:
-    return target == REST_PREFIX.encode() or target.startswith(REST_PREFIX.encode() + b"/")
 
 
 def refusal(
@@ -82,7 +78,7 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
                     f"a request's head (its request line and headers) may have at most "
                     f"{MAX_HEAD_BYTES} bytes",
                     limit="head",
-                    rest=is_rest_target(bytes(getattr(self, "url", b"") or b"")),
+                    rest=self._rest(),
                 )
             )
             # Closed at once with the rest of the head unread, the socket would be reset and
@@ -119,6 +115,10 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def _rest(self) -> bool:
+        """Whether the target read so far is a REST route's (they answer `{"detail": ...}`)."""
+        return is_rest_path(bytes(getattr(self, "url", b"") or b"").decode("latin-1"))
+
     def _arm(self) -> None:
         self._disarm()
         self.head_timer = self.loop.call_later(HEAD_SECONDS, self._head_too_slow)
@@ -131,8 +131,7 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a head its parser refused; `self.url` holds the target read so
         far (a message that never began has none)."""
-        url = bytes(getattr(self, "url", b"") or b"")
-        target, rest = len(url), is_rest_target(url)
+        target, rest = len(getattr(self, "url", b"") or b""), self._rest()
         if target > MAX_TARGET_BYTES:
             answer = refusal(
                 414,

@@ -15,9 +15,13 @@ from resolvers.graphql.http import error_response
 REST_PREFIX = "/v3"
 
 
-def is_rest(scope: Scope) -> bool:
-    path = str(scope.get("path", ""))
+def is_rest_path(path: str) -> bool:
+    """Whether a request's path (or its target, path and query string) is a REST route's."""
     return path == REST_PREFIX or path.startswith(REST_PREFIX + "/")
+
+
+def is_rest(scope: Scope) -> bool:
+    return is_rest_path(str(scope.get("path", "")))
 
 
 def refusal(

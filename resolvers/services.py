@@ -11,8 +11,8 @@ from graph.settings import Settings
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM
+from reasoners.slots import Slots
 from resolvers.shared_look import QueueLook, SharedLook, dream_counts, queue_statuses
-from resolvers.slots import Slots
 
 UPLOADS_AT_ONCE = 2
 UPLOADS_WAITING = 8

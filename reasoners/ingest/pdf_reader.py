@@ -10,17 +10,16 @@ wait for one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import sys
 from asyncio.subprocess import PIPE
-from collections.abc import AsyncIterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded, Unavailable
+from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded
+from reasoners.slots import Slots
 
 log = logging.getLogger(__name__)
 
@@ -32,45 +31,22 @@ _CHILD = "reasoners.ingest.pdf_child"
 _ROOT = Path(__file__).resolve().parents[2]
 
 
-class _Readers:
-    """The readers of one event loop: at most READERS at once, at most WAITING waiting."""
-
-    def __init__(self) -> None:
-        self.slots = asyncio.Semaphore(READERS)
-        self.waiting = 0
-
-    @contextlib.asynccontextmanager
-    async def reader(self) -> AsyncIterator[None]:
-        if self.slots.locked() and self.waiting >= WAITING:
-            raise Unavailable(
-                f"{READERS} PDFs are being read and {WAITING} wait; send this one again shortly"
-            )
-        self.waiting += 1
-        try:
-            await self.slots.acquire()
-        finally:
-            self.waiting -= 1
-        try:
-            yield
-        finally:
-            self.slots.release()
+# The readers of each event loop: at most READERS at once, at most WAITING waiting.
+_readers: WeakKeyDictionary[asyncio.AbstractEventLoop, Slots] = WeakKeyDictionary()
 
 
-_readers: WeakKeyDictionary[asyncio.AbstractEventLoop, _Readers] = WeakKeyDictionary()
-
-
-def _of_this_loop() -> _Readers:
+def _of_this_loop() -> Slots:
     loop = asyncio.get_running_loop()
     readers = _readers.get(loop)
     if readers is None:
-        readers = _readers[loop] = _Readers()
+        readers = _readers[loop] = Slots(READERS, WAITING, "PDF reads")
     return readers
 
 
 async def read_pdf(data: bytes, max_chars: int, seconds: float = PDF_SECONDS) -> str:
     """The text of a PDF's pages (at most `max_chars`): InvalidInput when pypdf cannot read
     it, LimitExceeded when it takes over `seconds` or its text is longer."""
-    async with _of_this_loop().reader():
+    async with _of_this_loop().take():
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-P",  # not the server's working directory first on the path: this package is

@@ -53,10 +53,15 @@ async def creatable_peers(call: Call, names: list[str]) -> list[str]:
     return []
 
 
+async def create_peers(call: Call, names: list[str]) -> None:
+    """Create the peers `creatable_peers` returned (one made meanwhile is taken as it is)."""
+    for name in names:
+        await peers.get_or_create(call.services.db, call.workspace, name)
+
+
 async def ensure_peers(call: Call, names: list[str]) -> None:
     """The peers named, the missing ones created (`creatable_peers` says which may be)."""
-    for name in await creatable_peers(call, names):
-        await peers.get_or_create(call.services.db, call.workspace, name)
+    await create_peers(call, await creatable_peers(call, names))
 
 
 async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord, bool]:

@@ -30,7 +30,7 @@ from resolvers.rest.filters import messages_of
 from resolvers.rest.http import Call, detail
 from resolvers.rest.implicit import (
     creatable_peers,
-    ensure_peers,
+    create_peers,
     ensure_workspace,
     get_or_create_session,
 )
@@ -78,11 +78,11 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
     validate_batch(items, call.services.settings)
     if not as_peer:
         await ensure_workspace(call)
-        await creatable_peers(call, [item.peer for item in items])  # before the session
+        absent = await creatable_peers(call, [item.peer for item in items])  # before the session
         record, _ = await get_or_create_session(call, session, NO_META)
         if not record.active:
             raise NotFound(f"session {session!r} was deleted")
-        await ensure_peers(call, [item.peer for item in items])
+        await create_peers(call, absent)
     services = call.services
     result = await add_messages(
         services.db,

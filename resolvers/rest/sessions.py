@@ -20,6 +20,7 @@ from resolvers.rest.filters import messages_of, metadata_of
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.implicit import (
     creatable_peers,
+    create_peers,
     ensure_peers,
     ensure_workspace,
     get_or_create_session,
@@ -76,7 +77,7 @@ async def create(call: Call) -> Response:
     call.principal.require_session(call.workspace, body.id)
     check_peer_count(list(body.peers or {}))  # before the workspace or session is created
     await ensure_workspace(call)
-    await creatable_peers(call, list(body.peers or {}))  # before the session is created
+    absent = await creatable_peers(call, list(body.peers or {}))  # before the session
     db = call.services.db
     record, created = await get_or_create_session(
         call, body.id, meta(call, body.metadata, body.configuration, "session")
@@ -99,7 +100,7 @@ async def create(call: Call) -> Response:
             set_context=False,
         )
     if body.peers:
-        await ensure_peers(call, list(body.peers))
+        await create_peers(call, absent)
         await sessions.add_peers(db, call.workspace, body.id, settings_of(body.peers))
     return JSONResponse(shapes.session(record), status_code=201 if created else 200)
 
@@ -177,9 +178,9 @@ async def add_peers(call: Call) -> Response:
     given = (await call.body(PeerMapBody)).root
     check_peer_count(list(given))  # before the workspace or session is created
     await ensure_workspace(call)
-    await creatable_peers(call, list(given))  # before the session is created
+    absent = await creatable_peers(call, list(given))  # before the session is created
     await get_or_create_session(call, session, NO_META)
-    await ensure_peers(call, list(given))
+    await create_peers(call, absent)
     await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))
     return await _session_answer(call, session)
 

@@ -16,10 +16,10 @@ from graph import validation
 from graph.keys import Representation
 from graph.repo import dream_writes, summaries
 from reasoners.peers import invalidation
+from reasoners.slots import Slots
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
-from resolvers.slots import Slots
 from tests import statements
 from tests.conftest import GraphQLClient
 from tests.pdfs import tiny_pdf

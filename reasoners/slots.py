@@ -1,6 +1,7 @@
 """A bounded number of requests doing one kind of heavy work at once, and a bounded number
 waiting for a turn; past both, a request is refused at once (UNAVAILABLE, 503 over REST) rather
-than queued without end. Each kind has its own slots in a running service (Services)."""
+than queued without end. Each kind of work has its own (uploads and requests without a key in
+Services, PDF readers per event loop)."""
 
 from __future__ import annotations
 
