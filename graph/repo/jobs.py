@@ -16,7 +16,8 @@ from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import Conflict
+from graph.errors import Conflict, InvalidInput
+from graph.paging import decode_time_id, encode
 from graph.props import node_props
 from graph.records import load_json, required_datetime, to_datetime
 from graph.validation import now
@@ -328,7 +329,15 @@ async def list_jobs(
     statuses: list[str] | None,
     with_errors: bool,
     limit: int,
+    after: str | None = None,
 ) -> list[JobRecord]:
+    """Jobs, most recently updated first; `after` is a job's `cursor` (see `job_cursor`)."""
+    unknown = sorted(set(statuses or ()) - set(models.JOB_STATUSES))
+    if unknown:
+        raise InvalidInput(
+            f"unknown job status {unknown[0]!r}: use one of {', '.join(models.JOB_STATUSES)}"
+        )
+    after_time, after_id = decode_time_id(after)
     rows = await db.read(
         "list_jobs",
         workspace=workspace,
@@ -336,6 +345,14 @@ async def list_jobs(
         peer=peer,
         statuses=statuses,
         with_errors=with_errors,
+        after_time=after_time,
+        after_id=after_id,
         limit=limit,
     )
     return [JobRecord.from_row(r["job"]) for r in rows]
+
+
+def job_cursor(job: JobRecord) -> str:
+    """Where a job stood in `list_jobs` when it was read: its (updated_at, id), so a page goes
+    on from there even after that job has changed and moved to the front."""
+    return encode(job.updated_at, job.id)

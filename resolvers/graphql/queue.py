@@ -57,6 +57,7 @@ def _job(r: JobRecord) -> Job:
         tokens_in=r.tokens_in,
         tokens_out=r.tokens_out,
         notes=list(r.notes),
+        cursor=jobs.job_cursor(r),
     )
 
 
@@ -82,7 +83,8 @@ class QueueQuery:
         )
 
     @strawberry.field(
-        description="Jobs, most recently updated first; dead-lettered ones keep their last error."
+        description="Jobs, most recently updated first; dead-lettered ones keep their last error. "
+        "Page on with `after`."
     )
     async def jobs(
         self,
@@ -94,7 +96,7 @@ class QueueQuery:
             list[str] | None,
             strawberry.argument(
                 description='Only jobs in these statuses ("pending", "running", "done", '
-                '"dead"); omitted: any.'
+                '"dead"; another is INVALID_INPUT); omitted: any.'
             ),
         ] = None,
         with_errors: Annotated[
@@ -110,6 +112,13 @@ class QueueQuery:
                 "when omitted."
             ),
         ] = None,
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The cursor of the last job of the previous page: the list goes on "
+                "from where that job stood when it was read; omitted: from the most recent."
+            ),
+        ] = None,
     ) -> list[Job]:
         info.context.principal.require_peer_or_session(workspace, peer, session)
         records = await jobs.list_jobs(
@@ -120,6 +129,7 @@ class QueueQuery:
             statuses=statuses,
             with_errors=with_errors,
             limit=page_size(info.context, first),
+            after=after,
         )
         return [_job(r) for r in records]
 

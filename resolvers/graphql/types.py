@@ -597,3 +597,6 @@ class Job:
         description="What the job's work could not do and went on without (a merge: each "
         "sub-peer link it did not move, as it would have made a cycle or too long a chain)."
     )
+    cursor: str = strawberry.field(
+        description="Pass the last job's cursor as `jobs(after:)` to list the next page."
+    )

@@ -22,6 +22,7 @@ from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
 from resolvers.shared_look import queue_statuses
 from tests import statements
+from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, SlowAnswers
 from tests.integration.derive_helpers import make_peers, make_session, post
 
@@ -414,3 +415,42 @@ async def test_queue_status_streams_share_one_look(services: Services, workspace
     assert 5 <= looks <= 12, counting.reads
     await asyncio.sleep(0.3)
     assert counting.reads["count_queue_statuses"] <= looks + 1, "no stream left: the look stops"
+
+
+JOBS_PAGE = """query($w: String!, $after: String, $statuses: [String!]) {
+  jobs(workspace: $w, first: 3, after: $after, statuses: $statuses) { id cursor }
+}"""
+
+
+async def test_jobs_page_on_from_where_the_last_job_stood(
+    services: Services, gql: GraphQLClient, workspace: str
+) -> None:
+    ids = await enqueue(services, workspace, units=7, per_unit=1)
+    first = (await gql.ok(JOBS_PAGE, {"w": workspace}))["jobs"]
+    assert len(first) == 3
+    # A listed job changes and moves to the front: the next pages neither repeat nor skip.
+    await statements.write(
+        services.db, "touch_job", id=first[0]["id"], updated_at=now() + timedelta(seconds=5)
+    )
+    seen = [job["id"] for job in first]
+    after = first[-1]["cursor"]
+    while True:
+        page = (await gql.ok(JOBS_PAGE, {"w": workspace, "after": after}))["jobs"]
+        if not page:
+            break
+        seen += [job["id"] for job in page]
+        after = page[-1]["cursor"]
+    assert sorted(seen) == sorted(ids)
+    again = (await gql.ok(JOBS_PAGE, {"w": workspace}))["jobs"]
+    assert again[0]["id"] == first[0]["id"]
+
+
+async def test_jobs_refuse_unknown_statuses_and_foreign_cursors(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    code = await gql.error_code(JOBS_PAGE, {"w": workspace, "statuses": ["dead", "failed"]})
+    assert code == "INVALID_INPUT"
+    assert await gql.error_code(JOBS_PAGE, {"w": workspace, "after": "not-a-cursor"}) == (
+        "INVALID_INPUT"
+    )
+    assert (await gql.ok(JOBS_PAGE, {"w": workspace, "statuses": ["dead"]}))["jobs"] == []
