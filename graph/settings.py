@@ -213,6 +213,12 @@ class Settings:
         "Tool-iteration budget per reasoning level, e.g. low=3,max=12; levels not named keep "
         "minimal=0, low=2, medium=4, high=6, max=10",
     )
+    dialectic_tool_seconds: float = _setting(
+        "BELIEFGRAPH_DIALECTIC_TOOL_SECONDS",
+        120.0,
+        "Seconds a chat may spend on its tool-calling turns; then the turn under way is cut "
+        "off and the answer is asked for from what was read, in one more LLM call",
+    )
     # Dreams
     dream_mode: str = _setting(
         "BELIEFGRAPH_DREAM_MODE",

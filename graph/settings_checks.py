@@ -40,6 +40,7 @@ RANGES: dict[str, tuple[float, float]] = {
 POSITIVE = (
     "neo4j_timeout",
     "neo4j_start_timeout",
+    "dialectic_tool_seconds",
     "embedding_batch_size",
     "max_query_depth",
     "max_query_tokens",

@@ -3,8 +3,8 @@
     question ─► embed ─► prefetch: the view's 8 observations nearest to it (with source spans)
                          and its 4 turns that searchMessages ranks first
              ─► tool loop: the model calls the tools of tools.py (one view, read-only)
-                for at most the level's iteration budget; then one call without tools forces
-                the answer
+                for at most the level's iteration budget and the tool time; then one call
+                without tools forces the answer
              ─► citations: [obs:<id>] / [msg:<id>] markers of the answer, kept only when a tool
                 showed that node in this conversation (the `Evidence` ledger)
 
@@ -44,6 +44,8 @@ PREFETCH_MESSAGES = 4
 # so that one turn cannot run an unbounded number of queries.
 MAX_CALLS_PER_TURN = 8
 EXTRACTIVE_MODE = "extractive"
+# Seconds the tool loop may take when the caller names no limit (the setting's default).
+TOOL_SECONDS = 120.0
 
 
 # --- answers ----------------------------------------------------------------------------------
@@ -82,6 +84,7 @@ class Conversation:
     prefetched: list[ObservationItem]
     turns: list[MessageItem]  # the prefetched messages
     messages: list[ChatMessage]
+    tool_seconds: float = TOOL_SECONDS
     iterations: int = 0
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -119,6 +122,7 @@ async def open_conversation(
     levels: ReasoningLevels,
     tools: bool,
     now: datetime | None,
+    tool_seconds: float = TOOL_SECONDS,
 ) -> Conversation:
     """Check the request, prefetch the evidence, and write the opening messages."""
     text = check_query(query)
@@ -145,20 +149,34 @@ async def open_conversation(
         turns=turns.items,
         tools=tools and reasoning.max_tool_iterations > 0,
     )
-    return Conversation(view, reasoning, toolbox, prefetched, turns.items, messages)
+    return Conversation(
+        view, reasoning, toolbox, prefetched, turns.items, messages, tool_seconds=tool_seconds
+    )
 
 
 async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
     """The tool loop: the model's answer, or None when it must still be forced.
 
-    A turn without tool calls ends the loop with its text. When the budget is spent first (or
-    the model answered with nothing), a note asking for the answer ends the conversation, and
-    the caller makes the last call without tools, so the model cannot ask for more.
+    A turn without tool calls ends the loop with its text. When the budget is spent first (its
+    turns, or its time: a turn still waiting then is cut off), or the model answered with
+    nothing, a note asking for the answer ends the conversation, and the caller makes the last
+    call without tools, so the model cannot ask for more. Each call has the LLM's own deadline,
+    so a chat ends within the tool time plus one call's.
     """
     c = conversation
     budget = c.level.max_tool_iterations
+    clock = asyncio.get_running_loop()
+    deadline = clock.time() + c.tool_seconds
     while c.iterations < budget:
-        turn = await llm.chat(c.level.role, c.messages, tools=c.toolbox.specs)
+        remaining = deadline - clock.time()
+        if remaining <= 0:
+            break
+        try:
+            turn = await asyncio.wait_for(
+                llm.chat(c.level.role, c.messages, tools=c.toolbox.specs), remaining
+            )
+        except TimeoutError:
+            break  # the cut-off turn's tokens are not reported: its answer never came
         c.usage += turn.usage
         if not turn.tool_calls:
             if turn.content and turn.content.strip():
@@ -192,10 +210,19 @@ async def chat(
     level: str = "low",
     levels: ReasoningLevels = DEFAULT_LEVELS,
     now: datetime | None = None,
+    tool_seconds: float = TOOL_SECONDS,
 ) -> ChatAnswer:
     """Answer `query` about `view.observed` from `view.observer`'s view."""
     c = await open_conversation(
-        db, embedder, view, query, level=level, levels=levels, tools=llm is not None, now=now
+        db,
+        embedder,
+        view,
+        query,
+        level=level,
+        levels=levels,
+        tools=llm is not None,
+        now=now,
+        tool_seconds=tool_seconds,
     )
     if llm is None:
         return c.extractive()
@@ -217,6 +244,7 @@ async def chat_stream(
     level: str = "low",
     levels: ReasoningLevels = DEFAULT_LEVELS,
     now: datetime | None = None,
+    tool_seconds: float = TOOL_SECONDS,
 ) -> AsyncIterator[ChatEvent]:
     """`chat` as text deltas, then one event with the whole answer and its citations.
 
@@ -226,7 +254,15 @@ async def chat_stream(
     cost and the wait.
     """
     c = await open_conversation(
-        db, embedder, view, query, level=level, levels=levels, tools=llm is not None, now=now
+        db,
+        embedder,
+        view,
+        query,
+        level=level,
+        levels=levels,
+        tools=llm is not None,
+        now=now,
+        tool_seconds=tool_seconds,
     )
     if llm is None:
         answer = c.extractive()

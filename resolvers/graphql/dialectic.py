@@ -235,6 +235,7 @@ class DialecticQuery:
             query,
             level=reasoning_level.value,
             levels=ReasoningLevels.parse(services.settings.dialectic_levels),
+            tool_seconds=services.settings.dialectic_tool_seconds,
         )
         return ChatAnswer.of(answer)
 
@@ -271,6 +272,7 @@ class DialecticSubscription:
             query,
             level=reasoning_level.value,
             levels=ReasoningLevels.parse(services.settings.dialectic_levels),
+            tool_seconds=services.settings.dialectic_tool_seconds,
         )
         async for event in events:
             if event.answer is None:

@@ -104,6 +104,7 @@ async def chat(call: Call) -> Response:
             body.query,
             level=body.reasoning_level.value,
             levels=levels,
+            tool_seconds=services.settings.dialectic_tool_seconds,
         )
         result: dict[str, Any] = {"content": answer.answer}
         if body.include_evidence:
@@ -117,6 +118,7 @@ async def chat(call: Call) -> Response:
         body.query,
         level=body.reasoning_level.value,
         levels=levels,
+        tool_seconds=services.settings.dialectic_tool_seconds,
     ).__aiter__()
     # The first event is awaited before answering, so a missing peer or a bad request is still
     # an ordinary error status rather than a broken stream.

@@ -8,8 +8,10 @@ is scripted too, and every id it cites comes out of the tools' answers.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,12 +29,18 @@ from graph.repo import messages, observations, peer_cards
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
-from reasoners.dialectic.chat import MAX_CALLS_PER_TURN, NO_ANSWER, ChatAnswer, chat
+from reasoners.dialectic.chat import (
+    MAX_CALLS_PER_TURN,
+    NO_ANSWER,
+    TOOL_SECONDS,
+    ChatAnswer,
+    chat,
+)
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.prompt import BUDGET_SPENT
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import embed_async
-from reasoners.llm.interface import LLM, ChatMessage, ToolCall
+from reasoners.llm.interface import LLM, ChatMessage, ChatTurn, ToolCall, ToolSpec
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
@@ -136,10 +144,17 @@ async def ask_bob(
     *,
     about: str = "alice",
     level: str = "low",
+    tool_seconds: float = TOOL_SECONDS,
 ) -> ChatAnswer:
     """`question` answered from bob's view of `about`."""
     return await chat(
-        services.db, services.embedder, llm, View(world, "bob", about), question, level=level
+        services.db,
+        services.embedder,
+        llm,
+        View(world, "bob", about),
+        question,
+        level=level,
+        tool_seconds=tool_seconds,
     )
 
 
@@ -470,6 +485,48 @@ async def test_the_iteration_budget_holds_and_the_answer_is_forced(
     result = await ask_bob(services, world, stubborn, "Pets?")
     assert len(stubborn.calls) == 3 and result.iterations == 2
     assert result.answer == NO_ANSWER
+
+
+class SlowToolTurns(ScriptedLLM):
+    """Tool turns that take `delay` seconds each; the forced answer comes at once."""
+
+    def __init__(self, delay: float, script: dict[str, Any]) -> None:
+        super().__init__(script)
+        self.delay = delay
+
+    async def chat(
+        self,
+        role: str,
+        messages: list[ChatMessage],
+        *,
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatTurn:
+        if tools:
+            await asyncio.sleep(self.delay)
+        return await super().chat(role, messages, tools=tools, max_tokens=max_tokens)
+
+
+async def test_the_tool_time_cuts_the_loop_and_the_answer_is_forced(
+    services: Services, world: str
+) -> None:
+    def tools_until_told(messages: list[ChatMessage], schema: Any) -> Any:
+        if messages[-1]["role"] == "user" and messages[-1]["content"] == BUDGET_SPENT:
+            return "alice lives in Lisbon."
+        return [ToolCall(f"c{len(messages)}", "search_observations", {"query": "home city"})]
+
+    llm = SlowToolTurns(0.4, {"dialectic-max": tools_until_told})
+    started = time.monotonic()
+    result = await ask_bob(
+        services, world, llm, "Where does alice live?", level="max", tool_seconds=1.0
+    )
+    took = time.monotonic() - started
+    # At most two turns finish in the second (fewer when the tools are slow); the one under
+    # way then is cut off, and the answer is forced. Without the limit: 10 turns, 4 s.
+    assert 1 <= result.iterations <= 2 and result.tool_calls == result.iterations
+    assert result.answer == "alice lives in Lisbon."
+    assert took < 3.0, took
+    assert llm.calls_for("dialectic-max")[-1].tools is None
 
 
 async def test_minimal_level_answers_in_one_call_without_tools(
