@@ -4,4 +4,4 @@ MATCH (s:Session {workspace: $workspace, name: $session})
 SET s.next_seq = coalesce(s.next_seq, 0) + $count
 // A session deleted while this waited for its lock reads as empty: no row.
 WITH s WHERE s.name IS NOT NULL
-RETURN s.next_seq - $count AS first
+RETURN s.next_seq - $count AS first, s.active AS active

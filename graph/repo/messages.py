@@ -56,7 +56,11 @@ async def create(
     returned in their place, so re-sending a batch is safe. `after_create` runs inside the same
     transaction (the queue uses it to enqueue work with the messages).
     """
-    await sessions.get(db, workspace, session)
+    if not (await sessions.get(db, workspace, session)).active:
+        raise Conflict(
+            f"session {session!r} is closed; reopen it (updateSession with active: true) to "
+            "add messages"
+        )
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
         found = await tx.rows(
@@ -100,6 +104,11 @@ async def create(
             )
             if seq_row is None:  # deleted with its workspace since it was checked
                 raise NotFound(f"session {session!r} does not exist in workspace {workspace!r}")
+            if seq_row["active"] is False:  # checked under the session's lock: closes race
+                raise Conflict(
+                    f"session {session!r} is closed; reopen it (updateSession with active: "
+                    "true) to add messages"
+                )
             # Without the senders' locks, a merge or rename deleting a sender after moving its
             # messages cut this batch's SENT_BY edges: messages left naming a peer that is gone.
             # Taken after the session's, in the order membership changes take them.

@@ -194,7 +194,9 @@ class Mutation:
         configuration: UpdateConfigurationArg = None,
         active: Annotated[
             bool | None,
-            strawberry.argument(description="Close (false) or reopen (true) the session."),
+            strawberry.argument(
+                description="Close (false: it takes no more messages) or reopen (true) the session."
+            ),
         ] = None,
         context: Annotated[
             str | None,

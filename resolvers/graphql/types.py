@@ -175,8 +175,8 @@ class Session:
     )
     active: bool = strawberry.field(
         description="False once the session is closed: by updateSession, or by a delete "
-        "through the Honcho-compatible routes (which keeps it and its messages). New sessions "
-        "are active."
+        "through the Honcho-compatible routes (which keeps it and its messages). A closed "
+        "session takes no messages (CONFLICT) until it is reopened. New sessions are active."
     )
     created_at: datetime = strawberry.field(description="When the session was created (UTC).")
 

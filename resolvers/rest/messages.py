@@ -76,13 +76,16 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
     as_peer = check_sender(call, session, [item.peer for item in items])
     # Checked before anything is created: a bad batch left the session and peers it named.
     validate_batch(items, call.services.settings)
-    if not as_peer:
+    absent: list[str] = []
+    if as_peer:
+        record = await sessions.get(call.services.db, call.workspace, session)
+    else:
         await ensure_workspace(call)
         absent = await creatable_peers(call, [item.peer for item in items])  # before the session
         record, _ = await get_or_create_session(call, session, NO_META)
-        if not record.active:
-            raise NotFound(f"session {session!r} was deleted")
-        await create_peers(call, absent)
+    if not record.active:
+        raise NotFound(f"session {session!r} was deleted")
+    await create_peers(call, absent)
     services = call.services
     result = await add_messages(
         services.db,

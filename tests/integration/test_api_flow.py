@@ -79,6 +79,24 @@ async def test_create_peer_add_messages_and_search(gql: GraphQLClient, workspace
     assert {h["message"]["peer"] for h in scoped["searchMessages"]} == {"bob"}
 
 
+async def test_a_closed_session_takes_no_messages_until_reopened(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    await seed(gql, workspace)
+    one = {"w": workspace, "s": "s1", "msgs": [{"peer": "alice", "content": "Hello there."}]}
+    close = """mutation($w: String!, $a: Boolean!) {
+      updateSession(workspace: $w, name: "s1", active: $a) { active }
+    }"""
+    await gql.ok(close, {"w": workspace, "a": False})
+    assert await gql.error_code(ADD, one) == "CONFLICT"
+    listed = await gql.ok(
+        "query($w: String!) { messages(workspace: $w) { nodes { id } } }", {"w": workspace}
+    )
+    assert listed["messages"]["nodes"] == []
+    await gql.ok(close, {"w": workspace, "a": True})
+    assert (await gql.ok(ADD, one))["addMessages"]["created"] == 1
+
+
 async def test_get_or_create_returns_the_existing_peer(gql: GraphQLClient, workspace: str) -> None:
     first = await gql.ok(CREATE_PEER, {"w": workspace, "n": "carol", "m": {"a": 1}})
     again = await gql.ok(CREATE_PEER, {"w": workspace, "n": "carol", "m": {"a": 2}})

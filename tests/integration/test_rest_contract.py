@@ -842,6 +842,28 @@ async def test_a_conclusion_in_a_session_is_between_two_of_its_members(
     assert [x["content"] for x in listed.json()["items"]] == ["Alice keeps bees"]
 
 
+async def test_no_key_posts_into_a_deleted_session(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
+    """A member's peer key posted into a deleted session (201, stored); other keys got 404."""
+    await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    assert (await rest.delete(f"{ws}/sessions/s1")).status_code in (200, 202, 204)
+    one = {"messages": [{"peer_id": "alice", "content": "Still here?"}]}
+    for headers in (
+        key(KeyScope.PEER, workspace, peer="alice"),
+        key(KeyScope.WORKSPACE, workspace),
+    ):
+        r = await secured.post(f"{ws}/sessions/s1/messages", json=one, headers=headers)
+        assert r.status_code == 404 and "was deleted" in r.text, r.text
+    listed = await rest.post(f"{ws}/sessions/s1/messages/list")
+    assert [m["content"] for m in listed.json()["items"]] == [
+        "I keep bees on my allotment in Leeds.",
+        "How many hives do you have?",
+        "Three hives, and the honey is lovely.",
+    ]
+
+
 # --- sub-peers and files -----------------------------------------------------------------------
 
 
