@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.responses import JSONResponse, Response
 
 from graph.errors import Conflict, InvalidInput, NotFound
@@ -51,11 +51,14 @@ class SearchBody(BaseModel):
 
 
 class DreamBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a switch it would not act on is refused
+
     observer: str
     observed: str | None = None
-    dream_type: Literal["omni", "card_refresh"] = "omni"
+    # A dream revises the beliefs and the card together: the one type there is.
+    dream_type: Literal["omni"] = "omni"
+    # Checked to exist; the dream covers the whole view, that session's beliefs included.
     session_id: str | None = None
-    rebuild: bool = False
 
 
 class QueueQuery(BaseModel):
@@ -168,6 +171,8 @@ async def schedule_dream(call: Call) -> Response:
     target = body.observed or body.observer
     services = call.services
     await peers.require_all(services.db, call.workspace, sorted({body.observer, target}))
+    if body.session_id is not None:
+        await sessions.get(services.db, call.workspace, body.session_id)
     if not scheduling.enabled(services.settings):
         raise BadRequest("dreams are off (BELIEFGRAPH_DREAM_MODE=off)")
     await scheduling.on_demand(

@@ -542,6 +542,15 @@ async def test_queue_status_and_schedule_dream(
         assert r.content == b""
     r = await rest.post(f"/workspaces/{workspace}/schedule_dream", json={"observer": "ghost"})
     assert r.status_code == 404
+    # Switches a dream would not act on were taken and ignored (204, a whole dream).
+    dream = f"/workspaces/{workspace}/schedule_dream"
+    for extra in ({"dream_type": "card_refresh"}, {"rebuild": True}):
+        r = await rest.post(dream, json={"observer": "alice", **extra})
+        assert r.status_code == 422, (extra, r.text)
+    r = await rest.post(dream, json={"observer": "alice", "session_id": "nosuch"})
+    assert r.status_code == 404 and "nosuch" in r.text
+    r = await rest.post(dream, json={"observer": "alice", "session_id": "s1"})
+    assert r.status_code in (204, 400)
 
 
 async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) -> None:
