@@ -7,6 +7,7 @@ from typing import Annotated
 
 import strawberry
 
+from graph.errors import InvalidInput
 from graph.repo import peer_cards, peers
 from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import SEARCH_MESSAGES, ContextRequest, get_context
@@ -240,7 +241,9 @@ class RepresentationQuery:
         description="getContext: a token-budgeted context blob for your agent's prompt: "
         "representation slice and peer card first, then the session summary "
         "(at most 40% of the rest), then the messages that best match searchQuery (at most "
-        "half of what is left), then recent messages, newest first."
+        "half of what is left), then recent messages, newest first. searchQuery, asOf, depth "
+        "and the session filters choose among peerTarget's beliefs: without a peerTarget they "
+        "are INVALID_INPUT."
     )
     async def context(
         self,
@@ -311,6 +314,19 @@ class RepresentationQuery:
         principal = info.context.principal
         if peer_target is not None:
             _require_view(info, workspace, peer_perspective or peer_target, peer_target)
+        else:
+            untargeted = {
+                "searchQuery": search_query is not None,
+                "asOf": as_of is not None,
+                "depth": depth != ONE_LEVEL,
+                "sessionIds": session_ids is not None,
+                "excludeSessionIds": exclude_session_ids is not None,
+                "excludeDerived": exclude_derived,
+            }
+            # Each picks among the target's beliefs (or its messages): without one it did
+            # nothing, and said nothing.
+            if (name := next((n for n, given in untargeted.items() if given), None)) is not None:
+                raise InvalidInput(f"{name} needs a peerTarget: it chooses among its beliefs")
         if session is not None:
             principal.require_session(workspace, session)
         services = info.context.services

@@ -55,6 +55,20 @@ class SessionContextQuery(BaseModel):
     sessions: list[str] | str | None = None  # repeated: an allowlist that includes this session
     scope: str | None = None  # Honcho's scopes are not served: refused, never ignored
 
+    def untargeted(self) -> str | None:
+        """The first parameter given that only chooses among a peer_target's beliefs."""
+        given = {
+            "peer_perspective": self.peer_perspective is not None,
+            "search_query": self.search_query is not None,
+            "search_top_k": self.search_top_k is not None,
+            "search_max_distance": self.search_max_distance is not None,
+            "include_most_frequent": self.include_most_frequent,
+            "max_conclusions": self.max_conclusions is not None,
+            "sessions": self.sessions is not None,
+            "limit_to_session": self.limit_to_session,
+        }
+        return next((name for name, set_ in given.items() if set_), None)
+
     def allowlist(self, session: str) -> list[str] | None:
         if self.sessions is None:
             return [session] if self.limit_to_session else None
@@ -153,8 +167,9 @@ async def session_context(call: Call) -> Response:
     q = call.query(SessionContextQuery)
     if q.scope is not None:
         raise InvalidInput("scope is not supported: use sessions or limit_to_session")
-    if q.peer_perspective is not None and q.peer_target is None:
-        raise InvalidInput("peer_perspective needs a peer_target to look at")
+    if q.peer_target is None and (name := q.untargeted()) is not None:
+        # Each picks among the target's beliefs: without one it did nothing, and said nothing.
+        raise InvalidInput(f"{name} needs a peer_target: it chooses among that peer's beliefs")
     principal = call.principal
     if q.peer_target is not None:
         require_view(call, q.peer_perspective or q.peer_target, q.peer_target)

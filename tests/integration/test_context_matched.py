@@ -122,3 +122,25 @@ async def test_a_limit_out_of_range_is_refused(gql: GraphQLClient, world: str) -
     for limit in (-1, 101):
         code = await gql.error_code(CONTEXT, {"w": world, "q": "locker", "limit": limit})
         assert code == "INVALID_INPUT"
+
+
+async def test_what_needs_a_target_is_refused_without_one(gql: GraphQLClient, world: str) -> None:
+    """A session's context without a peerTarget answered as if these were not sent."""
+    for given in (
+        'searchQuery: "locker"',
+        'asOf: "2024-02-01T00:00:00Z"',
+        "depth: 2",
+        'sessionIds: ["s-now"]',
+        'excludeSessionIds: ["s-old"]',
+        "excludeDerived: true",
+    ):
+        query = f"""query($w: String!) {{
+          context(workspace: $w, tokens: 500, session: "s-now", {given}) {{ text }}
+        }}"""
+        body = await gql.raw(query, {"w": world})
+        assert body.get("errors"), given
+        error = body["errors"][0]
+        assert error["extensions"]["code"] == "INVALID_INPUT", (given, error)
+        assert "needs a peerTarget" in error["message"], (given, error)
+    plain = 'query($w: String!) { context(workspace: $w, tokens: 500, session: "s-now") { text } }'
+    assert RECENT in (await gql.ok(plain, {"w": world}))["context"]["text"]

@@ -702,6 +702,19 @@ async def test_what_the_sdk_sends_is_applied_or_refused(
     assert r.status_code == 422 and "scope" in r.text
     r = await rest.get(f"{ws}/sessions/s1/context", params={"peer_target": "alice", "scope": "x"})
     assert r.status_code == 422 and "scope is not supported" in r.text
+    # What chooses among a target's beliefs, given without one, was answered 200 as if unsent.
+    for given in (
+        {"search_query": "bees"},
+        {"search_top_k": 3},
+        {"max_conclusions": 2},
+        {"include_most_frequent": "true"},
+        {"limit_to_session": "true"},
+        {"sessions": "s1"},
+    ):
+        r = await rest.get(f"{ws}/sessions/s1/context", params={"limit_to_session": False, **given})
+        assert r.status_code == 422 and "needs a peer_target" in r.text, (given, r.text)
+    plain = {"summary": "true", "limit_to_session": "false", "tokens": 100}  # what the SDK sends
+    assert (await rest.get(f"{ws}/sessions/s1/context", params=plain)).status_code == 200
     about = {"observer_id": "bot", "observed_id": "alice"}
     made = await rest.post(
         f"{ws}/conclusions", json={"conclusions": [{**about, "content": "Keeps bees"}]}
