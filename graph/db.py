@@ -33,6 +33,7 @@ from neo4j.exceptions import (
 import cypher
 from cypher.statements import Statement
 from graph.errors import Conflict, RaceLost, Unavailable
+from graph.server.layout import ADMIN_USER
 from graph.settings import Settings
 
 T = TypeVar("T")
@@ -96,7 +97,8 @@ class Database:
     def connect(cls, settings: Settings, password: str) -> Database:
         driver = AsyncGraphDatabase.driver(
             settings.bolt_uri,
-            auth=(settings.neo4j_user, password),
+            # The managed server has the one admin user; NEO4J_USER names your own server's.
+            auth=(ADMIN_USER if settings.managed else settings.neo4j_user, password),
             max_connection_pool_size=50,
             connection_timeout=settings.neo4j_timeout,
             connection_acquisition_timeout=settings.neo4j_timeout,

@@ -34,12 +34,16 @@ class Settings:
     neo4j_uri: str = _setting(
         "NEO4J_URI", "", "Bolt URI of your own Neo4j; when set, no local server is managed"
     )
-    neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user name")
+    neo4j_user: str = _setting(
+        "NEO4J_USER",
+        "neo4j",
+        "User name for your own Neo4j (NEO4J_URI); the managed server's is neo4j",
+    )
     neo4j_password: str = _setting(
         "NEO4J_PASSWORD",
         "",
-        "Neo4j password (the managed server ignores it and generates one into "
-        "home/instances/default/neo4j.password)",
+        "Password for your own Neo4j (NEO4J_URI); the managed server ignores it and generates "
+        "one into home/instances/<instance>/neo4j.password",
     )
     neo4j_database: str = _setting("NEO4J_DATABASE", "neo4j", "Neo4j database name")
     home: str = _setting(
@@ -202,10 +206,10 @@ class Settings:
         "BELIEFGRAPH_SUMMARY_LONG_EVERY", 60, "Messages between long session summaries"
     )
     summary_short_words: int = _setting(
-        "BELIEFGRAPH_SUMMARY_SHORT_WORDS", 120, "Word limit of a short summary"
+        "BELIEFGRAPH_SUMMARY_SHORT_WORDS", 120, "Word limit of a short summary, 2 to 10,000"
     )
     summary_long_words: int = _setting(
-        "BELIEFGRAPH_SUMMARY_LONG_WORDS", 500, "Word limit of a long summary"
+        "BELIEFGRAPH_SUMMARY_LONG_WORDS", 500, "Word limit of a long summary, 2 to 10,000"
     )
     dialectic_levels: str = _setting(
         "BELIEFGRAPH_DIALECTIC_LEVELS",
@@ -230,7 +234,7 @@ class Settings:
         "BELIEFGRAPH_DREAM_THRESHOLD",
         10,
         "New explicit beliefs in a representation that schedule a dream (enough to revise, few "
-        "enough that an update shows within a conversation or two)",
+        "enough that an update shows within a conversation or two); 0: no threshold dreams",
     )
     dream_min_interval: float = _setting(
         "BELIEFGRAPH_DREAM_MIN_INTERVAL",

@@ -32,6 +32,9 @@ RANGES: dict[str, tuple[float, float]] = {
     "neo4j_http_port": PORT,
     "max_peer_depth": (1, MAX_PEER_DEPTH_CAP),
     "file_chunk_tokens": (16, 256),  # the embedding model reads at most 256 tokens
+    # A summary of one word cannot say what was summarized (the extractive one fails below 2).
+    "summary_short_words": (2, 10_000),
+    "summary_long_words": (2, 10_000),
     "warmup_seconds": (0, 3600),
     "dedup_threshold": (0, 1),  # similarities
     "dream_similarity": (0, 1),
@@ -46,8 +49,6 @@ POSITIVE = (
     "max_query_tokens",
     "max_request_bytes",
     "max_metadata_bytes",
-    "summary_short_words",
-    "summary_long_words",
     "job_lease",
     "max_page_size",
     "max_batch",

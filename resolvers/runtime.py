@@ -40,7 +40,9 @@ log = logging.getLogger("beliefgraph")
 
 
 def neo4j_password(settings: Settings) -> str:
-    if settings.neo4j_password or not settings.managed:
+    """NEO4J_PASSWORD for your own Neo4j; the managed server's generated one otherwise (a
+    NEO4J_PASSWORD set for another server must not lock the app out of its own)."""
+    if not settings.managed:
         return settings.neo4j_password
     from graph.server.process import ManagedNeo4j
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from graph.errors import InvalidInput
 from graph.settings import Settings
 from resolvers import cli
+from resolvers.runtime import neo4j_password
 
 pytestmark = pytest.mark.unit
 
@@ -30,7 +32,9 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "positive"),
         ("BELIEFGRAPH_MAX_QUERY_DEPTH", "-1", "from 0"),
         ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "positive"),
-        ("BELIEFGRAPH_SUMMARY_SHORT_WORDS", "0", "positive"),
+        ("BELIEFGRAPH_SUMMARY_SHORT_WORDS", "0", "between 2 and 10000"),
+        # One word passed, and every summary job of the extractive summarizer failed.
+        ("BELIEFGRAPH_SUMMARY_LONG_WORDS", "1", "between 2 and 10000"),
         ("BELIEFGRAPH_MAX_BATCH", "0", "positive"),
         ("BELIEFGRAPH_AUTH", "maybe", "auto, on or off, not 'maybe'"),
         ("BELIEFGRAPH_DREAM_MODE", "dreamy", "auto, rules, llm or off"),
@@ -113,3 +117,13 @@ def test_serve_refuses_a_bad_value_before_it_starts(
     monkeypatch.setenv(env, value)
     assert cli.main(["serve", "--no-neo4j"]) == 1
     assert says in capsys.readouterr().err
+
+
+def test_the_managed_server_keeps_its_own_password(tmp_path: Path) -> None:
+    """A NEO4J_PASSWORD meant for another server was used against the managed one: every
+    connection failed authentication."""
+    managed = Settings.from_env({"BELIEFGRAPH_HOME": str(tmp_path), "NEO4J_PASSWORD": "other"})
+    generated = neo4j_password(managed)
+    assert generated != "other" and generated == neo4j_password(managed)
+    own = Settings.from_env({"NEO4J_URI": "bolt://db:7687", "NEO4J_PASSWORD": "other"})
+    assert neo4j_password(own) == "other"
