@@ -13,6 +13,7 @@ from strawberry.scalars import JSON
 from strawberry.types.enum import StrawberryEnumDefinition
 
 from graph import models, records
+from graph.errors import InvalidInput
 from graph.validation import check_limit
 from reasoners.search.fusion import FACT_MARGIN, LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Hit
@@ -189,7 +190,9 @@ class Session:
         info: strawberry.Info[Any, None],
         kind: Annotated[
             str | None,
-            strawberry.argument(description='"short" or "long"; null lists both kinds.'),
+            strawberry.argument(
+                description='"short" or "long" (another is INVALID_INPUT); null lists both kinds.'
+            ),
         ] = None,
         first: Annotated[
             int | None,
@@ -200,6 +203,8 @@ class Session:
         ] = None,
     ) -> list[Summary]:
         info.context.principal.require_session(self.workspace, self.name)
+        if kind is not None and kind not in models.SUMMARY_KINDS:
+            raise InvalidInput(f'unknown summary kind {kind!r}: use "short" or "long"')
         limit = check_limit(first, info.context.services.settings.max_page_size, default=10)
         found = await info.context.summaries.load((self.workspace, self.name, kind, limit))
         return [Summary.of(r) for r in found]

@@ -210,6 +210,13 @@ async def test_graphql_exposes_summaries_queue_and_sources(
     )
     assert data["queueStatus"]["idle"] is True
     assert data["session"]["summaries"][0]["upToMessage"] == 19
+    kinds = """query($w: String!, $k: String!) {
+      session(workspace: $w, name: "chat") { summaries(kind: $k) { kind } }
+    }"""
+    short = await gql.ok(kinds, {"w": workspace, "k": "short"})
+    assert {s["kind"] for s in short["session"]["summaries"]} == {"short"}
+    # A kind that does not exist listed nothing, as if no summary had been made.
+    assert await gql.error_code(kinds, {"w": workspace, "k": "medium"}) == "INVALID_INPUT"
     [first] = data["observations"]["nodes"]
     detail = await gql.ok(
         """query($w: String!, $id: ID!) {
