@@ -88,7 +88,7 @@ async def list_all(call: Call) -> Response:
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
     if body.filters:
-        raise BadRequest("workspace lists take no filters here")
+        raise InvalidInput("workspace lists take no filters")
     found = await read_all(
         lambda after, limit: workspaces.list_page(call.services.db, after=after, limit=limit)
     )

@@ -133,6 +133,8 @@ async def test_workspace_get_or_create_update_list_delete(rest: httpx.AsyncClien
     assert r.status_code == 200 and r.json()["metadata"] == {"b": 2}
     listed = await rest.post("/workspaces/list", params={"page": 1, "size": 100})
     assert listed.status_code == 200
+    r = await rest.post("/workspaces/list", json={"filters": {"a": 1}})
+    assert r.status_code == 422 and "no filters" in r.text
     fields(listed.json(), PAGE_FIELDS)
     await rest.post(f"/workspaces/{name}/sessions", json={"id": "live"})
     busy = await rest.delete(f"/workspaces/{name}")
