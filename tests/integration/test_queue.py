@@ -204,14 +204,16 @@ async def test_a_lease_extension_that_fails_is_tried_again(
 
 async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str) -> None:
     await enqueue(services, workspace, units=1, per_unit=3)
+    # A lease long enough to outlast the next check on a loaded machine (200 ms did not once).
+    lease = timedelta(seconds=1.5)
     dead_worker_unit = await jobs.claim(
-        services.db, "crashed", lease=timedelta(milliseconds=200), max_jobs=10, workspace=workspace
+        services.db, "crashed", lease=lease, max_jobs=10, workspace=workspace
     )
     assert dead_worker_unit is not None and len(dead_worker_unit.jobs) == 3
     handler = RecordingHandler()
     worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
     assert not await worker.run_once(), "a live lease must not be taken"
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(lease.total_seconds() + 0.2)
     assert await worker.run_once()
     assert len(handler.seen) == 3
     status = await queue_status.status(services.db, workspace, None, None)
