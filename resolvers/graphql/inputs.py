@@ -1,7 +1,9 @@
-"""Conversions from GraphQL inputs to repository arguments (no business rules here)."""
+"""GraphQL input types and the arguments many operations share, and their conversions to
+repository arguments (no business rules here)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import strawberry
@@ -13,7 +15,65 @@ from graph.props import Meta
 from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
 from resolvers.graphql.context import Context
-from resolvers.graphql.types import MessageFilterInput, ObservationLevel
+from resolvers.graphql.types import OBSERVE_ME, OBSERVE_OTHERS, ObservationLevel
+
+
+@strawberry.input(description="One message to store.")
+class MessageInput:
+    peer: str = strawberry.field(
+        description="The sender, an existing peer of the workspace. A sender not in the "
+        "session joins it; a peer key posts only as its own peer, into sessions it is in."
+    )
+    content: str = strawberry.field(
+        description="The text: not empty, at most 25,000 characters by default."
+    )
+    metadata: JSON | None = strawberry.field(
+        default=None, description="Any JSON object for your app (16 KiB by default); omitted: {}."
+    )
+    context: str | None = strawberry.field(
+        default=None,
+        description="Instructions for fact extraction from this message (at most 4,000 "
+        "characters); they take precedence over the session's, the peer's and the workspace's.",
+    )
+    created_at: datetime | None = strawberry.field(
+        default=None,
+        description="When it was said, for importing a history; omitted: now. Who is present "
+        "is judged by its arrival, not by this time.",
+    )
+    client_id: str | None = strawberry.field(
+        default=None,
+        description="Your id for this message: re-sending it creates nothing new (until the "
+        "message is deleted, which frees the id).",
+    )
+
+
+@strawberry.input(description="A peer to put in a session, with its observation settings.")
+class SessionPeerInput:
+    peer: str = strawberry.field(description="An existing peer of the workspace.")
+    observe_me: bool = strawberry.field(default=True, description=OBSERVE_ME + " Default true.")
+    observe_others: bool = strawberry.field(
+        default=True, description=OBSERVE_OTHERS + " Default true."
+    )
+
+
+@strawberry.input(description="Which messages to keep; every field is optional and they combine.")
+class MessageFilterInput:
+    session: str | None = strawberry.field(
+        default=None, description="Only messages of this session."
+    )
+    peer: str | None = strawberry.field(default=None, description="Only messages this peer sent.")
+    since: datetime | None = strawberry.field(
+        default=None, description="Only messages created at or after this time."
+    )
+    until: datetime | None = strawberry.field(
+        default=None, description="Only messages created before this time."
+    )
+    metadata: JSON | None = strawberry.field(
+        default=None,
+        description="Only messages whose metadata has each of these top-level keys with an "
+        "equal value.",
+    )
+
 
 # Arguments many operations take.
 WorkspaceArg = Annotated[str, strawberry.argument(description="The workspace's name.")]

@@ -16,6 +16,8 @@ from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     CreateConfigurationArg,
     CreateMetadataArg,
+    MessageInput,
+    SessionPeerInput,
     UpdateConfigurationArg,
     UpdateMetadataArg,
     WorkspaceArg,
@@ -26,11 +28,9 @@ from resolvers.graphql.types import (
     AddMessagesResult,
     DeleteResult,
     Message,
-    MessageInput,
     Peer,
     Session,
     SessionPeer,
-    SessionPeerInput,
     Workspace,
 )
 

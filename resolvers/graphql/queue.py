@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
@@ -16,7 +17,64 @@ from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import WorkspaceArg, page_size
 from resolvers.graphql.polling import Interval, pause
-from resolvers.graphql.types import Job, QueueStatus
+
+
+@strawberry.type(description="Background jobs in a scope, counted by status.")
+class QueueStatus:
+    pending: int = strawberry.field(
+        description="Jobs waiting to run: not yet due (token target, max age, retry backoff) "
+        "or due and waiting for a worker."
+    )
+    running: int = strawberry.field(description="Jobs a worker is running now.")
+    done: int = strawberry.field(description="Jobs finished.")
+    dead: int = strawberry.field(
+        description="Jobs that failed every attempt and were set aside (retryJobs requeues them)."
+    )
+    tokens_in: int = strawberry.field(description="LLM input tokens the jobs used, in all.")
+    tokens_out: int = strawberry.field(description="LLM output tokens the jobs used, in all.")
+
+    @strawberry.field(description="True when nothing is pending or running.")
+    def idle(self) -> bool:
+        return self.pending == 0 and self.running == 0
+
+
+@strawberry.type(description="A unit of background work in the durable queue.")
+class Job:
+    id: strawberry.ID = strawberry.field(description="The job's id.")
+    kind: str = strawberry.field(
+        description='What it does: "derive", "summarize", "dream", "restructure" (a rename or '
+        'merge) or "split".'
+    )
+    status: str = strawberry.field(description='"pending", "running", "done" or "dead".')
+    session: str | None = strawberry.field(
+        description="The session it works on, for derive and summarize jobs."
+    )
+    peer: str | None = strawberry.field(
+        description="The peer it concerns: a derive job's sender, a dream's observed peer, or "
+        "the target of a rename, merge or split."
+    )
+    attempts: int = strawberry.field(description="How many attempts it has had so far.")
+    max_attempts: int = strawberry.field(
+        description="Attempts allowed before the job is dead-lettered."
+    )
+    error: str | None = strawberry.field(description="The last failed attempt's error, if any.")
+    run_after: datetime = strawberry.field(
+        description="The earliest time it may run (UTC): a derive job's max age (a token "
+        "target or flushQueue makes it sooner), a paced dream's start, or a failed attempt's "
+        "backoff."
+    )
+    created_at: datetime = strawberry.field(description="When it was queued (UTC).")
+    updated_at: datetime = strawberry.field(description="When it last changed (UTC).")
+    tokens_in: int = strawberry.field(description="LLM input tokens its runs used.")
+    tokens_out: int = strawberry.field(description="LLM output tokens its runs used.")
+    notes: list[str] = strawberry.field(
+        description="What the job's work could not do and went on without (a merge: each "
+        "sub-peer link it did not move, as it would have made a cycle or too long a chain)."
+    )
+    cursor: str = strawberry.field(
+        description="Pass the last job's cursor as `jobs(after:)` to list the next page."
+    )
+
 
 SessionScope = Annotated[
     str | None,
