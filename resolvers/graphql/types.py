@@ -1,4 +1,4 @@
-"""GraphQL object and input types, and their conversion from repository records."""
+"""GraphQL object types, and their conversion from repository records."""
 
 from __future__ import annotations
 
