@@ -23,6 +23,7 @@ from neo4j import (
 )
 from neo4j.exceptions import (
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     ConstraintError,
     Neo4jError,
     ServiceUnavailable,
@@ -44,6 +45,8 @@ BUSY_RETRIES = 8
 # What Neo4j raises when a statement reaches a node another transaction deleted meanwhile.
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 UNAVAILABLE = "Neo4j is unavailable; try again shortly"
+BUSY = "every Neo4j connection is in use; try again shortly"
+BUSY_LOG_SECONDS = 10.0  # one warning per this long while the pool stays exhausted
 
 
 class ParameterMismatch(AssertionError):
@@ -92,6 +95,8 @@ class Database:
         self.timeout = timeout
         self.cooldown = cooldown
         self._down_until = 0.0
+        self._busy_logged = -BUSY_LOG_SECONDS
+        self._busy_since_log = 0
 
     @classmethod
     def connect(cls, settings: Settings, password: str) -> Database:
@@ -121,6 +126,20 @@ class Database:
         self._down_until = time.monotonic() + self.cooldown
         log.warning("Neo4j is unavailable: %s", str(exc) or type(exc).__name__)
         return Unavailable(UNAVAILABLE)
+
+    def _busy(self) -> Unavailable:
+        # Neo4j is up but the pool is exhausted (too much at once): no cooldown, which would
+        # refuse everyone for a moment, and no traceback per request, which filled the log.
+        self._busy_since_log += 1
+        stamp = time.monotonic()
+        if stamp - self._busy_logged >= BUSY_LOG_SECONDS:
+            log.warning(
+                "no Neo4j connection came free within %.1f s (%d times since the last warning)",
+                self.timeout,
+                self._busy_since_log,
+            )
+            self._busy_logged, self._busy_since_log = stamp, 0
+        return Unavailable(BUSY)
 
     async def close(self) -> None:
         await self.driver.close()
@@ -171,6 +190,8 @@ class Database:
                 return await session.execute_read(managed)
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise self._went_down(exc) from exc
+        except ConnectionAcquisitionTimeoutError as exc:
+            raise self._busy() from exc
 
     async def write_tx(self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3) -> T:
         """Run `work` in one write transaction.
@@ -219,6 +240,8 @@ class Database:
                 log.info("write met a node deleted meanwhile; running it again")
             except (ServiceUnavailable, SessionExpired, OSError) as exc:
                 raise self._went_down(exc) from exc
+            except ConnectionAcquisitionTimeoutError as exc:
+                raise self._busy() from exc
             attempt += 1
             await asyncio.sleep(0.01 * attempt)
 
@@ -235,6 +258,8 @@ class Database:
                     await tx.rollback()
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise self._went_down(exc) from exc
+        except ConnectionAcquisitionTimeoutError as exc:
+            raise self._busy() from exc
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""
