@@ -11,7 +11,9 @@ errors strawberry answers by itself (over MAX_SUBSCRIPTIONS operations on one so
 `extensions.code` like every other error. A key is checked again at every operation and every
 poll of a subscription, so one that expires stops working on an open socket, and the socket is
 closed (4403) when it expires; with auth on, the keys of one holder hold at most
-MAX_SOCKETS_PER_KEY sockets, and the keys of one workspace MAX_SOCKETS_PER_WORKSPACE.
+MAX_SOCKETS_PER_KEY sockets, and the keys of one workspace MAX_SOCKETS_PER_WORKSPACE. A socket
+sending frames faster than its FrameBudget allows, or more than MAX_FRAMES_BEFORE_INIT before
+its connection_init, is closed (1008).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import json
 import time
 from collections import Counter
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +32,7 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
@@ -63,6 +67,32 @@ MAX_SOCKETS_PER_KEY = 50
 # its peers and sessions, each with its own 50.
 MAX_SOCKETS_PER_WORKSPACE = 200
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
+# Frames are answered on the event loop every request shares: 8 keyless sockets sending pings
+# as fast as they could stalled /health for 20 s. Before connection_init a client has nothing
+# to send but it; after, a socket may send FRAME_BURST frames at once (a client subscribing
+# all it may), then FRAMES_PER_SECOND. Past either, the socket is closed (1008).
+MAX_FRAMES_BEFORE_INIT = 4
+FRAME_BURST = 200
+FRAMES_PER_SECOND = 100.0
+TOO_MANY = 1008  # policy violation
+
+
+@dataclass
+class FrameBudget:
+    """A token bucket of frames: FRAME_BURST at once, refilled at FRAMES_PER_SECOND."""
+
+    tokens: float = FRAME_BURST
+    at: float = 0.0
+
+    def take(self, stamp: float) -> bool:
+        """Spend one frame at `stamp` (monotonic seconds); False when none is left."""
+        if self.at:
+            self.tokens = min(FRAME_BURST, self.tokens + (stamp - self.at) * FRAMES_PER_SECOND)
+        self.at = stamp
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 def with_codes(message: Message) -> Message:
@@ -109,6 +139,35 @@ def malformed(message: object) -> str | None:
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
     view: GraphQLWebSocket
     expiry: asyncio.Task[None] | None = None
+    frames_before_init: int = 0
+    budget: FrameBudget | None = None
+    closing: bool = False
+
+    async def _over_budget(self) -> bool:
+        """Count a frame; close the socket (1008) and True once it is one too many."""
+        if self.closing:
+            return True
+        if not self.connection_init_received:
+            self.frames_before_init += 1
+            allowed = self.frames_before_init <= MAX_FRAMES_BEFORE_INIT
+            reason = "too many messages before connection_init"
+        else:
+            self.budget = self.budget or FrameBudget()
+            allowed = self.budget.take(time.monotonic())
+            reason = f"more than {FRAMES_PER_SECOND:.0f} messages a second"
+        if allowed:
+            return False
+        self.closing = True
+        with contextlib.suppress(Exception):  # closed meanwhile
+            await self.websocket.close(code=TOO_MANY, reason=reason)
+        return True
+
+    async def handle_task_exception(self, error: Exception) -> None:
+        # An operation that finished after its socket closed has no one to answer: not an
+        # error worth a traceback (a client that left mid-stream logged one per operation).
+        if isinstance(error, WebSocketDisconnected):
+            return
+        await super().handle_task_exception(error)
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         await super().handle_connection_init(message)
@@ -137,6 +196,8 @@ class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
         await super().shutdown()
 
     async def handle_message(self, message: Message) -> None:
+        if await self._over_budget():
+            return
         problem = malformed(message)
         if problem is not None:
             await self.handle_invalid_message(problem)  # closes the socket with 4400

@@ -24,7 +24,9 @@ from resolvers.auth import ADMIN, KeyScope, Principal, issue_key
 from resolvers.body_limit import KEYLESS_BODY_SECONDS, KEYLESS_MAX_BYTES
 from resolvers.graphql.websocket import (
     CONNECTION_INIT_SECONDS,
+    FRAME_BURST,
     MAX_FRAME_BYTES,
+    MAX_FRAMES_BEFORE_INIT,
     MAX_SOCKETS_PER_KEY,
     MAX_SOCKETS_PER_WORKSPACE,
     MAX_SUBSCRIPTIONS,
@@ -562,6 +564,28 @@ async def test_a_frame_over_the_frame_limit_closes_the_socket(served: Served) ->
     ping = json.dumps({"type": "ping", "payload": {"a": [{}] * (MAX_FRAME_BYTES // 3)}})
     assert len(ping) > MAX_FRAME_BYTES
     assert await _closed_with(served.ws, ping) == 1009  # the message is too big
+
+
+async def test_a_socket_that_floods_frames_is_closed(served: Served) -> None:
+    """Eight keyless sockets pinging as fast as they could, before connection_init, stalled
+    /health for 20 s (every frame is answered on the event loop every request shares), and
+    kept their sockets open past the 10 s given for connection_init."""
+    ping = json.dumps({"type": "ping"})
+    started = time.monotonic()
+    assert await _closed_with(served.ws, *[ping] * (MAX_FRAMES_BEFORE_INIT + 1)) == 1008
+    assert time.monotonic() - started < 5
+    # After connection_init a burst is fine, a flood is not.
+    init = {"type": "connection_init"}
+    assert await _closed_with(served.ws, *[ping] * (FRAME_BURST * 3), init=init) == 1008
+    async with websockets.connect(served.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps(init))
+        assert json.loads(await socket_.recv())["type"] == "connection_ack"
+        for _ in range(FRAME_BURST // 2):
+            await socket_.send(ping)
+        for _ in range(FRAME_BURST // 2):
+            assert json.loads(await asyncio.wait_for(socket_.recv(), 10))["type"] == "pong"
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        assert client.get("/health").status_code == 200
 
 
 async def test_a_document_of_several_operations_must_name_one(served: Served) -> None:
