@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 
 from graph.errors import Unavailable
 
@@ -17,6 +17,12 @@ class Slots:
         self.running, self.waiting, self.what = running, waiting, what
         self._free: asyncio.Semaphore | None = None  # made on first use, on the serving loop
         self._queued = 0
+        self._running = 0
+
+    @property
+    def idle(self) -> bool:
+        """Nothing runs or waits: the limiter may be dropped and made again."""
+        return self._queued == 0 and self._running == 0
 
     @contextlib.asynccontextmanager
     async def take(self) -> AsyncIterator[None]:
@@ -32,7 +38,30 @@ class Slots:
             await self._free.acquire()
         finally:
             self._queued -= 1
+        self._running += 1
         try:
             yield
         finally:
+            self._running -= 1
             self._free.release()
+
+
+class SlotsByOwner:
+    """One `Slots` per owner (a key holder, say), kept only while something runs or waits."""
+
+    def __init__(self) -> None:
+        self._slots: dict[Hashable, Slots] = {}
+
+    def of(self, owner: Hashable, at_once: int, waiting: int, what: str) -> Slots:
+        slots = self._slots.get(owner)
+        if slots is None:
+            slots = self._slots[owner] = Slots(at_once, waiting, what)
+        return slots
+
+    def prune(self) -> None:
+        """Forget the limiters nothing uses, so the table holds only the busy ones."""
+        for owner in [o for o, slots in self._slots.items() if slots.idle]:
+            del self._slots[owner]
+
+    def __len__(self) -> int:
+        return len(self._slots)

@@ -11,7 +11,7 @@ from graph.settings import Settings
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM
-from reasoners.slots import Slots
+from reasoners.slots import Slots, SlotsByOwner
 from resolvers.shared_look import QueueLook, SharedLook, dream_counts, queue_statuses
 
 UPLOADS_AT_ONCE = 2
@@ -45,6 +45,8 @@ class Services:
         repr=False,
         compare=False,
     )
+    # With auth on, each key holder's and workspace's share of GraphQL operations at once.
+    shares: SlotsByOwner = field(default_factory=SlotsByOwner, repr=False, compare=False)
 
     @property
     def dream_watch(self) -> SharedLook[Representation, int]:

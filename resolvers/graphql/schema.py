@@ -11,6 +11,7 @@ from graph.settings import Settings
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes, QuietSchema
+from resolvers.graphql.fair_share import FairShare
 from resolvers.graphql.files import FileMutation, FileQuery
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery
@@ -79,6 +80,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         extensions=[
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,
+            FairShare,
             lambda: TokenLimit(settings.max_query_tokens),
             lambda: AddValidationRules(rules),
         ],

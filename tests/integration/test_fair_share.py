@@ -1,0 +1,82 @@
+"""With auth on, one key holder's GraphQL operations run a few at a time, so one key cannot
+take every Neo4j connection of the process (2 sockets of 100 operations each did: every other
+client's writes, the worker's claims and /health failed until it stopped)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from graph.db import Database, Tx
+from resolvers.app import create_app
+from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.graphql.fair_share import HOLDER_AT_ONCE, HOLDER_WAITING
+from resolvers.services import Services
+from tests.fakes.db import Wrapping
+from tests.integration.derive_helpers import make_peers
+
+pytestmark = pytest.mark.integration
+
+T = TypeVar("T")
+SECRET = "fair-share-secret-0123456789abcdef"
+PEERS = "query($w: String!) { peers(workspace: $w, first: 5) { nodes { name } } }"
+
+
+class SlowReads(Wrapping):
+    """Each read transaction takes `delay` seconds longer; counts how many run at once."""
+
+    def __init__(self, db: Database, delay: float) -> None:
+        super().__init__(db)
+        self.delay = delay
+        self.now = 0
+        self.most = 0
+
+    async def read(self, statement: str, /, **params: Any) -> Any:
+        return await self.read_tx(lambda tx: tx.rows(statement, **params))  # type: ignore[arg-type]
+
+    async def read_tx(self, work: Callable[[Tx], Awaitable[T]], **options: Any) -> T:
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await asyncio.sleep(self.delay)
+            return await self._db.read_tx(work, **options)
+        finally:
+            self.now -= 1
+
+
+async def test_one_key_runs_a_few_operations_at_once(services: Services, workspace: str) -> None:
+    await make_peers(services, workspace, "alice")
+    slow = SlowReads(services.db, 0.2)
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(services, settings=settings, db=slow)  # type: ignore[arg-type]
+    key = issue_key(SECRET, Principal(KeyScope.WORKSPACE, workspace=workspace))
+    app = create_app(settings, secured)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1", timeout=60
+    ) as http:
+
+        async def ask() -> dict[str, Any]:
+            r = await http.post(
+                "/graphql",
+                json={"query": PEERS, "variables": {"w": workspace}},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            body: dict[str, Any] = r.json()
+            return body
+
+        answers = await asyncio.gather(*(ask() for _ in range(3 * HOLDER_AT_ONCE)))
+        assert all(a.get("errors") is None for a in answers), answers
+        assert 1 < slow.most <= HOLDER_AT_ONCE, slow.most
+        # Past what may wait, an operation is refused at once.
+        slow.most = 0
+        many = await asyncio.gather(*(ask() for _ in range(HOLDER_AT_ONCE + HOLDER_WAITING + 5)))
+        refused = [a["errors"][0] for a in many if a.get("errors")]
+        codes = [e["extensions"]["code"] for e in refused]
+        assert codes and set(codes) == {"UNAVAILABLE"} and len(codes) <= 5 + 1, codes
+    assert len(secured.shares) == 0  # nothing left behind once all is done
