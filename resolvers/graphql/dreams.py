@@ -315,8 +315,8 @@ class DreamSubscription:
             int | None,
             strawberry.argument(
                 description="Replay from the run after this run number (a subscriber that "
-                "reconnects passes the last runNumber it got); omitted: runs committed from "
-                "now on."
+                "reconnects passes the last runNumber it got; past the last run committed is "
+                "INVALID_INPUT); omitted: runs committed from now on."
             ),
         ] = None,
         interval_seconds: Interval = 1.0,
@@ -325,8 +325,16 @@ class DreamSubscription:
         db = info.context.services.db
         # A stream for peers that do not exist would wait for good: a misspelt name is an error.
         await peers.require_all(db, workspace, sorted({observer, observed}))
+        committed = (await dreams.state(db, view)).dream_runs
         if after_run is None:
-            after_run = (await dreams.state(db, view)).dream_runs
+            after_run = committed
+        elif after_run > committed:
+            # Its runs would never be sent: a number kept from before the representation was
+            # made again (its runs start over), or another representation's.
+            raise InvalidInput(
+                f"afterRun {after_run} is past the last run of {observer!r} about {observed!r} "
+                f"({committed}): pass a runNumber this representation has sent, or 0"
+            )
         seen: int | None = None  # the count at the last look
         async with info.context.services.dream_watch.watching(view) as latest:
             while True:

@@ -774,6 +774,12 @@ async def test_a_subscriber_receives_each_runs_events_in_commit_order(
     assert await take(from_start) == events
     await stream.aclose()
     await from_start.aclose()
+    # A run number past the last was taken, and its runs never sent: a wait without end.
+    past: Any = await schema.subscribe(
+        EVENTS, variable_values={"w": workspace, "after": 5}, context_value=Context(s, None)
+    )
+    refused = await asyncio.wait_for(anext(past), 10) if not hasattr(past, "errors") else past
+    assert refused.errors and refused.errors[0].extensions["code"] == "INVALID_INPUT"
 
 
 async def test_streams_share_one_look_at_the_dream_counts(
