@@ -188,6 +188,7 @@ Statement = Literal[
     "lock_work_unit",
     "mark_schema",
     "mark_stale_descendants",
+    "mark_workspace_deleting",
     "merge_duplicate_observations",
     "merge_peer",
     "merge_session",

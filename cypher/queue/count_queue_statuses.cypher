@@ -1,6 +1,7 @@
 // The jobs of many scopes (a workspace, or a session or peer in it) counted by status in one
 // look: the queueStatus streams of a process share it. `found_*`: whether the workspace and the
-// session and peer named exist (the zeros of names that do not would read as a drained queue).
+// session and peer named exist (the zeros of names that do not would read as a drained queue);
+// a workspace being deleted counts as gone.
 UNWIND $scopes AS sc
 OPTIONAL MATCH (w:Workspace {name: sc.workspace})
 OPTIONAL MATCH (s:Session {workspace: sc.workspace, name: sc.session})
@@ -15,5 +16,5 @@ CALL (sc) {
                             tokens_out: tokens_out} END) AS counts
 }
 RETURN sc.workspace AS workspace, sc.session AS session, sc.peer AS peer,
-       w IS NOT NULL AS found_workspace, sc.session IS NULL OR s IS NOT NULL AS found_session,
+       w IS NOT NULL AND w.deleting_at IS NULL AS found_workspace, sc.session IS NULL OR s IS NOT NULL AS found_session,
        sc.peer IS NULL OR p IS NOT NULL AS found_peer, counts

@@ -73,6 +73,7 @@ async def update(
 async def delete(db: Database, name: str) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
     await get(db, name)
+    await db.write("mark_workspace_deleting", workspace=name, now=now())
     total = await _delete_nodes(db, name)
     row = await db.write_one("delete_workspace", workspace=name)
     total += int(row["deleted"]) if row else 0

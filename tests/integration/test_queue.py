@@ -456,3 +456,15 @@ async def test_jobs_refuse_unknown_statuses_and_foreign_cursors(
         "INVALID_INPUT"
     )
     assert (await gql.ok(JOBS_PAGE, {"w": workspace, "statuses": ["dead"]}))["jobs"] == []
+
+
+async def test_a_workspace_being_deleted_has_no_queue_status(
+    services: Services, workspace: str
+) -> None:
+    """Its jobs go in the first batches of a deletion: a stream then sent all zeros (and one
+    with untilIdle completed as if drained) before NOT_FOUND."""
+    await enqueue(services, workspace, units=2, per_unit=2)
+    assert (await queue_status.status(services.db, workspace, None, None)).pending == 4
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+    with pytest.raises(NotFound):
+        await queue_status.status(services.db, workspace, None, None)
