@@ -95,6 +95,7 @@ class Database:
         self.timeout = timeout
         self.cooldown = cooldown
         self._down_until = 0.0
+        self._down_logged = -cooldown
         self._busy_logged = -BUSY_LOG_SECONDS
         self._busy_since_log = 0
 
@@ -123,8 +124,12 @@ class Database:
     def _went_down(self, exc: Exception) -> Unavailable:
         # The driver's reason (addresses, errno) goes to the log, once per cooldown; clients
         # get the same plain answer whatever it was.
-        self._down_until = time.monotonic() + self.cooldown
-        log.warning("Neo4j is unavailable: %s", str(exc) or type(exc).__name__)
+        stamp = time.monotonic()
+        self._down_until = stamp + self.cooldown
+        # Requests in flight when it went each end here: one warning per cooldown for them all.
+        if stamp - self._down_logged >= self.cooldown:
+            self._down_logged = stamp
+            log.warning("Neo4j is unavailable: %s", str(exc) or type(exc).__name__)
         return Unavailable(UNAVAILABLE)
 
     def _busy(self) -> Unavailable:

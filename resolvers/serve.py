@@ -30,12 +30,20 @@ log = logging.getLogger("beliefgraph")
 SHUTDOWN_SECONDS = 30
 
 
+def configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # The driver warns at each of its own retries of a transaction ("will be retried in 1.1s",
+    # up to 10 a second in an outage); ours log what is left when they stop (graph/db.py).
+    logging.getLogger("neo4j.session").setLevel(logging.ERROR)
+    logging.getLogger("neo4j.pool").setLevel(logging.ERROR)
+
+
 def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging()
     preflight(settings, os.environ)  # before Neo4j starts; the CLI prints what it refuses
     if not manage_neo4j:
         _run_api(settings)
@@ -105,7 +113,7 @@ def _run_api(settings: Settings) -> None:
 
 def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | None) -> int:
     """`beliefgraph worker`: a worker process until SIGINT/SIGTERM, then a graceful stop."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging()
 
     async def main() -> None:
         services = await open_services(settings, password=neo4j_password(settings))

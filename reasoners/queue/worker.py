@@ -212,7 +212,10 @@ class Worker:
             if running.cancelled():  # cancelled from within, not by a shutdown: a failure
                 log.error("%s was cancelled; it runs again in %.0f s", task.name, task.every)
                 continue
-            if (error := running.exception()) is not None:
+            if isinstance(error := running.exception(), Unavailable):
+                # Neo4j away: the database logs why, once per cooldown; no traceback here.
+                log.warning("%s: %s; it runs again in %.0f s", task.name, error, task.every)
+            elif error is not None:
                 log.error(
                     "%s failed; it runs again in %.0f s", task.name, task.every, exc_info=error
                 )
@@ -253,6 +256,14 @@ class Worker:
             if isinstance(exc, PreparationFailed):
                 taken, error = exc.taken, exc.__cause__ or exc
             log.warning("unit %s failed: %s", unit.key, error)
+            await self._fail(unit, error, taken)
+        finally:
+            heartbeat.cancel()
+
+    async def _fail(self, unit: ClaimedUnit, error: BaseException, taken: set[str] | None) -> None:
+        """Record a failed attempt. When Neo4j is away that cannot be written either: the unit's
+        lease runs out and it is claimed again, as after a crash (the attempt goes uncounted)."""
+        try:
             await jobs.fail(
                 self.db,
                 unit,
@@ -265,8 +276,8 @@ class Worker:
                 give_up=getattr(error, "retryable", True) is False,
                 tokens=_billed(error),
             )
-        finally:
-            heartbeat.cancel()
+        except Unavailable as exc:
+            log.warning("unit %s: its failure could not be recorded (%s)", unit.key, exc)
 
     async def _heartbeat(
         self, unit: ClaimedUnit, work: asyncio.Task[None] | None, committing: asyncio.Event

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reasoners.queue.worker import Periodic, Worker, WorkerConfig
+import pytest
+
+from graph.errors import Unavailable
+from graph.repo.jobs import ClaimedUnit, JobRecord
+from reasoners.queue.worker import Periodic, Prepared, Worker, WorkerConfig
 
 
 async def test_periodic_work_gets_the_grace_period_then_stops() -> None:
@@ -46,6 +52,20 @@ async def test_periodic_work_that_fails_runs_again() -> None:
 
     await run_for(0.2, Periodic("f", 0.01, failing))
     assert calls >= 3
+
+
+async def test_periodic_work_meeting_an_outage_logs_no_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Neo4j away: each periodic task logged an ERROR with a traceback every time it ran."""
+
+    async def away() -> None:
+        raise Unavailable("Neo4j is unavailable; try again shortly")
+
+    with caplog.at_level(logging.INFO, logger="beliefgraph"):
+        await run_for(0.2, Periodic("idle dream scan", 0.01, away))
+    said = [r for r in caplog.records if "idle dream scan" in r.getMessage()]
+    assert said and all(r.levelno == logging.WARNING and r.exc_info is None for r in said)
 
 
 async def test_periodic_work_cancelled_from_within_runs_again() -> None:
@@ -97,3 +117,30 @@ async def run_for(seconds: float, *periodic: Periodic) -> None:
     await asyncio.sleep(seconds)
     stop.set()
     await asyncio.wait_for(running, 5)
+
+
+class AwayDb:
+    """Every write fails as when Neo4j is away."""
+
+    async def write_tx(self, work: Any, **options: Any) -> Any:
+        raise Unavailable("Neo4j is unavailable; try again shortly")
+
+
+class Prepares:
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        return Prepared(results=[])
+
+
+async def test_a_unit_whose_failure_cannot_be_recorded_ends_quietly() -> None:
+    """The commit failed and so did recording the failure: the error escaped the unit's task
+    ("Task exception was never retrieved", with a traceback). The lease runs out instead."""
+    stamp = datetime.now(UTC)
+    job = JobRecord(
+        "j1", "w", "test", "test/w/0", 0, "running", 1, 5, {}, None, None, 0, None,
+        stamp, stamp, stamp,
+    )  # fmt: skip
+    unit = ClaimedUnit("test/w/0", "me", [job], stamp + timedelta(minutes=1))
+    db: Any = AwayDb()
+    worker = Worker(db, {"test": Prepares()}, WorkerConfig(concurrency=0))
+    await worker._process(unit)  # returns: nothing escapes
+    assert worker.failed_units == 1

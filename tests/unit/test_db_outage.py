@@ -1,0 +1,48 @@
+"""Neo4j going away while many requests are in flight: one warning, not one per request."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from neo4j.exceptions import ServiceUnavailable
+
+from graph.db import Database
+from graph.errors import Unavailable
+
+pytestmark = pytest.mark.unit
+
+
+class GoesAway:
+    """Every transaction waits until `gone` is set, then fails as a lost server does."""
+
+    def __init__(self) -> None:
+        self.gone = asyncio.Event()
+
+    @asynccontextmanager
+    async def session(self, database: str) -> AsyncIterator[GoesAway]:
+        yield self
+
+    async def execute_read(self, work: Callable[..., Awaitable[Any]]) -> Any:
+        await self.gone.wait()
+        raise ServiceUnavailable("Couldn't connect to 127.0.0.1:7687 (reason [Errno 111])")
+
+
+async def test_requests_in_flight_when_neo4j_goes_log_it_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """About 75 s of outage logged 86 'Neo4j is unavailable' warnings, up to 8 a second."""
+    driver = GoesAway()
+    db = Database(driver, "neo4j", cooldown=5.0)  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING, logger="beliefgraph"):
+        reads = [asyncio.ensure_future(db.read("ping")) for _ in range(8)]
+        await asyncio.sleep(0.05)
+        driver.gone.set()
+        results = await asyncio.gather(*reads, return_exceptions=True)
+    assert all(isinstance(r, Unavailable) for r in results), results
+    said = [r for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(said) == 1, [r.getMessage() for r in said]
