@@ -19,6 +19,7 @@ from graph.errors import BeliefgraphError, InvalidInput
 from graph.server.probe import ping
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
+from graph.validation import check_name
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.web import assets
 
@@ -111,6 +112,8 @@ def _run_worker(args: argparse.Namespace, settings: Settings) -> int:
     # -1 ran a worker with no slot, doing nothing; 0 silently took the setting's value.
     if args.concurrency is not None and args.concurrency < 1:
         raise InvalidInput(f"--concurrency must be at least 1, not {args.concurrency}")
+    if args.workspace is not None:  # a name no workspace can have: a worker that never works
+        check_name(args.workspace, "--workspace")
 
     return run_worker(settings, concurrency=args.concurrency, workspace=args.workspace)
 

@@ -10,7 +10,8 @@ from types import FrameType
 
 import uvicorn
 
-from graph.errors import BeliefgraphError
+from graph.errors import BeliefgraphError, Unavailable
+from graph.server.probe import port_free
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
 from resolvers.app import create_app
@@ -45,6 +46,12 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     configure_logging()
     preflight(settings, os.environ)  # before Neo4j starts; the CLI prints what it refuses
+    # Before Neo4j, the model and the worker start (25 s), not when uvicorn binds after them.
+    if not port_free(settings.port, settings.host):
+        raise Unavailable(
+            f"port {settings.port} on {settings.host} (the API) is taken by another program: "
+            "stop it, or set BELIEFGRAPH_PORT to a free port"
+        )
     if not manage_neo4j:
         _run_api(settings)
         return 0

@@ -56,11 +56,15 @@ def browser_answers(url: str, timeout: float = 2.0) -> bool:
 
 
 def port_free(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        # Like Neo4j's own bind: a port still in TIME_WAIT counts as free.
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except OSError:
+        return True  # a host that does not resolve: the server's own bind says so
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # Like the servers' own binds: a port still in TIME_WAIT counts as free.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind((host, port))
+            probe.bind(address)
         except OSError:
             return False
     return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,9 @@ def test_zero_stays_allowed_where_it_means_at_once_or_never() -> None:
     [
         (["worker", "--concurrency", "-1"], "--concurrency must be at least 1"),
         (["worker", "--concurrency", "0"], "--concurrency must be at least 1"),
+        # A name no workspace can have started a worker that never claimed anything.
+        (["worker", "--workspace", "bad name!"], "--workspace"),
+        (["worker", "--workspace", ""], "--workspace"),
         # The default scope is admin: `--workspace w` alone issued an admin key.
         (["key", "--workspace", "acme"], "admin key takes no workspace"),
         (["key", "--scope", "workspace", "--workspace", "w", "--peer", "p"], "takes no peer"),
@@ -117,6 +121,18 @@ def test_serve_refuses_a_bad_value_before_it_starts(
     monkeypatch.setenv(env, value)
     assert cli.main(["serve", "--no-neo4j"]) == 1
     assert says in capsys.readouterr().err
+
+
+def test_serve_refuses_a_taken_port_before_it_starts_anything(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found 25 s later, when uvicorn bound it, after Neo4j, the model and the worker."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("BELIEFGRAPH_PORT", str(taken.getsockname()[1]))
+        assert cli.main(["serve", "--no-neo4j"]) == 1
+    assert "is taken by another program" in capsys.readouterr().err
 
 
 def test_the_managed_server_keeps_its_own_password(tmp_path: Path) -> None:
