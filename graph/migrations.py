@@ -40,6 +40,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from graph.db import Database, Row
+from graph.errors import Unavailable
 from graph.keys import peer_key, scope_key, session_key, workspace_key
 from graph.repo.peer_cards import card_path
 from graph.repo.retrieval import MESSAGE_INDEX_GRAPH
@@ -198,7 +199,14 @@ async def times_to_utc(db: Database, *, batch: int = BATCH) -> tuple[int, int]:
 
 async def migrate(db: Database, version: int) -> None:
     """Everything a graph at `version` needs before the current indexes are created."""
-    if version >= SCHEMA_VERSION:
+    if version > SCHEMA_VERSION:
+        # An older release would write the old layout into it (times not in UTC, say), and the
+        # newer one, at its layout already, would not migrate them again.
+        raise Unavailable(
+            f"this graph has layout {version}, written by a newer beliefgraph than this one "
+            f"(layout {SCHEMA_VERSION}): run that release, or restore a backup made for this one"
+        )
+    if version == SCHEMA_VERSION:
         return
     if version < 2:
         await _to_filtered_indexes(db)
