@@ -46,6 +46,10 @@ BUSY_RETRIES = 8
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 BUSY = "every Neo4j connection is in use; try again shortly"
+SILENT = (
+    "Neo4j did not answer within {seconds:.0f} s; try again shortly (a write may have been "
+    "stored: send it again with the same clientId)"
+)
 BUSY_LOG_SECONDS = 10.0  # one warning per this long while the pool stays exhausted
 
 
@@ -88,12 +92,21 @@ class Database:
     """
 
     def __init__(
-        self, driver: AsyncDriver, database: str, *, timeout: float = 3.0, cooldown: float = 1.0
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        timeout: float = 3.0,
+        cooldown: float = 1.0,
+        answer_timeout: float = 0.0,
     ) -> None:
         self.driver = driver
         self.database = database
         self.timeout = timeout
         self.cooldown = cooldown
+        # Connection and acquisition have timeouts, but a query on an open connection to a
+        # Neo4j that hangs (stopped, thrashing) waited for good: this bounds each transaction.
+        self.answer_timeout = answer_timeout
         self._down_until = 0.0
         self._down_logged = -cooldown
         self._busy_logged = -BUSY_LOG_SECONDS
@@ -115,7 +128,12 @@ class Database:
             # deleted_at...); the server's notifications about them are noise in the logs.
             notifications_min_severity="OFF",
         )
-        return cls(driver, settings.neo4j_database, timeout=settings.neo4j_timeout)
+        return cls(
+            driver,
+            settings.neo4j_database,
+            timeout=settings.neo4j_timeout,
+            answer_timeout=settings.neo4j_answer_timeout,
+        )
 
     def _check_up(self) -> None:
         if time.monotonic() < self._down_until:
@@ -145,6 +163,21 @@ class Database:
             )
             self._busy_logged, self._busy_since_log = stamp, 0
         return Unavailable(BUSY)
+
+    async def _answered(self, pending: Awaitable[T], limit: float | None) -> T:
+        """`pending` within `limit` seconds (the answer timeout when None; 0: no limit)."""
+        seconds = self.answer_timeout if limit is None else limit
+        if seconds <= 0:
+            return await pending
+        try:
+            return await asyncio.wait_for(pending, seconds)
+        except TimeoutError as exc:
+            # Not an outage pause: one slow transaction is not every request's.
+            stamp = time.monotonic()
+            if stamp - self._down_logged >= self.cooldown:
+                self._down_logged = stamp
+                log.warning("a Neo4j transaction had no answer within %.0f s", seconds)
+            raise Unavailable(SILENT.format(seconds=seconds)) from exc
 
     async def close(self) -> None:
         await self.driver.close()
@@ -192,13 +225,17 @@ class Database:
 
         try:
             async with self.driver.session(database=self.database) as session:
-                return await session.execute_read(managed)
+                # A server-side timeout is the one to meet: the client waits a little longer.
+                limit = None if timeout is None else max(self.answer_timeout, timeout + 5)
+                return await self._answered(session.execute_read(managed), limit)
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise self._went_down(exc) from exc
         except ConnectionAcquisitionTimeoutError as exc:
             raise self._busy() from exc
 
-    async def write_tx(self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3) -> T:
+    async def write_tx(
+        self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3, limit: float | None = None
+    ) -> T:
         """Run `work` in one write transaction.
 
         Two concurrent MERGEs of one unique key can both miss and one then fails its
@@ -215,7 +252,9 @@ class Database:
         while True:
             try:
                 async with self.driver.session(database=self.database) as session:
-                    return await session.execute_write(lambda tx: work(Tx(tx)))
+                    return await self._answered(
+                        session.execute_write(lambda tx: work(Tx(tx))), limit
+                    )
             except TransientError as exc:
                 if not (exc.code or "").startswith("Neo.TransientError.Transaction."):
                     raise

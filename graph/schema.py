@@ -100,6 +100,9 @@ async def install_schema(db: Database, dimensions: int, *, timeout_seconds: int 
         # The first start after an upgrade may rebuild a large index (message_vectors: about
         # half an hour per million messages on two cores): wait for it rather than fail.
         timeout_seconds = max(timeout_seconds, UPGRADE_INDEX_WAIT_SECONDS)
-    await db.write("await_indexes", timeout_seconds=timeout_seconds)
+    await db.write_tx(
+        lambda tx: tx.rows("await_indexes", timeout_seconds=timeout_seconds),
+        limit=timeout_seconds + 30,  # Neo4j's own wait ends first, with its own error
+    )
     if version < migrations.SCHEMA_VERSION:
         await migrations.set_version(db)

@@ -76,6 +76,12 @@ class Settings:
         3.0,
         "Seconds to wait for a Neo4j connection before answering UNAVAILABLE",
     )
+    neo4j_answer_timeout: float = _setting(
+        "BELIEFGRAPH_NEO4J_ANSWER_TIMEOUT",
+        60.0,
+        "Seconds a transaction may wait for Neo4j's answers once connected before it is "
+        "abandoned as UNAVAILABLE (a Neo4j that hangs rather than dies); 0: no limit",
+    )
     neo4j_start_timeout: float = _setting(
         "BELIEFGRAPH_NEO4J_START_TIMEOUT", 120.0, "Seconds to wait for the managed Neo4j to answer"
     )

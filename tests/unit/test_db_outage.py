@@ -46,3 +46,42 @@ async def test_requests_in_flight_when_neo4j_goes_log_it_once(
     assert all(isinstance(r, Unavailable) for r in results), results
     said = [r for r in caplog.records if "unavailable" in r.getMessage()]
     assert len(said) == 1, [r.getMessage() for r in said]
+
+
+class Hangs:
+    """A Neo4j that accepted the connection and then stopped answering (SIGSTOP, say)."""
+
+    def __init__(self) -> None:
+        self.cancelled = 0
+
+    @asynccontextmanager
+    async def session(self, database: str) -> AsyncIterator[Hangs]:
+        yield self
+
+    async def _forever(self) -> Any:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+
+    async def execute_read(self, work: Callable[..., Awaitable[Any]]) -> Any:
+        return await self._forever()
+
+    async def execute_write(self, work: Callable[..., Awaitable[Any]]) -> Any:
+        return await self._forever()
+
+
+async def test_a_neo4j_that_stops_answering_is_unavailable_in_bounded_time() -> None:
+    """Requests running when Neo4j froze never answered (a client gave up after 60 s)."""
+    driver = Hangs()
+    db = Database(driver, "neo4j", answer_timeout=0.2)  # type: ignore[arg-type]
+    started = asyncio.get_running_loop().time()
+    for call in (db.read("ping"), db.write("ping")):
+        with pytest.raises(Unavailable, match="did not answer within"):
+            await call
+    assert asyncio.get_running_loop().time() - started < 2
+    assert driver.cancelled == 2
+    # Not an outage pause: the next call is tried (and waits its own bound).
+    with pytest.raises(Unavailable, match="did not answer within"):
+        await db.read("ping")
