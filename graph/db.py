@@ -25,6 +25,7 @@ from neo4j.exceptions import (
     ClientError,
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
+    DatabaseError,
     Neo4jError,
     ServiceUnavailable,
     SessionExpired,
@@ -46,6 +47,7 @@ BUSY_RETRIES = 8
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 BUSY = "every Neo4j connection is in use; try again shortly"
+FAILED = "Neo4j could not run this (the server log says why); try again shortly"
 SILENT = (
     "Neo4j did not answer within {seconds:.0f} s; try again shortly (a write may have been "
     "stored: send it again with the same clientId)"
@@ -164,6 +166,20 @@ class Database:
             self._busy_logged, self._busy_since_log = stamp, 0
         return Unavailable(BUSY)
 
+    def _failed(self, exc: DatabaseError) -> Unavailable:
+        # Neo4j's own failure (a full disk: TransactionLogError, then TransactionStartFailed
+        # until it is restarted): not the client's doing, and not a bug of ours to trace.
+        stamp = time.monotonic()
+        if stamp - self._down_logged >= self.cooldown:
+            self._down_logged = stamp
+            log.warning("Neo4j failed a transaction: %s: %s", exc.code, exc.message)
+            if "restart" in (exc.message or ""):
+                log.error(
+                    "Neo4j says it must be restarted: for the managed one, `beliefgraph neo4j "
+                    "stop` then `beliefgraph neo4j start`"
+                )
+        return Unavailable(FAILED)
+
     async def _answered(self, pending: Awaitable[T], limit: float | None) -> T:
         """`pending` within `limit` seconds (the answer timeout when None; 0: no limit)."""
         seconds = self.answer_timeout if limit is None else limit
@@ -232,6 +248,8 @@ class Database:
             raise self._went_down(exc) from exc
         except ConnectionAcquisitionTimeoutError as exc:
             raise self._busy() from exc
+        except DatabaseError as exc:
+            raise self._failed(exc) from exc
 
     async def write_tx(
         self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3, limit: float | None = None
@@ -286,6 +304,8 @@ class Database:
                 raise self._went_down(exc) from exc
             except ConnectionAcquisitionTimeoutError as exc:
                 raise self._busy() from exc
+            except DatabaseError as exc:
+                raise self._failed(exc) from exc
             attempt += 1
             await asyncio.sleep(0.01 * attempt)
 
@@ -304,6 +324,8 @@ class Database:
             raise self._went_down(exc) from exc
         except ConnectionAcquisitionTimeoutError as exc:
             raise self._busy() from exc
+        except DatabaseError as exc:
+            raise self._failed(exc) from exc
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from neo4j.exceptions import ServiceUnavailable
+from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
 from graph.db import Database
 from graph.errors import Unavailable
@@ -85,3 +85,33 @@ async def test_a_neo4j_that_stops_answering_is_unavailable_in_bounded_time() -> 
     # Not an outage pause: the next call is tried (and waits its own bound).
     with pytest.raises(Unavailable, match="did not answer within"):
         await db.read("ping")
+
+
+class Fails:
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    @asynccontextmanager
+    async def session(self, database: str) -> AsyncIterator[Fails]:
+        yield self
+
+    async def execute_write(self, work: Callable[..., Awaitable[Any]]) -> Any:
+        raise self.error
+
+
+async def test_a_failure_of_neo4j_itself_is_unavailable_and_says_to_restart(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A full disk: every write answered INTERNAL with a traceback each (122 in one run), and
+    nothing told the operator Neo4j had to be restarted."""
+    error = Neo4jError._hydrate_neo4j(
+        code="Neo.DatabaseError.Transaction.TransactionStartFailed",
+        message="The database has encountered a critical error, and needs to be restarted.",
+    )
+    db = Database(Fails(error), "neo4j")  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING, logger="beliefgraph"):
+        for _ in range(5):
+            with pytest.raises(Unavailable, match="could not run this"):
+                await db.write("ping")
+    assert all(r.exc_info is None for r in caplog.records)
+    assert sum("must be restarted" in r.getMessage() for r in caplog.records) == 1
