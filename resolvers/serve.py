@@ -13,6 +13,7 @@ import uvicorn
 from graph.errors import BeliefgraphError, Unavailable
 from graph.server.probe import port_free
 from graph.server.process import ManagedNeo4j
+from graph.server.watch import Neo4jWatch
 from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.graphql.websocket import MAX_FRAME_BYTES
@@ -70,7 +71,12 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
                 server.browser_url,
                 server.paths.password_file,
             )
-            _run_api(settings)
+            watch, stop_watching = Neo4jWatch(server).start_thread()
+            try:
+                _run_api(settings)
+            finally:
+                stop_watching.set()
+                watch.join(timeout=5)
     finally:
         _stop_if_last(server)
     return 0

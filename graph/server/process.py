@@ -79,6 +79,7 @@ class ManagedNeo4j:
         self.java_roots = java_roots  # where installed JDKs are looked for (see java.py)
         self.paths = instance_paths(settings, instance)
         self._process: subprocess.Popen[bytes] | None = None
+        self._debug_from = 0  # debug.log's size when this object last started a server
 
     @property
     def bolt_uri(self) -> str:
@@ -173,6 +174,7 @@ class ManagedNeo4j:
         self.paths.pid_file.unlink(missing_ok=True)
         self.serve_marker.unlink(missing_ok=True)  # a server started here is nobody's yet
         self._check_ports()
+        self._debug_from = _size(self.paths.logs / "debug.log")  # what this start writes
         java = find_java(os.environ, self.java_roots)
         self.ensure_jars()
         self.write_config()
@@ -370,6 +372,33 @@ class ManagedNeo4j:
                 parts.append(f"--- {path} ---\n{text}")
         return "\n".join(parts) or f"(no output in {self.paths.logs})"
 
+    def _start_failure(self) -> str | None:
+        """The lines of debug.log where this start says its database failed to start (a
+        corrupt store): Neo4j itself runs on, and the wait would last the whole timeout."""
+        path = self.paths.logs / "debug.log"
+        try:
+            with path.open("rb") as handle:
+                handle.seek(self._debug_from if _size(path) >= self._debug_from else 0)
+                text = handle.read(1_000_000).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        lines = text.splitlines()
+        start = next(
+            (i for i, line in enumerate(lines) if " ERROR " in line and "Failed to start" in line),
+            None,
+        )
+        if start is None:
+            return None
+        # The ERROR line, then its exception's message and causes (not the stack frames),
+        # up to the next line of the log.
+        said = [lines[start]]
+        for line in lines[start + 1 :]:
+            if line[:4].isdigit():
+                break
+            if not line.startswith(("\tat ", "\t...")) and len(said) < 8:
+                said.append(line.strip())
+        return "\n".join(said)
+
     def _wait_until_answering(self, pid: int, *, started_here: bool) -> None:
         timeout = self.settings.neo4j_start_timeout
         deadline = time.monotonic() + timeout
@@ -402,6 +431,12 @@ class ManagedNeo4j:
                     raise Unavailable(f"Neo4j answered with an error: {exc.message}") from exc
                 except (Neo4jError, DriverError, OSError) as exc:
                     last = str(exc)  # still starting: Bolt closed or database not yet online
+                    if started_here and (failure := self._start_failure()) is not None:
+                        self.stop(timeout=30.0)
+                        raise Unavailable(
+                            f"Neo4j could not start its database (the server was stopped); "
+                            f"from {self.paths.logs / 'debug.log'}:\n{failure}"
+                        ) from exc
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.25)
@@ -413,3 +448,10 @@ class ManagedNeo4j:
             + (" (the server was stopped)" if started_here else "")
             + f".\n{self._log_tails()}"
         )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

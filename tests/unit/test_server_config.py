@@ -296,3 +296,30 @@ def test_the_ports_a_running_instance_listens_on_are_read_from_its_conf(tmp_path
     s = settings(tmp_path, neo4j_bolt_port=7699, neo4j_http_port=7486)
     assert listening_ports(config_text(s, instance_paths(s, "t"))) == (7699, 7486)
     assert listening_ports("server.bolt.listen_address=127.0.0.1:7\n") is None
+
+
+def test_a_database_that_failed_to_start_is_read_from_this_starts_debug_log(
+    tmp_path: Path,
+) -> None:
+    """A corrupt store: Neo4j ran on with its database failed, and the start waited out its
+    whole timeout, then blamed a slow machine; debug.log said why 6 s in."""
+    server = ManagedNeo4j(settings(tmp_path), "t")
+    debug = server.paths.logs / "debug.log"
+    debug.parent.mkdir(parents=True, exist_ok=True)
+    old = "2026-12-01 ERROR [o.n.d.d.DatabaseLifecycles] Failed to start DatabaseId{neo4j}\n"
+    debug.write_text(old, encoding="utf-8")
+    server._debug_from = debug.stat().st_size  # as a start records it
+    assert server._start_failure() is None  # an earlier start's failure is not this one's
+    with debug.open("a", encoding="utf-8") as log:
+        log.write("2026-12-05 INFO  Starting...\n")
+        log.write("2026-12-05 ERROR [o.n.d.d.DatabaseLifecycles] Failed to start DatabaseId{neo4j}")
+        log.write("\njava.lang.RuntimeException: Failed to read current store version.\n")
+        log.write(
+            "\tat org.neo4j.kernel.database.AbstractDatabase.start(AbstractDatabase.java:1)\n"
+        )
+        log.write("Caused by: java.io.IOException: NeoStore is corrupt\n")
+        log.write("2026-12-05 INFO  Remote interface available\n")
+    failure = server._start_failure()
+    assert failure is not None and "2026-12-01" not in failure
+    assert "Failed to read current store version" in failure and "NeoStore is corrupt" in failure
+    assert "AbstractDatabase" not in failure and "Remote interface" not in failure

@@ -1,0 +1,108 @@
+"""While `serve` runs, a managed Neo4j that exits on its own (killed, out of memory) is started
+again: before, nothing noticed, and every request answered UNAVAILABLE until an operator ran
+`beliefgraph neo4j start`.
+
+Exited on its own means its pid file is still there: `beliefgraph neo4j stop` removes it, and a
+server stopped that way is left stopped. At most MAX_RESTARTS starts in RESTART_WINDOW seconds;
+past them the watch says so once and waits for an operator (a Neo4j that dies at each start
+would otherwise be started again for good).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from graph.errors import BeliefgraphError
+
+log = logging.getLogger("beliefgraph.neo4j")
+
+CHECK_SECONDS = 5.0
+MAX_RESTARTS = 3
+RESTART_WINDOW = 600.0
+
+
+class WatchedPaths(Protocol):
+    @property
+    def pid_file(self) -> Path: ...
+
+    @property
+    def logs(self) -> Path: ...
+
+
+class Watched(Protocol):
+    """What the watch needs of a managed server (ManagedNeo4j)."""
+
+    @property
+    def paths(self) -> WatchedPaths: ...
+
+    def pid(self) -> int | None: ...
+
+    def start(self, wait: bool = True) -> None: ...
+
+
+@dataclass
+class Neo4jWatch:
+    server: Watched
+    every: float = CHECK_SECONDS
+    clock: Callable[[], float] = time.monotonic
+    restarts: deque[float] = field(default_factory=deque)
+    said: str = ""  # the last state logged, so each is logged once
+
+    def check(self) -> str:
+        """Look once: "running", "stopped" (by an operator), "restarted", "failed" or
+        "gave up"."""
+        if self.server.pid() is not None:
+            self.said = ""
+            return "running"
+        if not self.server.paths.pid_file.exists():
+            self._say("stopped", "the managed Neo4j was stopped; serve leaves it stopped")
+            return "stopped"
+        now = self.clock()
+        while self.restarts and now - self.restarts[0] > RESTART_WINDOW:
+            self.restarts.popleft()
+        if len(self.restarts) >= MAX_RESTARTS:
+            self._say(
+                "gave up",
+                f"the managed Neo4j exited {MAX_RESTARTS} times in {RESTART_WINDOW:.0f} s; not "
+                f"starting it again: see {self.server.paths.logs}, then `beliefgraph neo4j "
+                "start`",
+            )
+            return "gave up"
+        self.restarts.append(now)
+        log.error(
+            "the managed Neo4j exited on its own (see %s); starting it again",
+            self.server.paths.logs,
+        )
+        try:
+            self.server.start()
+        except BeliefgraphError as exc:
+            log.error("the managed Neo4j did not start again: %s", exc.message)
+            return "failed"
+        log.warning("the managed Neo4j runs again")
+        self.said = ""
+        return "restarted"
+
+    def _say(self, state: str, message: str) -> None:
+        if self.said != state:
+            self.said = state
+            log.error(message)
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.wait(self.every):
+            try:
+                self.check()
+            except Exception:  # the watch must outlive any one look
+                log.exception("watching the managed Neo4j failed")
+
+    def start_thread(self) -> tuple[threading.Thread, threading.Event]:
+        stop = threading.Event()
+        thread = threading.Thread(target=self.run, args=(stop,), name="neo4j-watch", daemon=True)
+        thread.start()
+        return thread, stop

@@ -1,0 +1,77 @@
+"""serve starts its managed Neo4j again when it exits on its own, and only then."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from graph.errors import Unavailable
+from graph.server.watch import MAX_RESTARTS, RESTART_WINDOW, Neo4jWatch
+
+pytestmark = pytest.mark.unit
+
+
+@dataclass
+class Paths:
+    pid_file: Path
+    logs: Path
+
+
+@dataclass
+class FakeServer:
+    """A server whose process may die (pid file left) or be stopped (pid file removed)."""
+
+    paths: Paths
+    alive: bool = True
+    starts: int = 0
+    fails: bool = False
+    log: list[str] = field(default_factory=list)
+
+    def pid(self) -> int | None:
+        return 4242 if self.alive else None
+
+    def start(self, wait: bool = True) -> None:
+        self.starts += 1
+        if self.fails:
+            raise Unavailable("Neo4j exited while starting")
+        self.alive = True
+
+
+def server(tmp_path: Path) -> FakeServer:
+    pid_file = tmp_path / "server.pid"
+    pid_file.write_text("4242\n")
+    return FakeServer(Paths(pid_file, tmp_path / "logs"))
+
+
+def test_a_server_that_died_is_started_again(tmp_path: Path) -> None:
+    """kill -9 of the managed Neo4j left every request UNAVAILABLE until an operator came."""
+    s = server(tmp_path)
+    watch = Neo4jWatch(s, clock=lambda: 0.0)
+    assert watch.check() == "running"
+    s.alive = False  # killed: its pid file stays
+    assert watch.check() == "restarted" and s.starts == 1
+    assert watch.check() == "running"
+
+
+def test_a_server_an_operator_stopped_stays_stopped(tmp_path: Path) -> None:
+    s = server(tmp_path)
+    s.alive = False
+    s.paths.pid_file.unlink()  # `beliefgraph neo4j stop` removes it
+    watch = Neo4jWatch(s)
+    assert watch.check() == "stopped" and s.starts == 0
+
+
+def test_a_server_that_keeps_dying_is_left_to_an_operator(tmp_path: Path) -> None:
+    s = server(tmp_path)
+    now = [0.0]
+    watch = Neo4jWatch(s, clock=lambda: now[0])
+    s.fails = True
+    s.alive = False
+    for _ in range(MAX_RESTARTS):
+        assert watch.check() == "failed"
+    assert watch.check() == "gave up" and s.starts == MAX_RESTARTS
+    now[0] = RESTART_WINDOW + 1  # the window has passed: one more try
+    s.fails = False
+    assert watch.check() == "restarted"
