@@ -187,6 +187,7 @@ class Worker:
                 log.info("released %s at shutdown", unit.key)
 
     async def _every(self, stop: asyncio.Event, task: Periodic) -> None:
+        away = False  # the last run met an outage
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), task.every)
@@ -212,10 +213,15 @@ class Worker:
             if running.cancelled():  # cancelled from within, not by a shutdown: a failure
                 log.error("%s was cancelled; it runs again in %.0f s", task.name, task.every)
                 continue
-            if isinstance(error := running.exception(), Unavailable):
-                # Neo4j away: the database logs why, once per cooldown; no traceback here.
-                log.warning("%s: %s; it runs again in %.0f s", task.name, error, task.every)
-            elif error is not None:
+            error = running.exception()
+            if isinstance(error, Unavailable):
+                # Neo4j away: the database logs why; here once per outage, with no traceback.
+                if not away:
+                    log.warning("%s: %s; it runs again every %.0f s", task.name, error, task.every)
+                away = True
+                continue
+            away = False
+            if error is not None:
                 log.error(
                     "%s failed; it runs again in %.0f s", task.name, task.every, exc_info=error
                 )
