@@ -42,6 +42,9 @@ class Watched(Protocol):
     @property
     def paths(self) -> WatchedPaths: ...
 
+    @property
+    def serve_marker(self) -> Path: ...
+
     def pid(self) -> int | None: ...
 
     def start(self, wait: bool = True) -> None: ...
@@ -80,8 +83,13 @@ class Neo4jWatch:
             "the managed Neo4j exited on its own (see %s); starting it again",
             self.server.paths.logs,
         )
+        # A start clears the mark that a serve started this server, which makes the serve
+        # stop it when it stops: the server started again keeps it, or it outlived the serve.
+        marked = self.server.serve_marker.exists()
         try:
             self.server.start()
+            if marked:
+                self.server.serve_marker.touch()
         except BeliefgraphError as exc:
             log.error("the managed Neo4j did not start again: %s", exc.message)
             return "failed"

@@ -24,6 +24,7 @@ class FakeServer:
     """A server whose process may die (pid file left) or be stopped (pid file removed)."""
 
     paths: Paths
+    serve_marker: Path
     alive: bool = True
     starts: int = 0
     fails: bool = False
@@ -34,6 +35,7 @@ class FakeServer:
 
     def start(self, wait: bool = True) -> None:
         self.starts += 1
+        self.serve_marker.unlink(missing_ok=True)  # as ManagedNeo4j's start does
         if self.fails:
             raise Unavailable("Neo4j exited while starting")
         self.alive = True
@@ -42,7 +44,9 @@ class FakeServer:
 def server(tmp_path: Path) -> FakeServer:
     pid_file = tmp_path / "server.pid"
     pid_file.write_text("4242\n")
-    return FakeServer(Paths(pid_file, tmp_path / "logs"))
+    marker = tmp_path / "serve.marker"
+    marker.touch()  # a serve started it
+    return FakeServer(Paths(pid_file, tmp_path / "logs"), marker)
 
 
 def test_a_server_that_died_is_started_again(tmp_path: Path) -> None:
@@ -53,6 +57,8 @@ def test_a_server_that_died_is_started_again(tmp_path: Path) -> None:
     s.alive = False  # killed: its pid file stays
     assert watch.check() == "restarted" and s.starts == 1
     assert watch.check() == "running"
+    # Still the serve's: it stops it when it stops (it was left running after a restart).
+    assert s.serve_marker.exists()
 
 
 def test_a_server_an_operator_stopped_stays_stopped(tmp_path: Path) -> None:
