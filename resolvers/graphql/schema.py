@@ -80,7 +80,9 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         extensions=[
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,
-            FairShare,
+            # Shares are per key holder, which only auth tells apart (and its hook waits, so
+            # a schema without it still runs synchronously).
+            *([FairShare] if settings.auth_enabled else []),
             lambda: TokenLimit(settings.max_query_tokens),
             lambda: AddValidationRules(rules),
         ],
