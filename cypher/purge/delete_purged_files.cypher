@@ -15,10 +15,12 @@ LIMIT $batch
 SET f.purge_lock = true REMOVE f.purge_lock
 WITH f
 OPTIONAL MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)
-WITH f, f.card_observer IS NOT NULL AS card, collect(c) AS chunks
+WITH f, f.card_observer IS NOT NULL AS card, f.card_observer AS observer, f.peer AS observed,
+     collect(c) AS chunks
 FOREACH (c IN chunks | DETACH DELETE c)
 DETACH DELETE f
 RETURN count(*) AS deleted,
        sum(CASE WHEN card THEN 1 ELSE 0 END) AS cards,
+       collect(DISTINCT CASE WHEN card THEN [observer, observed] END) AS card_views,
        sum(CASE WHEN card THEN 0 ELSE 1 END) AS files,
        sum(size(chunks)) AS chunks

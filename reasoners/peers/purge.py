@@ -70,6 +70,8 @@ class PurgeReport:
     jobs: int = 0
     dream_runs: int = 0
     peers: int = 0
+    # The (observer, observed) of each card deleted: a dream writes it again from what is left.
+    card_views: set[tuple[str, str]] = field(default_factory=set)
 
 
 class Checkpoint(Protocol):
@@ -174,6 +176,7 @@ class Eraser:
             self.tally.files += int(row["files"])
             self.tally.file_chunks += int(row["chunks"])
             self.tally.cards += int(row["cards"])
+            self.tally.card_views |= {(str(o), str(d)) for o, d in row["card_views"]}
         runs = await self._until_done(
             lambda: db.write(
                 "delete_purged_dream_runs",

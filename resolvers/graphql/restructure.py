@@ -15,6 +15,7 @@ import strawberry
 
 from graph.errors import NotFound
 from graph.repo import messages, observations
+from reasoners.dreamer import scheduling
 from reasoners.peers import invalidation, merges, purge, splits
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message, Observation
@@ -321,9 +322,9 @@ class RestructureMutation:
         info.context.principal.require_workspace(workspace)
         s = info.context.services
         message_ids = [str(i) for i in ids]
-        return PurgeReport.of(
-            await purge.purge_messages(s.db, workspace, message_ids, s.settings.purge_batch)
-        )
+        report = await purge.purge_messages(s.db, workspace, message_ids, s.settings.purge_batch)
+        await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views)
+        return PurgeReport.of(report)
 
     @strawberry.mutation(
         description="Erase a peer for good: its messages, every belief it holds or that is "
@@ -340,4 +341,6 @@ class RestructureMutation:
     ) -> PurgeReport:
         info.context.principal.require_workspace(workspace)
         s = info.context.services
-        return PurgeReport.of(await purge.purge_peer(s.db, workspace, peer, s.settings.purge_batch))
+        report = await purge.purge_peer(s.db, workspace, peer, s.settings.purge_batch)
+        await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views)
+        return PurgeReport.of(report)

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import json
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -718,6 +719,35 @@ async def test_a_purge_leaves_gaps_in_run_numbers_and_never_numbers_a_run_again(
     await derive(s, workspace)
     await dream_now(s, workspace, *AGENT_ALICE)
     assert [r.seq for r in await runs(s, workspace)] == [3, 2]
+
+
+async def test_a_purge_leaves_no_card_line_quoting_it_in_the_run_history(
+    services: Services, workspace: str
+) -> None:
+    """A card event holds its lines' text, not the beliefs they rest on: after the purge of
+    the message a line came from, dreamRuns still served the line."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-05", "I live in Zorblaxville.", "I work as a nurse.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    [run] = await runs(s, workspace)
+    assert "Zorblaxville" in json.dumps(run.events)  # the card's line
+    before = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert any("nurse" in line for line in before), before
+    home = await belief_id(s, workspace, "Zorblaxville")
+    (source,) = (await observations.get_detail(s.db, workspace, home)).sources
+    report = await purge.purge_messages(s.db, workspace, [source.message.id], batch=100)
+    left = await runs(s, workspace)
+    assert all("Zorblaxville" not in json.dumps(r.events) for r in left), left
+    # The card went with its line; it was never written again ("dreams write it again" said
+    # the README, but none was queued).
+    assert report.card_views == {AGENT_ALICE}
+    assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == []
+    assert await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views) == 1
+    await worker_for(s, workspace, None).drain()
+    card = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert any("nurse" in line for line in card) and not any("Zorblax" in x for x in card), card
 
 
 # --- events -------------------------------------------------------------------------------------
