@@ -145,3 +145,21 @@ async def test_a_unit_whose_failure_cannot_be_recorded_ends_quietly() -> None:
     worker = Worker(db, {"test": Prepares()}, WorkerConfig(concurrency=0))
     await worker._process(unit)  # returns: nothing escapes
     assert worker.failed_units == 1
+
+
+async def test_a_unit_that_cannot_be_released_at_shutdown_does_not_fail_the_shutdown() -> None:
+    """Neo4j hung at shutdown: releasing the unit raised, and the whole shutdown failed
+    ("Application shutdown failed", with a traceback). Its lease runs out instead."""
+    stamp = datetime.now(UTC)
+    job = JobRecord(
+        "j1", "w", "test", "test/w/0", 0, "running", 1, 5, {}, None, None, 0, None,
+        stamp, stamp, stamp,
+    )  # fmt: skip
+    unit = ClaimedUnit("test/w/0", "me", [job], stamp + timedelta(minutes=1))
+    db: Any = AwayDb()
+    worker = Worker(db, {}, WorkerConfig(concurrency=0, shutdown_grace=0.05))
+    stop = asyncio.Event()
+    stop.set()
+    task = asyncio.create_task(asyncio.sleep(3600))
+    await worker._until_done_or_stopped(stop, task, unit)  # returns: nothing escapes
+    assert task.cancelled()
