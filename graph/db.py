@@ -48,6 +48,12 @@ ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 BUSY = "every Neo4j connection is in use; try again shortly"
 FAILED = "Neo4j could not run this (the server log says why); try again shortly"
+# Neo4j's own failures, whatever the statement: its transaction log, its store, its database.
+NEO4J_FAILURES = (
+    "Neo.DatabaseError.Transaction.",
+    "Neo.DatabaseError.Database.",
+    "Neo.DatabaseError.General.StorageDamageDetected",
+)
 SILENT = (
     "Neo4j did not answer within {seconds:.0f} s; try again shortly (a write may have been "
     "stored: send it again with the same clientId)"
@@ -111,6 +117,8 @@ class Database:
         self.answer_timeout = answer_timeout
         self._down_until = 0.0
         self._down_logged = -cooldown
+        self._failed_logged = -cooldown
+        self._silent_logged = -cooldown
         self._busy_logged = -BUSY_LOG_SECONDS
         self._busy_since_log = 0
 
@@ -166,12 +174,14 @@ class Database:
             self._busy_logged, self._busy_since_log = stamp, 0
         return Unavailable(BUSY)
 
-    def _failed(self, exc: DatabaseError) -> Unavailable:
+    def _failed(self, exc: DatabaseError) -> Unavailable | None:
         # Neo4j's own failure (a full disk: TransactionLogError, then TransactionStartFailed
         # until it is restarted): not the client's doing, and not a bug of ours to trace.
+        if not (exc.code or "").startswith(NEO4J_FAILURES):
+            return None  # a failure of this statement (a bug of ours): INTERNAL, traced
         stamp = time.monotonic()
-        if stamp - self._down_logged >= self.cooldown:
-            self._down_logged = stamp
+        if stamp - self._failed_logged >= self.cooldown:
+            self._failed_logged = stamp
             log.warning("Neo4j failed a transaction: %s: %s", exc.code, exc.message)
             if "restart" in (exc.message or ""):
                 log.error(
@@ -190,8 +200,8 @@ class Database:
         except TimeoutError as exc:
             # Not an outage pause: one slow transaction is not every request's.
             stamp = time.monotonic()
-            if stamp - self._down_logged >= self.cooldown:
-                self._down_logged = stamp
+            if stamp - self._silent_logged >= self.cooldown:
+                self._silent_logged = stamp
                 log.warning("a Neo4j transaction had no answer within %.0f s", seconds)
             raise Unavailable(SILENT.format(seconds=seconds)) from exc
 
@@ -249,7 +259,9 @@ class Database:
         except ConnectionAcquisitionTimeoutError as exc:
             raise self._busy() from exc
         except DatabaseError as exc:
-            raise self._failed(exc) from exc
+            if (failed := self._failed(exc)) is None:
+                raise
+            raise failed from exc
 
     async def write_tx(
         self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3, limit: float | None = None
@@ -305,7 +317,9 @@ class Database:
             except ConnectionAcquisitionTimeoutError as exc:
                 raise self._busy() from exc
             except DatabaseError as exc:
-                raise self._failed(exc) from exc
+                if (failed := self._failed(exc)) is None:
+                    raise
+                raise failed from exc
             attempt += 1
             await asyncio.sleep(0.01 * attempt)
 
@@ -313,19 +327,25 @@ class Database:
         """Run `work` in a write transaction that is always rolled back: what its writes
         would return, or which check would reject them, with nothing kept."""
         self._check_up()
-        try:
+
+        async def rehearsed() -> T:
             async with self.driver.session(database=self.database) as session:
                 tx = await session.begin_transaction()
                 try:
                     return await work(Tx(tx))
                 finally:
                     await tx.rollback()
+
+        try:
+            return await self._answered(rehearsed(), None)
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise self._went_down(exc) from exc
         except ConnectionAcquisitionTimeoutError as exc:
             raise self._busy() from exc
         except DatabaseError as exc:
-            raise self._failed(exc) from exc
+            if (failed := self._failed(exc)) is None:
+                raise
+            raise failed from exc
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""

@@ -58,6 +58,7 @@ class Workspace(StructuredNode):
     meta_kv = ArrayProperty(StringProperty(), default=list)
     configuration = StringProperty(default="{}")
     created_at = DateTimeNeo4jFormatProperty(required=True)
+    deleting_at = DateTimeNeo4jFormatProperty()  # a deletion under way (its queue reads gone)
 
 
 class Peer(StructuredNode):

@@ -76,7 +76,9 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
                 _run_api(settings)
             finally:
                 stop_watching.set()
-                watch.join(timeout=5)
+                # At once, unless it is starting Neo4j again: then until that start ends, so
+                # the server it started is stopped below with the rest, not left running.
+                watch.join(timeout=settings.neo4j_start_timeout + 30)
     finally:
         _stop_if_last(server)
     return 0

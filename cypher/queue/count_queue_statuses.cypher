@@ -16,5 +16,6 @@ CALL (sc) {
                             tokens_out: tokens_out} END) AS counts
 }
 RETURN sc.workspace AS workspace, sc.session AS session, sc.peer AS peer,
-       w IS NOT NULL AND w.deleting_at IS NULL AS found_workspace, sc.session IS NULL OR s IS NOT NULL AS found_session,
+       w IS NOT NULL AND w.deleting_at IS NULL AS found_workspace,
+       sc.session IS NULL OR s IS NOT NULL AS found_session,
        sc.peer IS NULL OR p IS NOT NULL AS found_peer, counts

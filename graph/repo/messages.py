@@ -56,11 +56,9 @@ async def create(
     returned in their place, so re-sending a batch is safe. `after_create` runs inside the same
     transaction (the queue uses it to enqueue work with the messages).
     """
-    if not (await sessions.get(db, workspace, session)).active:
-        raise Conflict(
-            f"session {session!r} is closed; reopen it (updateSession with active: true) to "
-            "add messages"
-        )
+    await sessions.get(db, workspace, session)
+    # A closed session is refused in the transaction, for new messages only: a resend of what
+    # is stored (its clientIds) is still answered.
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
         found = await tx.rows(

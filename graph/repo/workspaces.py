@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from graph import models
 from graph.db import Database, Tx
 from graph.errors import NotFound
@@ -74,7 +76,13 @@ async def delete(db: Database, name: str) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
     await get(db, name)
     await db.write("mark_workspace_deleting", workspace=name, now=now())
-    total = await _delete_nodes(db, name)
+    try:
+        total = await _delete_nodes(db, name)
+    except BaseException:
+        # Left half-deleted (it can be deleted again), but not read as gone meanwhile.
+        with contextlib.suppress(Exception):
+            await db.write("mark_workspace_deleting", workspace=name, now=None)
+        raise
     row = await db.write_one("delete_workspace", workspace=name)
     total += int(row["deleted"]) if row else 0
     # Writes that matched the workspace before it went can still commit: a last sweep takes

@@ -57,6 +57,7 @@ class Neo4jWatch:
     clock: Callable[[], float] = time.monotonic
     restarts: deque[float] = field(default_factory=deque)
     said: str = ""  # the last state logged, so each is logged once
+    owned: bool | None = None  # whether a serve started the server: read before any restart
 
     def check(self) -> str:
         """Look once: "running", "stopped" (by an operator), "restarted", "failed" or
@@ -83,16 +84,19 @@ class Neo4jWatch:
             "the managed Neo4j exited on its own (see %s); starting it again",
             self.server.paths.logs,
         )
-        # A start clears the mark that a serve started this server, which makes the serve
-        # stop it when it stops: the server started again keeps it, or it outlived the serve.
-        marked = self.server.serve_marker.exists()
+        # A start clears the mark that a serve started this server (which makes the serve
+        # stop it when it stops), even one that fails: whatever the start did, the mark is put
+        # back, or a server started again would outlive the serve.
+        if self.owned is None:
+            self.owned = self.server.serve_marker.exists()
         try:
             self.server.start()
-            if marked:
-                self.server.serve_marker.touch()
         except BeliefgraphError as exc:
             log.error("the managed Neo4j did not start again: %s", exc.message)
             return "failed"
+        finally:
+            if self.owned:
+                self.server.serve_marker.touch()
         log.warning("the managed Neo4j runs again")
         self.said = ""
         return "restarted"
@@ -110,6 +114,7 @@ class Neo4jWatch:
                 log.exception("watching the managed Neo4j failed")
 
     def start_thread(self) -> tuple[threading.Thread, threading.Event]:
+        self.owned = self.server.serve_marker.exists()
         stop = threading.Event()
         thread = threading.Thread(target=self.run, args=(stop,), name="neo4j-watch", daemon=True)
         thread.start()

@@ -185,11 +185,17 @@ async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
         c.messages.append(assistant_turn(turn))
         # Every call gets a result, even refused ones: the chat format requires one per call.
         for index, call in enumerate(turn.tool_calls):
-            if index < MAX_CALLS_PER_TURN:
-                result = await c.toolbox.dispatch(call)
-                c.tool_calls += 1
-            else:
+            left = deadline - clock.time()
+            if index >= MAX_CALLS_PER_TURN:
                 result = f"Error: at most {MAX_CALLS_PER_TURN} tool calls per turn; not run."
+            elif left <= 0:
+                result = "Error: the time for tools is spent; not run."
+            else:
+                try:
+                    result = await asyncio.wait_for(c.toolbox.dispatch(call), left)
+                    c.tool_calls += 1
+                except TimeoutError:
+                    result = "Error: the time for tools ran out; not finished."
             c.messages.append(tool_result(call.id, result))
         c.iterations += 1
     if budget > 0:

@@ -115,3 +115,14 @@ async def test_a_failure_of_neo4j_itself_is_unavailable_and_says_to_restart(
                 await db.write("ping")
     assert all(r.exc_info is None for r in caplog.records)
     assert sum("must be restarted" in r.getMessage() for r in caplog.records) == 1
+
+
+async def test_a_statement_that_fails_in_neo4j_is_not_taken_for_an_outage() -> None:
+    """A failure of one statement says "try again shortly" to no purpose: it stays an error
+    of ours (INTERNAL, with its traceback in the log)."""
+    error = Neo4jError._hydrate_neo4j(
+        code="Neo.DatabaseError.Statement.ExecutionFailed", message="scripted"
+    )
+    db = Database(Fails(error), "neo4j")  # type: ignore[arg-type]
+    with pytest.raises(Neo4jError, match="scripted"):
+        await db.write("ping")

@@ -81,3 +81,5 @@ def test_a_server_that_keeps_dying_is_left_to_an_operator(tmp_path: Path) -> Non
     now[0] = RESTART_WINDOW + 1  # the window has passed: one more try
     s.fails = False
     assert watch.check() == "restarted"
+    # Failed starts cleared the serve's mark, and the one that worked was then left running.
+    assert s.serve_marker.exists()
