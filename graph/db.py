@@ -47,6 +47,8 @@ BUSY_RETRIES = 8
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 UNAVAILABLE = "Neo4j is unavailable; try again shortly"
 BUSY = "every Neo4j connection is in use; try again shortly"
+# What the driver raises when it cannot reach, keep or get a connection.
+NEO4J_AWAY = (ServiceUnavailable, SessionExpired, OSError, ConnectionAcquisitionTimeoutError)
 FAILED = "Neo4j could not run this (the server log says why); try again shortly"
 # Neo4j's own failures, whatever the statement: its transaction log, its store, its database.
 NEO4J_FAILURES = (
@@ -174,6 +176,17 @@ class Database:
             self._busy_logged, self._busy_since_log = stamp, 0
         return Unavailable(BUSY)
 
+    def _unavailable(self, exc: Exception) -> Unavailable | None:
+        """What a driver error means to the caller when Neo4j cannot serve (None: it can; the
+        error is the statement's own)."""
+        if isinstance(exc, ServiceUnavailable | SessionExpired | OSError):
+            return self._went_down(exc)
+        if isinstance(exc, ConnectionAcquisitionTimeoutError):
+            return self._busy()
+        if isinstance(exc, DatabaseError):
+            return self._failed(exc)
+        return None
+
     def _failed(self, exc: DatabaseError) -> Unavailable | None:
         # Neo4j's own failure (a full disk: TransactionLogError, then TransactionStartFailed
         # until it is restarted): not the client's doing, and not a bug of ours to trace.
@@ -254,14 +267,10 @@ class Database:
                 # A server-side timeout is the one to meet: the client waits a little longer.
                 limit = None if timeout is None else max(self.answer_timeout, timeout + 5)
                 return await self._answered(session.execute_read(managed), limit)
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise self._went_down(exc) from exc
-        except ConnectionAcquisitionTimeoutError as exc:
-            raise self._busy() from exc
-        except DatabaseError as exc:
-            if (failed := self._failed(exc)) is None:
+        except (*NEO4J_AWAY, DatabaseError) as exc:
+            if (unavailable := self._unavailable(exc)) is None:
                 raise
-            raise failed from exc
+            raise unavailable from exc
 
     async def write_tx(
         self, work: Callable[[Tx], Awaitable[T]], *, retries: int = 3, limit: float | None = None
@@ -312,14 +321,10 @@ class Database:
                         f"changed while being written; try again: {exc.message}"
                     ) from exc
                 log.info("write met a node deleted meanwhile; running it again")
-            except (ServiceUnavailable, SessionExpired, OSError) as exc:
-                raise self._went_down(exc) from exc
-            except ConnectionAcquisitionTimeoutError as exc:
-                raise self._busy() from exc
-            except DatabaseError as exc:
-                if (failed := self._failed(exc)) is None:
+            except (*NEO4J_AWAY, DatabaseError) as exc:
+                if (unavailable := self._unavailable(exc)) is None:
                     raise
-                raise failed from exc
+                raise unavailable from exc
             attempt += 1
             await asyncio.sleep(0.01 * attempt)
 
@@ -338,14 +343,10 @@ class Database:
 
         try:
             return await self._answered(rehearsed(), None)
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise self._went_down(exc) from exc
-        except ConnectionAcquisitionTimeoutError as exc:
-            raise self._busy() from exc
-        except DatabaseError as exc:
-            if (failed := self._failed(exc)) is None:
+        except (*NEO4J_AWAY, DatabaseError) as exc:
+            if (unavailable := self._unavailable(exc)) is None:
                 raise
-            raise failed from exc
+            raise unavailable from exc
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""

@@ -127,6 +127,16 @@ class AwayDb:
         raise Unavailable("Neo4j is unavailable; try again shortly")
 
 
+def a_unit() -> ClaimedUnit:
+    """One running job's unit, claimed by "me"."""
+    stamp = datetime.now(UTC)
+    job = JobRecord(
+        "j1", "w", "test", "test/w/0", 0, "running", 1, 5, {}, None, None, 0, None,
+        stamp, stamp, stamp,
+    )  # fmt: skip
+    return ClaimedUnit("test/w/0", "me", [job], stamp + timedelta(minutes=1))
+
+
 class Prepares:
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         return Prepared(results=[])
@@ -135,12 +145,7 @@ class Prepares:
 async def test_a_unit_whose_failure_cannot_be_recorded_ends_quietly() -> None:
     """The commit failed and so did recording the failure: the error escaped the unit's task
     ("Task exception was never retrieved", with a traceback). The lease runs out instead."""
-    stamp = datetime.now(UTC)
-    job = JobRecord(
-        "j1", "w", "test", "test/w/0", 0, "running", 1, 5, {}, None, None, 0, None,
-        stamp, stamp, stamp,
-    )  # fmt: skip
-    unit = ClaimedUnit("test/w/0", "me", [job], stamp + timedelta(minutes=1))
+    unit = a_unit()
     db: Any = AwayDb()
     worker = Worker(db, {"test": Prepares()}, WorkerConfig(concurrency=0))
     await worker._process(unit)  # returns: nothing escapes
@@ -150,12 +155,7 @@ async def test_a_unit_whose_failure_cannot_be_recorded_ends_quietly() -> None:
 async def test_a_unit_that_cannot_be_released_at_shutdown_does_not_fail_the_shutdown() -> None:
     """Neo4j hung at shutdown: releasing the unit raised, and the whole shutdown failed
     ("Application shutdown failed", with a traceback). Its lease runs out instead."""
-    stamp = datetime.now(UTC)
-    job = JobRecord(
-        "j1", "w", "test", "test/w/0", 0, "running", 1, 5, {}, None, None, 0, None,
-        stamp, stamp, stamp,
-    )  # fmt: skip
-    unit = ClaimedUnit("test/w/0", "me", [job], stamp + timedelta(minutes=1))
+    unit = a_unit()
     db: Any = AwayDb()
     worker = Worker(db, {}, WorkerConfig(concurrency=0, shutdown_grace=0.05))
     stop = asyncio.Event()
