@@ -3,10 +3,13 @@ holder (the admin, a workspace, a peer or a session) run at most HOLDER_AT_ONCE 
 those of all the keys of one workspace WORKSPACE_AT_ONCE, over HTTP and WebSocket alike; a few
 more wait their turn, and past that an operation is UNAVAILABLE at once.
 
-Every operation holds a Neo4j connection while it reads, and the process has 50 (graph/db.py):
-one peer key sending 100 operations on each of 2 sockets took them all, and every other
-client's writes, the worker's claims and /health failed until it stopped. Subscriptions are not
-counted: a stream holds no connection between its polls, which the process shares.
+Operations hold Neo4j connections while they read, and the process has 50 (graph/db.py): one
+peer key sending 100 operations on each of 2 sockets took them all, and every other client's
+writes, the worker's claims and /health failed until it stopped. The shares bound that, not
+below the pool: one operation may read several things at once (a `context` up to 7).
+Subscriptions are not counted: the dreamEvents and queueStatus streams share their polls, and
+chatStream runs in its stream, past this hook. The schema has this extension only with auth on:
+without keys, nothing tells clients apart.
 """
 
 from __future__ import annotations
