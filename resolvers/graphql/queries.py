@@ -297,7 +297,7 @@ class Query:
 
     @strawberry.field(
         description="Observer's beliefs about observed (and, with `depth`, about its "
-        "sub-peers), oldest first."
+        "sub-peers), oldest first. NOT_FOUND if either peer does not exist."
     )
     async def observations(
         self,
@@ -326,6 +326,8 @@ class Query:
         principal.in_workspace(workspace)
         if principal.peer not in (observer, observed):
             principal.require_workspace(workspace)
+        # NOT_FOUND for a misspelt name, as `context` answers, not an empty list.
+        await peers.require_all(info.context.services.db, workspace, sorted({observer, observed}))
         page = await observations.list_page(
             info.context.services.db,
             workspace,

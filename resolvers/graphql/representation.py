@@ -165,11 +165,18 @@ def _require_view(info: Info, workspace: str, observer: str, observed: str) -> N
         principal.require_workspace(workspace)
 
 
+async def _require_peers(info: Info, workspace: str, observer: str, observed: str) -> None:
+    """NOT_FOUND for a peer that does not exist, as `context` and `chat` answer: an empty
+    answer read as "holds no beliefs" for a misspelt name."""
+    await peers.require_all(info.context.services.db, workspace, sorted({observer, observed}))
+
+
 @strawberry.type
 class RepresentationQuery:
     @strawberry.field(
         description="Search one observer's beliefs about one peer and, with `depth`, its "
-        "sub-peers (vector + fulltext, fused by score)."
+        "sub-peers (vector + fulltext, fused by score). NOT_FOUND if either peer does not "
+        "exist."
     )
     async def search_observations(
         self,
@@ -188,6 +195,7 @@ class RepresentationQuery:
         depth: DepthArg = ONE_LEVEL,
     ) -> list[ObservationHit]:
         _require_view(info, workspace, observer, observed)
+        await _require_peers(info, workspace, observer, observed)
         services = info.context.services
         f = filter or ObservationFilterInput()
         hits = await search_observations(
@@ -221,7 +229,10 @@ class RepresentationQuery:
             for h in hits
         ]
 
-    @strawberry.field(description="The observer's peer card of the observed peer.")
+    @strawberry.field(
+        description="The observer's peer card of the observed peer (NOT_FOUND if either peer "
+        "does not exist; one with no card has no entries)."
+    )
     async def peer_card(
         self,
         info: Info,
@@ -234,6 +245,7 @@ class RepresentationQuery:
     ) -> PeerCard:
         target = observed or observer
         _require_view(info, workspace, observer, target)
+        await _require_peers(info, workspace, observer, target)
         card = await peer_cards.get(info.context.services.db, workspace, observer, target)
         return PeerCard.of(card)
 

@@ -108,6 +108,16 @@ async def test_peer_cards_are_kept_per_observer(
     alice_view = await gql.ok(get, {"w": workspace, "o": "alice"})
     assert alice_view["peerCard"]["entries"] == []
     assert await gql.error_code(set_card, {"w": workspace, "e": ["x" * 301]}) == "INVALID_INPUT"
+    # A misspelt observer read as one that holds no beliefs (`context` said NOT_FOUND).
+    assert await gql.error_code(get, {"w": workspace, "o": "bobb"}) == "NOT_FOUND"
+    for read in (
+        'observations(workspace: $w, observer: $o, observed: "alice") { nodes { id } }',
+        'searchObservations(workspace: $w, observer: $o, observed: "alice", query: "vet") {'
+        " observation { id } }",
+    ):
+        query = f"query($w: String!, $o: String!) {{ {read} }}"
+        assert await gql.error_code(query, {"w": workspace, "o": "bobb"}) == "NOT_FOUND", read
+        await gql.ok(query, {"w": workspace, "o": "bob"})
 
 
 CONTEXT = """
