@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from graph.db import Database
 from graph.keys import Representation
 from graph.settings import Settings
+from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.tokens import TokenCounter
 from reasoners.llm.interface import LLM
@@ -47,6 +48,13 @@ class Services:
     )
     # With auth on, each key holder's and workspace's share of GraphQL operations at once.
     shares: SlotsByOwner = field(default_factory=SlotsByOwner, repr=False, compare=False)
+
+    @property
+    def reasoning_levels(self) -> ReasoningLevels:
+        """The dialectic's levels and tool time, as the settings give them."""
+        return ReasoningLevels.parse(
+            self.settings.dialectic_levels, tool_seconds=self.settings.dialectic_tool_seconds
+        )
 
     @property
     def dream_watch(self) -> SharedLook[Representation, int]:

@@ -44,8 +44,6 @@ PREFETCH_MESSAGES = 4
 # so that one turn cannot run an unbounded number of queries.
 MAX_CALLS_PER_TURN = 8
 EXTRACTIVE_MODE = "extractive"
-# Seconds the tool loop may take when the caller names no limit (the setting's default).
-TOOL_SECONDS = 120.0
 
 
 # --- answers ----------------------------------------------------------------------------------
@@ -84,7 +82,6 @@ class Conversation:
     prefetched: list[ObservationItem]
     turns: list[MessageItem]  # the prefetched messages
     messages: list[ChatMessage]
-    tool_seconds: float = TOOL_SECONDS
     iterations: int = 0
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -122,7 +119,6 @@ async def open_conversation(
     levels: ReasoningLevels,
     tools: bool,
     now: datetime | None,
-    tool_seconds: float = TOOL_SECONDS,
 ) -> Conversation:
     """Check the request, prefetch the evidence, and write the opening messages."""
     text = check_query(query)
@@ -149,9 +145,7 @@ async def open_conversation(
         turns=turns.items,
         tools=tools and reasoning.max_tool_iterations > 0,
     )
-    return Conversation(
-        view, reasoning, toolbox, prefetched, turns.items, messages, tool_seconds=tool_seconds
-    )
+    return Conversation(view, reasoning, toolbox, prefetched, turns.items, messages)
 
 
 async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
@@ -166,7 +160,7 @@ async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
     c = conversation
     budget = c.level.max_tool_iterations
     clock = asyncio.get_running_loop()
-    deadline = clock.time() + c.tool_seconds
+    deadline = clock.time() + c.level.tool_seconds
     while c.iterations < budget:
         remaining = deadline - clock.time()
         if remaining <= 0:
@@ -216,19 +210,10 @@ async def chat(
     level: str = "low",
     levels: ReasoningLevels = DEFAULT_LEVELS,
     now: datetime | None = None,
-    tool_seconds: float = TOOL_SECONDS,
 ) -> ChatAnswer:
     """Answer `query` about `view.observed` from `view.observer`'s view."""
     c = await open_conversation(
-        db,
-        embedder,
-        view,
-        query,
-        level=level,
-        levels=levels,
-        tools=llm is not None,
-        now=now,
-        tool_seconds=tool_seconds,
+        db, embedder, view, query, level=level, levels=levels, tools=llm is not None, now=now
     )
     if llm is None:
         return c.extractive()
@@ -250,7 +235,6 @@ async def chat_stream(
     level: str = "low",
     levels: ReasoningLevels = DEFAULT_LEVELS,
     now: datetime | None = None,
-    tool_seconds: float = TOOL_SECONDS,
 ) -> AsyncIterator[ChatEvent]:
     """`chat` as text deltas, then one event with the whole answer and its citations.
 
@@ -260,15 +244,7 @@ async def chat_stream(
     cost and the wait.
     """
     c = await open_conversation(
-        db,
-        embedder,
-        view,
-        query,
-        level=level,
-        levels=levels,
-        tools=llm is not None,
-        now=now,
-        tool_seconds=tool_seconds,
+        db, embedder, view, query, level=level, levels=levels, tools=llm is not None, now=now
     )
     if llm is None:
         answer = c.extractive()

@@ -1,5 +1,6 @@
 """Reasoning levels: how many tool-calling turns the dialectic may take, and which LLM role
-(so which model) serves each level. The budgets are a setting (BELIEFGRAPH_DIALECTIC_LEVELS)."""
+(so which model) serves each level, and the time those turns share. The budgets and the time
+are settings (BELIEFGRAPH_DIALECTIC_LEVELS, BELIEFGRAPH_DIALECTIC_TOOL_SECONDS)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from graph.errors import InvalidInput
 from reasoners.llm.interface import DialecticLevel
 
 LEVEL_NAMES = tuple(level.value for level in DialecticLevel)
+TOOL_SECONDS = 120.0  # the setting's default
 
 
 @dataclass(frozen=True)
 class ReasoningLevel:
     name: str
     max_tool_iterations: int  # model turns that may call tools before the answer is forced
+    tool_seconds: float = TOOL_SECONDS  # what those turns and their tools may take in all
 
     @property
     def role(self) -> str:
@@ -28,6 +31,7 @@ class ReasoningLevels:
     """The table of levels; `parse` overrides budgets from a setting such as "low=3,max=12"."""
 
     budgets: Mapping[str, int]
+    tool_seconds: float = TOOL_SECONDS
 
     def __post_init__(self) -> None:
         unknown = set(self.budgets) - set(LEVEL_NAMES)
@@ -43,10 +47,12 @@ class ReasoningLevels:
     def get(self, name: str) -> ReasoningLevel:
         if name not in self.budgets:
             raise InvalidInput(f"reasoning level {name!r} is not one of {', '.join(self.budgets)}")
-        return ReasoningLevel(name, self.budgets[name])
+        return ReasoningLevel(name, self.budgets[name], self.tool_seconds)
 
     @classmethod
-    def parse(cls, text: str, base: ReasoningLevels | None = None) -> ReasoningLevels:
+    def parse(
+        cls, text: str, base: ReasoningLevels | None = None, *, tool_seconds: float = TOOL_SECONDS
+    ) -> ReasoningLevels:
         budgets = dict((base or DEFAULT_LEVELS).budgets)
         for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, value = part.partition("=")
@@ -56,7 +62,7 @@ class ReasoningLevels:
                 )
             budgets[name.strip()] = int(value)
         try:
-            return cls(budgets)
+            return cls(budgets, tool_seconds)
         except InvalidInput as exc:
             raise InvalidInput(f"BELIEFGRAPH_DIALECTIC_LEVELS: {exc.message}") from exc
 

@@ -18,7 +18,6 @@ from graph.errors import Forbidden
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic import citations
 from reasoners.dialectic.evidence import View
-from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.llm.interface import DialecticLevel
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
@@ -234,8 +233,7 @@ class DialecticQuery:
             view,
             query,
             level=reasoning_level.value,
-            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
-            tool_seconds=services.settings.dialectic_tool_seconds,
+            levels=services.reasoning_levels,
         )
         return ChatAnswer.of(answer)
 
@@ -271,8 +269,7 @@ class DialecticSubscription:
             view,
             query,
             level=reasoning_level.value,
-            levels=ReasoningLevels.parse(services.settings.dialectic_levels),
-            tool_seconds=services.settings.dialectic_tool_seconds,
+            levels=services.reasoning_levels,
         )
         async for event in events:
             if event.answer is None:

@@ -18,7 +18,6 @@ from graph.repo import members
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic.citations import Citations
 from reasoners.dialectic.evidence import View
-from reasoners.dialectic.levels import ReasoningLevels
 from reasoners.llm.interface import DialecticLevel
 from resolvers.rest import shapes
 from resolvers.rest.filters import session_allowlist
@@ -94,7 +93,7 @@ async def chat(call: Call) -> Response:
     body = await call.body(ChatBody)
     view = await view_of(call, body)
     services = call.services
-    levels = ReasoningLevels.parse(services.settings.dialectic_levels)
+    levels = services.reasoning_levels
     if not body.stream:
         answer = await dialectic.chat(
             services.db,
@@ -104,7 +103,6 @@ async def chat(call: Call) -> Response:
             body.query,
             level=body.reasoning_level.value,
             levels=levels,
-            tool_seconds=services.settings.dialectic_tool_seconds,
         )
         result: dict[str, Any] = {"content": answer.answer}
         if body.include_evidence:
@@ -118,7 +116,6 @@ async def chat(call: Call) -> Response:
         body.query,
         level=body.reasoning_level.value,
         levels=levels,
-        tool_seconds=services.settings.dialectic_tool_seconds,
     ).__aiter__()
     # The first event is awaited before answering, so a missing peer or a bad request is still
     # an ordinary error status rather than a broken stream.

@@ -32,11 +32,11 @@ from graph.validation import now
 from reasoners.dialectic.chat import (
     MAX_CALLS_PER_TURN,
     NO_ANSWER,
-    TOOL_SECONDS,
     ChatAnswer,
     chat,
 )
 from reasoners.dialectic.evidence import View
+from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import embed_async
@@ -144,7 +144,7 @@ async def ask_bob(
     *,
     about: str = "alice",
     level: str = "low",
-    tool_seconds: float = TOOL_SECONDS,
+    levels: ReasoningLevels = DEFAULT_LEVELS,
 ) -> ChatAnswer:
     """`question` answered from bob's view of `about`."""
     return await chat(
@@ -154,7 +154,7 @@ async def ask_bob(
         View(world, "bob", about),
         question,
         level=level,
-        tool_seconds=tool_seconds,
+        levels=levels,
     )
 
 
@@ -517,8 +517,9 @@ async def test_the_tool_time_cuts_the_loop_and_the_answer_is_forced(
 
     llm = SlowToolTurns(0.4, {"dialectic-max": tools_until_told})
     started = time.monotonic()
+    one_second = dataclasses.replace(DEFAULT_LEVELS, tool_seconds=1.0)
     result = await ask_bob(
-        services, world, llm, "Where does alice live?", level="max", tool_seconds=1.0
+        services, world, llm, "Where does alice live?", level="max", levels=one_second
     )
     took = time.monotonic() - started
     # At most two turns finish in the second (fewer when the tools are slow); the one under
