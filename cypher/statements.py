@@ -170,6 +170,7 @@ Statement = Literal[
     "list_stale_beliefs",
     "list_sub_peers",
     "list_summaries",
+    "list_surviving_sources",
     "list_top_observations",
     "list_tree_peers",
     "list_unit_head_jobs",

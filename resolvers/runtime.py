@@ -155,9 +155,7 @@ def build_worker(
     )
 
     async def interrupted_purges() -> int:
-        return await purge.resume_interrupted(
-            services.db, settings.purge_batch, workspace=config.workspace
-        )
+        return await purge.resume_interrupted(services.db, settings, workspace=config.workspace)
 
     periodic = [Periodic("interrupted purges", purge.RESUME_SECONDS, interrupted_purges)]
     if scheduling.idle_at(settings, utc_now()) is not None:

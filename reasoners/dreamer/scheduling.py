@@ -130,23 +130,6 @@ async def on_demand(db: Database, settings: Settings, view: Representation) -> t
     return result
 
 
-async def rewrite_cards(
-    db: Database, settings: Settings, workspace: str, views: set[tuple[str, str]]
-) -> int:
-    """Schedule a dream of each (observer, observed) whose card a purge deleted, which writes
-    it again from what is left (a view whose peer the purge erased has none); how many."""
-    if not enabled(settings):
-        return 0
-    scheduled = 0
-    for observer, observed in sorted(views):
-        try:
-            await on_demand(db, settings, Representation(workspace, observer, observed))
-        except NotFound:
-            continue
-        scheduled += 1
-    return scheduled
-
-
 async def on_demand_in(tx: Tx, settings: Settings, view: Representation) -> tuple[str, bool] | None:
     """`on_demand` inside a caller's transaction; None when a peer of the view is missing."""
     stamp = utc_now()

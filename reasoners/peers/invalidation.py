@@ -28,7 +28,7 @@ from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
-from reasoners.queue.schedule import DERIVE, jobs_for_messages
+from reasoners.queue.schedule import derive_jobs
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,7 @@ async def edit_message(
             now=stamp,
         )
         # Derive the new text again; summaries are rewritten by later batches.
-        again = [
-            j for j in jobs_for_messages(settings, [edited.message], stamp) if j.kind == DERIVE
-        ]
+        again = derive_jobs(settings, [edited.message], stamp)
         await jobs.enqueue(tx, again, token_target=settings.deriver_token_target)
         return edited
 

@@ -6,12 +6,16 @@ what a data-erasure request needs. It removes
 - every belief taken from them and every belief built on those (for a peer, also every belief
   it holds or that is held about it), through DERIVED_FROM up to 64 levels;
 - the files of a purged peer, the cards it wrote of others, and every card with a line resting
-  on a purged belief (a dream writes it again from what is left), with their chunks;
+  on a purged belief, with their chunks (a dream of each such card's representation is
+  scheduled in the same transaction, which writes it again from what is left);
 - the summaries that covered a purged message (from its position in the session on);
 - the derive jobs that only name purged messages, and for a peer its own jobs and dreams;
 - the dream runs whose record names a purged belief (for a peer, all of its representations');
 - the peer itself, with its memberships and links.
-The report counts each kind; it equals the node counts before minus after.
+The report counts each kind; it equals the node counts before minus after, but for the jobs
+the purge queues. A live message that an erased belief was also taken from is derived again
+(its job queued in the transaction that deletes the belief), so what it states comes back from
+it alone.
 
 It deletes in transactions of at most BELIEFGRAPH_PURGE_BATCH nodes (files: with their
 chunks), so a huge peer needs no huge transaction, in an order that keeps every committed state
@@ -33,16 +37,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.repo import peers, purges
+from graph.keys import Representation
+from graph.records import MessageRecord
+from graph.repo import jobs, peers, purges
 from graph.repo import summaries as summary_repo
+from graph.settings import Settings
 from graph.validation import now
+from reasoners.dreamer import scheduling
 from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
 from reasoners.peers.starts import check_not_queued, lock_starts
+from reasoners.queue.schedule import derive_jobs
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed while the purge runs; once a purge's process
@@ -54,6 +63,7 @@ MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that
 # while derivations from the purged data keep committing.
 ROUNDS = 5
 Row = dict[str, Any]
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -72,6 +82,8 @@ class PurgeReport:
     peers: int = 0
     # The (observer, observed) of each card deleted: a dream writes it again from what is left.
     card_views: set[tuple[str, str]] = field(default_factory=set)
+    # Live messages an erased belief was also taken from, queued to be derived again.
+    rederived: set[str] = field(default_factory=set)
 
 
 class Checkpoint(Protocol):
@@ -107,14 +119,18 @@ class Eraser:
     """The batches of one purge (`peer` is None when only messages are purged)."""
 
     db: Database
+    settings: Settings
     workspace: str
     peer: str | None
-    batch: int
     checkpoint: Checkpoint
     tally: PurgeReport = field(default_factory=PurgeReport)
 
-    async def _commit(self, work: Awaitable[list[Row]]) -> list[Row]:
-        """One batch: `work` runs one statement in its own transaction."""
+    @property
+    def batch(self) -> int:
+        return self.settings.purge_batch
+
+    async def _commit(self, work: Awaitable[T]) -> T:
+        """One batch: `work` runs in its own transaction."""
         rows = await work
         await self.checkpoint.committed()
         return rows
@@ -157,21 +173,50 @@ class Eraser:
         await self._quoting(plan, observation_ids)
         premises = {str(d["id"]): [str(p) for p in d["premises"]] for d in plan.derived}
         for part in chunks(dependents_first(premises), self.batch):
-            rows = await self._commit(db.write("delete_observations_hard", workspace=ws, ids=part))
+            rows, queued = await self._commit(db.write_tx(partial(self._delete_beliefs, part)))
             for row in rows:
                 self.tally.observations[str(row["level"])] += int(row["deleted"])
+            self.tally.rederived |= queued
         for part in chunks(message_ids, self.batch):
             rows = await self._commit(db.write("delete_messages_hard", workspace=ws, ids=part))
             self.tally.messages += _count(rows)
 
+    async def _delete_beliefs(self, ids: list[str], tx: Tx) -> tuple[list[Row], set[str]]:
+        """Delete beliefs (rows by level), and queue the live messages they were also taken
+        from to be derived again, each once per purge (their ids)."""
+        ws, peer = self.workspace, self.peer
+        sources = [
+            MessageRecord.from_row(r["message"])
+            for r in await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
+        ]
+        again = [m for m in sources if m.id not in self.tally.rederived]
+        rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
+        await jobs.enqueue(
+            tx,
+            derive_jobs(self.settings, again, now()),
+            token_target=self.settings.deriver_token_target,
+        )
+        return rows, {m.id for m in again}
+
+    async def _delete_files(self, ids: list[str], tx: Tx) -> list[Row]:
+        """Delete a batch of files and cards; schedule a dream of each deleted card's
+        representation (one of the purged peer's has none), which writes the card again."""
+        ws, peer = self.workspace, self.peer
+        rows = await tx.rows(
+            "delete_purged_files", workspace=ws, batch=self.batch, peer=peer, observation_ids=ids
+        )
+        if scheduling.enabled(self.settings):
+            views = {(str(o), str(d)) for row in rows for o, d in row["card_views"]}
+            for observer, observed in sorted(views):
+                if peer not in (observer, observed):
+                    view = Representation(ws, observer, observed)
+                    await scheduling.on_demand_in(tx, self.settings, view)
+        return rows
+
     async def _files_and_runs(self, ids: list[str], scopes: list[dict[str, str]]) -> None:
         """The files and cards, then the dream runs, that quote these beliefs (or the peer)."""
         db, ws, batch, peer = self.db, self.workspace, self.batch, self.peer
-        files = await self._until_done(
-            lambda: db.write(
-                "delete_purged_files", workspace=ws, batch=batch, peer=peer, observation_ids=ids
-            )
-        )
+        files = await self._until_done(lambda: db.write_tx(partial(self._delete_files, ids)))
         for row in files:
             self.tally.files += int(row["files"])
             self.tally.file_chunks += int(row["chunks"])
@@ -292,9 +337,9 @@ def peer_left(workspace: str, peer: str) -> PlanLeft:
 
 async def purge_messages(
     db: Database,
+    settings: Settings,
     workspace: str,
     ids: list[str],
-    batch: int,
     checkpoint: Checkpoint | None = None,
     *,
     lease: timedelta = PURGE_LEASE,
@@ -306,15 +351,15 @@ async def purge_messages(
     if not plan.messages:
         raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
     record = await purges.begin_messages(db, workspace, ids, lease=lease)
-    eraser = Eraser(db, workspace, None, batch, checkpoint or NoCheckpoint())
+    eraser = Eraser(db, settings, workspace, None, checkpoint or NoCheckpoint())
     return await under_record(db, record, lease, partial(eraser.run, left, plan))
 
 
 async def purge_peer(
     db: Database,
+    settings: Settings,
     workspace: str,
     peer: str,
-    batch: int,
     checkpoint: Checkpoint | None = None,
     *,
     lease: timedelta = PURGE_LEASE,
@@ -329,13 +374,13 @@ async def purge_peer(
         return await purges.begin_peer_in(tx, workspace, peer, lease=lease)
 
     record = await db.write_tx(begin)
-    eraser = Eraser(db, workspace, peer, batch, checkpoint or NoCheckpoint())
+    eraser = Eraser(db, settings, workspace, peer, checkpoint or NoCheckpoint())
     return await under_record(db, record, lease, partial(eraser.run, peer_left(workspace, peer)))
 
 
 async def resume_interrupted(
     db: Database,
-    batch: int,
+    settings: Settings,
     *,
     workspace: str | None = None,
     lease: timedelta = PURGE_LEASE,
@@ -356,7 +401,7 @@ async def resume_interrupted(
             left = peer_left(record.workspace, record.peer)
         else:
             left = messages_left(record.workspace, record.message_ids)
-        eraser = Eraser(db, record.workspace, record.peer, batch, checkpoint or NoCheckpoint())
+        eraser = Eraser(db, settings, record.workspace, record.peer, checkpoint or NoCheckpoint())
         wait = max(
             min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
             timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop

@@ -40,16 +40,16 @@ def crossed_multiples(first_seq: int, last_seq: int, every: int) -> list[int]:
     return [k * every for k in range(before // every + 1, after // every + 1)]
 
 
-def jobs_for_messages(
-    settings: Settings, created: Sequence[MessageRecord], stamp: datetime
+def derive_jobs(
+    settings: Settings, messages: Sequence[MessageRecord], stamp: datetime
 ) -> list[NewJob]:
-    if not created:
-        return []
-    workspace, session = created[0].workspace, created[0].session
-    by_peer: dict[str, list[MessageRecord]] = {}
-    for message in created:
-        by_peer.setdefault(message.peer, []).append(message)
-    jobs = [
+    """The derive jobs of `messages` (of any sessions and senders): one unit per (session,
+    sender), jobs of at most MAX_JOB_MESSAGES in the order given."""
+    by_unit: dict[tuple[str, str, str], list[MessageRecord]] = {}
+    for message in messages:
+        key = (message.workspace, message.session, message.peer)
+        by_unit.setdefault(key, []).append(message)
+    return [
         NewJob(
             workspace=workspace,
             kind=DERIVE,
@@ -61,10 +61,20 @@ def jobs_for_messages(
             tokens=sum(m.token_count for m in part),
             max_attempts=settings.job_max_attempts,
         )
-        for peer, messages in by_peer.items()
-        for start in range(0, len(messages), MAX_JOB_MESSAGES)
-        for part in [messages[start : start + MAX_JOB_MESSAGES]]
+        for (workspace, session, peer), unit in by_unit.items()
+        for start in range(0, len(unit), MAX_JOB_MESSAGES)
+        for part in [unit[start : start + MAX_JOB_MESSAGES]]
     ]
+
+
+def jobs_for_messages(
+    settings: Settings, created: Sequence[MessageRecord], stamp: datetime
+) -> list[NewJob]:
+    """A new batch's jobs (its messages are of one session)."""
+    if not created:
+        return []
+    workspace, session = created[0].workspace, created[0].session
+    jobs = derive_jobs(settings, created, stamp)
     first = min(m.seq for m in created)
     last = max(m.seq for m in created)
     for kind, every in (

@@ -15,7 +15,6 @@ import strawberry
 
 from graph.errors import NotFound
 from graph.repo import messages, observations
-from reasoners.dreamer import scheduling
 from reasoners.peers import invalidation, merges, purge, splits
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message, Observation
@@ -84,12 +83,17 @@ class PurgeReport:
     file_chunks: int = strawberry.field(description="Searchable pieces of the erased files.")
     cards: int = strawberry.field(
         description="Peer cards of or by the purged peer, and cards with a line resting on an "
-        "erased belief (dreams write them again from what is left)."
+        "erased belief (when dreams are on, a dream is queued to write each again from what "
+        "is left)."
     )
     summaries: int = strawberry.field(description="Session summaries that covered purged text.")
     jobs: int = strawberry.field(description="Queued or finished jobs naming only purged data.")
     dream_runs: int = strawberry.field(description="Dream records naming erased beliefs.")
     peers: int = strawberry.field(description="1 when a peer itself was erased, else 0.")
+    messages_derived_again: int = strawberry.field(
+        description="Messages left in place that an erased belief was also taken from: each is "
+        "queued to be derived again, so what it states comes back from it alone."
+    )
 
     @classmethod
     def of(cls, r: purge.PurgeReport) -> PurgeReport:
@@ -103,6 +107,7 @@ class PurgeReport:
             jobs=r.jobs,
             dream_runs=r.dream_runs,
             peers=r.peers,
+            messages_derived_again=len(r.rederived),
         )
 
 
@@ -322,9 +327,7 @@ class RestructureMutation:
         info.context.principal.require_workspace(workspace)
         s = info.context.services
         message_ids = [str(i) for i in ids]
-        report = await purge.purge_messages(s.db, workspace, message_ids, s.settings.purge_batch)
-        await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views)
-        return PurgeReport.of(report)
+        return PurgeReport.of(await purge.purge_messages(s.db, s.settings, workspace, message_ids))
 
     @strawberry.mutation(
         description="Erase a peer for good: its messages, every belief it holds or that is "
@@ -341,6 +344,4 @@ class RestructureMutation:
     ) -> PurgeReport:
         info.context.principal.require_workspace(workspace)
         s = info.context.services
-        report = await purge.purge_peer(s.db, workspace, peer, s.settings.purge_batch)
-        await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views)
-        return PurgeReport.of(report)
+        return PurgeReport.of(await purge.purge_peer(s.db, s.settings, workspace, peer))

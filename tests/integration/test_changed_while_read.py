@@ -152,7 +152,7 @@ async def test_a_message_removed_while_summarized_is_not_in_the_summary(
         if how == "delete":
             await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
         else:
-            await purge.purge_messages(services.db, workspace, [paris], batch=100)
+            await purge.purge_messages(services.db, services.settings, workspace, [paris])
 
     await drain_with(services, workspace, "summarize", remove)
     short = await summaries.latest(services.db, workspace, "chat", "short")

@@ -712,13 +712,13 @@ async def test_a_purge_leaves_gaps_in_run_numbers_and_never_numbers_a_run_again(
     assert [r.seq for r in await runs(s, workspace)] == [2, 1]
     lisbon = await belief_id(s, workspace, "Lisbon")
     (source,) = (await observations.get_detail(s.db, workspace, lisbon)).sources
-    report = await purge.purge_messages(s.db, workspace, [source.message.id], batch=100)
+    report = await purge.purge_messages(s.db, s.settings, workspace, [source.message.id])
     assert report.dream_runs == 1
     assert [r.seq for r in await runs(s, workspace)] == [2]
     await say(s, workspace, "s2", "2024-06-03", "I have a bike.")
-    await derive(s, workspace)
+    await derive(s, workspace)  # runs the dream the purge queued to write its card again: 3
     await dream_now(s, workspace, *AGENT_ALICE)
-    assert [r.seq for r in await runs(s, workspace)] == [3, 2]
+    assert [r.seq for r in await runs(s, workspace)] == [4, 3, 2]
 
 
 async def test_a_purge_leaves_no_card_line_quoting_it_in_the_run_history(
@@ -737,14 +737,17 @@ async def test_a_purge_leaves_no_card_line_quoting_it_in_the_run_history(
     assert any("nurse" in line for line in before), before
     home = await belief_id(s, workspace, "Zorblaxville")
     (source,) = (await observations.get_detail(s.db, workspace, home)).sources
-    report = await purge.purge_messages(s.db, workspace, [source.message.id], batch=100)
+    report = await purge.purge_messages(s.db, s.settings, workspace, [source.message.id])
     left = await runs(s, workspace)
     assert all("Zorblaxville" not in json.dumps(r.events) for r in left), left
-    # The card went with its line; it was never written again ("dreams write it again" said
-    # the README, but none was queued).
+    # The card went with its line; the purge queued the dream that writes it again (none was
+    # queued, before, though the README said dreams would write it).
     assert report.card_views == {AGENT_ALICE}
     assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == []
-    assert await scheduling.rewrite_cards(s.db, s.settings, workspace, report.card_views) == 1
+    queued = await jobs.list_jobs(
+        s.db, workspace, session=None, peer=None, statuses=["pending"], with_errors=False, limit=9
+    )
+    assert [j.work_unit for j in queued if j.kind == "dream"] == [f"dream/{workspace}/agent/alice"]
     await worker_for(s, workspace, None).drain()
     card = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
     assert any("nurse" in line for line in card) and not any("Zorblax" in x for x in card), card
@@ -866,7 +869,7 @@ async def test_a_stream_ends_when_its_peer_is_purged(services: Services, workspa
     )
     waiting = asyncio.ensure_future(anext(stream))
     await asyncio.sleep(0.5)
-    await purge.purge_peer(s.db, workspace, "alice", s.settings.purge_batch)
+    await purge.purge_peer(s.db, s.settings, workspace, "alice")
     result = await asyncio.wait_for(waiting, 10)
     assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND", result
     assert "no longer exists" in result.errors[0].message

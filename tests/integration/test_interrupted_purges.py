@@ -4,6 +4,7 @@ once its record's lease runs out; before, it stayed half done until the app purg
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from graph.errors import Conflict, NotFound
 from graph.repo import peers, purges, workspaces
 from graph.repo.sessions import MemberSettings
+from graph.settings import Settings
 from graph.validation import now
 from reasoners.peers import merges, purge, splits
 from reasoners.peers.splits import Part
@@ -18,11 +20,24 @@ from resolvers.services import Services
 from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
 from tests.integration.restructure_helpers import run_all
-from tests.integration.test_restructure import Interrupted, Watch, beliefs, chain, counts
+from tests.integration.test_restructure import (
+    Interrupted,
+    Watch,
+    beliefs,
+    card_on_paris,
+    chain,
+    counts,
+    dreams_queued,
+)
 
 pytestmark = pytest.mark.integration
 
 EXPIRED = timedelta(0)  # a lease that has run out at once
+
+
+def batched(s: Services, batch: int) -> Settings:
+    """The settings with purges of `batch` nodes per transaction."""
+    return replace(s.settings, purge_batch=batch)
 
 
 async def test_an_interrupted_purge_is_finished_by_a_worker(
@@ -31,13 +46,22 @@ async def test_an_interrupted_purge_is_finished_by_a_worker(
     c = await chain(services, workspace)
     s = c.services
     with pytest.raises(Interrupted):
-        await purge.purge_peer(s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=3))
+        await purge.purge_peer(
+            s.db,
+            batched(s, 2),
+            workspace,
+            "alice",
+            Watch(s, workspace, stop_after=3),
+        )
     half = await counts(s, workspace)
     assert half["Purge"] == 1 and half["Peer"] > 0 and beliefs(half) > 0
 
     watch = Watch(s, workspace)
     # It failed in its process, which gave up the lease: the next look takes it up.
-    assert await purge.resume_interrupted(s.db, 2, workspace=workspace, checkpoint=watch) == 1
+    assert (
+        await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace, checkpoint=watch)
+        == 1
+    )
     left = await counts(s, workspace)
     assert beliefs(left) == 0 and "Message" not in left and "Purge" not in left
     assert watch.batches > 0 and watch.unsupported == 0
@@ -52,11 +76,11 @@ async def test_a_purge_whose_process_died_waits_out_its_lease_and_blocks_another
     c = await chain(services, workspace)
     s = c.services
     await purges.begin_peer(s.db, workspace, "alice", lease=purge.PURGE_LEASE)
-    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 0
+    assert await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 0
     with pytest.raises(Conflict, match="'alice' is already being purged"):
-        await purge.purge_peer(s.db, workspace, "alice", 2)
+        await purge.purge_peer(s.db, batched(s, 2), workspace, "alice")
     await statements.write(s.db, "expire_purge", id=await record_id(s, workspace), now=now())
-    assert await purge.resume_interrupted(s.db, 2, workspace=workspace) == 1
+    assert await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 1
     assert "Purge" not in await counts(s, workspace)
 
 
@@ -67,10 +91,16 @@ async def test_purging_a_peer_again_after_its_purge_failed_finishes_that_purge(
     s = c.services
     before = await counts(s, workspace)
     with pytest.raises(Interrupted):
-        await purge.purge_peer(s.db, workspace, "alice", 2, Watch(s, workspace, stop_after=3))
+        await purge.purge_peer(
+            s.db,
+            batched(s, 2),
+            workspace,
+            "alice",
+            Watch(s, workspace, stop_after=3),
+        )
     await record_id(s, workspace)
 
-    report = await purge.purge_peer(s.db, workspace, "alice", 2)
+    report = await purge.purge_peer(s.db, batched(s, 2), workspace, "alice")
 
     left = await counts(s, workspace)
     assert "Purge" not in left and "Message" not in left and beliefs(left) == 0
@@ -116,7 +146,10 @@ async def test_concurrent_purges_of_one_peer_run_one_and_count_each_node_once(
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     await post(services, workspace, "s1", *[("alice", f"Message number {i}.") for i in range(40)])
     results = await asyncio.gather(
-        *(purge.purge_peer(services.db, workspace, "alice", 5) for _ in range(3)),
+        *(
+            purge.purge_peer(services.db, batched(services, 5), workspace, "alice")
+            for _ in range(3)
+        ),
         return_exceptions=True,
     )
     reports = [r for r in results if isinstance(r, purge.PurgeReport)]
@@ -136,7 +169,9 @@ async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     await post(services, workspace, "s1", ("alice", "I am new here."))
-    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 1
+    assert (
+        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 1
+    )
     kinds = await counts(services, workspace)
     assert kinds["Message"] == 1 and "Purge" not in kinds
     await peers.get(services.db, workspace, "alice")
@@ -149,13 +184,52 @@ async def test_a_resumed_purge_that_fails_waits_longer_before_its_next_try(
     s = c.services
     with pytest.raises(Interrupted):
         await purge.purge_messages(
-            s.db, workspace, [c.paris_message], 1, Watch(s, workspace, stop_after=1), lease=EXPIRED
+            s.db,
+            batched(s, 1),
+            workspace,
+            [c.paris_message],
+            Watch(s, workspace, stop_after=1),
+            lease=EXPIRED,
         )
     failing = Watch(s, workspace, stop_after=1)
-    assert await purge.resume_interrupted(s.db, 1, workspace=workspace, checkpoint=failing) == 1
+    assert (
+        await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace, checkpoint=failing)
+        == 1
+    )
     # It failed (Interrupted); its record now waits out a backoff instead of the lease of 0.
-    assert await purge.resume_interrupted(s.db, 1, workspace=workspace) == 0
+    assert await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 0
     assert (await counts(s, workspace))["Purge"] == 1
+
+
+@dataclass
+class StopAt:
+    """A checkpoint that interrupts the purge after its `batch`th committed batch."""
+
+    batch: int
+
+    async def committed(self) -> None:
+        self.batch -= 1
+        if self.batch == 0:
+            raise Interrupted
+
+
+async def test_a_purge_a_worker_finishes_schedules_the_dreams_of_the_cards_it_deletes(
+    services: Services, workspace: str
+) -> None:
+    """The dream that writes a deleted card again was queued by the mutation after the purge
+    returned: a purge a worker finished after a crash queued none."""
+    c = await chain(services, workspace)
+    s = c.services
+    await card_on_paris(c, workspace)
+    waiting = await dreams_queued(s, workspace)
+    with pytest.raises(Interrupted):  # after its first tombstone, before the card goes
+        await purge.purge_messages(
+            s.db, batched(s, 1), workspace, [c.paris_message], StopAt(1), lease=EXPIRED
+        )
+    assert (await counts(s, workspace))["card"] == 1
+    assert await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 1
+    assert "card" not in await counts(s, workspace)
+    assert await dreams_queued(s, workspace) == waiting + 1
 
 
 async def test_a_workspace_deleted_takes_its_purge_records(
@@ -164,7 +238,9 @@ async def test_a_workspace_deleted_takes_its_purge_records(
     await make_peers(services, workspace, "alice")
     await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
     await workspaces.delete(services.db, workspace)
-    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 0
+    assert (
+        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 0
+    )
 
 
 async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
@@ -185,7 +261,9 @@ async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
         with pytest.raises(Conflict, match="'alice' is being purged"):
             await start
     # Once the worker has finished the purge, the name is free.
-    assert await purge.resume_interrupted(services.db, 5, workspace=workspace) == 1
+    assert (
+        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 1
+    )
     await make_peers(services, workspace, "alice")
     await merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False))
 
@@ -213,11 +291,23 @@ async def test_a_running_purge_keeps_its_lease_however_long_a_batch_takes(
     await post(services, workspace, "s1", ("alice", "I am here."))
     lease = timedelta(seconds=1)
     running = asyncio.ensure_future(
-        purge.purge_peer(services.db, workspace, "alice", 5, SlowBatch(3.0), lease=lease)
+        purge.purge_peer(
+            services.db,
+            batched(services, 5),
+            workspace,
+            "alice",
+            SlowBatch(3.0),
+            lease=lease,
+        )
     )
     await asyncio.sleep(2.0)
     assert not running.done()
-    assert await purge.resume_interrupted(services.db, 5, workspace=workspace, lease=lease) == 0
+    assert (
+        await purge.resume_interrupted(
+            services.db, batched(services, 5), workspace=workspace, lease=lease
+        )
+        == 0
+    )
     report = await running
     assert report.peers == 1 and "Purge" not in await counts(services, workspace)
 
@@ -243,7 +333,7 @@ async def test_what_arrives_while_a_peer_is_purged_is_erased_too(
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     writes = WritesOnce(services, workspace)
-    report = await purge.purge_peer(services.db, workspace, "alice", 5, writes)
+    report = await purge.purge_peer(services.db, batched(services, 5), workspace, "alice", writes)
     assert writes.done and report.peers == 1 and report.messages == 1
     assert "Message" not in await counts(services, workspace)
 
@@ -257,6 +347,6 @@ async def test_a_peer_a_queued_merge_changes_cannot_be_purged_meanwhile(
     await merges.start(services.db, s, workspace, merges.Operation(["b"], "a", True))
     for peer in ("a", "b"):
         with pytest.raises(Conflict, match="already being renamed, merged or split"):
-            await purge.purge_peer(services.db, workspace, peer, 5)
+            await purge.purge_peer(services.db, batched(services, 5), workspace, peer)
     await run_all(services, workspace)
-    assert (await purge.purge_peer(services.db, workspace, "a", 5)).peers == 1
+    assert (await purge.purge_peer(services.db, batched(services, 5), workspace, "a")).peers == 1

@@ -686,7 +686,7 @@ async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
     [moved] = [
         s.message.id for s in (await observations.get_detail(s.db, workspace, ids[1])).sources
     ]
-    report = await purge.purge_messages(s.db, workspace, [moved], 100)
+    report = await purge.purge_messages(s.db, s.settings, workspace, [moved])
     assert report.observations["inductive"] == 1
 
 

@@ -4,7 +4,7 @@ correcting and deleting beliefs, staleness propagation, reconciliation and purge
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ from graph.validation import now
 from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.llm.interface import ChatMessage
 from reasoners.peers import invalidation, purge
-from reasoners.queue.schedule import DERIVE, jobs_for_messages
+from reasoners.queue.schedule import derive_jobs
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
@@ -113,7 +113,7 @@ async def state(services: Services, workspace: str, observation: str) -> dict[st
 async def derive_again(services: Services, workspace: str, message_id: str) -> None:
     """Queue the message for the deriver once more, as a retried or repeated job would."""
     (message,) = await messages.by_ids(services.db, workspace, [message_id])
-    queued = [j for j in jobs_for_messages(services.settings, [message], now()) if j.kind == DERIVE]
+    queued = derive_jobs(services.settings, [message], now())
     await services.db.write_tx(lambda tx: jobs.enqueue(tx, queued))
     await derive(services, workspace)
 
@@ -192,8 +192,9 @@ async def test_a_deleted_belief_is_not_derived_again_from_its_message(
     assert (await state(s, workspace, mirror))["times_derived"] == 1
 
     await derive_again(s, workspace, c.paris_message)
-    # The message was read again: alice's own view counted the fact a second time ...
-    assert (await state(s, workspace, mirror))["times_derived"] == 2
+    # The message was read again: alice's own view kept the fact, not counting the same message
+    # twice (it counted 2 before) ...
+    assert (await state(s, workspace, mirror))["times_derived"] == 1
     # ... while agent's deleted belief stayed deleted and no copy of it appeared.
     assert (await state(s, workspace, c.paris))["deleted"]
     shown = await contents(s, workspace, include_stale=True, include_superseded=True)
@@ -452,7 +453,7 @@ def shaped(report: purge.PurgeReport) -> dict[str, Any]:
 
 def removed(before: dict[str, int], after: dict[str, int], made: int = 0) -> dict[str, int]:
     """What went, by kind: the queue's work units are bookkeeping the report does not count,
-    and `made` dream jobs were queued after the purge to write its deleted cards again."""
+    and `made` dream jobs were queued by the purge to write its deleted cards again."""
     after = {**after, "Job": after.get("Job", 0) - made}
     return {
         k: n - after.get(k, 0)
@@ -527,6 +528,38 @@ async def test_a_purge_reports_exactly_what_it_erased(
     assert await gql.error_code(PURGE_PEER, {**w, "p": "alice"}) == "NOT_FOUND"
 
 
+async def test_a_purge_derives_again_what_surviving_messages_also_said(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """A belief taken from a purged message and from another goes with the purge (its wording
+    may be the purged one's); the other message was never derived again, so what it said was
+    lost."""
+    await conversation(services, workspace, "s1", "s2")
+    await say(services, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await say(services, workspace, "s2", "2024-02-05", "I have a cat. I live in Paris.")
+    await derive(services, workspace)
+    paris = await belief_id(services, workspace, "Paris")
+    detail = await observations.get_detail(services.db, workspace, paris)
+    by_session = {src.message.session: src.message.id for src in detail.sources}
+    assert set(by_session) == {"s1", "s2"} and detail.observation.times_derived == 2
+
+    query = PURGE_MESSAGES.replace("peers", "peers messagesDerivedAgain")
+    report = (await gql.ok(query, {"w": workspace, "ids": [by_session["s1"]]}))["purgeMessages"]
+    assert report["observations"]["explicit"] == 2  # agent's view of alice, and her own
+    assert report["messagesDerivedAgain"] == 1
+    assert not any("Paris" in text for text in await contents(services, workspace))
+
+    await derive(services, workspace)
+    for observer in ("agent", "alice"):
+        again = await belief_id(services, workspace, "Paris", observer=observer)
+        detail = await observations.get_detail(services.db, workspace, again)
+        assert [src.message.id for src in detail.sources] == [by_session["s2"]]
+        assert again != paris and detail.observation.times_derived == 1
+        # The cat, already taken from that message, is not counted a second time.
+        cat = await belief_id(services, workspace, "cat", observer=observer)
+        assert (await state(services, workspace, cat))["times_derived"] == 1
+
+
 @dataclass
 class Watch:
     """A purge checkpoint that checks the graph after every committed batch: no belief may have
@@ -567,8 +600,13 @@ async def test_a_purge_in_small_batches_reports_exactly_and_stays_consistent(
 
     watch = Watch(s, workspace)
     before = await counts(s, workspace)
-    report = await purge.purge_messages(s.db, workspace, [c.paris_message], 1, watch)
-    gone = removed(before, await counts(s, workspace))
+    waiting = await dreams_queued(s, workspace)
+    report = await purge.purge_messages(
+        s.db, replace(s.settings, purge_batch=1), workspace, [c.paris_message], watch
+    )
+    made = await dreams_queued(s, workspace) - waiting
+    assert made == 1  # the card's: a dream writes it again
+    gone = removed(before, await counts(s, workspace), made)
     assert gone == expected(shaped(report))
     assert gone["observation:explicit"] == 2 and gone["card"] == 1
     assert watch.batches > sum(gone.values())  # one node a batch, and tombstones first
@@ -576,7 +614,9 @@ async def test_a_purge_in_small_batches_reports_exactly_and_stays_consistent(
 
     watch = Watch(s, workspace)
     before = await counts(s, workspace)
-    report = await purge.purge_peer(s.db, workspace, "alice", 1, watch)
+    report = await purge.purge_peer(
+        s.db, replace(s.settings, purge_batch=1), workspace, "alice", watch
+    )
     assert removed(before, await counts(s, workspace)) == expected(shaped(report))
     assert report.peers == 1 and watch.unsupported == 0
 
@@ -589,7 +629,7 @@ async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_
     start = await counts(s, workspace)
     watch = Watch(s, workspace, stop_after=3)
     with pytest.raises(Interrupted):
-        await purge.purge_peer(s.db, workspace, "alice", 2, watch)
+        await purge.purge_peer(s.db, replace(s.settings, purge_batch=2), workspace, "alice", watch)
     half = await counts(s, workspace)
     assert half["Message"] == start["Message"] and half["Peer"] == start["Peer"]
     assert 0 < beliefs(half) < beliefs(start)
