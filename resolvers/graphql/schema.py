@@ -8,10 +8,10 @@ from strawberry.extensions import AddValidationRules
 from strawberry.schema.config import StrawberryConfig
 
 from graph.settings import Settings
+from resolvers.fair_share import FairShare
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes, QuietSchema
-from resolvers.graphql.fair_share import FairShare
 from resolvers.graphql.files import FileMutation, FileQuery
 from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
 from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery

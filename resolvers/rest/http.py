@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal, principal_from_header
+from resolvers.fair_share import share_of
 from resolvers.json_body import parse_json_body
 from resolvers.services import Services
 
@@ -126,7 +127,10 @@ def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Re
                 # A key of another workspace is refused before the body is read, so a bad body
                 # tells it nothing about the route; the handler's narrower checks follow.
                 call.principal.in_workspace(call.workspace)
-            return await handler(call)
+            if not call.services.settings.auth_enabled:
+                return await handler(call)
+            async with share_of(call.services.shares, call.principal):
+                return await handler(call)
         except Exception as exc:  # every failure becomes a coded answer, never a traceback
             return error_answer(exc)
 

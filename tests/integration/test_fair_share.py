@@ -1,6 +1,6 @@
-"""With auth on, one key holder's GraphQL operations run a few at a time, so one key cannot
-take every Neo4j connection of the process (2 sockets of 100 operations each did: every other
-client's writes, the worker's claims and /health failed until it stopped)."""
+"""With auth on, one key holder's GraphQL operations and REST requests run a few at a time, so
+one key cannot take every Neo4j connection of the process (2 sockets of 100 operations each
+did: every other client's writes, the worker's claims and /health failed until it stopped)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from graph.db import Database, Tx
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
-from resolvers.graphql.fair_share import HOLDER_AT_ONCE, HOLDER_WAITING
+from resolvers.fair_share import HOLDER_AT_ONCE, HOLDER_WAITING
 from resolvers.services import Services
 from tests.fakes.db import Wrapping
 from tests.integration.derive_helpers import make_peers
@@ -80,3 +80,33 @@ async def test_one_key_runs_a_few_operations_at_once(services: Services, workspa
         codes = [e["extensions"]["code"] for e in refused]
         assert codes and set(codes) == {"UNAVAILABLE"} and len(codes) <= 5 + 1, codes
     assert len(secured.shares) == 0  # nothing left behind once all is done
+
+
+async def test_one_key_runs_a_few_rest_requests_at_once(services: Services, workspace: str) -> None:
+    """The REST routes took no share: one key's requests could take every connection."""
+    await make_peers(services, workspace, "alice")
+    slow = SlowReads(services.db, 0.2)
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(services, settings=settings, db=slow)  # type: ignore[arg-type]
+    key = issue_key(SECRET, Principal(KeyScope.PEER, workspace=workspace, peer="alice"))
+    app = create_app(settings, secured)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1/v3", timeout=60
+    ) as http:
+
+        async def ask() -> httpx.Response:
+            return await http.post(
+                f"/workspaces/{workspace}/peers/alice/sessions",
+                json={},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+
+        answers = await asyncio.gather(*(ask() for _ in range(3 * HOLDER_AT_ONCE)))
+        assert {r.status_code for r in answers} == {200}, answers[0].text
+        assert 1 < slow.most <= HOLDER_AT_ONCE, slow.most
+        many = await asyncio.gather(*(ask() for _ in range(HOLDER_AT_ONCE + HOLDER_WAITING + 5)))
+        refused = [r for r in many if r.status_code != 200]
+        assert refused and {r.status_code for r in refused} == {503}, refused[0].text
+        assert len(refused) <= 5 + 1 and "operations of a key" in refused[0].text
+    assert len(secured.shares) == 0
