@@ -29,6 +29,7 @@ from graph.settings import Settings
 from reasoners.search.warmup import Neo4jWarmup, warm_up
 from resolvers.auth import principal_from_header
 from resolvers.body_limit import BodyLimit
+from resolvers.cancelled import AnswerCancelled
 from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
@@ -188,4 +189,4 @@ def create_app(
     limited = BodyLimit(
         app, settings.max_request_bytes, key_problem if settings.auth_enabled else None
     )
-    return HostAllowList(limited, settings.host_names)
+    return AnswerCancelled(HostAllowList(limited, settings.host_names))

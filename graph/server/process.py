@@ -203,6 +203,9 @@ class ManagedNeo4j:
             self.paths.pid_file.unlink(missing_ok=True)
             return False
         _signal(pid, signal.SIGTERM)
+        # A stopped (frozen) server takes SIGTERM only once continued, and would sit out the
+        # whole timeout; continuing a running one does nothing.
+        _signal(pid, signal.SIGCONT)
         if not self._wait_for_exit(pid, timeout):
             _signal(pid, signal.SIGKILL)
             self._wait_for_exit(pid, 10.0)
