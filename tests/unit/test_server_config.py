@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -323,3 +327,18 @@ def test_a_database_that_failed_to_start_is_read_from_this_starts_debug_log(
     assert failure is not None and "2026-12-01" not in failure
     assert "Failed to read current store version" in failure and "NeoStore is corrupt" in failure
     assert "AbstractDatabase" not in failure and "Remote interface" not in failure
+
+
+def test_stopping_a_frozen_server_does_not_wait_out_the_timeout(tmp_path: Path) -> None:
+    """A server frozen by SIGSTOP (a hang) takes SIGTERM only once continued: the stop sat out
+    its whole timeout, then killed it."""
+    server = ManagedNeo4j(settings(tmp_path), "t")
+    frozen = subprocess.Popen(["sleep", "60"])
+    server._process = frozen  # the server this object started
+    server.paths.pid_file.parent.mkdir(parents=True, exist_ok=True)
+    server.paths.pid_file.write_text(f"{frozen.pid}\n")
+    os.kill(frozen.pid, signal.SIGSTOP)
+    began = time.monotonic()
+    assert server.stop(timeout=20.0)
+    assert time.monotonic() - began < 5.0
+    assert frozen.returncode == -signal.SIGTERM
