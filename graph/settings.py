@@ -304,6 +304,13 @@ class Settings:
     job_max_backoff: float = _setting(
         "BELIEFGRAPH_JOB_MAX_BACKOFF", 600.0, "Longest retry delay in seconds"
     )
+    job_retention_days: float = _setting(
+        "BELIEFGRAPH_JOB_RETENTION_DAYS",
+        7.0,
+        "Days a finished (done) job is kept for `jobs` and `queueStatus` (their counts and "
+        "token sums cover this window); a worker then deletes it. Dead jobs stay until retried; "
+        "0 keeps finished jobs for good",
+    )
 
     @property
     def home_path(self) -> Path:

@@ -37,6 +37,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "summary_long_words": (2, 10_000),
     "warmup_seconds": (0, 3600),
     "neo4j_answer_timeout": (0, 86_400),
+    "job_retention_days": (0, 36_500),
     "dedup_threshold": (0, 1),  # similarities
     "dream_similarity": (0, 1),
 }

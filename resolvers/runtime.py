@@ -31,6 +31,7 @@ from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RestructureHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
 from reasoners.peers.starts import RESTRUCTURE
+from reasoners.queue import retention
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
@@ -158,6 +159,12 @@ def build_worker(
         return await purge.resume_interrupted(services.db, settings, workspace=config.workspace)
 
     periodic = [Periodic("interrupted purges", purge.RESUME_SECONDS, interrupted_purges)]
+    if settings.job_retention_days > 0:
+
+        async def finished_jobs() -> int:
+            return await retention.delete_finished_jobs(services.db, settings, config.workspace)
+
+        periodic.append(Periodic("finished job cleanup", retention.CLEANUP_SECONDS, finished_jobs))
     if scheduling.idle_at(settings, utc_now()) is not None:
 
         async def idle_dreams() -> int:

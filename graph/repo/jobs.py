@@ -314,6 +314,22 @@ async def retry_dead(
     return int(row["retried"]) if row else 0
 
 
+async def delete_finished(
+    db: Database, *, before: datetime, workspace: str | None, batch: int
+) -> int:
+    """Delete up to `batch` jobs done before `before` (of `workspace`, or of all), and the units
+    they leave empty; how many jobs went."""
+
+    async def work(tx: Tx) -> int:
+        row = await tx.one("delete_finished_jobs", before=before, workspace=workspace, batch=batch)
+        if row is None or not row["deleted"]:
+            return 0
+        await tx.rows("delete_empty_units", keys=list(row["units"]))
+        return int(row["deleted"])
+
+    return await db.write_tx(work)
+
+
 async def note(tx: Tx, job_id: str, notes: list[str]) -> None:
     """Leave notes on a job, in the transaction of its work (they go if that rolls back)."""
     if notes:
