@@ -11,13 +11,14 @@ top-level key is the app's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from graph.errors import InvalidInput
 
 ConfigKind = Literal["workspace", "session", "peer", "message"]
 
-FLAG, TEXT, COUNT = "true, false or null", "a string or null", "a whole number or null"
+FLAG, TEXT, COUNT = "true, false or null", "a string or null", "a whole number from 1 or null"
 INSTRUCTIONS = {"custom_instructions": TEXT}
 # A known section is an object of exactly these keys (Honcho clients refuse any other).
 SECTIONS: dict[str, dict[str, str]] = {
@@ -51,7 +52,7 @@ def _fits(value: Any, kind: str) -> bool:
     if kind == FLAG:
         return isinstance(value, bool)
     if kind == COUNT:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
     return isinstance(value, str)
 
 
@@ -96,3 +97,34 @@ def readable(kind: ConfigKind, configuration: Mapping[str, Any]) -> dict[str, An
             fields = SECTIONS[key]
             kept[key] = {n: v for n, v in value.items() if n in fields and _fits(v, fields[n])}
     return kept
+
+
+@dataclass(frozen=True)
+class QueueSwitches:
+    """What a session's new messages queue, by the Honcho switches of the session and its
+    workspace: `reasoning.enabled` (derivation), `summary.enabled` and the summaries' cadence
+    (`messages_per_short_summary`, `messages_per_long_summary`). None: the service's settings."""
+
+    derive: bool = True
+    summarize: bool = True
+    short_every: int | None = None
+    long_every: int | None = None
+
+
+def queue_switches(workspace: Mapping[str, Any], session: Mapping[str, Any]) -> QueueSwitches:
+    """The session's own value of each switch, else the workspace's, else the default (pure).
+    Values that a client could not have stored (see `readable`) count as unset."""
+
+    def pick(section: str, key: str) -> Any:
+        for configuration in (session, workspace):
+            value = readable("session", configuration).get(section)
+            if isinstance(value, dict) and value.get(key) is not None:
+                return value[key]
+        return None
+
+    return QueueSwitches(
+        derive=pick("reasoning", "enabled") is not False,
+        summarize=pick("summary", "enabled") is not False,
+        short_every=pick("summary", "messages_per_short_summary"),
+        long_every=pick("summary", "messages_per_long_summary"),
+    )

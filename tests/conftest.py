@@ -154,3 +154,12 @@ async def gql(services: Services) -> AsyncIterator[GraphQLClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
         yield GraphQLClient(http)
+
+
+@pytest.fixture
+async def rest(services: Services) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the Honcho-compatible routes (base /v3), auth off."""
+    app = create_app(services.settings, services)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
+        yield http

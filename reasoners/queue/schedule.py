@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from graph.configuration import QueueSwitches
 from graph.records import MessageRecord
 from graph.repo.jobs import NewJob
 from graph.settings import Settings
@@ -68,18 +69,23 @@ def derive_jobs(
 
 
 def jobs_for_messages(
-    settings: Settings, created: Sequence[MessageRecord], stamp: datetime
+    settings: Settings,
+    created: Sequence[MessageRecord],
+    stamp: datetime,
+    switches: QueueSwitches,
 ) -> list[NewJob]:
-    """A new batch's jobs (its messages are of one session)."""
+    """A new batch's jobs (its messages are of one session), as its switches allow."""
     if not created:
         return []
     workspace, session = created[0].workspace, created[0].session
-    jobs = derive_jobs(settings, created, stamp)
+    jobs = derive_jobs(settings, created, stamp) if switches.derive else []
+    if not switches.summarize:
+        return jobs
     first = min(m.seq for m in created)
     last = max(m.seq for m in created)
     for kind, every in (
-        ("short", settings.summary_short_every),
-        ("long", settings.summary_long_every),
+        ("short", switches.short_every or settings.summary_short_every),
+        ("long", switches.long_every or settings.summary_long_every),
     ):
         for count in crossed_multiples(first, last, every):
             jobs.append(

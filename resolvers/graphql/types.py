@@ -73,7 +73,9 @@ def connection(page: records.Page[R], node: Callable[[R], T]) -> Connection[T]:
 METADATA = "Your app's JSON object, stored as given; lists can filter on its top-level keys."
 CONFIGURATION = (
     "Settings as a JSON object. Keys Honcho clients read back are checked for their types; the "
-    "rest are your app's."
+    "rest are your app's. A session's new messages obey reasoning.enabled, summary.enabled and "
+    "summary.messages_per_short_summary / messages_per_long_summary (the session's value, else "
+    "its workspace's)."
 )
 
 

@@ -53,14 +53,6 @@ PAGE_FIELDS = {"items", "total", "page", "size", "pages"}
 
 
 @pytest.fixture
-async def rest(services: Services) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(services.settings, services)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
-        yield http
-
-
-@pytest.fixture
 async def secured(services: Services) -> AsyncIterator[httpx.AsyncClient]:
     settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
     app = create_app(settings, dataclasses.replace(services, settings=settings))

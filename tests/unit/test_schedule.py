@@ -2,6 +2,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from graph.configuration import QueueSwitches, queue_switches
 from graph.records import MessageRecord
 from graph.settings import Settings
 from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
@@ -30,7 +31,7 @@ def test_a_big_batch_makes_derive_jobs_of_bounded_size_per_sender() -> None:
     # A deriver run takes at least one whole job, so a job's size is what bounds a run.
     senders = ["maya"] * (2 * MAX_JOB_MESSAGES + 10) + ["tom"] * 3
     created = [_message(seq, peer) for seq, peer in enumerate(senders)]
-    jobs = jobs_for_messages(Settings.from_env({}), created, STAMP)
+    jobs = jobs_for_messages(Settings.from_env({}), created, STAMP, QueueSwitches())
     derive = [j for j in jobs if j.kind == DERIVE]
     assert [(j.peer, len(j.payload["message_ids"])) for j in derive] == [
         ("maya", MAX_JOB_MESSAGES),
@@ -44,3 +45,28 @@ def test_a_big_batch_makes_derive_jobs_of_bounded_size_per_sender() -> None:
     ]
     assert {j.work_unit for j in derive if j.peer == "maya"} == {"derive/w/s/maya"}
     assert all(j.kind == SUMMARIZE for j in jobs if j not in derive)
+
+
+def test_the_switches_decide_what_a_batch_queues() -> None:
+    settings = Settings.from_env({"BELIEFGRAPH_SUMMARY_SHORT_EVERY": "20"})
+    created = [_message(seq, "maya") for seq in range(12)]
+
+    def kinds(switches: QueueSwitches) -> list[tuple[str, object]]:
+        jobs = jobs_for_messages(settings, created, STAMP, switches)
+        return [(j.kind, j.payload.get("up_to_seq")) for j in jobs]
+
+    assert kinds(QueueSwitches()) == [(DERIVE, None)]
+    assert kinds(QueueSwitches(short_every=5)) == [(DERIVE, None), (SUMMARIZE, 4), (SUMMARIZE, 9)]
+    assert kinds(QueueSwitches(derive=False, short_every=5)) == [(SUMMARIZE, 4), (SUMMARIZE, 9)]
+    assert kinds(QueueSwitches(summarize=False, short_every=5)) == [(DERIVE, None)]
+
+
+def test_a_session_switch_wins_over_its_workspace_and_unset_falls_through() -> None:
+    off = {"reasoning": {"enabled": False}, "summary": {"messages_per_short_summary": 30}}
+    on = {"reasoning": {"enabled": True}, "summary": {"enabled": None}}
+    assert queue_switches(off, {}) == QueueSwitches(derive=False, short_every=30)
+    assert queue_switches(off, on) == QueueSwitches(derive=True, short_every=30)
+    assert queue_switches({}, {"summary": {"enabled": False}}).summarize is False
+    # A value no client could have stored (an earlier version's) counts as unset.
+    assert queue_switches({"reasoning": {"enabled": "no"}}, {}) == QueueSwitches()
+    assert queue_switches({"summary": {"messages_per_short_summary": 0}}, {}) == QueueSwitches()

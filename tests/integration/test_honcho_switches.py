@@ -1,0 +1,61 @@
+"""The Honcho configuration switches a session's new messages obey: `reasoning.enabled`,
+`summary.enabled` and the summaries' cadence, the session's own value first, then its
+workspace's (before, they were kept and returned but every message was derived and summarized
+by the service's settings alone)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from graph.repo import jobs
+from resolvers.services import Services
+
+pytestmark = pytest.mark.integration
+
+
+async def queued(services: Services, workspace: str, session: str) -> list[tuple[str, object]]:
+    found = await jobs.list_jobs(
+        services.db,
+        workspace,
+        session=session,
+        peer=None,
+        statuses=None,
+        with_errors=False,
+        limit=100,
+    )
+    return sorted((j.kind, j.payload.get("up_to_seq")) for j in found)
+
+
+async def talk(rest: httpx.AsyncClient, workspace: str, session: str, config: object) -> None:
+    r = await rest.post(
+        f"/workspaces/{workspace}/sessions",
+        json={"id": session, "peers": {"alice": {}, "bot": {}}, "configuration": config},
+    )
+    assert r.status_code == 201, r.text
+    turns = [{"peer_id": "alice", "content": f"I have {n} bikes."} for n in range(4)]
+    r = await rest.post(
+        f"/workspaces/{workspace}/sessions/{session}/messages", json={"messages": turns}
+    )
+    assert r.status_code == 201, r.text
+
+
+async def test_sessions_obey_their_own_switches_then_their_workspaces(
+    services: Services,
+    workspace: str,
+    rest: httpx.AsyncClient,
+) -> None:
+    off = {"reasoning": {"enabled": False}, "summary": {"messages_per_short_summary": 2}}
+    r = await rest.put(f"/workspaces/{workspace}", json={"configuration": off})
+    assert r.status_code == 200, r.text
+
+    await talk(rest, workspace, "quiet", {})
+    assert await queued(services, workspace, "quiet") == [("summarize", 1), ("summarize", 3)]
+
+    await talk(
+        rest, workspace, "loud", {"reasoning": {"enabled": True}, "summary": {"enabled": False}}
+    )
+    assert await queued(services, workspace, "loud") == [("derive", None)]
+
+    await talk(rest, workspace, "plain", {"summary": {"messages_per_short_summary": None}})
+    assert await queued(services, workspace, "plain") == [("summarize", 1), ("summarize", 3)]
