@@ -99,6 +99,13 @@ def readable(kind: ConfigKind, configuration: Mapping[str, Any]) -> dict[str, An
     return kept
 
 
+# The most frequent summaries a client's configuration can ask for: each is an LLM call on the
+# operator's key (a cadence of 1 made a summary job of every message). The operator's own
+# BELIEFGRAPH_SUMMARY_*_EVERY is not held to these.
+MIN_SHORT_EVERY = 10
+MIN_LONG_EVERY = 20
+
+
 @dataclass(frozen=True)
 class QueueSwitches:
     """What a session's new messages queue, by the Honcho switches of the session and its
@@ -122,9 +129,13 @@ def queue_switches(workspace: Mapping[str, Any], session: Mapping[str, Any]) -> 
                 return value[key]
         return None
 
+    short, long = (
+        pick("summary", "messages_per_short_summary"),
+        pick("summary", "messages_per_long_summary"),
+    )
     return QueueSwitches(
         derive=pick("reasoning", "enabled") is not False,
         summarize=pick("summary", "enabled") is not False,
-        short_every=pick("summary", "messages_per_short_summary"),
-        long_every=pick("summary", "messages_per_long_summary"),
+        short_every=None if short is None else max(short, MIN_SHORT_EVERY),
+        long_every=None if long is None else max(long, MIN_LONG_EVERY),
     )

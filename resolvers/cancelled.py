@@ -16,7 +16,7 @@ import logging
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.errors import ErrorCode
-from resolvers.refusals import refusal
+from resolvers.refusals import is_rest, refusal
 
 log = logging.getLogger("beliefgraph")
 RETRY_SECONDS = 5
@@ -43,12 +43,14 @@ class AnswerCancelled:
             if started:
                 raise
             log.warning("%s %s was cancelled before it answered", scope["method"], scope["path"])
+            # A GraphQL write is sent again safely with its clientId; REST writes have none.
+            stored = "resend it with the same clientId" if not is_rest(scope) else "look first"
             answer = refusal(
                 scope,
                 503,
                 ErrorCode.UNAVAILABLE,
                 "the server stopped before this request finished; send it again shortly "
-                "(a write may have been stored: resend it with the same clientId)",
+                f"(a write may have been stored: {stored})",
                 {"Retry-After": str(RETRY_SECONDS), "Connection": "close"},
             )
             await answer(scope, receive, send)

@@ -8,15 +8,16 @@ Operations hold Neo4j connections while they read, and the process has 50 (graph
 peer key sending 100 operations on each of 2 sockets took them all, and every other client's
 writes, the worker's claims and /health failed until it stopped. The shares bound that, not
 below the pool: one operation may read several things at once (a `context` up to 7).
-Subscriptions are not counted: the dreamEvents and queueStatus streams share their polls, and
-chatStream (and a streamed REST chat) runs in its stream, after its share is given back.
-Shares apply only with auth on: without keys, nothing tells clients apart.
+Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls,
+and chatStream takes its holder's share itself until its first event (as a streamed REST chat
+holds it until its answer starts), streaming the rest outside it. Shares apply only with auth
+on: without keys, nothing tells clients apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 
 from graphql import ExecutionResult, GraphQLError
 from strawberry.extensions import SchemaExtension
@@ -25,11 +26,19 @@ from strawberry.types.graphql import OperationType
 from graph.errors import BeliefgraphError, Unavailable
 from reasoners.slots import SlotsByOwner
 from resolvers.auth import Principal
+from resolvers.services import Services
 
 HOLDER_AT_ONCE = 8
 HOLDER_WAITING = 256  # two sockets' worth of operations (100 a socket)
 WORKSPACE_AT_ONCE = 24
 WORKSPACE_WAITING = 1024
+
+
+def share_for(services: Services, holder: Principal) -> AbstractAsyncContextManager[None]:
+    """The holder's share with auth on; without keys, nothing to wait for."""
+    if not services.settings.auth_enabled:
+        return nullcontext()
+    return share_of(services.shares, holder)
 
 
 @asynccontextmanager

@@ -17,6 +17,9 @@ from resolvers.shared_look import QueueLook, SharedLook, dream_counts, queue_sta
 
 UPLOADS_AT_ONCE = 2
 UPLOADS_WAITING = 8
+# One workspace's share of those: two keys of one tenant kept every tenant's uploads refused.
+WORKSPACE_UPLOADS_AT_ONCE = 1
+WORKSPACE_UPLOADS_WAITING = 4
 KEYLESS_AT_ONCE = 2
 KEYLESS_WAITING = 16
 
@@ -46,7 +49,9 @@ class Services:
         repr=False,
         compare=False,
     )
-    # With auth on, each key holder's and workspace's share of GraphQL operations at once.
+    workspace_uploads: SlotsByOwner = field(default_factory=SlotsByOwner, repr=False, compare=False)
+    # With auth on, each key holder's and workspace's share of operations at once (GraphQL and
+    # REST: resolvers/fair_share.py).
     shares: SlotsByOwner = field(default_factory=SlotsByOwner, repr=False, compare=False)
 
     @property

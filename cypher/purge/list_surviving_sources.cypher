@@ -5,7 +5,4 @@
 MATCH (o:Observation {workspace: $workspace})-[:DERIVED_FROM]->(m:Message {workspace: $workspace})
 WHERE o.id IN $ids AND m.deleted_at IS NULL
   AND ($peer IS NULL OR (o.observer <> $peer AND o.observed <> $peer))
-WITH DISTINCT m
-RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at, .edited_at} AS message
-ORDER BY message.session, message.seq
+RETURN DISTINCT m.id AS id

@@ -324,7 +324,8 @@ async def delete_finished(
         row = await tx.one("delete_finished_jobs", before=before, workspace=workspace, batch=batch)
         if row is None or not row["deleted"]:
             return 0
-        await tx.rows("delete_empty_units", keys=list(row["units"]))
+        # In key order, as every writer of several units locks them.
+        await tx.rows("delete_empty_units", keys=sorted(set(row["units"])))
         return int(row["deleted"])
 
     return await db.write_tx(work)

@@ -324,10 +324,13 @@ async def write_explicit(
     edges: dict[str, Any] = rows[0] if rows else {"writes": [], "claims": []}
     after = {(w["observer"], w["observed"]): int(w["writes"]) for w in edges["writes"]}
     await _check_unraced(tx, workspace, before, after, fact_of, created, threshold)
+    # One row per (belief, message): two facts of one message repeating one belief count once.
+    repeated = {
+        (duplicate_of[i], f.message_id): f.span for i, f in enumerate(facts) if i in duplicate_of
+    }
     repeats = [
-        {"id": duplicate_of[i], "message_id": f.message_id, "span": f.span}
-        for i, f in enumerate(facts)
-        if i in duplicate_of
+        {"id": belief, "message_id": message, "span": span}
+        for (belief, message), span in repeated.items()
     ]
     if repeats:
         await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)

@@ -4,6 +4,7 @@ stopped half-way (its process died, or Neo4j failed it) is finished by a worker.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -108,8 +109,35 @@ async def release(db: Database, held: Held, *, retry_in: timedelta | None = None
     )
 
 
-async def finish(db: Database, purge_id: str) -> None:
-    await db.write("finish_purge", id=purge_id)
+@dataclass(frozen=True)
+class FollowUps:
+    """What a purge does once it has erased everything (note_purge_followups.cypher)."""
+
+    rederive: list[str]  # message ids
+    card_views: list[tuple[str, str]]  # (observer, observed)
+
+
+async def note_followups(
+    tx: Tx,
+    purge_id: str,
+    *,
+    rederive: Collection[str] = (),
+    card_views: Collection[tuple[str, str]] = (),
+) -> None:
+    views = sorted({f"{observer}/{observed}" for observer, observed in card_views})
+    await tx.rows("note_purge_followups", id=purge_id, messages=sorted(set(rederive)), views=views)
+
+
+async def finish_in(tx: Tx, purge_id: str) -> FollowUps:
+    """Delete the record of a purge that has finished; what it noted to do now."""
+    row = await tx.one("get_purge_followups", id=purge_id)
+    await tx.rows("finish_purge", id=purge_id)
+    if row is None:
+        return FollowUps([], [])
+    views = [tuple(str(v).split("/", 1)) for v in row["card_views"]]
+    return FollowUps(
+        [str(m) for m in row["rederive"]], [(observer, observed) for observer, observed in views]
+    )
 
 
 async def claim_interrupted(

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graph.configuration import QueueSwitches, queue_switches
 from graph.db import Database, Tx
 from graph.errors import InvalidInput, LimitExceeded
 from graph.props import dump_json
-from graph.records import MessageRecord, SessionRecord, WorkspaceRecord
-from graph.repo import jobs, messages
+from graph.records import MessageRecord
+from graph.repo import jobs, messages, sessions
 from graph.settings import Settings
 from graph.validation import check_name, now
 from reasoners.embeddings.model import Embedder
@@ -96,16 +95,6 @@ def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[st
     return metadata_json
 
 
-async def queue_switches_in(tx: Tx, workspace: str, session: str) -> QueueSwitches:
-    """The switches of the session and its workspace, read in the messages' transaction."""
-    found = await tx.one("get_workspace", workspace=workspace)
-    held = await tx.one("get_session", workspace=workspace, name=session)
-    return queue_switches(
-        WorkspaceRecord.from_row(found["workspace"]).configuration if found else {},
-        SessionRecord.from_row(held["session"]).configuration if held else {},
-    )
-
-
 async def add_messages(
     db: Database,
     embedder: Embedder,
@@ -153,7 +142,7 @@ async def add_messages(
     async def enqueue_work(tx: Tx, created: list[MessageRecord]) -> None:
         # Same transaction as the messages: a stored message always has its jobs (those the
         # session's and workspace's switches ask for, as they stand now).
-        switches = await queue_switches_in(tx, workspace, session)
+        switches = await sessions.queue_switches_in(tx, workspace, session)
         await jobs.enqueue(
             tx,
             jobs_for_messages(settings, created, now(), switches),

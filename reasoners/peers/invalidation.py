@@ -128,8 +128,10 @@ async def edit_message(
             token_count=tokens.count(content),
             now=stamp,
         )
-        # Derive the new text again; summaries are rewritten by later batches.
-        again = derive_jobs(settings, [edited.message], stamp)
+        # Derive the new text again (unless its session's switches say not to); summaries are
+        # rewritten by later batches.
+        switches = await sessions.queue_switches_in(tx, workspace, edited.message.session)
+        again = derive_jobs(settings, [edited.message], stamp) if switches.derive else []
         await jobs.enqueue(tx, again, token_target=settings.deriver_token_target)
         return edited
 

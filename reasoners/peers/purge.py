@@ -43,7 +43,7 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation
 from graph.records import MessageRecord
-from graph.repo import jobs, peers, purges
+from graph.repo import jobs, peers, purges, sessions
 from graph.repo import summaries as summary_repo
 from graph.settings import Settings
 from graph.validation import now
@@ -120,6 +120,7 @@ class Eraser:
 
     db: Database
     settings: Settings
+    record: str  # the purge's record, which keeps what is to be done at the end
     workspace: str
     peer: str | None
     checkpoint: Checkpoint
@@ -173,45 +174,60 @@ class Eraser:
         await self._quoting(plan, observation_ids)
         premises = {str(d["id"]): [str(p) for p in d["premises"]] for d in plan.derived}
         for part in chunks(dependents_first(premises), self.batch):
-            rows, queued = await self._commit(db.write_tx(partial(self._delete_beliefs, part)))
+            rows = await self._commit(db.write_tx(partial(self._delete_beliefs, part)))
             for row in rows:
                 self.tally.observations[str(row["level"])] += int(row["deleted"])
-            self.tally.rederived |= queued
         for part in chunks(message_ids, self.batch):
             rows = await self._commit(db.write("delete_messages_hard", workspace=ws, ids=part))
             self.tally.messages += _count(rows)
 
-    async def _delete_beliefs(self, ids: list[str], tx: Tx) -> tuple[list[Row], set[str]]:
-        """Delete beliefs (rows by level), and queue the live messages they were also taken
-        from to be derived again, each once per purge (their ids)."""
+    async def _delete_beliefs(self, ids: list[str], tx: Tx) -> list[Row]:
+        """Delete beliefs (rows by level), noting on the record the live messages they were
+        also taken from: the purge's end derives them again."""
         ws, peer = self.workspace, self.peer
-        sources = [
-            MessageRecord.from_row(r["message"])
-            for r in await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
-        ]
-        again = [m for m in sources if m.id not in self.tally.rederived]
+        sources = await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
-        await jobs.enqueue(
-            tx,
-            derive_jobs(self.settings, again, now()),
-            token_target=self.settings.deriver_token_target,
-        )
-        return rows, {m.id for m in again}
+        await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])
+        return rows
 
     async def _delete_files(self, ids: list[str], tx: Tx) -> list[Row]:
-        """Delete a batch of files and cards; schedule a dream of each deleted card's
-        representation (one of the purged peer's has none), which writes the card again."""
+        """Delete a batch of files and cards, noting on the record the representations whose
+        cards went (but the purged peer's): the purge's end schedules their dreams."""
         ws, peer = self.workspace, self.peer
         rows = await tx.rows(
             "delete_purged_files", workspace=ws, batch=self.batch, peer=peer, observation_ids=ids
         )
-        if scheduling.enabled(self.settings):
-            views = {(str(o), str(d)) for row in rows for o, d in row["card_views"]}
-            for observer, observed in sorted(views):
-                if peer not in (observer, observed):
+        views = {(str(o), str(d)) for row in rows for o, d in row["card_views"]}
+        await purges.note_followups(tx, self.record, card_views=[v for v in views if peer not in v])
+        return rows
+
+    async def finish(self) -> None:
+        """Delete the record, and in the same transaction do what the purge noted on it: the
+        live messages an erased belief was also taken from are queued to be derived again
+        (as their sessions' switches allow), so what they state comes back from them alone;
+        a dream of each representation whose card went is scheduled (dreams on), which
+        writes the card again from what is left."""
+        ws = self.workspace
+
+        async def work(tx: Tx) -> purges.FollowUps:
+            todo = await purges.finish_in(tx, self.record)
+            rows = await tx.rows("get_messages_by_ids", workspace=ws, ids=todo.rederive)
+            live = [MessageRecord.from_row(r["message"]) for r in rows]
+            again: list[MessageRecord] = []
+            for session in sorted({m.session for m in live}):
+                if (await sessions.queue_switches_in(tx, ws, session)).derive:
+                    again += [m for m in live if m.session == session]
+            derive = derive_jobs(self.settings, again, now())
+            await jobs.enqueue(tx, derive, token_target=self.settings.deriver_token_target)
+            if scheduling.enabled(self.settings):
+                for observer, observed in todo.card_views:
                     view = Representation(ws, observer, observed)
                     await scheduling.on_demand_in(tx, self.settings, view)
-        return rows
+            return purges.FollowUps([m.id for m in again], todo.card_views)
+
+        done = await self.db.write_tx(work)
+        self.tally.rederived = set(done.rederive)
+        self.tally.card_views = set(done.card_views)
 
     async def _files_and_runs(self, ids: list[str], scopes: list[dict[str, str]]) -> None:
         """The files and cards, then the dream runs, that quote these beliefs (or the peer)."""
@@ -221,7 +237,6 @@ class Eraser:
             self.tally.files += int(row["files"])
             self.tally.file_chunks += int(row["chunks"])
             self.tally.cards += int(row["cards"])
-            self.tally.card_views |= {(str(o), str(d)) for o, d in row["card_views"]}
         runs = await self._until_done(
             lambda: db.write(
                 "delete_purged_dream_runs",
@@ -351,8 +366,8 @@ async def purge_messages(
     if not plan.messages:
         raise NotFound(f"no message with id {ids[0]!r} in workspace {workspace!r}")
     record = await purges.begin_messages(db, workspace, ids, lease=lease)
-    eraser = Eraser(db, settings, workspace, None, checkpoint or NoCheckpoint())
-    return await under_record(db, record, lease, partial(eraser.run, left, plan))
+    eraser = Eraser(db, settings, record.id, workspace, None, checkpoint or NoCheckpoint())
+    return await under_record(db, record, lease, partial(eraser.run, left, plan), eraser.finish)
 
 
 async def purge_peer(
@@ -374,8 +389,9 @@ async def purge_peer(
         return await purges.begin_peer_in(tx, workspace, peer, lease=lease)
 
     record = await db.write_tx(begin)
-    eraser = Eraser(db, settings, workspace, peer, checkpoint or NoCheckpoint())
-    return await under_record(db, record, lease, partial(eraser.run, peer_left(workspace, peer)))
+    eraser = Eraser(db, settings, record.id, workspace, peer, checkpoint or NoCheckpoint())
+    run = partial(eraser.run, peer_left(workspace, peer))
+    return await under_record(db, record, lease, run, eraser.finish)
 
 
 async def resume_interrupted(
@@ -391,24 +407,26 @@ async def resume_interrupted(
     taken = 0
     while (record := await purges.claim_interrupted(db, lease, workspace=workspace)) is not None:
         taken += 1
+        eraser = Eraser(
+            db, settings, record.id, record.workspace, record.peer, checkpoint or NoCheckpoint()
+        )
         if record.peer is not None and not record.peer_marked:
             # The purge had deleted the peer (its last step) before it stopped; a peer of that
-            # name now is another one, made since.
-            log.info("purge %s of %s: its peer is gone; done", record.id, record.peer)
-            await purges.finish(db, record.id)
+            # name now is another one, made since. What it noted to do at the end is done.
+            log.info("purge %s of %s: its peer is gone; finishing it", record.id, record.peer)
+            await eraser.finish()
             continue
         if record.peer is not None:
             left = peer_left(record.workspace, record.peer)
         else:
             left = messages_left(record.workspace, record.message_ids)
-        eraser = Eraser(db, settings, record.workspace, record.peer, checkpoint or NoCheckpoint())
         wait = max(
             min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
             timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
         )
         try:
             report = await under_record(
-                db, record.held, lease, partial(eraser.run, left), retry_in=wait
+                db, record.held, lease, partial(eraser.run, left), eraser.finish, retry_in=wait
             )
         except Exception as exc:
             log.warning(

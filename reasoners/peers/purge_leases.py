@@ -1,6 +1,7 @@
 """A purge run under its record's lease (graph/repo/purges.py): renewed on a timer while the
-purge runs, given up at once when it fails in its process, and the record deleted once the
-purge has finished. If the process dies, the lease runs out and a worker finishes the purge."""
+purge runs, given up at once when it fails in its process, and the record finished (deleted,
+with what the purge noted on it to do at the end) once the purge has erased everything. If the
+process dies, the lease runs out and a worker finishes the purge."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ async def under_record(
     held: purges.Held,
     lease: timedelta,
     run: Callable[[], Awaitable[T]],
+    finish: Callable[[], Awaitable[None]],
     *,
     retry_in: timedelta | None = None,
 ) -> T:
-    """`run` under its record, and delete the record once it has finished. A failure leaves
-    the record and gives up its lease (a worker finishes the purge after `retry_in`, or purging
-    again does; a cancellation, at shutdown say, is no failure of the purge: at the next look)."""
+    """`run` under its record, then `finish` (which deletes the record). A failure of `run`
+    leaves the record and gives up its lease (a worker finishes the purge after `retry_in`, or
+    purging again does; a cancellation, at shutdown say, is no failure of the purge: at the
+    next look); one of `finish` leaves it to its lease."""
     try:
         async with _leased(db, held, lease):
             result = await run()
@@ -39,7 +42,7 @@ async def under_record(
         except Exception as exc:  # Neo4j away: the lease runs out instead
             log.warning("could not release purge %s's lease: %s", held.id, exc)
         raise
-    await purges.finish(db, held.id)
+    await finish()
     return result
 
 

@@ -18,16 +18,18 @@ BATCH = 1000  # jobs per transaction
 MAX_BATCHES = 20  # per look: a large backlog goes over several looks, not in one long run
 
 
-async def delete_finished_jobs(db: Database, settings: Settings, workspace: str | None) -> int:
-    """Delete the jobs finished before the retention window (of `workspace`, or of all); how
-    many went."""
+async def delete_finished_jobs(
+    db: Database, settings: Settings, workspace: str | None, *, batch: int = BATCH
+) -> int:
+    """Delete the jobs finished before the retention window (of `workspace`, or of all),
+    `batch` per transaction; how many went."""
     if settings.job_retention_days <= 0:
         return 0
     before = now() - timedelta(days=settings.job_retention_days)
     total = 0
     for _ in range(MAX_BATCHES):
-        deleted = await jobs.delete_finished(db, before=before, workspace=workspace, batch=BATCH)
+        deleted = await jobs.delete_finished(db, before=before, workspace=workspace, batch=batch)
         total += deleted
-        if deleted < BATCH:
+        if deleted < batch:
             break
     return total

@@ -7,10 +7,10 @@ and admin keys from any.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import strawberry
 
@@ -19,6 +19,7 @@ from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic import citations
 from reasoners.dialectic.evidence import View
 from reasoners.llm.interface import DialecticLevel
+from resolvers.fair_share import share_for
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     ExcludeDerivedArg,
@@ -44,6 +45,15 @@ described_enum(
         "MAX": "Up to 10 tool turns by default.",
     },
 )
+
+
+T = TypeVar("T")
+
+
+async def _prepend(first: T, rest: AsyncIterator[T]) -> AsyncIterator[T]:
+    yield first
+    async for item in rest:
+        yield item
 
 
 @strawberry.type(description="A message cited by an answer, with the words that support it.")
@@ -260,18 +270,24 @@ class DialecticSubscription:
         exclude_derived: ExcludeDerivedArg = False,
     ) -> AsyncGenerator[ChatEvent, None]:
         filters = SessionFilters(depth, session_ids, exclude_session_ids, exclude_derived)
-        view = await _view(info, workspace, peer, target, session, as_of, filters)
         services = info.context.services
-        events = dialectic.chat_stream(
-            services.db,
-            services.embedder,
-            services.llm,
-            view,
-            query,
-            level=reasoning_level.value,
-            levels=services.reasoning_levels,
-        )
-        async for event in events:
+        # The key holder's share is held until the first event (its reads and tool turns), as
+        # for any operation; the rest streams outside it.
+        async with share_for(services, info.context.principal):
+            view = await _view(info, workspace, peer, target, session, as_of, filters)
+            events = dialectic.chat_stream(
+                services.db,
+                services.embedder,
+                services.llm,
+                view,
+                query,
+                level=reasoning_level.value,
+                levels=services.reasoning_levels,
+            )
+            first = await anext(events, None)
+        if first is None:
+            return
+        async for event in _prepend(first, events):
             if event.answer is None:
                 yield ChatEvent(delta=event.delta)
             else:

@@ -26,12 +26,18 @@ class QueueStatus:
         "or due and waiting for a worker."
     )
     running: int = strawberry.field(description="Jobs a worker is running now.")
-    done: int = strawberry.field(description="Jobs finished.")
+    done: int = strawberry.field(
+        description="Jobs finished within BELIEFGRAPH_JOB_RETENTION_DAYS (older ones are deleted)."
+    )
     dead: int = strawberry.field(
         description="Jobs that failed every attempt and were set aside (retryJobs requeues them)."
     )
-    tokens_in: int = strawberry.field(description="LLM input tokens the jobs used, in all.")
-    tokens_out: int = strawberry.field(description="LLM output tokens the jobs used, in all.")
+    tokens_in: int = strawberry.field(
+        description="LLM input tokens the jobs counted here used, in all."
+    )
+    tokens_out: int = strawberry.field(
+        description="LLM output tokens the jobs counted here used, in all."
+    )
 
     @strawberry.field(description="True when nothing is pending or running.")
     def idle(self) -> bool:

@@ -83,16 +83,18 @@ class PurgeReport:
     file_chunks: int = strawberry.field(description="Searchable pieces of the erased files.")
     cards: int = strawberry.field(
         description="Peer cards of or by the purged peer, and cards with a line resting on an "
-        "erased belief (when dreams are on, a dream is queued to write each again from what "
-        "is left)."
+        "erased belief. When dreams are on, the purge's end queues a dream to write each again "
+        "from what is left (not the purged peer's own)."
     )
     summaries: int = strawberry.field(description="Session summaries that covered purged text.")
     jobs: int = strawberry.field(description="Queued or finished jobs naming only purged data.")
     dream_runs: int = strawberry.field(description="Dream records naming erased beliefs.")
     peers: int = strawberry.field(description="1 when a peer itself was erased, else 0.")
     messages_derived_again: int = strawberry.field(
-        description="Messages left in place that an erased belief was also taken from: each is "
-        "queued to be derived again, so what it states comes back from it alone."
+        description="Messages left in place that an erased belief was also taken from: the "
+        "purge's end queues each to be derived again (unless its session has reasoning off), "
+        "so what it states comes back from it alone. Beliefs of a purged peer's own views are "
+        "not rebuilt."
     )
 
     @classmethod

@@ -17,15 +17,16 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import BeliefgraphError, ErrorCode
+from graph.errors import BeliefgraphError, ErrorCode, Unavailable
 from resolvers.auth import Principal, principal_from_header
-from resolvers.fair_share import share_of
+from resolvers.fair_share import share_for
 from resolvers.json_body import parse_json_body
 from resolvers.services import Services
 
 log = logging.getLogger("beliefgraph.rest")
 
 M = TypeVar("M", bound=BaseModel)
+RETRY_AFTER_SECONDS = 1
 
 STATUS = {
     ErrorCode.NOT_FOUND: 404,
@@ -53,7 +54,10 @@ def error_answer(exc: Exception) -> Response:
     if isinstance(exc, BadRequest):
         return detail(400, exc.message)
     if isinstance(exc, BeliefgraphError):
-        return detail(STATUS[exc.code], exc.message)
+        answer = detail(STATUS[exc.code], exc.message)
+        if exc.code is ErrorCode.UNAVAILABLE:  # busy or Neo4j away: worth sending again soon
+            answer.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return answer
     if isinstance(exc, ValidationError):
         problems = exc.errors(include_url=False, include_context=False)
         return detail(422, json.loads(json.dumps(problems, default=str)))
@@ -119,6 +123,16 @@ class Call:
 Handler = Callable[[Call], Awaitable[Response]]
 
 
+async def _unless_gone(handler: Handler, call: Call) -> Response:
+    """Run the handler unless the client has left while its request waited (for its body, or
+    its turn): a message batch stored for a client that gave up is stored again by its resend,
+    and other work done for nobody only makes others wait."""
+    await call.request.body()  # read first: the check below would swallow an unread body
+    if await call.request.is_disconnected():
+        raise Unavailable("the client left before its request ran")
+    return await handler(call)
+
+
 def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Request], Any]:
     async def run(request: Request) -> Response:
         try:
@@ -127,10 +141,8 @@ def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Re
                 # A key of another workspace is refused before the body is read, so a bad body
                 # tells it nothing about the route; the handler's narrower checks follow.
                 call.principal.in_workspace(call.workspace)
-            if not call.services.settings.auth_enabled:
-                return await handler(call)
-            async with share_of(call.services.shares, call.principal):
-                return await handler(call)
+            async with share_for(call.services, call.principal):
+                return await _unless_gone(handler, call)
         except Exception as exc:  # every failure becomes a coded answer, never a traceback
             return error_answer(exc)
 

@@ -36,6 +36,7 @@ from resolvers.rest.implicit import (
 )
 from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.workspaces import ListBody
+from resolvers.services import WORKSPACE_UPLOADS_AT_ONCE, WORKSPACE_UPLOADS_WAITING
 
 T = TypeVar("T")
 
@@ -172,9 +173,20 @@ async def update(call: Call) -> Response:
 
 async def upload(call: Call) -> Response:
     """A document as messages from one peer: its text in pieces of at most the message size.
-    A few at a time (Services.uploads): past them, 503."""
-    async with call.services.uploads.take():
-        return await _upload(call)
+    A few at a time (Services.uploads), of which one workspace's one: past them, 503."""
+    services = call.services
+    own = services.workspace_uploads.of(
+        call.workspace,
+        WORKSPACE_UPLOADS_AT_ONCE,
+        WORKSPACE_UPLOADS_WAITING,
+        "uploads of this workspace",
+    )
+    try:
+        # The workspace's turn first: waiting for it holds none of the process's.
+        async with own.take(), services.uploads.take():
+            return await _upload(call)
+    finally:
+        services.workspace_uploads.prune()
 
 
 async def _upload(call: Call) -> Response:

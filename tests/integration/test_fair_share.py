@@ -15,7 +15,9 @@ import pytest
 from graph.db import Database, Tx
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
-from resolvers.fair_share import HOLDER_AT_ONCE, HOLDER_WAITING
+from resolvers.fair_share import HOLDER_AT_ONCE, HOLDER_WAITING, share_of
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.fakes.db import Wrapping
 from tests.integration.derive_helpers import make_peers
@@ -108,5 +110,39 @@ async def test_one_key_runs_a_few_rest_requests_at_once(services: Services, work
         many = await asyncio.gather(*(ask() for _ in range(HOLDER_AT_ONCE + HOLDER_WAITING + 5)))
         refused = [r for r in many if r.status_code != 200]
         assert refused and {r.status_code for r in refused} == {503}, refused[0].text
+        assert refused[0].headers["retry-after"] == "1"
         assert len(refused) <= 5 + 1 and "operations of a key" in refused[0].text
     assert len(secured.shares) == 0
+
+
+async def test_a_chat_stream_waits_for_its_holders_turn(services: Services, workspace: str) -> None:
+    """chatStream took no share: one key's streams ran beside its 8 other operations."""
+    await make_peers(services, workspace, "alice")
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(services, settings=settings)
+    alice = Principal(KeyScope.PEER, workspace=workspace, peer="alice")
+    context = Context(secured, f"Bearer {issue_key(SECRET, alice)}")
+    query = (
+        'subscription($w: String!) { chatStream(workspace: $w, peer: "alice", query: "pets?") '
+        "{ done } }"
+    )
+    busy, free = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with share_of(secured.shares, alice):
+            busy.set()
+            await free.wait()
+
+    holders = [asyncio.ensure_future(hold()) for _ in range(HOLDER_AT_ONCE)]
+    await busy.wait()
+    stream: Any = await build_schema(settings).subscribe(
+        query, variable_values={"w": workspace}, context_value=context
+    )
+    first = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)
+    assert not first.done()  # waits for one of alice's 8 operations to end
+    free.set()
+    await asyncio.gather(*holders)
+    result = await asyncio.wait_for(first, 30)
+    assert not result.errors, result.errors
+    await stream.aclose()

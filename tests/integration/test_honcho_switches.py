@@ -8,7 +8,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from graph.repo import jobs
+from graph.repo import jobs, messages
+from graph.repo.messages import MessageFilter
+from reasoners.peers import invalidation
 from resolvers.services import Services
 
 pytestmark = pytest.mark.integration
@@ -33,7 +35,7 @@ async def talk(rest: httpx.AsyncClient, workspace: str, session: str, config: ob
         json={"id": session, "peers": {"alice": {}, "bot": {}}, "configuration": config},
     )
     assert r.status_code == 201, r.text
-    turns = [{"peer_id": "alice", "content": f"I have {n} bikes."} for n in range(4)]
+    turns = [{"peer_id": "alice", "content": f"I have {n} bikes."} for n in range(10)]
     r = await rest.post(
         f"/workspaces/{workspace}/sessions/{session}/messages", json={"messages": turns}
     )
@@ -45,12 +47,12 @@ async def test_sessions_obey_their_own_switches_then_their_workspaces(
     workspace: str,
     rest: httpx.AsyncClient,
 ) -> None:
-    off = {"reasoning": {"enabled": False}, "summary": {"messages_per_short_summary": 2}}
+    off = {"reasoning": {"enabled": False}, "summary": {"messages_per_short_summary": 10}}
     r = await rest.put(f"/workspaces/{workspace}", json={"configuration": off})
     assert r.status_code == 200, r.text
 
     await talk(rest, workspace, "quiet", {})
-    assert await queued(services, workspace, "quiet") == [("summarize", 1), ("summarize", 3)]
+    assert await queued(services, workspace, "quiet") == [("summarize", 9)]
 
     await talk(
         rest, workspace, "loud", {"reasoning": {"enabled": True}, "summary": {"enabled": False}}
@@ -58,4 +60,19 @@ async def test_sessions_obey_their_own_switches_then_their_workspaces(
     assert await queued(services, workspace, "loud") == [("derive", None)]
 
     await talk(rest, workspace, "plain", {"summary": {"messages_per_short_summary": None}})
-    assert await queued(services, workspace, "plain") == [("summarize", 1), ("summarize", 3)]
+    assert await queued(services, workspace, "plain") == [("summarize", 9)]
+
+
+async def test_an_edit_in_a_session_with_reasoning_off_is_not_derived(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    await talk(rest, workspace, "quiet", {"reasoning": {"enabled": False}})
+    page = await messages.list_page(
+        services.db, workspace, MessageFilter(session="quiet"), after=None, limit=1
+    )
+    [first] = page.items
+    s = services
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, first.id, "I have a red bike."
+    )
+    assert [kind for kind, _ in await queued(services, workspace, "quiet")] == []

@@ -1254,6 +1254,23 @@ async def test_uploads_past_their_slots_are_refused_at_once(
         assert r.status_code == 201, r.text
 
 
+async def test_one_workspace_takes_one_upload_slot(
+    services: Services, workspace: str, other_workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """Two keys of one tenant keeping uploads going refused every other tenant's (the process
+    reads two at once)."""
+    form = {
+        "files": {"file": ("notes.md", b"# Bees\n\nThree hives in Leeds.", "text/markdown")},
+        "data": {"peer_id": "alice"},
+    }
+    busy = services.workspace_uploads.of(workspace, 1, 0, "uploads of this workspace")
+    async with busy.take():  # the workspace's one slot, taken
+        r = await rest.post(f"/workspaces/{workspace}/sessions/docs/messages/upload", **form)  # type: ignore[arg-type]
+        assert r.status_code == 503 and "uploads of this workspace" in r.json()["detail"]
+        r = await rest.post(f"/workspaces/{other_workspace}/sessions/docs/messages/upload", **form)  # type: ignore[arg-type]
+        assert r.status_code == 201, r.text
+
+
 async def test_requests_without_a_key_take_turns(services: Services) -> None:
     """With auth on, a dozen clients without a key, each sending a small document of unknown
     fields, kept /health waiting 16 s: nothing bounded how many were read at once."""

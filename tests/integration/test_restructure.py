@@ -16,6 +16,7 @@ from graph.repo.dream_writes import DerivedWrite
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine
+from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.llm.interface import ChatMessage
@@ -25,7 +26,7 @@ from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
-from tests.integration.derive_helpers import observes_counts
+from tests.integration.derive_helpers import make_peers, make_session, observes_counts, post
 from tests.integration.dream_helpers import (
     belief_id,
     contents,
@@ -558,6 +559,57 @@ async def test_a_purge_derives_again_what_surviving_messages_also_said(
         # The cat, already taken from that message, is not counted a second time.
         cat = await belief_id(services, workspace, "cat", observer=observer)
         assert (await state(services, workspace, cat))["times_derived"] == 1
+
+
+@dataclass
+class Draining:
+    """A purge checkpoint that lets the worker run everything due after each batch."""
+
+    services: Services
+    workspace: str
+
+    async def committed(self) -> None:
+        await derive(self.services, self.workspace)
+
+
+async def test_derivations_the_purge_queues_run_only_once_it_has_erased_everything(
+    services: Services, workspace: str
+) -> None:
+    """A surviving message queued when the purge's first batch erased one of its beliefs could
+    be derived before the next batch: it met the other view's belief, still there (tombstoned),
+    took it for a deleted one and left the fact out; the next batch then erased that belief."""
+    await conversation(services, workspace, "s1", "s2")
+    await say(services, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await say(services, workspace, "s2", "2024-02-05", "I live in Paris.")
+    await derive(services, workspace)
+    paris = await belief_id(services, workspace, "Paris")
+    sources = (await observations.get_detail(services.db, workspace, paris)).sources
+    [purged] = [src.message.id for src in sources if src.message.session == "s1"]
+
+    one_by_one = replace(services.settings, purge_batch=1)
+    drain = Draining(services, workspace)
+    report = await purge.purge_messages(services.db, one_by_one, workspace, [purged], drain)
+    assert report.observations["explicit"] == 2 and len(report.rederived) == 1
+    await derive(services, workspace)
+    for observer in ("agent", "alice"):
+        await belief_id(services, workspace, "Paris", observer=observer)
+
+
+async def test_a_peer_purge_does_not_rebuild_the_purged_peers_own_views(
+    services: Services, workspace: str
+) -> None:
+    await make_peers(services, workspace, "alice", "bob")
+    members = [MemberSettings("alice"), MemberSettings("bob")]
+    for name in ("s1", "s2"):
+        await make_session(services, workspace, name, members)
+        await post(services, workspace, name, ("bob", "I live in Rome."))
+    await derive(services, workspace)
+    assert await belief_id(services, workspace, "Rome", observer="alice", observed="bob")
+
+    report = await purge.purge_peer(services.db, services.settings, workspace, "alice")
+    assert report.observations["explicit"] == 1  # alice's view of bob, from both messages
+    assert report.rederived == set()  # bob's messages are not derived again for nobody
+    assert await belief_id(services, workspace, "Rome", observer="bob", observed="bob")
 
 
 @dataclass

@@ -70,3 +70,8 @@ def test_a_session_switch_wins_over_its_workspace_and_unset_falls_through() -> N
     # A value no client could have stored (an earlier version's) counts as unset.
     assert queue_switches({"reasoning": {"enabled": "no"}}, {}) == QueueSwitches()
     assert queue_switches({"summary": {"messages_per_short_summary": 0}}, {}) == QueueSwitches()
+
+
+def test_a_client_cannot_ask_for_a_summary_every_few_messages() -> None:
+    often = {"summary": {"messages_per_short_summary": 1, "messages_per_long_summary": 2}}
+    assert queue_switches(often, {}) == QueueSwitches(short_every=10, long_every=20)
