@@ -100,6 +100,7 @@ Statement = Literal[
     "find_expired_units",
     "find_interrupted_purges",
     "find_message_derivations",
+    "find_message_purge",
     "find_messages_by_client_id",
     "find_near_beliefs",
     "find_peer_derivations",

@@ -147,6 +147,9 @@ class Observation(StructuredNode):
     facets = ArrayProperty(StringProperty(), default=list)
     superseded_at = DateTimeNeo4jFormatProperty()
     deleted_at = DateTimeNeo4jFormatProperty()
+    # Set with deleted_at on a belief a purge tombstoned (it was not deleted before), until the
+    # purge deletes it (cypher/purge/tombstone_purged.cypher says what reads it).
+    purging = BooleanProperty()
     # What wrote it: "deriver", "dreamer:rules" (the zero-key dreamer), "dreamer:llm" or
     # "correction" (a new version written through the API).
     origin = StringProperty(choices=ORIGINS)
@@ -315,3 +318,8 @@ class Purge(StructuredNode):
     owner = StringProperty()  # the run holding the lease: only it renews or releases it
     retry_after = DateTimeNeo4jFormatProperty()  # after a failed try: when a worker tries again
     attempts = IntegerProperty(default=0)  # times a worker took it up
+    # What its end does (cypher/purge/note_purge_followups.cypher): the live messages to derive
+    # again, those of them not to, and the views ("observer/observed") whose cards to dream.
+    rederive = ArrayProperty(StringProperty())
+    rederive_blocked = ArrayProperty(StringProperty())
+    card_views = ArrayProperty(StringProperty())

@@ -7,7 +7,8 @@
 // as the belief the candidate repeats; the rest are what a dream compares it with.
 // With no current belief of the same text, a retired one (`retired`: deleted, or corrected
 // away while taken from the candidate's own message) is returned instead: the caller drops the
-// candidate, so a deleted or corrected fact is not derived back from where it came from.
+// candidate, so a deleted or corrected fact is not derived back from where it came from. One a
+// purge is erasing (`purging`) is neither: the candidate is a belief of its own.
 // `c.exclude` (a belief's own id when a merge checks it, else '') is never returned.
 UNWIND $candidates AS c
 OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
@@ -18,6 +19,7 @@ CALL (c, total) {
   USING INDEX o:Observation(scope_key, content_key)
   WHERE o.scope_key = c.scope AND o.content_key = c.key
     AND o.workspace = $workspace AND o.level = 'explicit' AND o.id <> c.exclude
+    AND o.purging IS NULL
   WITH o,
        o.deleted_at IS NOT NULL
        OR (o.superseded_at IS NOT NULL

@@ -241,6 +241,7 @@ async def write_explicit(
     near: float | None = None,
     idle_at: datetime | None = None,
     dream_threshold: int = 0,
+    echoes: Sequence[tuple[ExplicitFact, ExplicitFact]] = (),
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
     (`threshold` is a cosine: facts at least this similar to a belief repeat it). With `near`,
@@ -248,7 +249,9 @@ async def write_explicit(
     included, for the zero-key dreamer (Observation.near_ids). Each scope's new facts count
     toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger); a
     scope with `dream_threshold` undreamed beliefs (0: never) claims one (WriteOutcome.claims),
-    in the same write of its edge."""
+    in the same write of its edge. `echoes` pairs a fact of `facts` with one the caller left out
+    as its repeat: the repeat's message becomes evidence of the belief the fact makes or
+    repeats (counted once more when it is another message)."""
     if not facts:
         return WriteOutcome([], 0)
     items = [
@@ -328,6 +331,12 @@ async def write_explicit(
     repeated = {
         (duplicate_of[i], f.message_id): f.span for i, f in enumerate(facts) if i in duplicate_of
     }
+    position = {id(f): i for i, f in enumerate(facts)}  # a retired fact's echoes go with it
+    for first, echo in echoes:
+        at = position.get(id(first))
+        if at is not None and echo.message_id != first.message_id:
+            belief = duplicate_of.get(at) or ids[at]
+            repeated.setdefault((belief, echo.message_id), echo.span)
     repeats = [
         {"id": belief, "message_id": message, "span": span}
         for (belief, message), span in repeated.items()

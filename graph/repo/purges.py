@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, NotFound
@@ -56,11 +57,30 @@ async def _create(
     return Held(str(row["id"]), owner)
 
 
+def _since(record: dict[str, Any]) -> str:
+    started = to_datetime(record["started_at"])
+    return started.isoformat(timespec="seconds") if started else "earlier"
+
+
 async def begin_messages(
     db: Database, workspace: str, message_ids: list[str], *, lease: timedelta
 ) -> Held:
-    """The record of a purge of messages about to run, leased for `lease` to this run."""
-    return await db.write_tx(lambda tx: _create(tx, workspace, None, message_ids, lease))
+    """The record of a purge of messages about to run, leased for `lease` to this run. One
+    while another purge runs that names any of them is a CONFLICT (an interrupted one, whose
+    lease ran out, is finished by a worker beside it)."""
+
+    async def work(tx: Tx) -> Held:
+        ids = sorted(set(message_ids))
+        await tx.rows("lock_messages", workspace=workspace, ids=ids)
+        running = await tx.one("find_message_purge", workspace=workspace, ids=ids, now=now())
+        if running is not None:
+            raise Conflict(
+                f"some of these messages are already being purged (since {_since(running)}); "
+                "that purge finishes on its own"
+            )
+        return await _create(tx, workspace, None, message_ids, lease)
+
+    return await db.write_tx(work)
 
 
 async def begin_peer(db: Database, workspace: str, peer: str, *, lease: timedelta) -> Held:
@@ -87,10 +107,9 @@ async def begin_peer_in(tx: Tx, workspace: str, peer: str, *, lease: timedelta) 
         "lease_purge", id=running["id"], now=stamp, lease_until=stamp + lease, owner=owner
     )
     if taken is None:
-        started = to_datetime(running["started_at"])
-        since = started.isoformat(timespec="seconds") if started else "earlier"
         raise Conflict(
-            f"peer {peer!r} is already being purged (since {since}); the purge finishes on its own"
+            f"peer {peer!r} is already being purged (since {_since(running)}); the purge "
+            "finishes on its own"
         )
     return Held(str(taken["id"]), owner)
 
@@ -122,10 +141,19 @@ async def note_followups(
     purge_id: str,
     *,
     rederive: Collection[str] = (),
+    blocked: Collection[str] = (),
     card_views: Collection[tuple[str, str]] = (),
 ) -> None:
+    """Note what the purge's end does: derive `rederive` again but `blocked`, dream the
+    `card_views` again."""
     views = sorted({f"{observer}/{observed}" for observer, observed in card_views})
-    await tx.rows("note_purge_followups", id=purge_id, messages=sorted(set(rederive)), views=views)
+    await tx.rows(
+        "note_purge_followups",
+        id=purge_id,
+        messages=sorted(set(rederive)),
+        blocked=sorted(set(blocked)),
+        views=views,
+    )
 
 
 async def finish_in(tx: Tx, purge_id: str) -> FollowUps:

@@ -83,24 +83,36 @@ def first_of_each(
     keys: Sequence[str], embeddings: Sequence[Sequence[float]], threshold: float
 ) -> list[bool]:
     """For items in order, whether each is kept: it repeats no earlier kept item by
-    `find_duplicate`'s rule. The same answers as calling it item by item, with the cosines
-    computed as one matrix product per item rather than in Python (a long message can yield a
-    thousand facts, and comparing each with the others in Python took minutes)."""
+    `find_duplicate`'s rule."""
+    return [r is None for r in repeated_items(keys, embeddings, threshold)]
+
+
+def repeated_items(
+    keys: Sequence[str], embeddings: Sequence[Sequence[float]], threshold: float
+) -> list[int | None]:
+    """For items in order, None for one that is kept, else the index of the earlier kept item
+    it repeats by `find_duplicate`'s rule (the same text, else the most similar). The same
+    answers as calling it item by item, with the cosines computed as one matrix product per item
+    rather than in Python (a long message can yield a thousand facts, and comparing each with
+    the others in Python took minutes)."""
     if not keys:
         return []
     vectors = np.asarray(embeddings, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     # A zero vector points nowhere: its cosine with anything is 0.
     unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-    kept_keys: set[str] = set()
+    kept_keys: dict[str, int] = {}
     kept_rows: list[int] = []
-    result: list[bool] = []
+    result: list[int | None] = []
     for i, key in enumerate(keys):
-        repeats = bool(key) and key in kept_keys
-        if not repeats and kept_rows:
-            repeats = bool((unit[kept_rows] @ unit[i]).max() >= threshold)
-        result.append(not repeats)
-        if not repeats:
+        repeats: int | None = kept_keys.get(key) if key else None
+        if repeats is None and kept_rows:
+            similarities = unit[kept_rows] @ unit[i]
+            best = int(similarities.argmax())
+            if similarities[best] >= threshold:
+                repeats = kept_rows[best]
+        result.append(repeats)
+        if repeats is None:
             kept_rows.append(i)
-            kept_keys.add(key)
+            kept_keys.setdefault(key, i)
     return result

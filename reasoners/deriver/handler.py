@@ -24,7 +24,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
-from reasoners.deriver.dedup import belief_fits, exact_key, first_of_each
+from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
@@ -105,19 +105,30 @@ def share_usage(jobs: Sequence[JobRecord], usage: Usage) -> list[JobResult]:
     ]
 
 
-def dedupe_within(facts: Sequence[ExplicitFact], threshold: float) -> list[ExplicitFact]:
-    """Drop facts that repeat an earlier one of the same scope in this unit."""
+Echo = tuple[ExplicitFact, ExplicitFact]  # (the fact kept, a later one of the unit repeating it)
+
+
+def dedupe_within(
+    facts: Sequence[ExplicitFact], threshold: float
+) -> tuple[list[ExplicitFact], list[Echo]]:
+    """The facts that repeat no earlier one of the same scope in this unit, and the repeats
+    with the fact each repeats: a repeat's message is evidence of that belief too (dropped, a
+    fact said in two messages of one unit rested on the first alone, and went with it when
+    that one was purged)."""
     by_scope: dict[tuple[str, str], list[int]] = {}
     for i, fact in enumerate(facts):
         by_scope.setdefault((fact.observer, fact.observed), []).append(i)
-    keep: set[int] = set()
+    repeats: dict[int, int] = {}
     for indexes in by_scope.values():
         group = [facts[i] for i in indexes]
-        kept = first_of_each(
+        found = repeated_items(
             [f.content_key for f in group], [f.embedding for f in group], threshold
         )
-        keep.update(i for i, k in zip(indexes, kept, strict=True) if k)
-    return [fact for i, fact in enumerate(facts) if i in keep]
+        repeats.update(
+            {i: indexes[r] for i, r in zip(indexes, found, strict=True) if r is not None}
+        )
+    kept = [fact for i, fact in enumerate(facts) if i not in repeats]
+    return kept, [(facts[r], facts[i]) for i, r in sorted(repeats.items())]
 
 
 def _instructions(
@@ -203,7 +214,7 @@ class DeriverHandler:
                     else:
                         kept[fact.message_id] += 1
                         facts.append(fact)
-        planned = await self._route(facts, by_id, members)
+        planned, echoes = await self._route(facts, by_id, members)
         self.stats.units += 1
         self.stats.usage = self.stats.usage + usage
         log.info(
@@ -220,7 +231,8 @@ class DeriverHandler:
             # old text is left out (an edit queued its own derivation of the new text). One
             # moved to another peer meanwhile (a merge or split): the unit runs again, and
             # derives it for that peer.
-            cited = [by_id[i] for i in sorted({f.message_id for f in planned})]
+            said = {f.message_id for f in planned} | {e.message_id for _, e in echoes}
+            cited = [by_id[i] for i in sorted(said)]
             changed = await message_repo.changed_since_read(tx, workspace, cited)
             if changed.moved:
                 raise Conflict(
@@ -228,6 +240,7 @@ class DeriverHandler:
                     "while derived; they are derived again for it"
                 )
             current = [f for f in planned if f.message_id not in changed.gone]
+            echoed = [(k, e) for k, e in echoes if e.message_id not in changed.gone]
             counts.source_changed = len(planned) - len(current)
             if counts.source_changed:
                 log.info(
@@ -239,6 +252,7 @@ class DeriverHandler:
                 tx,
                 workspace,
                 current,
+                echoes=echoed,
                 threshold=self.settings.dedup_threshold,
                 # The duplicate probe finds each fact's neighbours anyway; kept for dreams.
                 near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,
@@ -264,9 +278,9 @@ class DeriverHandler:
         facts: list[Fact],
         by_id: dict[str, MessageRecord],
         members: list[MembershipRecord],
-    ) -> list[ExplicitFact]:
+    ) -> tuple[list[ExplicitFact], list[Echo]]:
         if not facts:
-            return []
+            return [], []
         vectors = await embed_async(self.embedder, [f.content for f in facts])
         planned: list[ExplicitFact] = []
         for fact, vector in zip(facts, vectors, strict=True):

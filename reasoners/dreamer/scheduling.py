@@ -130,9 +130,12 @@ async def on_demand(db: Database, settings: Settings, view: Representation) -> t
     return result
 
 
-async def on_demand_in(tx: Tx, settings: Settings, view: Representation) -> tuple[str, bool] | None:
-    """`on_demand` inside a caller's transaction; None when a peer of the view is missing."""
-    stamp = utc_now()
+async def on_demand_in(
+    tx: Tx, settings: Settings, view: Representation, *, at: datetime | None = None
+) -> tuple[str, bool] | None:
+    """`on_demand` inside a caller's transaction, runnable `at` (default: now); None when a
+    peer of the view is missing."""
+    stamp = at or utc_now()
     claimed = await dreams.claim_now(tx, view, now=stamp)
     if claimed is None:
         return None

@@ -62,6 +62,9 @@ MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that
 # A round normally erases everything and the next finds nothing left; more rounds only run
 # while derivations from the purged data keep committing.
 ROUNDS = 5
+# After a purge that derives messages again (at once), how long the dreams that write its
+# deleted cards again wait, so the cards are written from what comes back too.
+CARD_DREAM_DELAY = timedelta(seconds=60)
 Row = dict[str, Any]
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -187,7 +190,12 @@ class Eraser:
         ws, peer = self.workspace, self.peer
         sources = await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
-        await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])
+        await purges.note_followups(
+            tx,
+            self.record,
+            rederive=[str(r["id"]) for r in sources],
+            blocked=[str(r["id"]) for r in sources if r["blocked"]],
+        )
         return rows
 
     async def _delete_files(self, ids: list[str], tx: Tx) -> list[Row]:
@@ -203,10 +211,11 @@ class Eraser:
 
     async def finish(self) -> None:
         """Delete the record, and in the same transaction do what the purge noted on it: the
-        live messages an erased belief was also taken from are queued to be derived again
-        (as their sessions' switches allow), so what they state comes back from them alone;
-        a dream of each representation whose card went is scheduled (dreams on), which
-        writes the card again from what is left."""
+        live messages an erased belief was also taken from are queued to be derived again at
+        once (but those that also supported a belief deleted or corrected before, and as their
+        sessions' switches allow), so what they state comes back from them alone; a dream of
+        each representation whose card went is scheduled (dreams on), which writes the card
+        again from what is left, CARD_DREAM_DELAY later when messages are derived again."""
         ws = self.workspace
 
         async def work(tx: Tx) -> purges.FollowUps:
@@ -217,12 +226,15 @@ class Eraser:
             for session in sorted({m.session for m in live}):
                 if (await sessions.queue_switches_in(tx, ws, session)).derive:
                     again += [m for m in live if m.session == session]
-            derive = derive_jobs(self.settings, again, now())
+            stamp = now()
+            derive = derive_jobs(self.settings, again, stamp, wait=False)
             await jobs.enqueue(tx, derive, token_target=self.settings.deriver_token_target)
+            # A card written again before what comes back is derived would leave it out.
+            dream_at = stamp + CARD_DREAM_DELAY if again else stamp
             if scheduling.enabled(self.settings):
                 for observer, observed in todo.card_views:
                     view = Representation(ws, observer, observed)
-                    await scheduling.on_demand_in(tx, self.settings, view)
+                    await scheduling.on_demand_in(tx, self.settings, view, at=dream_at)
             return purges.FollowUps([m.id for m in again], todo.card_views)
 
         done = await self.db.write_tx(work)

@@ -42,10 +42,11 @@ def crossed_multiples(first_seq: int, last_seq: int, every: int) -> list[int]:
 
 
 def derive_jobs(
-    settings: Settings, messages: Sequence[MessageRecord], stamp: datetime
+    settings: Settings, messages: Sequence[MessageRecord], stamp: datetime, *, wait: bool = True
 ) -> list[NewJob]:
     """The derive jobs of `messages` (of any sessions and senders): one unit per (session,
-    sender), jobs of at most MAX_JOB_MESSAGES in the order given."""
+    sender), jobs of at most MAX_JOB_MESSAGES in the order given; runnable after the max age
+    (`wait`), or at once."""
     by_unit: dict[tuple[str, str, str], list[MessageRecord]] = {}
     for message in messages:
         key = (message.workspace, message.session, message.peer)
@@ -56,7 +57,7 @@ def derive_jobs(
             kind=DERIVE,
             work_unit=derive_unit(workspace, session, peer),
             payload={"message_ids": [m.id for m in part]},
-            run_after=stamp + timedelta(seconds=settings.deriver_max_age),
+            run_after=stamp + timedelta(seconds=settings.deriver_max_age if wait else 0),
             session=session,
             peer=peer,
             tokens=sum(m.token_count for m in part),

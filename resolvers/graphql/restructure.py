@@ -320,8 +320,8 @@ class RestructureMutation:
     @strawberry.mutation(
         description="Erase messages for good, with every belief derived from them, the "
         "summaries and cards that drew on them, and jobs that name only them; returns what "
-        "went. Cannot be undone; one interrupted half-way is finished by a worker. Workspace keys "
-        "only."
+        "went. Cannot be undone; one interrupted half-way is finished by a worker. CONFLICT while "
+        "another purge of any of these messages runs. Workspace keys only."
     )
     async def purge_messages(
         self, info: Info, workspace: Workspace, ids: MessageIds

@@ -159,6 +159,25 @@ async def test_concurrent_purges_of_one_peer_run_one_and_count_each_node_once(
     assert "Message" not in await counts(services, workspace)
 
 
+async def test_concurrent_purges_of_the_same_messages_run_one(
+    services: Services, workspace: str
+) -> None:
+    """Three purges of the same 40 messages at once reported 120-odd messages between them."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", *[("alice", f"Message number {i}.") for i in range(40)])
+    rows = await statements.read(services.db, "list_message_ids", workspace=workspace)
+    ids = [str(r["id"]) for r in rows]
+    results = await asyncio.gather(
+        *(purge.purge_messages(services.db, batched(services, 5), workspace, ids) for _ in "abc"),
+        return_exceptions=True,
+    )
+    reports = [r for r in results if isinstance(r, purge.PurgeReport)]
+    refused = [r for r in results if isinstance(r, Conflict | NotFound)]
+    assert len(reports) == 1 and len(refused) == 2, results
+    assert reports[0].messages == 40
+
+
 async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
     services: Services, workspace: str
 ) -> None:

@@ -612,6 +612,88 @@ async def test_a_peer_purge_does_not_rebuild_the_purged_peers_own_views(
     assert await belief_id(services, workspace, "Rome", observer="bob", observed="bob")
 
 
+async def test_a_purge_does_not_bring_back_what_was_deleted_or_corrected(
+    services: Services, workspace: str
+) -> None:
+    """The surviving message, derived again, wrote back a belief deleted before the purge and
+    the version a correction replaced (their tombstones went with the purge)."""
+    s = services
+    await conversation(s, workspace, "s1", "s2")
+    for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
+        await say(s, workspace, name, day, "I live in Zorblaxtown. I drive a Plonkmobile.")
+    await derive(s, workspace)
+    home = await belief_id(s, workspace, "Zorblaxtown")
+    car = await belief_id(s, workspace, "Plonkmobile")
+    await invalidation.delete_observation(s.db, s.settings, workspace, home)
+    await invalidation.correct_observation(
+        s.db, s.embedder, s.settings, workspace, car, "alice drives a bicycle now."
+    )
+    sources = (await observations.get_detail(s.db, workspace, home)).sources
+    [purged] = [src.message.id for src in sources if src.message.session == "s1"]
+
+    report = await purge.purge_messages(s.db, s.settings, workspace, [purged])
+    assert report.rederived == set()
+    await derive(s, workspace)
+    shown = await contents(s, workspace)
+    assert not any("Zorblaxtown" in t or "Plonkmobile" in t for t in shown), shown
+
+
+@dataclass
+class SaysItMeanwhile:
+    """A purge checkpoint: after the first batch, another message states the purged fact and
+    is derived while the purge runs."""
+
+    services: Services
+    workspace: str
+    said: bool = False
+
+    async def committed(self) -> None:
+        if not self.said:
+            self.said = True
+            await say(self.services, self.workspace, "s2", "2024-03-01", "I live in Paris.")
+            await derive(self.services, self.workspace)
+
+
+async def test_a_fact_stated_while_a_purge_runs_is_kept(services: Services, workspace: str) -> None:
+    """The new message's fact met the belief being purged (tombstoned), was taken for a deleted
+    one and dropped; then the purge deleted that belief: the fact was lost for good."""
+    s = services
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await derive(s, workspace)
+    paris = await belief_id(s, workspace, "Paris")
+    [source] = (await observations.get_detail(s.db, workspace, paris)).sources
+    meanwhile = SaysItMeanwhile(s, workspace)
+    await purge.purge_messages(
+        s.db, replace(s.settings, purge_batch=1), workspace, [source.message.id], meanwhile
+    )
+    kept = await belief_id(s, workspace, "Paris")
+    [source] = (await observations.get_detail(s.db, workspace, kept)).sources
+    assert source.message.session == "s2"
+
+
+async def test_a_fact_said_twice_in_one_batch_rests_on_both_messages(
+    services: Services, workspace: str
+) -> None:
+    """The repeat was dropped within the unit: the belief rested on the first message alone,
+    and went for good when that one was purged."""
+    s = services
+    await conversation(s, workspace, "s1")
+    await say(
+        s, workspace, "s1", "2024-01-05", "I live in Zorblaxia.", "Hello.", "I live in Zorblaxia."
+    )
+    await derive(s, workspace)
+    home = await belief_id(s, workspace, "Zorblaxia")
+    detail = await observations.get_detail(s.db, workspace, home)
+    assert detail.observation.times_derived == 2 and len(detail.sources) == 2
+    first = min(detail.sources, key=lambda src: src.message.seq).message.id
+
+    report = await purge.purge_messages(s.db, s.settings, workspace, [first])
+    assert len(report.rederived) == 1
+    await derive(s, workspace)
+    await belief_id(s, workspace, "Zorblaxia")
+
+
 @dataclass
 class Watch:
     """A purge checkpoint that checks the graph after every committed batch: no belief may have

@@ -11,6 +11,7 @@ from reasoners.deriver.dedup import (
     exact_key,
     find_duplicate,
     first_of_each,
+    repeated_items,
 )
 
 pytestmark = pytest.mark.unit
@@ -88,3 +89,10 @@ def test_a_belief_fits_the_index_by_its_length_and_its_normalized_key() -> None:
     assert len(exact_key("\ufdfa" * 400)) == 7_200 and not belief_fits("\ufdfa" * 400)
     with pytest.raises(LimitExceeded, match="a belief may hold 2000 characters"):
         check_belief("x" * 2_001, "content")
+
+
+def test_a_repeat_names_the_item_it_repeats() -> None:
+    keys = ["a", "b", "a", "c"]
+    vectors = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.1, 1.0]]
+    assert repeated_items(keys, vectors, 0.99) == [None, None, 0, 1]
+    assert repeated_items([], [], 0.9) == []
