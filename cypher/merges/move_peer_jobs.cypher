@@ -1,5 +1,7 @@
-// The source peer's waiting jobs: derive jobs now derive for the target (their messages moved);
-// waiting dreams of its representations are dropped (the merge schedules the target's).
+// The source peer's jobs, as it goes: waiting derive jobs now derive for the target (their
+// messages moved); waiting dreams of its representations are dropped (the merge schedules the
+// target's); its finished jobs are deleted, so its name does not stay in the queue's history
+// (and, once the jobs it holds are gone, in a work unit's key: delete_peer.cypher).
 CALL () {
   MATCH (j:Job {workspace: $workspace, peer: $source})
   WHERE j.status IN ['pending', 'dead'] AND j.kind <> 'dream'
@@ -12,4 +14,12 @@ CALL () {
   DETACH DELETE j
   RETURN count(*) AS dropped
 }
-RETURN moved, dropped
+CALL () {
+  MATCH (j:Job {workspace: $workspace, status: 'done'})
+  WHERE j.peer = $source
+     OR (j.kind = 'dream'
+         AND (j.work_unit STARTS WITH $dream_prefix OR j.work_unit ENDS WITH $dream_suffix))
+  DETACH DELETE j
+  RETURN count(*) AS forgotten
+}
+RETURN moved, dropped, forgotten

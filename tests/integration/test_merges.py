@@ -325,6 +325,9 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
         "agent",
         "ally",
     ]
+    # The old name stayed in the queue: its finished jobs, and their units' keys.
+    rows = await statements.read(s.db, "list_job_names", workspace=workspace)
+    assert not [r["name"] for r in rows if "alicia" in r["name"]], rows
 
 
 async def test_a_rename_resolves_what_its_new_peer_was_told_meanwhile(
