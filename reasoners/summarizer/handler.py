@@ -61,6 +61,11 @@ class SummarizerHandler:
                 usage_by_job.append(JobResult(job.id))
                 continue
             new = await message_repo.by_seq(self.db, workspace, session, covered + 1, up_to)
+            if not new:
+                # Every message it would fold in was deleted or purged since it was queued: a
+                # summary of nothing (or the last one again) would claim messages it never read.
+                usage_by_job.append(JobResult(job.id))
+                continue
             summary, usage = await self._summarize(kind, text, new)
             latest[kind] = (summary, up_to)
             plans.append((kind, summary, up_to))

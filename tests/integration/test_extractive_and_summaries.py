@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
-from graph.repo import jobs, observations, queue_status, summaries
+from graph.repo import jobs, messages, observations, queue_status, summaries
+from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
 from reasoners.llm.interface import ChatMessage, LLMUnavailable
+from reasoners.peers import purge
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
 from resolvers.graphql.context import Context
@@ -121,6 +123,27 @@ async def test_summaries_every_20_and_60_messages(services: Services, workspace:
     limit = services.settings.summary_short_words
     assert all(0 < len(s.content.split()) <= limit for s in short)
     assert "Dolomites" in short[-1].content
+
+
+async def test_a_summary_of_messages_all_purged_meanwhile_is_not_written(
+    services: Services, workspace: str
+) -> None:
+    """The queued summary ran on no message and wrote an empty one claiming 20 messages."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    await post(services, workspace, "chat", *CONVERSATION)
+    page = await messages.list_page(
+        services.db, workspace, MessageFilter(session="chat"), after=None, limit=100
+    )
+    await purge.purge_messages(
+        services.db, services.settings, workspace, [m.id for m in page.items]
+    )
+    await flush_and_drain(services, workspace, worker_for(services, workspace, None))
+    for kind in ("short", "long"):
+        assert (
+            await summaries.list_for_session(services.db, workspace, "chat", kind=kind, limit=9)
+            == []
+        )
 
 
 async def test_llm_summaries_fold_the_previous_one(services: Services, workspace: str) -> None:
