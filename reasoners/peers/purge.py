@@ -6,16 +6,16 @@ what a data-erasure request needs. It removes
 - every belief taken from them and every belief built on those (for a peer, also every belief
   it holds or that is held about it), through DERIVED_FROM up to 64 levels;
 - the files of a purged peer, the cards it wrote of others, and every card with a line resting
-  on a purged belief, with their chunks (a dream of each such card's representation is
-  scheduled in the same transaction, which writes it again from what is left);
+  on a purged belief, with their chunks;
 - the summaries that covered a purged message (from its position in the session on);
 - the derive jobs that only name purged messages, and for a peer its own jobs and dreams;
 - the dream runs whose record names a purged belief (for a peer, all of its representations');
 - the peer itself, with its memberships and links.
 The report counts each kind; it equals the node counts before minus after, but for the jobs
-the purge queues. A live message that an erased belief was also taken from is derived again
-(its job queued in the transaction that deletes the belief), so what it states comes back from
-it alone.
+the purge queues at its end (Eraser.finish): the live messages an erased belief was also taken
+from are derived again, so what they state comes back from them alone, and a dream writes
+each deleted card again from what is left. What the end is to do is noted on the purge's
+record in the transactions that make it due, so an interrupted purge keeps it.
 
 It deletes in transactions of at most BELIEFGRAPH_PURGE_BATCH nodes (files: with their
 chunks), so a huge peer needs no huge transaction, in an order that keeps every committed state
