@@ -26,7 +26,7 @@ from reasoners.ingest.backfill import BACKFILL_SECONDS, PassageBackfill
 from reasoners.llm.config import llm_config_from_env
 from reasoners.llm.interface import LLM
 from reasoners.llm.openai_compatible import OpenAICompatibleLLM
-from reasoners.peers import purge
+from reasoners.peers import purge_resume
 from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RestructureHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
@@ -156,9 +156,11 @@ def build_worker(
     )
 
     async def interrupted_purges() -> int:
-        return await purge.resume_interrupted(services.db, settings, workspace=config.workspace)
+        return await purge_resume.resume_interrupted(
+            services.db, settings, workspace=config.workspace
+        )
 
-    periodic = [Periodic("interrupted purges", purge.RESUME_SECONDS, interrupted_purges)]
+    periodic = [Periodic("interrupted purges", purge_resume.RESUME_SECONDS, interrupted_purges)]
     if settings.job_retention_days > 0:
 
         async def finished_jobs() -> int:

@@ -31,7 +31,6 @@ finds nothing left, which also catches a derivation that committed while the pur
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -41,33 +40,24 @@ from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.keys import Representation
-from graph.records import MessageRecord
-from graph.repo import jobs, peers, purges, sessions
+from graph.repo import peers, purges
 from graph.repo import summaries as summary_repo
 from graph.settings import Settings
 from graph.validation import now
-from reasoners.dreamer import scheduling
+from reasoners.peers import purge_end
 from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
 from reasoners.peers.starts import check_not_queued, lock_starts
-from reasoners.queue.schedule import derive_jobs
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed while the purge runs; once a purge's process
 # has died (or Neo4j failed it), a worker finishes it after the lease runs out.
 PURGE_LEASE = timedelta(minutes=5)
-RESUME_SECONDS = 30.0  # how often a worker looks for interrupted purges
-MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that keeps failing
 # A round normally erases everything and the next finds nothing left; more rounds only run
 # while derivations from the purged data keep committing.
 ROUNDS = 5
-# After a purge that derives messages again (at once), how long the dreams that write its
-# deleted cards again wait, so the cards are written from what comes back too.
-CARD_DREAM_DELAY = timedelta(seconds=60)
 Row = dict[str, Any]
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -210,34 +200,10 @@ class Eraser:
         return rows
 
     async def finish(self) -> None:
-        """Delete the record, and in the same transaction do what the purge noted on it: the
-        live messages an erased belief was also taken from are queued to be derived again at
-        once (but those that also supported a belief deleted or corrected before, and as their
-        sessions' switches allow), so what they state comes back from them alone; a dream of
-        each representation whose card went is scheduled (dreams on), which writes the card
-        again from what is left, CARD_DREAM_DELAY later when messages are derived again."""
-        ws = self.workspace
-
-        async def work(tx: Tx) -> purges.FollowUps:
-            todo = await purges.finish_in(tx, self.record)
-            rows = await tx.rows("get_messages_by_ids", workspace=ws, ids=todo.rederive)
-            live = [MessageRecord.from_row(r["message"]) for r in rows]
-            again: list[MessageRecord] = []
-            for session in sorted({m.session for m in live}):
-                if (await sessions.queue_switches_in(tx, ws, session)).derive:
-                    again += [m for m in live if m.session == session]
-            stamp = now()
-            derive = derive_jobs(self.settings, again, stamp, wait=False)
-            await jobs.enqueue(tx, derive, token_target=self.settings.deriver_token_target)
-            # A card written again before what comes back is derived would leave it out.
-            dream_at = stamp + CARD_DREAM_DELAY if again else stamp
-            if scheduling.enabled(self.settings):
-                for observer, observed in todo.card_views:
-                    view = Representation(ws, observer, observed)
-                    await scheduling.on_demand_in(tx, self.settings, view, at=dream_at)
-            return purges.FollowUps([m.id for m in again], todo.card_views)
-
-        done = await self.db.write_tx(work)
+        """Delete the record, doing what the purge noted on it (purge_end.py)."""
+        done = await self.db.write_tx(
+            lambda tx: purge_end.finish_in(tx, self.settings, self.workspace, self.record)
+        )
         self.tally.rederived = set(done.rederive)
         self.tally.card_views = set(done.card_views)
 
@@ -404,50 +370,3 @@ async def purge_peer(
     eraser = Eraser(db, settings, record.id, workspace, peer, checkpoint or NoCheckpoint())
     run = partial(eraser.run, peer_left(workspace, peer))
     return await under_record(db, record, lease, run, eraser.finish)
-
-
-async def resume_interrupted(
-    db: Database,
-    settings: Settings,
-    *,
-    workspace: str | None = None,
-    lease: timedelta = PURGE_LEASE,
-    checkpoint: Checkpoint | None = None,
-) -> int:
-    """Finish every purge whose record's lease ran out (of `workspace`, or of all); how many
-    were taken up. One that fails again waits longer each time before the next try."""
-    taken = 0
-    while (record := await purges.claim_interrupted(db, lease, workspace=workspace)) is not None:
-        taken += 1
-        eraser = Eraser(
-            db, settings, record.id, record.workspace, record.peer, checkpoint or NoCheckpoint()
-        )
-        if record.peer is not None and not record.peer_marked:
-            # The purge had deleted the peer (its last step) before it stopped; a peer of that
-            # name now is another one, made since. What it noted to do at the end is done.
-            log.info("purge %s of %s: its peer is gone; finishing it", record.id, record.peer)
-            await eraser.finish()
-            continue
-        if record.peer is not None:
-            left = peer_left(record.workspace, record.peer)
-        else:
-            left = messages_left(record.workspace, record.message_ids)
-        wait = max(
-            min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
-            timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
-        )
-        try:
-            report = await under_record(
-                db, record.held, lease, partial(eraser.run, left), eraser.finish, retry_in=wait
-            )
-        except Exception as exc:
-            log.warning(
-                "resuming purge %s (try %d) failed, next try in %s: %s",
-                record.id,
-                record.attempts,
-                wait,
-                exc,
-            )
-            continue
-        log.info("finished interrupted purge %s in %s: %s", record.id, record.workspace, report)
-    return taken

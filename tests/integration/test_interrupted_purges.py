@@ -14,7 +14,7 @@ from graph.repo import peers, purges, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.settings import Settings
 from graph.validation import now
-from reasoners.peers import merges, purge, splits
+from reasoners.peers import merges, purge, purge_resume, splits
 from reasoners.peers.splits import Part
 from resolvers.services import Services
 from tests import statements
@@ -59,7 +59,9 @@ async def test_an_interrupted_purge_is_finished_by_a_worker(
     watch = Watch(s, workspace)
     # It failed in its process, which gave up the lease: the next look takes it up.
     assert (
-        await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace, checkpoint=watch)
+        await purge_resume.resume_interrupted(
+            s.db, batched(s, 2), workspace=workspace, checkpoint=watch
+        )
         == 1
     )
     left = await counts(s, workspace)
@@ -76,11 +78,11 @@ async def test_a_purge_whose_process_died_waits_out_its_lease_and_blocks_another
     c = await chain(services, workspace)
     s = c.services
     await purges.begin_peer(s.db, workspace, "alice", lease=purge.PURGE_LEASE)
-    assert await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 0
+    assert await purge_resume.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 0
     with pytest.raises(Conflict, match="'alice' is already being purged"):
         await purge.purge_peer(s.db, batched(s, 2), workspace, "alice")
     await statements.write(s.db, "expire_purge", id=await record_id(s, workspace), now=now())
-    assert await purge.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 1
+    assert await purge_resume.resume_interrupted(s.db, batched(s, 2), workspace=workspace) == 1
     assert "Purge" not in await counts(s, workspace)
 
 
@@ -189,7 +191,10 @@ async def test_a_peer_made_again_after_its_purge_is_not_erased_by_the_record(
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     await post(services, workspace, "s1", ("alice", "I am new here."))
     assert (
-        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 1
+        await purge_resume.resume_interrupted(
+            services.db, batched(services, 5), workspace=workspace
+        )
+        == 1
     )
     kinds = await counts(services, workspace)
     assert kinds["Message"] == 1 and "Purge" not in kinds
@@ -212,11 +217,13 @@ async def test_a_resumed_purge_that_fails_waits_longer_before_its_next_try(
         )
     failing = Watch(s, workspace, stop_after=1)
     assert (
-        await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace, checkpoint=failing)
+        await purge_resume.resume_interrupted(
+            s.db, batched(s, 1), workspace=workspace, checkpoint=failing
+        )
         == 1
     )
     # It failed (Interrupted); its record now waits out a backoff instead of the lease of 0.
-    assert await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 0
+    assert await purge_resume.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 0
     assert (await counts(s, workspace))["Purge"] == 1
 
 
@@ -246,7 +253,7 @@ async def test_a_purge_a_worker_finishes_schedules_the_dreams_of_the_cards_it_de
             s.db, batched(s, 1), workspace, [c.paris_message], StopAt(1), lease=EXPIRED
         )
     assert (await counts(s, workspace))["card"] == 1
-    assert await purge.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 1
+    assert await purge_resume.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 1
     assert "card" not in await counts(s, workspace)
     assert await dreams_queued(s, workspace) == waiting + 1
 
@@ -258,7 +265,10 @@ async def test_a_workspace_deleted_takes_its_purge_records(
     await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
     await workspaces.delete(services.db, workspace)
     assert (
-        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 0
+        await purge_resume.resume_interrupted(
+            services.db, batched(services, 5), workspace=workspace
+        )
+        == 0
     )
 
 
@@ -281,7 +291,10 @@ async def test_a_peer_being_purged_cannot_be_renamed_merged_or_split(
             await start
     # Once the worker has finished the purge, the name is free.
     assert (
-        await purge.resume_interrupted(services.db, batched(services, 5), workspace=workspace) == 1
+        await purge_resume.resume_interrupted(
+            services.db, batched(services, 5), workspace=workspace
+        )
+        == 1
     )
     await make_peers(services, workspace, "alice")
     await merges.start(services.db, s, workspace, merges.Operation(["alice"], "alicia", False))
@@ -322,7 +335,7 @@ async def test_a_running_purge_keeps_its_lease_however_long_a_batch_takes(
     await asyncio.sleep(2.0)
     assert not running.done()
     assert (
-        await purge.resume_interrupted(
+        await purge_resume.resume_interrupted(
             services.db, batched(services, 5), workspace=workspace, lease=lease
         )
         == 0

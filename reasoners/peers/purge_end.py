@@ -1,0 +1,48 @@
+"""What a purge does at its end, in the transaction that deletes its record: what it noted on
+the record while it erased (graph/repo/purges.py `note_followups`), so a purge a worker
+finishes after a crash does it too, and none of it runs while the purge still deletes.
+
+- The live messages an erased belief was also taken from are derived again at once, so what
+  they state comes back, taken from them alone: but not one that also supported a belief
+  deleted or corrected before the purge (it would bring that back), nor one whose session has
+  `reasoning.enabled: false`.
+- A dream of each representation whose card the purge deleted is scheduled (dreams on), which
+  writes the card again from what is left: CARD_DREAM_DELAY later when messages are derived
+  again, so the card is written from what comes back too.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.db import Tx
+from graph.keys import Representation
+from graph.records import MessageRecord
+from graph.repo import jobs, purges, sessions
+from graph.settings import Settings
+from graph.validation import now
+from reasoners.dreamer import scheduling
+from reasoners.queue.schedule import derive_jobs
+
+CARD_DREAM_DELAY = timedelta(seconds=60)
+
+
+async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> purges.FollowUps:
+    """Delete the purge's record and do what it noted; the messages queued and the views whose
+    dreams were scheduled."""
+    todo = await purges.finish_in(tx, record)
+    rows = await tx.rows("get_messages_by_ids", workspace=workspace, ids=todo.rederive)
+    live = [MessageRecord.from_row(r["message"]) for r in rows]
+    again: list[MessageRecord] = []
+    for session in sorted({m.session for m in live}):
+        if (await sessions.queue_switches_in(tx, workspace, session)).derive:
+            again += [m for m in live if m.session == session]
+    stamp = now()
+    derive = derive_jobs(settings, again, stamp, wait=False)
+    await jobs.enqueue(tx, derive, token_target=settings.deriver_token_target)
+    dream_at = stamp + CARD_DREAM_DELAY if again else stamp
+    if scheduling.enabled(settings):
+        for observer, observed in todo.card_views:
+            view = Representation(workspace, observer, observed)
+            await scheduling.on_demand_in(tx, settings, view, at=dream_at)
+    return purges.FollowUps([m.id for m in again], todo.card_views)
