@@ -319,7 +319,6 @@ class Purge(StructuredNode):
     retry_after = DateTimeNeo4jFormatProperty()  # after a failed try: when a worker tries again
     attempts = IntegerProperty(default=0)  # times a worker took it up
     # What its end does (cypher/purge/note_purge_followups.cypher): the live messages to derive
-    # again, those of them not to, and the views ("observer/observed") whose cards to dream.
+    # again, and the views ("observer/observed") whose cards to dream again.
     rederive = ArrayProperty(StringProperty())
-    rederive_blocked = ArrayProperty(StringProperty())
     card_views = ArrayProperty(StringProperty())

@@ -6,9 +6,10 @@
 // path does not grow with it. The caller takes the first at or above its duplicate threshold
 // as the belief the candidate repeats; the rest are what a dream compares it with.
 // With no current belief of the same text, a retired one (`retired`: deleted, or corrected
-// away while taken from the candidate's own message) is returned instead: the caller drops the
-// candidate, so a deleted or corrected fact is not derived back from where it came from. One a
-// purge is erasing (`purging`) is neither: the candidate is a belief of its own.
+// away while taken from the candidate's own message) is returned instead; the similar ones are
+// returned retired too: the caller drops a candidate that repeats one, so a deleted or corrected
+// fact is not derived back (a wording that differs, "stated on" another date, brought a deleted
+// one back). One a purge is erasing (`purging`) is neither: the candidate is a belief of its own.
 // `c.exclude` (a belief's own id when a merge checks it, else '') is never returned.
 UNWIND $candidates AS c
 OPTIONAL MATCH (:Peer {workspace: $workspace, name: c.observer})
@@ -34,14 +35,18 @@ CALL (c, total) {
     MATCH (o:Observation)
     USING INDEX o:Observation(scope_key)
     WHERE o.scope_key = c.scope AND o.workspace = $workspace AND o.level = 'explicit'
-      AND o.deleted_at IS NULL AND o.superseded_at IS NULL AND o.id <> c.exclude
-    WITH o, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
+      AND o.id <> c.exclude AND o.purging IS NULL
+    WITH o, o.deleted_at IS NOT NULL
+            OR (o.superseded_at IS NOT NULL
+                AND EXISTS { (o)-[:DERIVED_FROM]->(:Message {id: c.message}) }) AS retired
+    WHERE retired OR o.superseded_at IS NULL
+    WITH o, retired, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
     WHERE similarity >= $floor
-    RETURN o.id AS id, similarity
+    RETURN o.id AS id, similarity, retired
     ORDER BY similarity DESC
     LIMIT $neighbours
   }
-  RETURN id, similarity, false AS retired
+  RETURN id, similarity, retired
   UNION ALL
   WITH c, total WHERE total > $exact_scan_limit
   MATCH (o:Observation)
@@ -49,10 +54,13 @@ CALL (c, total) {
                  WHERE o.workspace = $workspace AND o.scope_key = c.scope
                    AND o.level = 'explicit'
                  LIMIT $neighbours) SCORE AS similarity
-  WITH o, similarity
-  WHERE similarity >= $floor AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-    AND o.id <> c.exclude
-  RETURN o.id AS id, similarity, false AS retired
+  WITH o, similarity, o.deleted_at IS NOT NULL
+                      OR (o.superseded_at IS NOT NULL
+                          AND EXISTS { (o)-[:DERIVED_FROM]->(:Message {id: c.message}) })
+                      AS retired
+  WHERE similarity >= $floor AND o.id <> c.exclude AND o.purging IS NULL
+    AND (retired OR o.superseded_at IS NULL)
+  RETURN o.id AS id, similarity, retired
 }
 WITH c, id, similarity, retired
 ORDER BY similarity DESC

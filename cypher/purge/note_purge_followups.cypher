@@ -4,12 +4,8 @@
 // (dreamed again). Done only at the end, so neither runs while the purge still deletes: a
 // message derived between two batches met a belief the next batch erased, and a dream run
 // committed meanwhile was taken for one quoting the purged data.
-// `blocked`: messages not to derive again (list_surviving_sources.cypher), whatever else they
-// supported.
 MATCH (r:Purge {id: $id})
-WITH r, coalesce(r.rederive, []) AS messages, coalesce(r.rederive_blocked, []) AS blocked,
-     coalesce(r.card_views, []) AS views
+WITH r, coalesce(r.rederive, []) AS messages, coalesce(r.card_views, []) AS views
 SET r.rederive = messages + [m IN $messages WHERE NOT m IN messages],
-    r.rederive_blocked = blocked + [m IN $blocked WHERE NOT m IN blocked],
     r.card_views = views + [v IN $views WHERE NOT v IN views]
 RETURN r.id AS id

@@ -4,7 +4,7 @@
 // purge deletes them batch by batch. An earlier tombstone keeps its time. A belief the purge
 // itself tombstones is marked `purging`: the deriver's duplicate check does not take it for a
 // deleted one (a fact a new message states meanwhile was dropped, then the belief went), and
-// the purge derives again the live messages only such beliefs were taken from.
+// a resumed purge does not take it for a tombstone to keep (find_message_derivations.cypher).
 CALL () {
   MATCH (o:Observation {workspace: $workspace})
   WHERE o.id IN $observation_ids

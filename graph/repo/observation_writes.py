@@ -52,6 +52,7 @@ class Resemblance:
     duplicate_of: str | None
     near: list[tuple[str, float]]
     retired: bool = False  # repeats a deleted or corrected belief: not written again
+    retired_id: str | None = None  # that belief
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,21 @@ async def _probe(
     found = {int(r["index"]): r["found"] for r in rows}
     out = []
     for i in range(len(items)):
-        # A retired hit stops a new fact (the caller drops it); a merge ignores it.
-        retired = any(h.get("retired") for h in found.get(i, []))
         hits = [
             (str(h["id"]), float(h["similarity"])) for h in found.get(i, []) if not h.get("retired")
         ]
         duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
+        # With no current belief it repeats, a retired one it repeats (by the dedup rule) stops a
+        # new fact (the caller drops it); a merge ignores it.
+        retired_id = next(
+            (
+                str(h["id"])
+                for h in found.get(i, [])
+                if h.get("retired") and float(h["similarity"]) >= neo4j_similarity(threshold)
+            ),
+            None,
+        )
+        retired_id = None if duplicate else retired_id
         close = (
             []
             if near is None
@@ -118,7 +128,7 @@ async def _probe(
         best: dict[str, float] = {}
         for id_, cosine in close:
             best[id_] = max(cosine, best.get(id_, -1.0))
-        out.append(Resemblance(duplicate, list(best.items()), retired))
+        out.append(Resemblance(duplicate, list(best.items()), retired_id is not None, retired_id))
     return out
 
 
@@ -260,6 +270,14 @@ async def write_explicit(
     before = await _view_writes(tx, workspace, {(f.observer, f.observed) for f in facts})
     probed = await _probe(tx, workspace, items, threshold, near)
     retired = sum(1 for r in probed if r.retired)
+    # A fact dropped for repeating a deleted or corrected belief still links its message to
+    # that belief: while any message stating it lives, so does the tombstone that keeps it from
+    # being derived again (a purge keeps such a belief: purge/find_message_derivations.cypher).
+    dropped = {
+        (str(r.retired_id), facts[i].message_id): facts[i].span
+        for i, r in enumerate(probed)
+        if r.retired_id is not None
+    }
     if retired:
         kept = [i for i, r in enumerate(probed) if not r.retired]
         facts = [facts[i] for i in kept]
@@ -328,7 +346,7 @@ async def write_explicit(
     after = {(w["observer"], w["observed"]): int(w["writes"]) for w in edges["writes"]}
     await _check_unraced(tx, workspace, before, after, fact_of, created, threshold)
     # One row per (belief, message): two facts of one message repeating one belief count once.
-    repeated = {
+    repeated = dropped | {
         (duplicate_of[i], f.message_id): f.span for i, f in enumerate(facts) if i in duplicate_of
     }
     position = {id(f): i for i, f in enumerate(facts)}  # a retired fact's echoes go with it
@@ -349,4 +367,4 @@ async def write_explicit(
         )
         for c in edges["claims"]
     ]
-    return WriteOutcome(created, len(repeats), retired, claims)
+    return WriteOutcome(created, len(repeats) - len(dropped), retired, claims)

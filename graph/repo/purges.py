@@ -141,17 +141,14 @@ async def note_followups(
     purge_id: str,
     *,
     rederive: Collection[str] = (),
-    blocked: Collection[str] = (),
     card_views: Collection[tuple[str, str]] = (),
 ) -> None:
-    """Note what the purge's end does: derive `rederive` again but `blocked`, dream the
-    `card_views` again."""
+    """Note what the purge's end does: derive `rederive` again, dream the `card_views` again."""
     views = sorted({f"{observer}/{observed}" for observer, observed in card_views})
     await tx.rows(
         "note_purge_followups",
         id=purge_id,
         messages=sorted(set(rederive)),
-        blocked=sorted(set(blocked)),
         views=views,
     )
 

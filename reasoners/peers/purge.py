@@ -180,12 +180,7 @@ class Eraser:
         ws, peer = self.workspace, self.peer
         sources = await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
-        await purges.note_followups(
-            tx,
-            self.record,
-            rederive=[str(r["id"]) for r in sources],
-            blocked=[str(r["id"]) for r in sources if r["blocked"]],
-        )
+        await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])
         return rows
 
     async def _delete_files(self, ids: list[str], tx: Tx) -> list[Row]:

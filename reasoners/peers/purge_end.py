@@ -3,12 +3,12 @@ the record while it erased (graph/repo/purges.py `note_followups`), so a purge a
 finishes after a crash does it too, and none of it runs while the purge still deletes.
 
 - The live messages an erased belief was also taken from are derived again at once, so what
-  they state comes back, taken from them alone: but not one that also supported a belief
-  deleted or corrected before the purge (it would bring that back), nor one whose session has
-  `reasoning.enabled: false`.
+  they state comes back, taken from them alone (but not in a session with
+  `reasoning.enabled: false`). What was deleted or corrected away before stays so: the purge
+  kept its tombstone (cypher/purge/find_message_derivations.cypher).
 - A dream of each representation whose card the purge deleted is scheduled (dreams on), which
-  writes the card again from what is left: CARD_DREAM_DELAY later when messages are derived
-  again, so the card is written from what comes back too.
+  writes the card again from what is left, CARD_DREAM_DELAY later, so the card is written from
+  what comes back too (a resumed purge's re-derivations may be another run's).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
     stamp = now()
     derive = derive_jobs(settings, again, stamp, wait=False)
     await jobs.enqueue(tx, derive, token_target=settings.deriver_token_target)
-    dream_at = stamp + CARD_DREAM_DELAY if again else stamp
+    dream_at = stamp + CARD_DREAM_DELAY
     if scheduling.enabled(settings):
         for observer, observed in todo.card_views:
             view = Representation(workspace, observer, observed)

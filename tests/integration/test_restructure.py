@@ -615,8 +615,9 @@ async def test_a_peer_purge_does_not_rebuild_the_purged_peers_own_views(
 async def test_a_purge_does_not_bring_back_what_was_deleted_or_corrected(
     services: Services, workspace: str
 ) -> None:
-    """The surviving message, derived again, wrote back a belief deleted before the purge and
-    the version a correction replaced (their tombstones went with the purge)."""
+    """The surviving message, derived again (by the purge, or after an edit), wrote back a
+    belief deleted before the purge and the version a correction replaced: their tombstones
+    went with the purge, and so did the correction."""
     s = services
     await conversation(s, workspace, "s1", "s2")
     for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
@@ -628,14 +629,29 @@ async def test_a_purge_does_not_bring_back_what_was_deleted_or_corrected(
     await invalidation.correct_observation(
         s.db, s.embedder, s.settings, workspace, car, "alice drives a bicycle now."
     )
-    sources = (await observations.get_detail(s.db, workspace, home)).sources
-    [purged] = [src.message.id for src in sources if src.message.session == "s1"]
+    sources = {
+        src.message.session: src.message.id
+        for src in (await observations.get_detail(s.db, workspace, home)).sources
+    }
 
-    report = await purge.purge_messages(s.db, s.settings, workspace, [purged])
-    assert report.rederived == set()
+    report = await purge.purge_messages(s.db, s.settings, workspace, [sources["s1"]])
+    assert report.rederived == {sources["s2"]}  # for alice's own view, which lost both
+    await derive(s, workspace)
+    await invalidation.edit_message(
+        s.db,
+        s.embedder,
+        s.tokens,
+        s.settings,
+        workspace,
+        sources["s2"],
+        "I live in Zorblaxtown. I drive a Plonkmobile. I like tea.",
+    )
     await derive(s, workspace)
     shown = await contents(s, workspace)
     assert not any("Zorblaxtown" in t or "Plonkmobile" in t for t in shown), shown
+    assert "alice drives a bicycle now." in shown
+    own = await contents(s, workspace, "alice", "alice")
+    assert any("Zorblaxtown" in t for t in own), own  # never deleted there: it came back
 
 
 @dataclass
