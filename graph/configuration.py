@@ -18,7 +18,9 @@ from graph.errors import InvalidInput
 
 ConfigKind = Literal["workspace", "session", "peer", "message"]
 
-FLAG, TEXT, COUNT = "true, false or null", "a string or null", "a whole number from 1 or null"
+FLAG, TEXT = "true, false or null", "a string or null"
+MAX_COUNT = 1_000_000  # a cadence past any session's length; larger ones lose precision in JSON
+COUNT = f"a whole number from 1 to {MAX_COUNT:,} or null"
 INSTRUCTIONS = {"custom_instructions": TEXT}
 # A known section is an object of exactly these keys (Honcho clients refuse any other).
 SECTIONS: dict[str, dict[str, str]] = {
@@ -52,7 +54,7 @@ def _fits(value: Any, kind: str) -> bool:
     if kind == FLAG:
         return isinstance(value, bool)
     if kind == COUNT:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_COUNT
     return isinstance(value, str)
 
 

@@ -37,6 +37,7 @@ def test_what_clients_can_read_is_stored(kind: ConfigKind, configuration: dict[s
         ("workspace", {"summary": {"messages_per_long_summary": True}}, "a whole number"),
         ("workspace", {"summary": {"messages_per_long_summary": 2.5}}, "a whole number"),
         ("session", {"summary": {"messages_per_short_summary": 0}}, "a whole number from 1"),
+        ("session", {"summary": {"messages_per_long_summary": 2**63}}, "to 1,000,000"),
         ("workspace", {"custom_instructions": 7}, "custom_instructions must be a string"),
         ("workspace", {"extraction_context": ["x"]}, "extraction_context must be a string"),
         ("session", {"dream": {"enabled": 1}}, "dream.enabled must be true"),
