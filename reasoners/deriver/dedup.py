@@ -79,14 +79,6 @@ def find_duplicate(
     return best_id
 
 
-def first_of_each(
-    keys: Sequence[str], embeddings: Sequence[Sequence[float]], threshold: float
-) -> list[bool]:
-    """For items in order, whether each is kept: it repeats no earlier kept item by
-    `find_duplicate`'s rule."""
-    return [r is None for r in repeated_items(keys, embeddings, threshold)]
-
-
 def repeated_items(
     keys: Sequence[str], embeddings: Sequence[Sequence[float]], threshold: float
 ) -> list[int | None]:

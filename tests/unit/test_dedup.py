@@ -10,7 +10,6 @@ from reasoners.deriver.dedup import (
     cosine,
     exact_key,
     find_duplicate,
-    first_of_each,
     repeated_items,
 )
 
@@ -63,7 +62,11 @@ def test_empty_keys_never_match_exactly() -> None:
     assert find_duplicate([1.0, 0.0], "", [("o", "", [0.0, 1.0])]) is None
 
 
-def test_first_of_each_keeps_what_find_duplicate_one_by_one_keeps() -> None:
+def kept_of(keys: list[str], vectors: list[list[float]], threshold: float) -> list[bool]:
+    return [r is None for r in repeated_items(keys, vectors, threshold)]
+
+
+def test_repeated_items_keeps_what_find_duplicate_one_by_one_keeps() -> None:
     rng = random.Random(7)
     keys = [rng.choice(["", "tea", "rex", "paris"]) + str(rng.randrange(3)) for _ in range(300)]
     keys[5] = keys[9] = ""  # no key: only the embedding decides
@@ -77,9 +80,9 @@ def test_first_of_each_keeps_what_find_duplicate_one_by_one_keeps() -> None:
             expected.append(novel)
             if novel:
                 kept.append((i, key, vector))
-        assert first_of_each(keys, vectors, threshold) == expected
+        assert kept_of(keys, vectors, threshold) == expected
         assert 10 < sum(expected) < 290  # both answers occur
-    assert first_of_each([], [], 0.9) == []
+    assert kept_of([], [], 0.9) == []
 
 
 def test_a_belief_fits_the_index_by_its_length_and_its_normalized_key() -> None:
