@@ -3,8 +3,12 @@
 // is left out, for the dream the new invalidation scheduled, and so is one superseded since
 // (a verdict read on the current version never rewrites history). keep: no longer stale (current
 // again, or for a superseded version, sound history); update: the same with new content; drop:
-// tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current replacement of
-// each premise that a correction superseded, so its provenance reaches today's evidence.
+// tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current
+// replacement of each premise that a correction superseded, so its provenance reaches today's
+// evidence. A kept belief stops citing the `unlink` messages whose span is still the one read
+// (an edit took it out of their text; a derivation since may have quoted the new text), and
+// counts each such message once less in times_derived (at least 1): an edited message derived
+// again adds itself back if its new text still says it.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL
@@ -26,5 +30,15 @@ OPTIONAL CALL (o, v, dropped) {
     AND n.deleted_at IS NULL AND n.superseded_at IS NULL AND NOT coalesce(n.stale, false)
   MERGE (o)-[:DERIVED_FROM]->(n)
   RETURN count(*) AS relinked
+}
+OPTIONAL CALL (o, v, dropped) {
+  WITH o WHERE NOT dropped AND v.action = 'keep' AND size(v.unlink) > 0
+  UNWIND v.unlink AS u
+  MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
+  DELETE d
+  WITH o, count(*) AS unlinked
+  SET o.times_derived = CASE WHEN o.times_derived - unlinked < 1 THEN 1
+                             ELSE o.times_derived - unlinked END
+  RETURN unlinked
 }
 RETURN o.id AS id, v.action AS action

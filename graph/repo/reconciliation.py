@@ -54,6 +54,9 @@ class Verdict:
     content_key: str | None = None
     embedding: list[float] | None = None
     relink: bool = False
+    # Sources a kept explicit belief no longer cites: live messages whose text no longer holds
+    # the span quoted from them (edited since), when another source still grounds the belief.
+    unlink: tuple[Source, ...] = ()
 
     def params(self) -> dict[str, Any]:
         return {
@@ -63,6 +66,7 @@ class Verdict:
             "content_key": self.content_key,
             "embedding": self.embedding,
             "relink": self.relink,
+            "unlink": [{"id": s.message_id, "span": s.span} for s in self.unlink],
         }
 
 

@@ -16,6 +16,7 @@ from graph.repo import reconciliation
 from graph.repo.reconciliation import StaleBelief, Verdict
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer.reconcile_rules import (
+    KEEP,
     ReconcileOutput,
     llm_verdicts,
     reconcile_messages,
@@ -23,6 +24,7 @@ from reasoners.dreamer.reconcile_rules import (
 )
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, Usage
+from reasoners.text.spans import is_grounded
 
 # The model role reconciliation answers under: it reviews derived beliefs like the deduction
 # specialist does, so it shares that role's model setting.
@@ -34,6 +36,17 @@ class Reconciliation:
     verdicts: list[Verdict] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     read: dict[str, StaleBelief] = field(default_factory=dict)  # see reconciliation.apply
+
+
+def unlinking(verdict: Verdict, belief: StaleBelief) -> Verdict:
+    """A kept explicit belief's verdict, with the live sources that no longer hold their span
+    (edited since) to stop citing, when another live source still grounds it; a belief none
+    grounds keeps its sources, whatever the verdict (it must stay traceable)."""
+    if verdict.action != KEEP or belief.level != "explicit":
+        return verdict
+    grounded = [s for s in belief.sources if s.live and is_grounded(s.span, s.content)]
+    gone = tuple(s for s in belief.sources if s.live and s not in grounded)
+    return replace(verdict, unlink=gone) if grounded and gone else verdict
 
 
 async def reconcile_stale(
@@ -58,6 +71,7 @@ async def reconcile_stale(
         )
         verdicts = llm_verdicts(beliefs, answer.value, {t: exact_key(t) for t in texts})
         usage = answer.usage
+    verdicts = [unlinking(v, read[v.id]) for v in verdicts]
     # Updated words, the model's or the zero-key recount, get their key and embedding.
     texts = sorted({v.content for v in verdicts if v.content is not None})
     vectors = dict(zip(texts, await embed_async(embedder, texts), strict=True))

@@ -796,3 +796,31 @@ async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_
     assert removed(half, left) == {**expected(report), "Purge": 1}
     assert report["peers"] == 1 and report["messages"] == 2
     assert beliefs(left) == 0 and "Message" not in left and "Purge" not in left
+
+
+async def test_an_edited_source_stops_backing_a_belief_another_message_still_grounds(
+    services: Services, workspace: str
+) -> None:
+    """The belief was kept on the other message's word, but went on citing the edited one with
+    a span its text no longer holds (and counting it), until a dream reconciled it."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
+        await say(s, workspace, name, day, "I live in Zorblaxtown.")
+    await derive(s, workspace)
+    home = await belief_id(s, workspace, "Zorblaxtown")
+    detail = await observations.get_detail(s.db, workspace, home)
+    sources = {src.message.session: src.message.id for src in detail.sources}
+    assert detail.observation.times_derived == 2
+
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, sources["s1"], "I have a cat."
+    )
+    await dream_now(s, workspace, "agent", "alice")
+    detail = await observations.get_detail(s.db, workspace, home)
+    assert [src.message.id for src in detail.sources] == [sources["s2"]]
+    assert (detail.observation.stale, detail.observation.times_derived) == (False, 1)
+    await derive(s, workspace)  # the edited message, derived again, backs only the cat
+    detail = await observations.get_detail(s.db, workspace, home)
+    assert [src.message.id for src in detail.sources] == [sources["s2"]]
+    assert any("cat" in t for t in await contents(s, workspace))

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from graph.keys import scope_key
 from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
+from reasoners.dreamer.reconcile import unlinking
 from reasoners.dreamer.reconcile_rules import (
     BeliefVerdict,
     ReconcileOutput,
@@ -250,3 +251,19 @@ def test_a_purge_deletes_each_belief_after_everything_built_on_it() -> None:
     # Batches follow the order, so none deletes a premise before a later batch's dependent.
     assert [len(b) for b in chunks(order, 4)] == [4, 2]
     assert dependents_first({"a": ["b"], "b": ["a"]}) == ["a", "b"]  # a cycle still goes
+
+
+def test_a_kept_fact_stops_citing_a_live_source_whose_text_lost_its_span() -> None:
+    edited = Source("m1", True, "I have a cat.", "I live in Lisbon")
+    still = Source("m2", True, "I live in Lisbon.", "I live in Lisbon")
+    deleted = Source("m3", False, "I live in Lisbon.", "I live in Lisbon")
+    fact = StaleBelief(
+        "o1", "explicit", "alice lives in Lisbon", None, (), (edited, still, deleted)
+    )
+    assert unlinking(Verdict("o1", "keep"), fact).unlink == (edited,)
+    # Nothing else grounds it (an LLM kept it): it stays traceable to what it was taken from.
+    alone = replace(fact, sources=(edited, deleted))
+    assert unlinking(Verdict("o1", "keep"), alone).unlink == ()
+    assert unlinking(Verdict("o1", "drop"), fact).unlink == ()
+    derived = replace(fact, level="deductive")
+    assert unlinking(Verdict("o1", "keep"), derived).unlink == ()
