@@ -1,11 +1,14 @@
-"""The configuration keys Honcho clients read back, held to the types those clients expect.
+"""The configuration keys Honcho clients read back, held to the types those clients expect,
+and what the service reads from them: the switches, a session's value over its workspace's
+(`queue_switches`, `dreams_enabled`, `card_used`, `card_created`), and the app's instructions
+to each LLM task (`instructions`).
 
-Configuration is free-form JSON: beliefgraph reads `extraction_context` and keeps the rest for
-the app. But Honcho clients parse the keys they know, with their types, whenever they read a
-workspace, session or peer back: one wrong-typed value stored (`reasoning.enabled: "sometimes"`)
-made every client call naming that workspace fail, and no client could set it right again (its
-own write parses the stored value first). So these keys are checked when stored; any other
-top-level key is the app's.
+Configuration is free-form JSON: beliefgraph reads `extraction_context` and those keys, and
+keeps the rest for the app. But Honcho clients parse the keys they know, with their types,
+whenever they read a workspace, session or peer back: one wrong-typed value stored
+(`reasoning.enabled: "sometimes"`) made every client call naming that workspace fail, and no
+client could set it right again (its own write parses the stored value first). So these keys
+are checked when stored; any other top-level key is the app's.
 """
 
 from __future__ import annotations
@@ -108,6 +111,19 @@ MIN_SHORT_EVERY = 10
 MIN_LONG_EVERY = 20
 
 
+Configuration = Mapping[str, Any]
+
+
+def _pick(section: str, key: str, *levels: Configuration) -> Any:
+    """The first level's value of `section.key` that is set, most specific level first. A value
+    a client could not have stored (see `readable`) counts as unset."""
+    for configuration in levels:
+        value = readable("session", configuration).get(section)
+        if isinstance(value, dict) and value.get(key) is not None:
+            return value[key]
+    return None
+
+
 @dataclass(frozen=True)
 class QueueSwitches:
     """What a session's new messages queue, by the Honcho switches of the session and its
@@ -120,24 +136,64 @@ class QueueSwitches:
     long_every: int | None = None
 
 
-def queue_switches(workspace: Mapping[str, Any], session: Mapping[str, Any]) -> QueueSwitches:
-    """The session's own value of each switch, else the workspace's, else the default (pure).
-    Values that a client could not have stored (see `readable`) count as unset."""
-
-    def pick(section: str, key: str) -> Any:
-        for configuration in (session, workspace):
-            value = readable("session", configuration).get(section)
-            if isinstance(value, dict) and value.get(key) is not None:
-                return value[key]
-        return None
-
-    short, long = (
-        pick("summary", "messages_per_short_summary"),
-        pick("summary", "messages_per_long_summary"),
-    )
+def queue_switches(workspace: Configuration, session: Configuration) -> QueueSwitches:
+    """The session's own value of each switch, else the workspace's, else the default (pure)."""
+    short = _pick("summary", "messages_per_short_summary", session, workspace)
+    long = _pick("summary", "messages_per_long_summary", session, workspace)
     return QueueSwitches(
-        derive=pick("reasoning", "enabled") is not False,
-        summarize=pick("summary", "enabled") is not False,
+        derive=_pick("reasoning", "enabled", session, workspace) is not False,
+        summarize=_pick("summary", "enabled", session, workspace) is not False,
         short_every=None if short is None else max(short, MIN_SHORT_EVERY),
         long_every=None if long is None else max(long, MIN_LONG_EVERY),
+    )
+
+
+def observes_itself(peer: Configuration) -> bool:
+    """A peer's own `observe_me`: false, and no view of the peer by itself is derived in any
+    session (a session member's `observe_me` can turn it off in one session, not back on)."""
+    return readable("peer", peer).get("observe_me") is not False
+
+
+def message_derives(configuration: Configuration | None) -> bool | None:
+    """A message's own `reasoning.enabled` (None: unset, its session's decides)."""
+    return None if configuration is None else _pick("reasoning", "enabled", configuration)
+
+
+def dreams_enabled(*levels: Configuration) -> bool:
+    """`dream.enabled`, most specific level first: false keeps the new beliefs of the levels'
+    messages from triggering a dream (by count or when idle). A dream the app asks for still
+    runs, and any dream reads every undreamed belief of its view, wherever it came from."""
+    return _pick("dream", "enabled", *levels) is not False
+
+
+def card_used(*levels: Configuration) -> bool:
+    """`peer_card.use`: false leaves the card out of what `context` and the dialectic read."""
+    return _pick("peer_card", "use", *levels) is not False
+
+
+def card_created(workspace: Configuration) -> bool:
+    """`peer_card.create` of the workspace (cards are written by dreams, which span sessions):
+    false, and no dream writes a card there."""
+    return _pick("peer_card", "create", workspace) is not False
+
+
+# The LLM tasks whose prompt takes the app's instructions, by their section's name.
+Task = Literal["reasoning", "summary", "dialectic", "dream", "peer_card"]
+
+
+def joined(*texts: object) -> str | None:
+    """The texts that are non-blank strings, stripped, as paragraphs; None if there are none."""
+    found = [t.strip() for t in texts if isinstance(t, str) and t.strip()]
+    return "\n\n".join(found) or None
+
+
+def instructions(configuration: Configuration, *tasks: Task) -> str | None:
+    """The instructions one level (a workspace's or a session's configuration) gives the LLM
+    tasks named: its top-level `custom_instructions`, then each task's section's, joined; None
+    if none is set."""
+    kept = readable("session", configuration)
+    sections = [kept.get(task) for task in tasks]
+    return joined(
+        kept.get("custom_instructions"),
+        *(s.get("custom_instructions") for s in sections if isinstance(s, dict)),
     )

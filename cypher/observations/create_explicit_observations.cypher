@@ -4,8 +4,10 @@
 // trigger). A representation whose undreamed beliefs reach $dream_threshold (0: never) and that
 // has no dream waiting or running claims one here: the edge names the new job, which the
 // caller enqueues in the same transaction, so concurrent derivations schedule one dream, not
-// one each. Returned on every row: `claims`, and `writes`, each view's count of writes
-// (get_view_writes.cypher) after this one, which each new belief keeps as its view_write.
+// one each. With $dream_triggers false (dreams switched off where the beliefs come from) the
+// edge's dream counters, idle moment and claim are left as they are. Returned on every row:
+// `claims`, and `writes`, each view's count of writes (get_view_writes.cypher) after this one,
+// which each new belief keeps as its view_write.
 // This is the derivation's one write of each edge: once per edge, edges in (observer,
 // observed) order, counters and claim in one SET. Each item reads the edge's own properties on
 // its right-hand side, which makes Cypher lock the edge before reading them, so concurrent
@@ -22,9 +24,11 @@ CALL () {
   MATCH (observer:Peer {workspace: $workspace, name: observer_name})
   MATCH (observed:Peer {workspace: $workspace, name: observed_name})
   MERGE (observer)-[r:OBSERVES]->(observed)
-  WITH observer_name, observed_name, n, r, randomUUID() AS fresh
+  WITH observer_name, observed_name, n, r, randomUUID() AS fresh,
+       CASE WHEN $dream_triggers THEN n ELSE 0 END AS d
   SET r.dream_job = CASE
-        WHEN $dream_threshold > 0 AND coalesce(r.since_dream, 0) + n >= $dream_threshold
+        WHEN $dream_triggers AND $dream_threshold > 0
+             AND coalesce(r.since_dream, 0) + n >= $dream_threshold
              AND NOT EXISTS {
                MATCH (j:Job {id: r.dream_job})
                WHERE j.status IN ['pending', 'running']
@@ -34,8 +38,8 @@ CALL () {
       END,
       r.observations = coalesce(r.observations, 0) + n,
       r.writes = coalesce(r.writes, 0) + 1,
-      r.since_dream = coalesce(r.since_dream, 0) + n,
-      r.idle_dream_at = $idle_at
+      r.since_dream = coalesce(r.since_dream, 0) + d,
+      r.idle_dream_at = CASE WHEN $dream_triggers THEN $idle_at ELSE r.idle_dream_at END
   RETURN collect(CASE WHEN r.dream_job = fresh
                       THEN {observer: observer_name, observed: observed_name, job_id: fresh,
                             last_dream_at: r.last_dream_at}

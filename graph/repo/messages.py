@@ -18,8 +18,6 @@ from graph.records import MessageRecord, Page
 from graph.repo import sessions
 from graph.validation import aware, now
 
-AfterCreate = Callable[[Tx, list[MessageRecord]], Awaitable[None]]
-
 
 @dataclass(frozen=True)
 class MessageRow:
@@ -36,6 +34,12 @@ class MessageRow:
     embedding: list[float]
     # One passage's vector after another (may be empty); None stores none (passages are off).
     passage_embeddings: list[float] | None
+    # The message's own `reasoning.enabled` (None: its session's); not stored, read by the
+    # caller's `after_create` when it queues the batch's work.
+    derive: bool | None = None
+
+
+AfterCreate = Callable[[Tx, list[tuple[MessageRecord, MessageRow]]], Awaitable[None]]
 
 
 async def create(
@@ -54,7 +58,8 @@ async def create(
 
     Rows whose client_id is already stored are not written again: the stored message is
     returned in their place, so re-sending a batch is safe. `after_create` runs inside the same
-    transaction (the queue uses it to enqueue work with the messages).
+    transaction with each new message and its row (the queue uses it to enqueue work with the
+    messages).
     """
     await sessions.get(db, workspace, session)
     # A closed session is refused in the transaction, for new messages only: a resend of what
@@ -160,7 +165,7 @@ async def create(
                 gone = next(r.peer for i, r in enumerate(fresh) if i not in created)
                 raise NotFound(f"peer {gone!r} does not exist in workspace {workspace!r}")
             if after_create is not None:
-                await after_create(tx, [created[i] for i in range(len(fresh))])
+                await after_create(tx, [(created[i], row) for i, row in enumerate(fresh)])
         result: list[MessageRecord] = []
         fresh_index = 0
         for row in rows:

@@ -251,6 +251,7 @@ async def write_explicit(
     near: float | None = None,
     idle_at: datetime | None = None,
     dream_threshold: int = 0,
+    dream_triggers: bool = True,
     echoes: Sequence[tuple[ExplicitFact, ExplicitFact]] = (),
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
@@ -259,9 +260,11 @@ async def write_explicit(
     included, for the zero-key dreamer (Observation.near_ids). Each scope's new facts count
     toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger); a
     scope with `dream_threshold` undreamed beliefs (0: never) claims one (WriteOutcome.claims),
-    in the same write of its edge. `echoes` pairs a fact of `facts` with one the caller left out
-    as its repeat: the repeat's message becomes evidence of the belief the fact makes or
-    repeats (counted once more when it is another message)."""
+    in the same write of its edge; with `dream_triggers` false the new facts neither count
+    toward a dream nor move its idle moment (they are still read by the next one). `echoes`
+    pairs a fact of `facts` with one the caller left out as its repeat: the repeat's message
+    becomes evidence of the belief the fact makes or repeats (counted once more when it is
+    another message)."""
     if not facts:
         return WriteOutcome([], 0)
     items = [
@@ -328,6 +331,7 @@ async def write_explicit(
             observations=fresh,
             idle_at=idle_at,
             dream_threshold=dream_threshold,
+            dream_triggers=dream_triggers,
         )
         if fresh
         else []

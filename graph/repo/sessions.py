@@ -12,7 +12,7 @@ from graph.db import Database, Tx
 from graph.errors import InvalidInput, NotFound
 from graph.paging import by_name, page
 from graph.props import NO_META, Meta, meta_kv, node_props
-from graph.records import MembershipRecord, Page, SessionRecord, WorkspaceRecord
+from graph.records import MembershipRecord, Page, SessionRecord
 from graph.repo import peers, workspaces
 from graph.validation import check_name, check_peer_count, now
 
@@ -210,14 +210,17 @@ async def joined_by(
     return frozenset(str(r["session"]) for r in rows)
 
 
+async def configuration_of(db: Database, workspace: str, session: str) -> dict[str, Any]:
+    """The session's configuration (empty when there is no such session)."""
+    held = await db.read_one("get_session", workspace=workspace, name=session)
+    return SessionRecord.from_row(held["session"]).configuration if held and held["session"] else {}
+
+
 async def queue_switches_in(tx: Tx, workspace: str, session: str) -> QueueSwitches:
     """What the session's messages queue, by its and its workspace's configuration as they
     stand in `tx` (graph/configuration.py)."""
-    found = await tx.one("get_workspace", workspace=workspace)
     held = await tx.one("get_session", workspace=workspace, name=session)
     return queue_switches(
-        WorkspaceRecord.from_row(found["workspace"]).configuration
-        if found and found["workspace"]
-        else {},
+        await workspaces.configuration_in(tx, workspace),
         SessionRecord.from_row(held["session"]).configuration if held and held["session"] else {},
     )

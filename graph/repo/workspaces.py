@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
@@ -54,6 +55,22 @@ async def get(db: Database, name: str) -> WorkspaceRecord:
     if row is None or not row["workspace"]:
         raise NotFound(f"workspace {name!r} does not exist")
     return WorkspaceRecord.from_row(row["workspace"])
+
+
+def _configuration(row: dict[str, Any] | None) -> dict[str, Any]:
+    return (
+        WorkspaceRecord.from_row(row["workspace"]).configuration if row and row["workspace"] else {}
+    )
+
+
+async def configuration_of(db: Database, name: str) -> dict[str, Any]:
+    """The workspace's configuration (empty when it is gone)."""
+    return _configuration(await db.read_one("get_workspace", workspace=name))
+
+
+async def configuration_in(tx: Tx, name: str) -> dict[str, Any]:
+    """`configuration_of` as it stands in `tx`."""
+    return _configuration(await tx.one("get_workspace", workspace=name))
 
 
 async def list_page(db: Database, *, after: str | None, limit: int) -> Page[WorkspaceRecord]:

@@ -13,10 +13,11 @@ import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 
+from graph.configuration import card_used
 from graph.db import Database
 from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord, SummaryRecord
-from graph.repo import messages, peer_cards, peers, sessions, summaries
+from graph.repo import messages, peer_cards, peers, sessions, summaries, workspaces
 from graph.repo import observation_search as top_repo
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_query
@@ -224,12 +225,15 @@ async def get_context(
     if observer is not None and observed is not None:
         await peers.get(db, ws, observed)
         await peers.get(db, ws, observer)
+    levels = [await workspaces.configuration_of(db, ws)]
     if request.session is not None:
-        await sessions.get(db, ws, request.session)
+        levels.insert(0, (await sessions.get(db, ws, request.session)).configuration)
     (slice_, card, matched), (short, long, recent) = await asyncio.gather(
         representation(db, embedder, request, observer, observed),
         session_window(db, request, request.session),
     )
+    if not card_used(*levels):  # `peer_card.use: false`, the session's else the workspace's
+        card = []
     packed = pack_parts(
         tokens,
         request.tokens,

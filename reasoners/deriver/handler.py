@@ -14,9 +14,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from graph.configuration import dreams_enabled, instructions, joined, observes_itself
 from graph.db import Database, Tx
 from graph.errors import Conflict
-from graph.records import MembershipRecord, MessageRecord, PeerRecord
+from graph.records import (
+    MembershipRecord,
+    MessageRecord,
+    PeerRecord,
+    SessionRecord,
+    WorkspaceRecord,
+)
 from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, LeaseLost
@@ -132,13 +139,18 @@ def dedupe_within(
 
 
 def _instructions(
-    workspace_config: dict[str, object], peer: PeerRecord, context: str | None
+    workspace: WorkspaceRecord, peer: PeerRecord, session: SessionRecord
 ) -> InstructionHierarchy:
-    text = workspace_config.get("extraction_context")
+    """The app's instructions, by level: the workspace's `extraction_context` and the
+    `custom_instructions` of each level's configuration (top-level and `reasoning`) join the
+    peer's extraction context and the session's context."""
     return InstructionHierarchy(
-        workspace=text if isinstance(text, str) else None,
+        workspace=joined(
+            workspace.configuration.get("extraction_context"),
+            instructions(workspace.configuration, "reasoning"),
+        ),
         peer=peer.extraction_context,
-        session=context,
+        session=joined(session.context, instructions(session.configuration, "reasoning")),
     )
 
 
@@ -177,12 +189,16 @@ class DeriverHandler:
         members = await sessions.list_members(self.db, workspace, session, include_past=True)
         ws = await workspaces.get(self.db, workspace)
         session_record = await sessions.get(self.db, workspace, session)
+        # `dream.enabled: false` (the session's, else the workspace's): what this unit writes
+        # does not move its views toward a dream.
+        dreams = dreams_enabled(session_record.configuration, ws.configuration)
         contexts = {m.id: m.context for m in window if m.context}
         turns = [
             SessionMessage(m.id, m.peer, m.content, m.created_at, m.token_count) for m in window
         ]
 
         facts: list[Fact] = []
+        unobserved: set[str] = set()  # senders with `observe_me: false` in their configuration
         kept: Counter[str] = Counter()  # facts kept per message
         usage = Usage()
         grounding = Grounding()
@@ -190,7 +206,9 @@ class DeriverHandler:
         # merge or split since the job was queued may have moved it (and removed that peer).
         for sender in sorted({m.peer for m in pending}):
             target = await peers.get(self.db, workspace, sender)
-            base = _instructions(ws.configuration, target, session_record.context)
+            if not observes_itself(target.configuration):
+                unobserved.add(sender)
+            base = _instructions(ws, target, session_record)
             for batch in batch_messages(
                 turns,
                 sender,
@@ -214,7 +232,7 @@ class DeriverHandler:
                     else:
                         kept[fact.message_id] += 1
                         facts.append(fact)
-        planned, echoes = await self._route(facts, by_id, members)
+        planned, echoes = await self._route(facts, by_id, members, unobserved)
         self.stats.units += 1
         self.stats.usage = self.stats.usage + usage
         log.info(
@@ -258,6 +276,7 @@ class DeriverHandler:
                 near=None if self.settings.dream_mode == "off" else self.settings.dream_similarity,
                 idle_at=scheduling.idle_at(self.settings, utc_now()),
                 dream_threshold=scheduling.threshold(self.settings),
+                dream_triggers=dreams,
             )
             counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)
@@ -278,6 +297,7 @@ class DeriverHandler:
         facts: list[Fact],
         by_id: dict[str, MessageRecord],
         members: list[MembershipRecord],
+        unobserved: set[str],
     ) -> tuple[list[ExplicitFact], list[Echo]]:
         if not facts:
             return [], []
@@ -286,7 +306,8 @@ class DeriverHandler:
         for fact, vector in zip(facts, vectors, strict=True):
             message = by_id[fact.message_id]
             moment = message.received_at or message.created_at
-            for observer in observers_for(message.peer, moment, members):
+            itself = message.peer not in unobserved
+            for observer in observers_for(message.peer, moment, members, observe_self=itself):
                 planned.append(
                     ExplicitFact(
                         observer=observer,

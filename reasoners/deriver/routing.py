@@ -1,6 +1,7 @@
 """Who may learn a message's facts: theory-of-mind routing (pure).
 
-A fact a peer states goes to (sender, sender) unless the sender's observe_me is off, and to
+A fact a peer states goes to (sender, sender) unless the sender's observe_me is off (in the
+session, or in the peer's own configuration: either turns it off), and to
 (other, sender) for every other peer present in the session when the message arrived whose
 observe_others is on. Presence is judged at arrival (received_at), so a history imported with
 old created_at values reaches the peers that were in the session when it was imported.
@@ -24,11 +25,15 @@ def window_at(
 
 
 def observers_for(
-    sender: str, moment: datetime, memberships: Sequence[MembershipRecord]
+    sender: str,
+    moment: datetime,
+    memberships: Sequence[MembershipRecord],
+    *,
+    observe_self: bool = True,
 ) -> list[str]:
     observers: list[str] = []
     own = window_at(memberships, sender, moment)
-    if own is None or own.observe_me:
+    if observe_self and (own is None or own.observe_me):
         observers.append(sender)
     present = sorted({m.peer for m in memberships if m.peer != sender})
     for peer in present:

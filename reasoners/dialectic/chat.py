@@ -23,9 +23,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
+from graph.configuration import card_used, instructions, joined
 from graph.db import Database
-from graph.repo import peer_cards, peers, sessions
+from graph.repo import peer_cards, peers, sessions, workspaces
 from graph.validation import check_query
 from graph.validation import now as utc_now
 from reasoners.dialectic.citations import Citations, cite_all, parse_citations, resolve_citations
@@ -109,6 +111,15 @@ class Conversation:
         )
 
 
+async def app_configuration(db: Database, view: View) -> list[dict[str, Any]]:
+    """The configurations whose switches the answer obeys, most specific first: the view's
+    session's (if it names one), then the workspace's."""
+    found = [await workspaces.configuration_of(db, view.workspace)]
+    if view.session is not None:
+        found.insert(0, await sessions.configuration_of(db, view.workspace, view.session))
+    return found
+
+
 async def open_conversation(
     db: Database,
     embedder: Embedder,
@@ -128,7 +139,8 @@ async def open_conversation(
         await peers.get(db, view.workspace, view.observed)
     if view.session is not None and view.session_checked:
         await sessions.get(db, view.workspace, view.session)
-    toolbox = Toolbox(db, embedder, view)
+    levels_of = await app_configuration(db, view)
+    toolbox = Toolbox(db, embedder, view, cards=card_used(*levels_of))
     [embedding] = await embed_async(embedder, [text])
     # Independent reads: side by side, the opening waits for the slowest.
     prefetched, turns, card = await asyncio.gather(
@@ -140,10 +152,11 @@ async def open_conversation(
         view,
         text,
         today=now or utc_now(),
-        card=card.entries,
+        card=card.entries if toolbox.cards else [],
         prefetched=prefetched,
         turns=turns.items,
         tools=tools and reasoning.max_tool_iterations > 0,
+        guidance=joined(*(instructions(c, "dialectic") for c in reversed(levels_of))),
     )
     return Conversation(view, reasoning, toolbox, prefetched, turns.items, messages)
 

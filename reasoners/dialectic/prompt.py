@@ -85,8 +85,10 @@ def dialectic_messages(
     prefetched: list[ObservationItem],
     turns: list[MessageItem],
     tools: bool,
+    guidance: str | None = None,
 ) -> list[ChatMessage]:
-    """The conversation that opens the tool loop: the fixed policy, then this question.
+    """The conversation that opens the tool loop: the fixed policy, then this question (and
+    the app's `guidance` for answering, from its `dialectic.custom_instructions`).
 
     Everything that varies goes into the user message, so the system prompt stays the same for
     every call and providers can cache it.
@@ -108,6 +110,8 @@ def dialectic_messages(
         parts.append(f"Evidence from sessions {some(view.exclude_session_ids)} is excluded.")
     if not tools:
         parts.append("No tools are available for this question: answer from the evidence below.")
+    if guidance:
+        parts.append(f"\nThe app's instructions for answering:\n{guidance}")
     parts.append(f"\nQuestion: {query}")
     if card:
         parts.append("\nPeer card (stable facts):\n" + "\n".join(f"- {e}" for e in card))

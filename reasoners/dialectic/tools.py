@@ -111,16 +111,24 @@ class Toolbox:
     """The tools over one view, recording what they return in `evidence`."""
 
     def __init__(
-        self, db: Database, embedder: Embedder, view: View, evidence: Evidence | None = None
+        self,
+        db: Database,
+        embedder: Embedder,
+        view: View,
+        evidence: Evidence | None = None,
+        *,
+        cards: bool = True,
     ) -> None:
         self.db = db
         self.embedder = embedder
         self.view = view
         self.evidence = evidence if evidence is not None else Evidence()
+        # False (`peer_card.use: false`): the card is neither a tool nor a file passage here.
+        self.cards = cards
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return list(TOOL_SPECS)
+        return [spec for spec in TOOL_SPECS if self.cards or spec.name != "peer_card"]
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -300,7 +308,7 @@ class Toolbox:
     async def search_files(self, query: str, limit: int = 5) -> FileResults:
         """Passages of the covered peers' files. Peer cards are (observer, observed) views:
         only this view's own cards show; other files only to an asker who may read them."""
-        own_cards = {(p, card_path(o, p)) for o, p in self.view.pairs}
+        own_cards = {(p, card_path(o, p)) for o, p in self.view.pairs} if self.cards else set()
         peers = [p for _, p in self.view.pairs]
         # Asked wide, since the card rule drops some hits after the search.
         hits = await search_files(
@@ -357,9 +365,10 @@ class Toolbox:
 
     async def dispatch(self, call: ToolCall) -> str:
         """The text answering one tool call; problems become an error text for the model."""
-        model = ARGUMENTS.get(call.name)
+        names = [spec.name for spec in self.specs]
+        model = ARGUMENTS.get(call.name) if call.name in names else None
         if model is None:
-            return f"Error: there is no tool {call.name!r}; the tools are {', '.join(ARGUMENTS)}."
+            return f"Error: there is no tool {call.name!r}; the tools are {', '.join(names)}."
         if call.arguments_error is not None:
             return f"Error: {call.name}: {call.arguments_error}. Send a JSON object."
         try:

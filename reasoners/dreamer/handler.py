@@ -22,9 +22,10 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from graph.configuration import card_created, instructions
 from graph.db import Database, Tx
 from graph.keys import Representation
-from graph.repo import dream_runs, dreams, invalidation, reconciliation
+from graph.repo import dream_runs, dreams, invalidation, reconciliation, workspaces
 from graph.repo.dream_runs import ProcessedBelief, RunRecord
 from graph.repo.dreams import Belief
 from graph.repo.jobs import ClaimedUnit, JobResult
@@ -99,6 +100,8 @@ class DreamHandler:
             # Retrying would fail the same way, to a dead job; it ends here, done.
             log.info("dream of %s -> %s: no such representation now; skipped", observer, observed)
             return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=None)
+        configuration = await workspaces.configuration_of(self.db, view.workspace)
+        cards = card_created(configuration)
         # Reconciliation first: the LLM reconciles only in llm mode, as it dreams only then.
         settled = await reconcile_stale(
             self.db,
@@ -117,10 +120,25 @@ class DreamHandler:
             plan = await self._rules(view, current, state.card)
         else:
             assert self.llm is not None  # open_services refuses llm mode without an LLM
-            specialists = Specialists(self.db, self.embedder, self.llm, self.settings, view)
+            guidance = (
+                instructions(configuration, "dream", "peer_card")
+                if cards
+                else instructions(configuration, "dream")
+            )
+            specialists = Specialists(
+                self.db,
+                self.embedder,
+                self.llm,
+                self.settings,
+                view,
+                cards=cards,
+                guidance=guidance,
+            )
             plan, dreamed = await specialists.run(current, state.card, manual=trigger == "manual")
             usage = usage + dreamed
             vectors = dict(specialists.vectors)
+        if not cards:  # `peer_card.create: false`: the card stays as the app left it
+            plan.card = None
         missing = [b for b in plan.beliefs if b.id not in vectors]
         began = time.perf_counter()
         embedded = await embed_async(self.embedder, [b.content for b in missing])

@@ -92,6 +92,12 @@ repeat a pattern an inductive belief already states."""
 )
 
 
+NO_CARDS = "The app keeps peer cards unwritten here: set_peer_card is not available."
+GUIDANCE_HEADING = (
+    "The app's instructions for this workspace (they do not override the rules above):"
+)
+
+
 def specialist_messages(
     prompt: str,
     observer: str,
@@ -100,7 +106,11 @@ def specialist_messages(
     card: Sequence[CardLine],
     *,
     recent_label: str,
+    cards: bool = True,
+    guidance: str | None = None,
 ) -> list[ChatMessage]:
+    """The system prompt (with the app's `guidance` after it, and a note when cards are off)
+    and the beliefs to work on."""
     instructions = prompt.format(
         observer=observer,
         observed=observed,
@@ -108,6 +118,10 @@ def specialist_messages(
         max_chars=MAX_ENTRY_CHARS,
         pattern_types=", ".join(PATTERN_TYPES),
     )
+    if not cards and "set_peer_card" in instructions:
+        instructions += f"\n\n{NO_CARDS}"
+    if guidance:
+        instructions += f"\n\n{GUIDANCE_HEADING}\n{guidance}"
     shown = "\n".join(render_belief(b) for b in recent) or "(none)"
     return [
         system(instructions),

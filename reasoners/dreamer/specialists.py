@@ -171,6 +171,8 @@ class Specialists:
     vectors: dict[str, list[float]] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     card_before: list[CardLine] = field(default_factory=list)
+    cards: bool = True  # False: the workspace has `peer_card.create: false`, no card tool
+    guidance: str | None = None  # the app's instructions for dreams (and cards)
 
     @property
     def query(self) -> ObservationQuery:
@@ -192,7 +194,8 @@ class Specialists:
             recent, label = [_belief(o) for o in top.most_recent], "The most recent beliefs"
         if not recent:
             return self.plan, self.usage
-        await self._loop(DEDUCTION_ROLE, DEDUCTION, recent, label, DEDUCTION_ACTIONS)
+        deduction = [a for a in DEDUCTION_ACTIONS if self.cards or a.name != "set_peer_card"]
+        await self._loop(DEDUCTION_ROLE, DEDUCTION, recent, label, deduction)
         await self._loop(INDUCTION_ROLE, INDUCTION, recent, label, INDUCTION_ACTIONS)
         return self.plan, self.usage
 
@@ -211,6 +214,8 @@ class Specialists:
             recent,
             self.plan.card if self.plan.card is not None else self.card_before,
             recent_label=label,
+            cards=self.cards,
+            guidance=self.guidance,
         )
         tools = [*DISCOVERY, *actions]
         allowed = {spec.name for spec in tools}

@@ -34,6 +34,7 @@ class MessageInput:
     context: str | None = None
     created_at: datetime | None = None
     client_id: str | None = None
+    derive: bool | None = None  # the message's own `reasoning.enabled` (None: its session's)
 
 
 @dataclass(frozen=True)
@@ -135,17 +136,23 @@ async def add_messages(
             token_count=tokens.count(item.content),
             embedding=vector.embedding,
             passage_embeddings=vector.passages,
+            derive=item.derive,
         )
         for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
     ]
 
-    async def enqueue_work(tx: Tx, created: list[MessageRecord]) -> None:
-        # Same transaction as the messages: a stored message always has its jobs (those the
-        # session's and workspace's switches ask for, as they stand now).
+    async def enqueue_work(
+        tx: Tx, created: list[tuple[MessageRecord, messages.MessageRow]]
+    ) -> None:
+        # Same transaction as the messages: a stored message always has its jobs (those its
+        # own, its session's and its workspace's switches ask for, as they stand now).
         switches = await sessions.queue_switches_in(tx, workspace, session)
+        derived = [
+            m for m, row in created if (switches.derive if row.derive is None else row.derive)
+        ]
         await jobs.enqueue(
             tx,
-            jobs_for_messages(settings, created, now(), switches),
+            jobs_for_messages(settings, [m for m, _ in created], now(), switches, derived),
             token_target=settings.deriver_token_target,
         )
 

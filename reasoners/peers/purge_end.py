@@ -6,19 +6,21 @@ finishes after a crash does it too, and none of it runs while the purge still de
   they state comes back, taken from them alone (but not in a session with
   `reasoning.enabled: false`). What was deleted or corrected away before stays so: the purge
   kept its tombstone (cypher/purge/find_message_derivations.cypher).
-- A dream of each representation whose card the purge deleted is scheduled (dreams on), which
-  writes the card again from what is left, CARD_DREAM_DELAY later, so the card is written from
-  what comes back too (a resumed purge's re-derivations may be another run's).
+- A dream of each representation whose card the purge deleted is scheduled (dreams on, and
+  neither `dream.enabled` nor `peer_card.create` false in the workspace), which writes the card
+  again from what is left, CARD_DREAM_DELAY later, so the card is written from what comes back
+  too (a resumed purge's re-derivations may be another run's).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from graph.configuration import card_created, dreams_enabled
 from graph.db import Tx
 from graph.keys import Representation
 from graph.records import MessageRecord
-from graph.repo import jobs, purges, sessions
+from graph.repo import jobs, purges, sessions, workspaces
 from graph.settings import Settings
 from graph.validation import now
 from reasoners.dreamer import scheduling
@@ -41,7 +43,12 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
     derive = derive_jobs(settings, again, stamp, wait=False)
     await jobs.enqueue(tx, derive, token_target=settings.deriver_token_target)
     dream_at = stamp + CARD_DREAM_DELAY
-    if scheduling.enabled(settings):
+    configuration = await workspaces.configuration_in(tx, workspace)
+    if (
+        scheduling.enabled(settings)
+        and dreams_enabled(configuration)
+        and card_created(configuration)
+    ):
         for observer, observed in todo.card_views:
             view = Representation(workspace, observer, observed)
             await scheduling.on_demand_in(tx, settings, view, at=dream_at)

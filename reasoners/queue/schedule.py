@@ -74,12 +74,17 @@ def jobs_for_messages(
     created: Sequence[MessageRecord],
     stamp: datetime,
     switches: QueueSwitches,
+    derived: Sequence[MessageRecord] | None = None,
 ) -> list[NewJob]:
-    """A new batch's jobs (its messages are of one session), as its switches allow."""
+    """A new batch's jobs (its messages are of one session), as its switches allow: `derived`
+    names the messages to derive when the caller settled that per message (default: all of
+    them, if the switches derive)."""
     if not created:
         return []
     workspace, session = created[0].workspace, created[0].session
-    jobs = derive_jobs(settings, created, stamp) if switches.derive else []
+    if derived is None:
+        derived = created if switches.derive else []
+    jobs = derive_jobs(settings, derived, stamp) if derived else []
     if not switches.summarize:
         return jobs
     first = min(m.seq for m in created)

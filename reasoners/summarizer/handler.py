@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from graph.configuration import instructions, joined
 from graph.db import Database, Tx
 from graph.errors import Conflict
 from graph.records import MessageRecord
 from graph.repo import messages as message_repo
-from graph.repo import sessions, summaries
+from graph.repo import sessions, summaries, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
 from reasoners.embeddings.tokens import TokenCounter
@@ -48,6 +49,7 @@ class SummarizerHandler:
             return await summaries.resets(tx, workspace, session)
 
         resets = await self.db.read_tx(read_resets)  # before anything the summary will quote
+        guidance = await self._guidance(workspace, session) if self.llm is not None else None
         for job in unit.jobs:
             kind = str(job.payload.get("kind", "short"))
             up_to = int(job.payload.get("up_to_seq", 0))
@@ -66,7 +68,7 @@ class SummarizerHandler:
                 # summary of nothing (or the last one again) would claim messages it never read.
                 usage_by_job.append(JobResult(job.id))
                 continue
-            summary, usage = await self._summarize(kind, text, new)
+            summary, usage = await self._summarize(kind, text, new, guidance)
             latest[kind] = (summary, up_to)
             plans.append((kind, summary, up_to))
             usage_by_job.append(JobResult(job.id, usage.input_tokens, usage.output_tokens))
@@ -93,8 +95,16 @@ class SummarizerHandler:
 
         return Prepared(results=usage_by_job, write=write if plans else None)
 
+    async def _guidance(self, workspace: str, session: str) -> str | None:
+        """The `custom_instructions` (top-level and `summary`) of the workspace, then the
+        session."""
+        return joined(
+            instructions(await workspaces.configuration_of(self.db, workspace), "summary"),
+            instructions(await sessions.configuration_of(self.db, workspace, session), "summary"),
+        )
+
     async def _summarize(
-        self, kind: str, previous: str | None, new: list[MessageRecord]
+        self, kind: str, previous: str | None, new: list[MessageRecord], guidance: str | None
     ) -> tuple[str, Usage]:
         limit = self.word_limit(kind)
         if self.llm is None:
@@ -102,7 +112,7 @@ class SummarizerHandler:
             return await asyncio.to_thread(extractive_summary, previous, new, limit), Usage()
         result = await self.llm.structured(
             "summarizer",
-            summary_messages("long" if kind == "long" else "short", previous, new, limit),
+            summary_messages("long" if kind == "long" else "short", previous, new, limit, guidance),
             bounded_summary(limit),
         )
         return result.value.summary, result.usage

@@ -35,8 +35,10 @@ def summary_messages(
     previous: str | None,
     new_messages: Sequence[SpokenMessage],
     word_limit: int,
+    guidance: str | None = None,
 ) -> list[ChatMessage]:
-    """The summarizer call: fold `new_messages` into `previous`, within about `word_limit` words."""
+    """The summarizer call: fold `new_messages` into `previous`, within about `word_limit`
+    words, following the app's `guidance` (its `summary.custom_instructions`) if any."""
     if kind not in _SUMMARY_KIND:
         raise ValueError(f"kind must be short or long, not {kind!r}")
     if word_limit < 1:
@@ -48,4 +50,6 @@ def summary_messages(
         f"New messages:\n{rendered or INDENT + '(none)'}",
         f"Write {_SUMMARY_KIND[kind]}, in at most about {word_limit} words.",
     ]
+    if guidance:
+        blocks.append(f"The app's instructions for this summary:\n{indented(guidance)}")
     return [system(SUMMARY_SYSTEM_PROMPT), user("\n\n".join(blocks))]

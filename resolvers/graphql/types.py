@@ -73,9 +73,11 @@ def connection(page: records.Page[R], node: Callable[[R], T]) -> Connection[T]:
 METADATA = "Your app's JSON object, stored as given; lists can filter on its top-level keys."
 CONFIGURATION = (
     "Settings as a JSON object. Keys Honcho clients read back are checked for their types; the "
-    "rest are your app's. A session's new messages obey reasoning.enabled, summary.enabled and "
-    "summary.messages_per_short_summary / messages_per_long_summary (the session's value, else "
-    "its workspace's)."
+    "rest are your app's. The session's value, else its workspace's, decides what new messages "
+    "queue (reasoning.enabled, summary.enabled, summary.messages_per_short_summary / "
+    "messages_per_long_summary), whether their beliefs trigger dreams (dream.enabled) and "
+    "whether context and chat read the peer card (peer_card.use); custom_instructions, at the "
+    "top and in each section, go into the language model's prompts."
 )
 
 
@@ -88,8 +90,10 @@ class Workspace:
     metadata: JSON = strawberry.field(description="Your app's JSON object, stored as given.")
     configuration: JSON = strawberry.field(
         description="Settings as a JSON object: `extraction_context` holds instructions for "
-        "fact extraction from every message of the workspace; the other keys are your app's "
-        "(those Honcho clients read back are checked for their types)."
+        "fact extraction from every message of the workspace, and `peer_card.create: false` "
+        "keeps dreams from writing cards; the switches sessions also take apply where a "
+        "session sets none (see Session.configuration). Other keys are your app's (those "
+        "Honcho clients read back are checked for their types)."
     )
     created_at: datetime = strawberry.field(description="When the workspace was created (UTC).")
 
@@ -111,7 +115,11 @@ class Peer:
     workspace: str = strawberry.field(description="The workspace the peer belongs to.")
     name: str = strawberry.field(description="Unique name within the workspace.")
     metadata: JSON = strawberry.field(description=METADATA)
-    configuration: JSON = strawberry.field(description=CONFIGURATION)
+    configuration: JSON = strawberry.field(
+        description="Settings as a JSON object, your app's, but for `observe_me` (true, false "
+        "or null, checked, as Honcho clients read it back): false, and the peer's view of "
+        "itself is not derived in any session."
+    )
     extraction_context: str | None = strawberry.field(
         description="Instructions for fact extraction from this peer's messages, below a "
         "message's and a session's own and above the workspace's when they disagree."

@@ -14,7 +14,7 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graph.configuration import check_configuration
+from graph.configuration import check_configuration, message_derives
 from graph.db import Tx
 from graph.errors import InvalidInput, NotFound, Unavailable
 from graph.props import NO_META, dump_json
@@ -105,7 +105,7 @@ async def create(call: Call) -> Response:
     session = call.path("session")
     batch = await call.body(MessageBatch)
     for index, m in enumerate(batch.messages):
-        if m.configuration is not None:  # checked for what clients read; not acted on
+        if m.configuration is not None:  # checked for what clients read; reasoning.enabled read
             try:
                 check_configuration("message", m.configuration)
             except InvalidInput as exc:
@@ -116,6 +116,7 @@ async def create(call: Call) -> Response:
             content=m.content.replace("\x00", ""),
             metadata=m.metadata,
             created_at=m.created_at,
+            derive=message_derives(m.configuration),
         )
         for m in batch.messages
     ]

@@ -8,9 +8,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
+from graph.configuration import card_used
 from graph.errors import InvalidInput
 from graph.records import ObservationRecord, SummaryRecord
-from graph.repo import messages, peer_cards, sessions, summaries
+from graph.repo import messages, peer_cards, sessions, summaries, workspaces
 from reasoners.context.assemble import MAX_BUDGET, ContextRequest, get_context
 from reasoners.context.beliefs import BeliefSelection, select_beliefs
 from resolvers.rest import shapes
@@ -137,13 +138,15 @@ async def peer_context(call: Call) -> Response:
             search_max_distance=q.search_max_distance,
         ),
     )
-    card = await peer_cards.get(call.services.db, call.workspace, observer, observed)
+    db = call.services.db
+    used = card_used(await workspaces.configuration_of(db, call.workspace))
+    card = await peer_cards.get(db, call.workspace, observer, observed)
     return JSONResponse(
         {
             "peer_id": observer,
             "target_id": observed,
             "representation": shapes.representation(found),
-            "peer_card": card.entries or None,
+            "peer_card": (card.entries or None) if used else None,
         }
     )
 

@@ -195,7 +195,7 @@ async def test_concurrent_writes_into_two_views_do_not_deadlock(
                     observations=items(workspace, ids, w % 2 == 1),
                     # Every explicit write claims a dream too: no job is enqueued here.
                     **(
-                        {"idle_at": None, "dream_threshold": 1}
+                        {"idle_at": None, "dream_threshold": 1, "dream_triggers": True}
                         if statement == "create_explicit_observations"
                         else {}
                     ),
@@ -483,6 +483,7 @@ async def test_an_edge_writer_waiting_beside_a_derivation_does_not_deadlock(
             "observations": [i for i in items if i["props"]["observer"] == "bob"],
             "idle_at": idle_at,
             "dream_threshold": 0,
+            "dream_triggers": True,
         }
 
     async def claim_on_demand(tx: Tx) -> None:
@@ -556,6 +557,7 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
             observations=explicit_items(workspace, ids, reverse),
             idle_at=None,
             dream_threshold=0,
+            dream_triggers=True,
         )
 
     await run_unretried(services, lambda tx: create(tx, False))

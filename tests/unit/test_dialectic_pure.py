@@ -324,3 +324,23 @@ def test_an_aggregated_views_pairs_follow_whose_view_it_is() -> None:
         ("alice", "alice"),
         ("alice-dm", "alice-dm"),
     ]
+
+
+def test_the_apps_guidance_is_in_the_question_not_the_system_prompt() -> None:
+    plain, guided = (
+        dialectic_messages(
+            SCOPE, "Pets?", today=T0, card=[], prefetched=[], turns=[], tools=True, guidance=g
+        )
+        for g in (None, "Answer in French.")
+    )
+    assert guided[0] == plain[0]  # the system prompt stays cacheable
+    assert "The app's instructions for answering:\nAnswer in French." in str(guided[1]["content"])
+    assert "instructions" not in str(plain[1]["content"])
+
+
+async def test_without_cards_the_card_tool_is_neither_offered_nor_run() -> None:
+    tools = Toolbox(cast(Database, None), cast(Embedder, None), SCOPE, cards=False)
+    assert "peer_card" not in [spec.name for spec in tools.specs]
+    assert len(tools.specs) == len(TOOL_SPECS) - 1
+    text = await tools.dispatch(ToolCall("1", "peer_card", {}))
+    assert text.startswith("Error: there is no tool 'peer_card'"), text

@@ -2,7 +2,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph.configuration import QueueSwitches, queue_switches
+from graph.configuration import (
+    QueueSwitches,
+    card_created,
+    card_used,
+    dreams_enabled,
+    instructions,
+    queue_switches,
+)
 from graph.records import MessageRecord
 from graph.settings import Settings
 from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
@@ -75,3 +82,31 @@ def test_a_session_switch_wins_over_its_workspace_and_unset_falls_through() -> N
 def test_a_client_cannot_ask_for_a_summary_every_few_messages() -> None:
     often = {"summary": {"messages_per_short_summary": 1, "messages_per_long_summary": 2}}
     assert queue_switches(often, {}) == QueueSwitches(short_every=10, long_every=20)
+
+
+def test_dream_and_card_switches_take_the_most_specific_level_set() -> None:
+    off = {"dream": {"enabled": False}, "peer_card": {"use": False, "create": False}}
+    on = {"dream": {"enabled": True}, "peer_card": {"use": True, "create": None}}
+    assert dreams_enabled({}) and card_used({}) and card_created({})
+    assert not dreams_enabled(off) and not card_used(off) and not card_created(off)
+    assert dreams_enabled(on, off) and card_used(on, off)
+    assert not dreams_enabled({"dream": None}, off)  # unset falls through
+    assert card_created(on)  # null is unset: the default
+    # A value no client could have stored counts as unset.
+    assert dreams_enabled({"dream": {"enabled": "no"}})
+
+
+def test_instructions_join_the_top_level_and_each_named_section() -> None:
+    configuration = {
+        "custom_instructions": " Be brief. ",
+        "dream": {"custom_instructions": "Mind dates."},
+        "peer_card": {"custom_instructions": "Names only."},
+        "summary": {"custom_instructions": "  "},
+    }
+    assert instructions(configuration, "dream") == "Be brief.\n\nMind dates."
+    assert instructions(configuration, "dream", "peer_card") == (
+        "Be brief.\n\nMind dates.\n\nNames only."
+    )
+    assert instructions(configuration, "summary") == "Be brief."
+    assert instructions({"summary": {"custom_instructions": "x"}}, "dialectic") is None
+    assert instructions({"custom_instructions": 3, "dialectic": "y"}, "dialectic") is None

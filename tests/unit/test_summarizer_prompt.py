@@ -37,3 +37,11 @@ def test_first_summary_says_there_is_none_yet_and_short_is_asked_for() -> None:
 def test_summary_prompt_rejects_a_zero_word_limit() -> None:
     with pytest.raises(ValueError, match="word_limit"):
         summary_messages("short", None, [], 0)
+
+
+def test_the_apps_instructions_come_after_the_ask_and_only_when_given() -> None:
+    new = [_message(0, "bob", "Hi")]
+    text = summary_messages("short", None, new, 60, "Keep\nprices.")[1]["content"]
+    assert isinstance(text, str)
+    assert text.endswith("The app's instructions for this summary:\n    Keep\n    prices.")
+    assert "instructions" not in str(summary_messages("short", None, new, 60)[1]["content"])
