@@ -6,8 +6,9 @@ says what went wrong: 400 for a body that is not a GraphQL request (not UTF-8, n
 too deep, not an object, a batch, no query, text that is not valid Unicode), 405 for another
 method or a mutation over GET, 413 for a body over the limit, 415 for another content type. A
 valid request is executed by the schema (limits, validation, error codes: schema.py) and
-answered with 200. Subscriptions go over WebSocket (strawberry's graphql-transport-ws); a
-GET that asks for HTML gets GraphiQL.
+answered with 200; a query whose client disconnects meanwhile is stopped (503 to nobody).
+Subscriptions go over WebSocket (strawberry's graphql-transport-ws); a GET that asks for HTML
+gets GraphiQL.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from strawberry.types.graphql import OperationType
 from graph.errors import BeliefgraphError, ErrorCode, Unavailable
 from graph.validation import is_text
 from resolvers import json_body
+from resolvers.connected import while_connected
 from resolvers.graphql.context import Context
-from resolvers.graphql.limits import SEVERAL_OPERATIONS, unnamed_among_several
+from resolvers.graphql.limits import SEVERAL_OPERATIONS, operations_of
 from resolvers.services import Services
 
 JSON_TYPES = ("application/json", "application/graphql-response+json")
@@ -139,9 +141,19 @@ class GraphQLHTTP:
                 raise RequestRefused(
                     400, ErrorCode.INVALID_INPUT, "`query` is not valid Unicode (a lone surrogate)"
                 )
-            if unnamed_among_several(query, name, self.services.settings.max_query_tokens):
+            shape = operations_of(query, self.services.settings.max_query_tokens)
+            if name is None and shape is not None and shape.operations > 1:
                 raise RequestRefused(400, ErrorCode.INVALID_INPUT, SEVERAL_OPERATIONS)
-            result = await self._execute(request, query, variables, name, allowed)
+            running = self._execute(request, query, variables, name, allowed)
+            if shape is not None and shape.mutations == 0:
+                # A read whose client has left is stopped: its answer is of use to nobody, and
+                # it holds a share of the database, or a language model's tokens (chat). A
+                # mutation runs to its end, so what it changes does not stop half-way.
+                result = await while_connected(request, running, "before its answer")
+            else:
+                result = await running
+        except Unavailable as gone:
+            return error_response(503, ErrorCode.UNAVAILABLE, gone.message)
         except RequestRefused as refused:
             status = refused.status
             headers = {"Allow": "POST"} if status == 405 else None

@@ -165,6 +165,7 @@ class Shape:
     fragments: int  # fragment definitions
     longest_number: int  # characters of the longest Int or Float literal
     operations: int  # operation definitions (an anonymous `{ ... }` counts)
+    mutations: int = 0  # operation definitions that are mutations
 
 
 def document_shape(document: str, stop_after: int) -> Shape:
@@ -172,7 +173,7 @@ def document_shape(document: str, stop_after: int) -> Shape:
     lexer, stopping after `stop_after` + 1 tokens (a lexing error ends the count: the parser
     reports it)."""
     lexer = Lexer(Source(document))
-    count = depth = deepest = fragments = longest = operations = 0
+    count = depth = deepest = fragments = longest = operations = mutations = 0
     starts_definition = True  # the next token at depth 0 begins a definition
     try:
         while count <= stop_after:
@@ -186,6 +187,7 @@ def document_shape(document: str, stop_after: int) -> Shape:
                     fragments += 1
                 elif token.kind == TokenKind.BRACE_L or token.value in _OPERATIONS:
                     operations += 1
+                    mutations += token.value == "mutation"
             if token.kind in _OPEN:
                 depth += 1
                 deepest = max(deepest, depth)
@@ -196,7 +198,7 @@ def document_shape(document: str, stop_after: int) -> Shape:
                 longest = max(longest, token.end - token.start)
     except GraphQLError:
         pass
-    return Shape(count, deepest, fragments, longest, operations)
+    return Shape(count, deepest, fragments, longest, operations, mutations)
 
 
 SEVERAL_OPERATIONS = "the document has several operations: name one in `operationName`"
@@ -212,14 +214,20 @@ def max_document_chars(max_tokens: int) -> int:
     return CHARS_PER_TOKEN * max_tokens
 
 
+def operations_of(document: str, stop_after: int) -> Shape | None:
+    """The document's shape, read by the lexer (so it costs no parse); None for a document too
+    long to be read at all, which TokenLimit refuses."""
+    if len(document) > max_document_chars(stop_after):
+        return None
+    return document_shape(document, stop_after)
+
+
 def unnamed_among_several(document: str, operation_name: str | None, stop_after: int) -> bool:
     """A document of several operations with no `operationName`: GraphQL requires the name
     then, and strawberry ran the first operation instead (a mutation the client may not have
-    meant). Read by the lexer, so it costs no parse; a document too long to be read at all is
-    left to TokenLimit to refuse."""
-    if operation_name or len(document) > max_document_chars(stop_after):
-        return False
-    return document_shape(document, stop_after).operations > 1
+    meant)."""
+    shape = None if operation_name else operations_of(document, stop_after)
+    return shape is not None and shape.operations > 1
 
 
 def count_tokens(document: str, stop_after: int) -> int:

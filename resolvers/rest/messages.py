@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-from collections.abc import Coroutine
 from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from starlette.datastructures import UploadFile
-from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from graph.configuration import check_configuration, message_derives
 from graph.db import Tx
-from graph.errors import InvalidInput, NotFound, Unavailable
+from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
@@ -24,6 +21,7 @@ from reasoners.ingest import documents
 from reasoners.ingest.messages import MessageInput, add_messages, validate_batch
 from reasoners.ingest.pdf_reader import read_pdf
 from resolvers.auth import KeyScope
+from resolvers.connected import while_connected
 from resolvers.json_body import parse_json
 from resolvers.rest import shapes
 from resolvers.rest.filters import messages_of
@@ -234,28 +232,6 @@ async def _upload(call: Call) -> Response:
     for start in range(0, len(items), batch):
         stored.extend(await store(call, session, items[start : start + batch]))
     return JSONResponse([shapes.message(m) for m in stored], status_code=201)
-
-
-# How often a request doing long work checks that its client is still there.
-DISCONNECT_POLL_SECONDS = 0.5
-
-
-async def while_connected(request: Request, work: Coroutine[Any, Any, T], when: str) -> T:
-    """`work`, stopped when the client disconnects meanwhile: a PDF reader (or a place in its
-    queue) held for a client that has left only makes others wait, and a message batch stored
-    for a client that gave up is stored again when it retries."""
-    task = asyncio.ensure_future(work)
-    try:
-        while not task.done():
-            await asyncio.wait({task}, timeout=DISCONNECT_POLL_SECONDS)
-            if not task.done() and await request.is_disconnected():
-                raise Unavailable(f"the client left {when}")
-        return task.result()
-    finally:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
 
 
 def upload_client_ids(session: str, peer: str, parts: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ import pytest
 from graph.errors import InvalidInput, LimitExceeded, Unavailable
 from reasoners.ingest import pdf_reader
 from reasoners.ingest.pdf_reader import parse_answer, read_pdf
-from resolvers.rest.messages import while_connected
+from resolvers.connected import while_connected
 from tests.pdfs import slow_pdf, tiny_pdf
 
 UNBOUNDED = 10**9
