@@ -46,7 +46,12 @@ ORIGINS = {
     "correction": "correction",
     "api": "api",  # stated by an app through the API, with no source message
 }
-DREAM_TRIGGERS = {"threshold": "threshold", "idle": "idle", "manual": "manual"}
+DREAM_TRIGGERS = {
+    "threshold": "threshold",
+    "idle": "idle",
+    "manual": "manual",  # the app asked
+    "reconcile": "reconcile",  # an edit, deletion, correction or merge left beliefs to settle
+}
 DREAM_MODES = {"rules": "rules", "llm": "llm"}
 
 

@@ -40,10 +40,16 @@ def _json(value: Any, what: str) -> str:
 
 
 def dump_json(value: Mapping[str, Any] | None, *, limit: int, what: str) -> str:
-    """JSON text for a metadata-like map, refusing values over `limit` bytes."""
-    text = _json(dict(value or {}), what)
-    if len(text.encode()) > limit:
-        raise InvalidInput(f"{what} is {len(text.encode())} bytes; the limit is {limit}")
+    """JSON text for a metadata-like map, refusing values over `limit` bytes. The size is the
+    JSON's in UTF-8, as a client sends it: the stored text escapes every non-ASCII character
+    (six bytes for an "é", twelve for an emoji), and counting those refused accented, Cyrillic
+    or Chinese text at a third to a sixth of the limit."""
+    given = dict(value or {})
+    text = _json(given, what)
+    plain = json.dumps(given, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    size = len(plain.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise InvalidInput(f"{what} is {size} bytes; the limit is {limit}")
     return text
 
 

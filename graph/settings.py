@@ -163,7 +163,9 @@ class Settings:
         "a read over more is refused with LIMIT_EXCEEDED",
     )
     max_metadata_bytes: int = _setting(
-        "BELIEFGRAPH_MAX_METADATA_BYTES", 16384, "Largest metadata / configuration JSON, in bytes"
+        "BELIEFGRAPH_MAX_METADATA_BYTES",
+        16384,
+        "Largest metadata / configuration JSON, in UTF-8 bytes",
     )
     max_file_chars: int = _setting(
         "BELIEFGRAPH_MAX_FILE_CHARS",

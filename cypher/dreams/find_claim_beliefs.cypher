@@ -1,10 +1,11 @@
-// Current explicit beliefs of a representation that make one of the given claims (signed keys
+// Current explicit beliefs of a representation (stale ones in $settled count: the dream's
+// reconciliation keeps them) that make one of the given claims (signed keys
 // earlier dreams stored), through the (scope_key, claim_key) index.
 UNWIND $claims AS claim
 MATCH (o:Observation)
 USING INDEX o:Observation(scope_key, claim_key)
 WHERE o.scope_key = $scope AND o.claim_key = claim
   AND o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-  AND NOT coalesce(o.stale, false) AND NOT o.id IN $exclude
+  AND (NOT coalesce(o.stale, false) OR o.id IN $settled) AND NOT o.id IN $exclude
 RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .claim_key} AS observation
 LIMIT $limit

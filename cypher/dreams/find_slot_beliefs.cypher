@@ -1,4 +1,5 @@
-// Current explicit beliefs of a representation that fill the given slots (keys earlier dreams
+// Current explicit beliefs of a representation (stale ones in $settled count: the dream's
+// reconciliation keeps them) that fill the given slots (keys earlier dreams
 // stored; reasoners/dreamer/slots.py), through the (scope_key, slot) index, plus every slot
 // starting with one of $prefixes (family members and pets, for the peer card).
 CALL () {
@@ -16,6 +17,6 @@ CALL () {
 }
 WITH o
 WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
-  AND NOT coalesce(o.stale, false) AND NOT o.id IN $exclude
+  AND (NOT coalesce(o.stale, false) OR o.id IN $settled) AND NOT o.id IN $exclude
 RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .slot} AS observation
 LIMIT $limit

@@ -6,8 +6,10 @@
 // tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current
 // replacement of each premise that a correction superseded, so its provenance reaches today's
 // evidence. A kept belief stops citing the `unlink` messages whose span is still the one read
-// (an edit took it out of their text; a derivation since may have quoted the new text), and
-// counts each such message once less in times_derived (at least 1): an edited message derived
+// (an edit took it out of their text; a derivation since may have quoted the new text), if a
+// live message outside them still backs it (a purge since may have taken the others), counts
+// each such message once less in times_derived (at least 1), and takes its session and time
+// from the earliest message left when none left is of its own: an edited message derived
 // again adds itself back if its new text still says it.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
@@ -33,12 +35,25 @@ OPTIONAL CALL (o, v, dropped) {
 }
 OPTIONAL CALL (o, v, dropped) {
   WITH o WHERE NOT dropped AND v.action = 'keep' AND size(v.unlink) > 0
+    AND EXISTS {
+      MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
+      WHERE k.deleted_at IS NULL AND NOT k.id IN [u IN v.unlink | u.id]
+    }
   UNWIND v.unlink AS u
   MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
   DELETE d
-  WITH o, count(*) AS unlinked
-  SET o.times_derived = CASE WHEN o.times_derived - unlinked < 1 THEN 1
-                             ELSE o.times_derived - unlinked END
+  WITH o, count(DISTINCT m) AS unlinked
+  MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
+  WHERE k.deleted_at IS NULL
+  WITH o, unlinked, k
+  ORDER BY k.created_at, k.id
+  WITH o, unlinked, collect(k) AS left
+  SET o.times_derived = CASE WHEN coalesce(o.times_derived, 1) - unlinked < 1 THEN 1
+                             ELSE coalesce(o.times_derived, 1) - unlinked END,
+      o.session = CASE WHEN any(k IN left WHERE k.session = o.session) THEN o.session
+                       ELSE left[0].session END,
+      o.valid_at = CASE WHEN any(k IN left WHERE k.created_at = o.valid_at) THEN o.valid_at
+                        ELSE left[0].created_at END
   RETURN unlinked
 }
 RETURN o.id AS id, v.action AS action

@@ -11,7 +11,7 @@ read them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.records import DreamClaim, required_datetime, to_datetime
+from graph.repo.jobs import payload_json
 from graph.repo.observation_writes import neo4j_similarity
 from graph.repo.peer_cards import CardLine, card_path
 
@@ -86,9 +87,13 @@ async def claim_idle(
     ]
 
 
-async def claim_now(tx: Tx, view: Representation, *, now: datetime) -> tuple[str, bool] | None:
-    """(job id, whether it is new) of the representation's dream; None if a peer is missing."""
-    row = await tx.one("claim_dream", **view.params(), now=now)
+async def claim_now(
+    tx: Tx, view: Representation, *, now: datetime, payload: dict[str, Any] | None = None
+) -> tuple[str, bool] | None:
+    """(job id, whether it is new) of the representation's dream; None if a peer is missing.
+    A dream already waiting that is reused takes `payload` (the app's request) if given."""
+    given = None if payload is None else payload_json(payload)
+    row = await tx.one("claim_dream", **view.params(), now=now, payload=given)
     return None if row is None else (str(row["job_id"]), bool(row["created"]))
 
 
@@ -138,7 +143,10 @@ async def by_slots(
     *,
     exclude: Sequence[str],
     limit: int,
+    settled: Collection[str] = (),
 ) -> list[Belief]:
+    """Current beliefs filling `slots` (or a slot starting with one of `prefixes`); stale ones
+    in `settled` count as current (a reconciliation about to commit keeps them)."""
     rows = await db.read(
         "find_slot_beliefs",
         workspace=view.workspace,
@@ -147,14 +155,21 @@ async def by_slots(
         prefixes=list(prefixes),
         exclude=list(exclude),
         limit=limit,
+        settled=sorted(settled),
     )
     return [Belief.from_row(r["observation"]) for r in rows]
 
 
 async def by_claims(
-    db: Database, view: Representation, claims: Sequence[str], *, exclude: Sequence[str], limit: int
+    db: Database,
+    view: Representation,
+    claims: Sequence[str],
+    *,
+    exclude: Sequence[str],
+    limit: int,
+    settled: Collection[str] = (),
 ) -> dict[str, list[Belief]]:
-    """Current beliefs by the signed claim key they make."""
+    """Current beliefs by the signed claim key they make (stale ones in `settled` too)."""
     if not claims:
         return {}
     rows = await db.read(
@@ -164,6 +179,7 @@ async def by_claims(
         claims=sorted(set(claims)),
         exclude=list(exclude),
         limit=limit,
+        settled=sorted(settled),
     )
     found: dict[str, list[Belief]] = {}
     for r in rows:

@@ -27,6 +27,11 @@ class LeaseLost(Conflict):
     """The worker's lease on a unit expired and another worker took it over."""
 
 
+def payload_json(payload: dict[str, Any]) -> str:
+    """A job's payload as stored."""
+    return json.dumps(payload, sort_keys=True)
+
+
 @dataclass(frozen=True)
 class NewJob:
     workspace: str
@@ -51,7 +56,7 @@ class NewJob:
                 "session": self.session,
                 "peer": self.peer,
                 "tokens": self.tokens,
-                "payload": json.dumps(self.payload, sort_keys=True),
+                "payload": payload_json(self.payload),
                 "status": "pending",
                 "attempts": 0,
                 "max_attempts": self.max_attempts,

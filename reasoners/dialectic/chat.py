@@ -113,10 +113,16 @@ class Conversation:
 
 async def app_configuration(db: Database, view: View) -> list[dict[str, Any]]:
     """The configurations whose switches the answer obeys, most specific first: the view's
-    session's (if it names one), then the workspace's."""
+    session's (if it names one the asker may know of), then the workspace's. A session a
+    peer key names unchecked is read only if the observer has been in it: its switches would
+    tell the key that it exists."""
     found = [await workspaces.configuration_of(db, view.workspace)]
-    if view.session is not None:
-        found.insert(0, await sessions.configuration_of(db, view.workspace, view.session))
+    session = view.session
+    if session is not None and (
+        view.session_checked
+        or await sessions.joined_by(db, view.workspace, view.observer, {session})
+    ):
+        found.insert(0, await sessions.configuration_of(db, view.workspace, session))
     return found
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from reasoners.dialectic.evidence import MessageItem, ObservationItem, View, day
 from reasoners.llm.interface import ChatMessage, system, user
+from reasoners.text.transcript import indented
 
 DIALECTIC_SYSTEM_PROMPT = """\
 You answer questions about one peer (a person or agent), for another AI agent, from a memory: \
@@ -111,7 +112,7 @@ def dialectic_messages(
     if not tools:
         parts.append("No tools are available for this question: answer from the evidence below.")
     if guidance:
-        parts.append(f"\nThe app's instructions for answering:\n{guidance}")
+        parts.append(f"\nThe app's instructions for answering:\n{indented(guidance)}")
     parts.append(f"\nQuestion: {query}")
     if card:
         parts.append("\nPeer card (stable facts):\n" + "\n".join(f"- {e}" for e in card))

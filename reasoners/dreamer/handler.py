@@ -16,13 +16,14 @@ changed since it was planned) is left out, with what cites it, and logged: the r
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from graph.configuration import card_created, instructions
+from graph.configuration import card_created, dreams_enabled, instructions
 from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.repo import dream_runs, dreams, invalidation, reconciliation, workspaces
@@ -89,7 +90,7 @@ class DreamHandler:
         observer = str(head.payload.get("observer", ""))
         observed = str(head.payload.get("observed", ""))
         triggers = {str(j.payload.get("trigger", "manual")) for j in unit.jobs}
-        trigger = "manual" if "manual" in triggers else sorted(triggers)[0]
+        trigger = scheduling.MANUAL if scheduling.MANUAL in triggers else sorted(triggers)[0]
         view = Representation(head.workspace, observer, observed)
         started = utc_now()
         mode = dream_mode(self.settings, self.llm)
@@ -103,28 +104,43 @@ class DreamHandler:
         configuration = await workspaces.configuration_of(self.db, view.workspace)
         cards = card_created(configuration)
         # Reconciliation first: the LLM reconciles only in llm mode, as it dreams only then.
+        guidance = (
+            instructions(configuration, "dream", "peer_card")
+            if cards
+            else instructions(configuration, "dream")
+        )
         settled = await reconcile_stale(
             self.db,
             self.embedder,
             self.llm if mode == LLM_MODE else None,
             view,
             limit=self.settings.dream_batch,
+            guidance=instructions(configuration, "dream"),
         )
-        read = await dreams.pending(
-            self.db, view, limit=self.settings.dream_batch, with_embeddings=mode == RULES
+        # With dreams off in the workspace (`dream.enabled: false`), a dream an edit, deletion,
+        # correction or merge scheduled only reconciles (nothing new is read, so nothing is
+        # marked dreamed). The app's own requests dream, and so do threshold and idle dreams:
+        # the beliefs of a session whose switch allowed them triggered those.
+        full = trigger != scheduling.RECONCILE or dreams_enabled(configuration)
+        read = (
+            await dreams.pending(
+                self.db, view, limit=self.settings.dream_batch, with_embeddings=mode == RULES
+            )
+            if full
+            else []
         )
         current = [b for b in read if b.current]
         usage = settled.usage
         vectors: dict[str, list[float]] = {}
-        if mode == RULES:
-            plan = await self._rules(view, current, state.card)
+        if not full:
+            plan = DreamPlan()
+        elif mode == RULES:
+            # What this dream's reconciliation keeps is current for the plan: the card, rebuilt
+            # from current beliefs, lost the line of a kept one that was still stale when read.
+            kept = {v.id for v in settled.verdicts if v.action != "drop"}
+            plan = await self._rules(view, current, state.card, kept)
         else:
             assert self.llm is not None  # open_services refuses llm mode without an LLM
-            guidance = (
-                instructions(configuration, "dream", "peer_card")
-                if cards
-                else instructions(configuration, "dream")
-            )
             specialists = Specialists(
                 self.db,
                 self.embedder,
@@ -162,10 +178,15 @@ class DreamHandler:
             reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp, settled.read)
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
+            # Read again here: cards switched off while the dream planned stay unwritten.
+            if card_created(await workspaces.configuration_in(tx, view.workspace)):
+                plan_now = plan
+            else:
+                plan_now = dataclasses.replace(plan, card=None)
             applied = await apply_plan(
                 tx,
                 view,
-                plan,
+                plan_now,
                 vectors,
                 card_before=state.card,
                 origin=origin,
@@ -182,7 +203,10 @@ class DreamHandler:
                 if not scheduling.enabled(self.settings):
                     break
                 await scheduling.on_demand_in(
-                    tx, self.settings, Representation(view.workspace, observer_of, observed_of)
+                    tx,
+                    self.settings,
+                    Representation(view.workspace, observer_of, observed_of),
+                    trigger=scheduling.RECONCILE,
                 )
             run = RunRecord(
                 id=str(uuid.uuid4()),
@@ -250,9 +274,13 @@ class DreamHandler:
         return Prepared(results=results, write=write, committed=committed)
 
     async def _rules(
-        self, view: Representation, new: Sequence[Belief], card: list[CardLine]
+        self,
+        view: Representation,
+        new: Sequence[Belief],
+        card: list[CardLine],
+        settled: Collection[str] = (),
     ) -> DreamPlan:
-        related = await self.related(view, new, card)
+        related = await self.related(view, new, card, settled)
         return plan_rules(
             view.observed,
             new,
@@ -262,19 +290,32 @@ class DreamHandler:
         )
 
     async def related(
-        self, view: Representation, new: Sequence[Belief], card: list[CardLine]
+        self,
+        view: Representation,
+        new: Sequence[Belief],
+        card: list[CardLine],
+        settled: Collection[str] = (),
     ) -> Related:
-        """What the graph holds around the new facts, through index lookups per new fact."""
+        """What the graph holds around the new facts, through index lookups per new fact
+        (stale beliefs in `settled`, which this dream's reconciliation keeps, count)."""
         ids = [b.id for b in new]
         keys = [keys_of(b, view.observed) for b in new]
         slots = {k.slot for k in keys if k.slot} | set(CARD_SLOTS)
         slotted = await dreams.by_slots(
-            self.db, view, sorted(slots), CARD_PREFIXES, exclude=ids, limit=RELATED_LIMIT
+            self.db,
+            view,
+            sorted(slots),
+            CARD_PREFIXES,
+            exclude=ids,
+            limit=RELATED_LIMIT,
+            settled=settled,
         )
         opposite = [
             ("-" if k.claim.startswith("+") else "+") + k.claim[1:] for k in keys if k.claim
         ]
-        by_claim = await dreams.by_claims(self.db, view, opposite, exclude=ids, limit=RELATED_LIMIT)
+        by_claim = await dreams.by_claims(
+            self.db, view, opposite, exclude=ids, limit=RELATED_LIMIT, settled=settled
+        )
         neighbours = await self._neighbours(view, new)
         linked_ids = set(ids) | {n.belief.id for ns in neighbours.values() for n in ns}
         linked_ids |= {b.id for bs in by_claim.values() for b in bs}

@@ -9,6 +9,7 @@ from graph.repo.peer_cards import MAX_ENTRY_CHARS
 from reasoners.dreamer.plan import PATTERN_TYPES, Belief, CardLine
 from reasoners.dreamer.rules import MAX_CARD_LINES
 from reasoners.llm.interface import ChatMessage, system, user
+from reasoners.text.transcript import indented
 
 SHOWN_CHARS = 400
 
@@ -70,14 +71,17 @@ You are the deduction specialist. Your edits:
   every premise. Certain implications only, no guesses.
 - Contradictions (add_contradiction): two beliefs that cannot both be true where nothing newer
   settles which holds. Cite both and say what conflicts.
-- Pruning (prune_belief): a deductive or inductive belief its premises no longer support.
+- Pruning (prune_belief): a deductive or inductive belief its premises no longer support."""
+    + "{card_edit}"
+)
+CARD_EDIT = """
 - The peer card (set_peer_card): stable identity markers only: canonical identity (name, age,
   pronouns), durable attributes (where they live, work, their occupation), relationships
   (family, partner, pets) and standing instructions they gave. Never behaviour, passing states
   or inferred preferences: those stay observations. At most {max_lines} lines of at most
   {max_chars} characters, each citing the beliefs that support it. Send the whole card, and
   only when it should change; lines the app wrote itself are kept for you."""
-)
+NO_CARDS = "\nThe app keeps peer cards unwritten here: leave the card as it is."
 
 INDUCTION = (
     _COMMON
@@ -92,10 +96,7 @@ repeat a pattern an inductive belief already states."""
 )
 
 
-NO_CARDS = "The app keeps peer cards unwritten here: set_peer_card is not available."
-GUIDANCE_HEADING = (
-    "The app's instructions for this workspace (they do not override the rules above):"
-)
+GUIDANCE_HEADING = "The app's instructions for this workspace (the rules above still hold):"
 
 
 def specialist_messages(
@@ -109,19 +110,18 @@ def specialist_messages(
     cards: bool = True,
     guidance: str | None = None,
 ) -> list[ChatMessage]:
-    """The system prompt (with the app's `guidance` after it, and a note when cards are off)
-    and the beliefs to work on."""
-    instructions = prompt.format(
+    """The system prompt (its card rules, or with cards off a line saying so; the app's
+    `guidance` after it) and the beliefs to work on."""
+    card_edit = CARD_EDIT if cards else NO_CARDS
+    instructions = prompt.replace("{card_edit}", card_edit).format(
         observer=observer,
         observed=observed,
         max_lines=MAX_CARD_LINES,
         max_chars=MAX_ENTRY_CHARS,
         pattern_types=", ".join(PATTERN_TYPES),
     )
-    if not cards and "set_peer_card" in instructions:
-        instructions += f"\n\n{NO_CARDS}"
     if guidance:
-        instructions += f"\n\n{GUIDANCE_HEADING}\n{guidance}"
+        instructions += f"\n\n{GUIDANCE_HEADING}\n{indented(guidance)}"
     shown = "\n".join(render_belief(b) for b in recent) or "(none)"
     return [
         system(instructions),

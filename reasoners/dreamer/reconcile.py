@@ -50,7 +50,13 @@ def unlinking(verdict: Verdict, belief: StaleBelief) -> Verdict:
 
 
 async def reconcile_stale(
-    db: Database, embedder: Embedder, llm: LLM | None, view: Representation, *, limit: int
+    db: Database,
+    embedder: Embedder,
+    llm: LLM | None,
+    view: Representation,
+    *,
+    limit: int,
+    guidance: str | None = None,
 ) -> Reconciliation:
     beliefs = await reconciliation.stale(db, view, limit=limit)
     if not beliefs:
@@ -63,7 +69,9 @@ async def reconcile_stale(
     else:
         # The model judges current beliefs; history (superseded versions) keeps the rules.
         answer = await llm.structured(
-            ROLE, reconcile_messages(view.observer, view.observed, current), ReconcileOutput
+            ROLE,
+            reconcile_messages(view.observer, view.observed, current, guidance),
+            ReconcileOutput,
         )
         texts = sorted(
             {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"}

@@ -20,8 +20,10 @@ from pydantic import BaseModel, Field
 
 from graph.repo.reconciliation import Premise, StaleBelief, Verdict
 from reasoners.dreamer.induction_text import MIN_INDUCTION_SESSIONS, recounted
+from reasoners.dreamer.prompt import GUIDANCE_HEADING
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.spans import is_grounded
+from reasoners.text.transcript import indented
 
 KEEP, UPDATE, DROP = "keep", "update", "drop"
 NEEDED = {"deductive": 1, "inductive": 2, "contradiction": 2}
@@ -129,8 +131,9 @@ def render(belief: StaleBelief) -> str:
 
 
 def reconcile_messages(
-    observer: str, observed: str, beliefs: Sequence[StaleBelief]
+    observer: str, observed: str, beliefs: Sequence[StaleBelief], guidance: str | None = None
 ) -> list[ChatMessage]:
+    """The reconciliation call, with the app's `guidance` for dreams (if any) after the rules."""
     instructions = (
         f"You maintain {observer}'s beliefs about {observed}. The beliefs below were marked "
         "stale because evidence under them changed: a source message was deleted or edited, "
@@ -138,6 +141,8 @@ def reconcile_messages(
         "(current premises and live messages only): confirm it, update its wording, or "
         "tombstone it. Give exactly one verdict per belief, by its id. Never invent facts."
     )
+    if guidance:
+        instructions += f"\n\n{GUIDANCE_HEADING}\n{indented(guidance)}"
     listing = "\n\n".join(render(b) for b in beliefs)
     return [system(instructions), user(f"Stale beliefs:\n\n{listing}")]
 

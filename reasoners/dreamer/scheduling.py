@@ -12,11 +12,14 @@ schedules a second dream while one waits or runs: the deriver's write claims as 
   after the previous dream of the representation (at once if there was none).
 - Idle: a worker scans every `IDLE_SCAN_SECONDS` for representations that got no new belief for
   BELIEFGRAPH_DREAM_IDLE seconds and still have undreamed ones.
-- On demand: `scheduleDream` enqueues one now, or makes the waiting one runnable now.
+- On demand: `scheduleDream` enqueues one now, or makes the waiting one runnable now; an edit,
+  deletion, correction or merge does the same to settle what it made stale (trigger
+  "reconcile": with `dream.enabled: false` in the workspace, such a dream only reconciles).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -30,6 +33,7 @@ from graph.settings import Settings
 from graph.validation import now as utc_now
 
 DREAM = "dream"
+MANUAL, RECONCILE = "manual", "reconcile"  # on-demand triggers: the app's, and a change's
 IDLE_SCAN_SECONDS = 30.0
 IDLE_SCAN_LIMIT = 100  # claims per scan; the next scan takes the rest
 
@@ -131,16 +135,25 @@ async def on_demand(db: Database, settings: Settings, view: Representation) -> t
 
 
 async def on_demand_in(
-    tx: Tx, settings: Settings, view: Representation, *, at: datetime | None = None
+    tx: Tx,
+    settings: Settings,
+    view: Representation,
+    *,
+    at: datetime | None = None,
+    trigger: str = MANUAL,
 ) -> tuple[str, bool] | None:
     """`on_demand` inside a caller's transaction, runnable `at` (default: now); None when a
-    peer of the view is missing."""
+    peer of the view is missing. `trigger` is MANUAL for what the app asks, RECONCILE for the
+    dream a change schedules to settle what it made stale (which, with dreams off in the
+    workspace, only reconciles); a waiting dream the app asks for becomes MANUAL."""
     stamp = at or utc_now()
-    claimed = await dreams.claim_now(tx, view, now=stamp)
+    claim = DreamClaim(view.workspace, view.observer, view.observed, "", None)
+    asked = dream_job(settings, claim, MANUAL, stamp).payload if trigger == MANUAL else None
+    claimed = await dreams.claim_now(tx, view, now=stamp, payload=asked)
     if claimed is None:
         return None
     job_id, created = claimed
     if created:
-        claim = DreamClaim(view.workspace, view.observer, view.observed, job_id, None)
-        await jobs.enqueue(tx, [dream_job(settings, claim, "manual", stamp)])
+        claim = dataclasses.replace(claim, job_id=job_id)
+        await jobs.enqueue(tx, [dream_job(settings, claim, trigger, stamp)])
     return job_id, created

@@ -66,7 +66,10 @@ async def commit_reconciling(
         for observer, observed in sorted(changed.invalidated.scopes):
             view = Representation(workspace, observer, observed)
             # None: a peer of the representation is gone, and nothing is left to reconcile.
-            if await scheduling.on_demand_in(tx, settings, view) is not None:
+            if (
+                await scheduling.on_demand_in(tx, settings, view, trigger=scheduling.RECONCILE)
+                is not None
+            ):
                 scheduled += 1
         return changed, scheduled
 

@@ -34,8 +34,8 @@ from typing import Any, Protocol
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, scope_key
-from graph.records import DreamClaim, WorkspaceRecord
-from graph.repo import dreams, jobs, members, peers
+from graph.records import WorkspaceRecord
+from graph.repo import jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
@@ -270,10 +270,7 @@ async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) 
     stamp = now()
     for row in await tx.rows("list_peer_scopes", workspace=workspace, peer=target):
         view = Representation(workspace, str(row["observer"]), str(row["observed"]))
-        claimed = await dreams.claim_now(tx, view, now=stamp)
-        if claimed is not None and claimed[1]:
-            claim = DreamClaim(workspace, view.observer, view.observed, claimed[0], None)
-            await jobs.enqueue(tx, [scheduling.dream_job(settings, claim, "manual", stamp)])
+        await scheduling.on_demand_in(tx, settings, view, at=stamp, trigger=scheduling.RECONCILE)
 
 
 async def _orphaned(tx: Tx, job: JobRecord) -> bool:

@@ -53,7 +53,8 @@ LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed while the purge runs; once a purge's process
 # has died (or Neo4j failed it), a worker finishes it after the lease runs out. Short, because
 # until then what the purge had not yet erased (cards, summaries) can still be read: the timer
-# renews it every 12 seconds, so only five renewals failing in a row let a worker in beside it.
+# renews it every 12 seconds (each try given as long), so a Neo4j out of reach for about a
+# minute is what lets a worker in beside it.
 PURGE_LEASE = timedelta(minutes=1)
 # A round normally erases everything and the next finds nothing left; more rounds only run
 # while derivations from the purged data keep committing.

@@ -51,11 +51,15 @@ async def _leased(db: Database, held: purges.Held, lease: timedelta) -> AsyncIte
     """Renew the record's lease every fifth of it while the purge runs, on a timer: a batch
     that waits long on locks must not let a worker take up the purge beside it."""
 
+    every = max(lease.total_seconds() / 5, 0.5)
+
     async def renew() -> None:
         while True:
-            await asyncio.sleep(max(lease.total_seconds() / 5, 0.5))
+            await asyncio.sleep(every)
             try:
-                await purges.extend(db, held, lease)
+                # At most until the next renewal is due: one stuck on a slow Neo4j must not
+                # hold back the ones after it while the lease runs out.
+                await asyncio.wait_for(purges.extend(db, held, lease), timeout=every)
             except Exception as exc:  # Neo4j briefly away: the next renewal tries again
                 log.warning("could not renew purge %s's lease: %s", held.id, exc)
 

@@ -20,6 +20,7 @@ from reasoners.dialectic import citations
 from reasoners.dialectic.evidence import View
 from reasoners.llm.interface import DialecticLevel
 from resolvers.fair_share import share_for
+from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     ExcludeDerivedArg,
@@ -28,7 +29,7 @@ from resolvers.graphql.inputs import (
     WorkspaceArg,
 )
 from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
-from resolvers.graphql.types import Message, Observation, described_enum
+from resolvers.graphql.types import Message, described_enum
 
 # The dialectic's own enum, exposed as is (strawberry registers it in place). The tool turns
 # are the defaults; BELIEFGRAPH_DIALECTIC_LEVELS changes them.

@@ -171,7 +171,11 @@ class DreamRun:
     run_number: int = strawberry.field(
         description="The representation's run number, from 1; never reused."
     )
-    trigger: str = strawberry.field(description="threshold, idle or manual")
+    trigger: str = strawberry.field(
+        description="What started it: threshold (enough new beliefs), idle, manual (the app "
+        "asked: scheduleDream) or reconcile (an edit, deletion, correction or merge left "
+        "beliefs to settle)."
+    )
     mode: str = strawberry.field(description="rules (no LLM) or llm")
     started_at: datetime = strawberry.field(description="When the dream started (UTC).")
     finished_at: datetime = strawberry.field(description="When it committed (UTC).")

@@ -14,8 +14,9 @@ from graph.errors import InvalidInput
 from graph.props import Meta
 from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
+from resolvers.graphql.belief_types import ObservationLevel
 from resolvers.graphql.context import Context
-from resolvers.graphql.types import OBSERVE_ME, OBSERVE_OTHERS, ObservationLevel
+from resolvers.graphql.types import OBSERVE_ME, OBSERVE_OTHERS
 
 
 @strawberry.input(description="One message to store.")

@@ -14,6 +14,7 @@ from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_name
 from reasoners.search.messages import search_messages
 from resolvers.auth import KeyScope
+from resolvers.graphql.belief_types import Observation, ObservationDetail
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     AfterArg,
@@ -41,8 +42,6 @@ from resolvers.graphql.types import (
     Health,
     Message,
     MessageHit,
-    Observation,
-    ObservationDetail,
     Peer,
     Session,
     SessionPeer,

@@ -13,6 +13,7 @@ from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import SEARCH_MESSAGES, ContextRequest, get_context
 from reasoners.embeddings.model import embed_async
 from reasoners.search.observations import search_observations
+from resolvers.graphql.belief_types import Observation, ObservationLevel
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     INCLUDE_STALE,
@@ -30,7 +31,7 @@ from resolvers.graphql.inputs import (
     page_size,
 )
 from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
-from resolvers.graphql.types import RANKS, Message, Observation, ObservationLevel, Summary
+from resolvers.graphql.types import RANKS, Message, Summary
 
 TOKENIZER = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary), offline"
 
@@ -96,8 +97,8 @@ class ContextBlob:
         description="The peer they are about (peerTarget); null without one."
     )
     peer_card: list[str] = strawberry.field(
-        description="The observer's card of the observed peer; empty when there is none or it "
-        "did not fit."
+        description="The observer's card of the observed peer; empty when there is none, it "
+        "did not fit, or the configuration says `peer_card.use: false`."
     )
     representation: list[Observation] = strawberry.field(
         description="The beliefs packed: those matching searchQuery first, then the most "

@@ -16,8 +16,9 @@ import strawberry
 from graph.errors import NotFound
 from graph.repo import messages, observations
 from reasoners.peers import invalidation, merges, purge, splits
+from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
-from resolvers.graphql.types import Message, Observation
+from resolvers.graphql.types import Message
 
 Workspace = Annotated[str, strawberry.argument(description="The workspace the data is in.")]
 STALE = (

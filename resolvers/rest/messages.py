@@ -11,14 +11,19 @@ from pydantic import BaseModel
 from starlette.datastructures import UploadFile
 from starlette.responses import JSONResponse, Response
 
-from graph.configuration import check_configuration, message_derives
+from graph.configuration import check_configuration, instructions, message_derives
 from graph.db import Tx
 from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
 from reasoners.ingest import documents
-from reasoners.ingest.messages import MessageInput, add_messages, validate_batch
+from reasoners.ingest.messages import (
+    MAX_CONTEXT_CHARS,
+    MessageInput,
+    add_messages,
+    validate_batch,
+)
 from reasoners.ingest.pdf_reader import read_pdf
 from resolvers.auth import KeyScope
 from resolvers.connected import while_connected
@@ -102,21 +107,19 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
 async def create(call: Call) -> Response:
     session = call.path("session")
     batch = await call.body(MessageBatch)
-    for index, m in enumerate(batch.messages):
-        if m.configuration is not None:  # checked for what clients read; reasoning.enabled read
-            try:
-                check_configuration("message", m.configuration)
-            except InvalidInput as exc:
-                raise InvalidInput(f"messages[{index}]: {exc.message}") from exc
+    own = [
+        own_switches(call, m.configuration, f"messages[{i}]") for i, m in enumerate(batch.messages)
+    ]
     items = [
         MessageInput(
             peer=m.peer_id,
             content=m.content.replace("\x00", ""),
             metadata=m.metadata,
             created_at=m.created_at,
-            derive=message_derives(m.configuration),
+            context=context,
+            derive=derive,
         )
-        for m in batch.messages
+        for m, (context, derive) in zip(batch.messages, own, strict=True)
     ]
     # A batch carries no ids to tell a resend by: one whose client gave up (a client timing out
     # sends the batch again) is dropped if it has not been written yet, not stored twice.
@@ -170,6 +173,33 @@ async def update(call: Call) -> Response:
     return JSONResponse(shapes.message(record))
 
 
+Own = tuple[str | None, bool | None]  # a message's instructions, and whether it is derived
+
+
+def own_switches(call: Call, configuration: dict[str, Any] | None, where: str) -> Own:
+    """A message's own configuration, checked for what Honcho clients read back: its
+    instructions to the deriver (`reasoning.custom_instructions`, kept as its context) and its
+    `reasoning.enabled` (None: its session's decides). A peer key's message may turn its own
+    derivation off, not on where the app turned it off: that costs the operator's model, and a
+    peer key cannot change a session's switches either. The rest is not kept."""
+    if configuration is None:
+        return None, None
+    try:
+        check_configuration("message", configuration)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc.message}") from exc
+    told = instructions(configuration, "reasoning")
+    if told is not None and len(told) > MAX_CONTEXT_CHARS:
+        raise InvalidInput(
+            f"{where}: configuration.reasoning.custom_instructions is {len(told)} characters; "
+            f"the limit is {MAX_CONTEXT_CHARS}"
+        )
+    derive = message_derives(configuration)
+    if derive and call.principal.scope is KeyScope.PEER:
+        derive = None
+    return told, derive
+
+
 async def upload(call: Call) -> Response:
     """A document as messages from one peer: its text in pieces of at most the message size.
     A few at a time (Services.uploads), of which one workspace's one: past them, 503."""
@@ -207,11 +237,13 @@ async def _upload(call: Call) -> Response:
             return detail(415, f"{content_type} files are not supported: send text, JSON or PDF")
         data = await upload.read()
         metadata = _form_json(form.get("metadata"), "metadata")
+        configuration = _form_json(form.get("configuration"), "configuration")
         created_at = form.get("created_at")
     try:
         when = datetime.fromisoformat(created_at) if isinstance(created_at, str) else None
     except ValueError as exc:
         raise InvalidInput(f"created_at is not an ISO-8601 time: {created_at!r}") from exc
+    context, derive = own_switches(call, configuration, "the upload")
     # Off the event loop; a PDF in a child process (reading one can take minutes of pure
     # Python), its text no longer than a request body may be.
     if documents.base_type(content_type) == documents.PDF_TYPE:
@@ -224,7 +256,15 @@ async def _upload(call: Call) -> Response:
         raise InvalidInput("the file has no text")
     ids = upload_client_ids(session, peer, parts)
     items = [
-        MessageInput(peer=peer, content=part, metadata=metadata, created_at=when, client_id=key)
+        MessageInput(
+            peer=peer,
+            content=part,
+            metadata=metadata,
+            created_at=when,
+            client_id=key,
+            context=context,
+            derive=derive,
+        )
         for part, key in zip(parts, ids, strict=True)
     ]
     stored: list[MessageRecord] = []

@@ -10,18 +10,20 @@ import httpx
 import pytest
 
 from graph.props import Meta
-from graph.repo import jobs, peer_cards, sessions, workspaces
+from graph.repo import jobs, messages, peer_cards, sessions, workspaces
+from graph.repo.messages import MessageFilter
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.dialectic.chat import chat
 from reasoners.dialectic.evidence import View
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.prompt import GUIDANCE_HEADING, NO_CARDS
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import purge
+from reasoners.peers import invalidation, purge
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
-from tests.integration.derive_helpers import echo_deriver
+from tests.integration.derive_helpers import echo_deriver, worker_for
 from tests.integration.dream_helpers import (
+    contents,
     conversation,
     derive,
     dream_now,
@@ -214,14 +216,15 @@ async def test_each_llm_task_reads_the_apps_instructions_of_its_workspace_and_se
     view = View(workspace, "agent", "alice")
     await chat(services.db, services.embedder, answer, view, "How many bikes?")
     asked = prompt_of(answer.calls[0].messages)
-    assert "W-all\n\nW-dialectic" in asked and "W-summary" not in asked
+    assert "    W-all\n\n    W-dialectic" in asked and "W-summary" not in asked
 
     dreamer = ScriptedLLM({"dreamer-deduction": ["Done."], "dreamer-induction": ["Done."]})
     await dream_now(services, workspace, *AGENT_ALICE, llm=dreamer)
     [deduction] = dreamer.calls_for("dreamer-deduction")
     system = str(deduction.messages[0]["content"])
-    assert f"{GUIDANCE_HEADING}\nW-all\n\nW-dream" in system
-    assert NO_CARDS in system and "W-card" not in system  # cards are off here
+    assert f"{GUIDANCE_HEADING}\n    W-all\n\n    W-dream" in system
+    assert NO_CARDS in system and "set_peer_card" not in system  # cards are off here
+    assert "W-card" not in system
     assert "set_peer_card" not in [t.name for t in deduction.tools or []]
 
 
@@ -237,3 +240,27 @@ async def test_a_purge_queues_no_card_dream_where_dreams_or_cards_are_off(
     await purge.purge_messages(s.db, s.settings, workspace, [c.paris_message])
     assert "card" not in await counts(s, workspace)
     assert await dreams_queued(s, workspace) == waiting
+
+
+async def test_with_dreams_off_a_change_only_reconciles_and_the_app_can_still_dream(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await lisbon(s, workspace)
+    await configure(s, workspace, {"dream": {"enabled": False}})
+    await say(s, workspace, "s1", "2024-01-06", "I own a kayak.")
+    await derive(s, workspace)
+    [first] = (
+        await messages.list_page(s.db, workspace, MessageFilter(session="s1"), after=None, limit=1)
+    ).items
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, first.id, "Hello there."
+    )
+    await worker_for(s, workspace, None).drain()  # the dream the edit scheduled
+    (settled,) = await runs(s, workspace)
+    assert (settled.trigger, settled.observations) == ("reconcile", 0)  # nothing new read
+    assert not any("Lisbon" in t for t in await contents(s, workspace))  # but reconciled
+    assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == []
+    await dream_now(s, workspace, *AGENT_ALICE)
+    asked, _ = await runs(s, workspace)
+    assert (asked.trigger, asked.observations) == ("manual", 2)  # Lisbon and the kayak

@@ -5,16 +5,23 @@ by the service's settings alone)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import httpx
 import pytest
 
 from graph.repo import jobs, messages
 from graph.repo.messages import MessageFilter
 from reasoners.peers import invalidation
+from resolvers.app import create_app
+from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
 from tests.integration.derive_helpers import beliefs, flush_and_drain, worker_for
 
 pytestmark = pytest.mark.integration
+
+SECRET = "switches-secret"
 
 
 async def queued(services: Services, workspace: str, session: str) -> list[tuple[str, object]]:
@@ -141,3 +148,84 @@ async def test_a_peer_that_does_not_observe_itself_gets_no_view_of_itself(
     await talk(rest, workspace, "s2", {})
     await flush_and_drain(services, workspace, worker_for(services, workspace, None))
     assert await beliefs(services, workspace, "alice", "alice")
+
+
+async def test_a_messages_own_instructions_become_its_context(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    await talk(rest, workspace, "s1", {})
+    told = {"reasoning": {"custom_instructions": "A quote from a film, not her own view."}}
+    url = f"/workspaces/{workspace}/sessions/s1/messages"
+    turn = {"peer_id": "alice", "content": "I'll be back.", "configuration": told}
+    r = await rest.post(url, json={"messages": [turn]})
+    assert r.status_code == 201, r.text
+    [stored] = await messages.by_ids(services.db, workspace, [r.json()[0]["id"]])
+    assert stored.context == "A quote from a film, not her own view."
+    long = {"reasoning": {"custom_instructions": "x" * 4001}}
+    r = await rest.post(url, json={"messages": [{**turn, "configuration": long}]})
+    assert r.status_code == 422 and "the limit is 4000" in r.text, r.text
+
+
+async def queued_messages(services: Services, workspace: str, session: str) -> list[str]:
+    found = await jobs.list_jobs(
+        services.db,
+        workspace,
+        session=session,
+        peer=None,
+        statuses=None,
+        with_errors=False,
+        limit=100,
+    )
+    return [i for j in found if j.kind == "derive" for i in j.payload["message_ids"]]
+
+
+async def test_an_uploads_configuration_is_checked_and_obeyed(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """The upload read only its file, peer, metadata and time: a document sent with reasoning
+    off was derived, and a configuration no client could read back was taken."""
+    await talk(rest, workspace, "s1", {})
+    before = await queued_messages(services, workspace, "s1")
+    url = f"/workspaces/{workspace}/sessions/s1/messages/upload"
+    files = {"file": ("notes.txt", b"I live in Porto. I work as a sailor.", "text/plain")}
+    off = {"peer_id": "alice", "configuration": json.dumps({"reasoning": {"enabled": False}})}
+    r = await rest.post(url, files=files, data=off)
+    assert r.status_code == 201, r.text
+    assert await queued_messages(services, workspace, "s1") == before
+    bad = {"peer_id": "alice", "configuration": json.dumps({"reasoning": {"enabled": "nope"}})}
+    r = await rest.post(url, files=files, data=bad)
+    assert r.status_code == 422 and "reasoning.enabled" in r.text, r.text
+
+
+async def test_a_peer_keys_message_cannot_turn_derivation_on_where_it_is_off(
+    services: Services, workspace: str
+) -> None:
+    await talk_as_admin(services, workspace)
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(services, settings=settings)
+    keys = {
+        scope: issue_key(SECRET, Principal(scope, workspace=workspace, peer=peer))
+        for scope, peer in ((KeyScope.PEER, "alice"), (KeyScope.WORKSPACE, None))
+    }
+    transport = httpx.ASGITransport(app=create_app(settings, secured))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
+        ids = {}
+        for scope, key in keys.items():
+            on = {"reasoning": {"enabled": True}}
+            turn = {"peer_id": "alice", "content": "I own a kayak.", "configuration": on}
+            r = await http.post(
+                f"/workspaces/{workspace}/sessions/quiet/messages",
+                json={"messages": [turn]},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            assert r.status_code == 201, r.text
+            ids[scope] = r.json()[0]["id"]
+    assert await queued_messages(services, workspace, "quiet") == [ids[KeyScope.WORKSPACE]]
+
+
+async def talk_as_admin(services: Services, workspace: str) -> None:
+    """A session `quiet` with reasoning off, alice in it."""
+    app = create_app(services.settings, services)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
+        await talk(http, workspace, "quiet", {"reasoning": {"enabled": False}})

@@ -11,7 +11,7 @@ import pytest
 
 from graph.db import Tx
 from graph.keys import Representation
-from graph.repo import dream_writes, jobs, messages, observations
+from graph.repo import dream_writes, jobs, messages, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
@@ -802,7 +802,7 @@ async def test_an_edited_source_stops_backing_a_belief_another_message_still_gro
     services: Services, workspace: str
 ) -> None:
     """The belief was kept on the other message's word, but went on citing the edited one with
-    a span its text no longer holds (and counting it), until a dream reconciled it."""
+    a span its text no longer holds (and counting it, and naming its session and date)."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await conversation(s, workspace, "s1", "s2")
     for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
@@ -812,14 +812,24 @@ async def test_an_edited_source_stops_backing_a_belief_another_message_still_gro
     detail = await observations.get_detail(s.db, workspace, home)
     sources = {src.message.session: src.message.id for src in detail.sources}
     assert detail.observation.times_derived == 2
+    await dream_now(s, workspace, "agent", "alice")
+    card = await peer_cards.get(s.db, workspace, "agent", "alice")
+    assert card.support == [(home,)]
 
     await invalidation.edit_message(
         s.db, s.embedder, s.tokens, s.settings, workspace, sources["s1"], "I have a cat."
     )
     await dream_now(s, workspace, "agent", "alice")
+    # The zero-key card, rebuilt from current beliefs, lost the line of the one it kept: it
+    # was still stale when the dream read it.
+    after = await peer_cards.get(s.db, workspace, "agent", "alice")
+    assert (after.entries, after.support) == (card.entries, card.support)
     detail = await observations.get_detail(s.db, workspace, home)
     assert [src.message.id for src in detail.sources] == [sources["s2"]]
-    assert (detail.observation.stale, detail.observation.times_derived) == (False, 1)
+    kept = detail.observation
+    assert (kept.stale, kept.times_derived, kept.session) == (False, 1, "s2")
+    assert kept.valid_at is not None and kept.valid_at.date().isoformat() == "2024-02-05"
+    assert await contents(s, workspace, session_ids=["s2"]) == [kept.content]
     await derive(s, workspace)  # the edited message, derived again, backs only the cat
     detail = await observations.get_detail(s.db, workspace, home)
     assert [src.message.id for src in detail.sources] == [sources["s2"]]

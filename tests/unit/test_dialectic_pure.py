@@ -334,7 +334,8 @@ def test_the_apps_guidance_is_in_the_question_not_the_system_prompt() -> None:
         for g in (None, "Answer in French.")
     )
     assert guided[0] == plain[0]  # the system prompt stays cacheable
-    assert "The app's instructions for answering:\nAnswer in French." in str(guided[1]["content"])
+    asked = str(guided[1]["content"])
+    assert "The app's instructions for answering:\n    Answer in French." in asked
     assert "instructions" not in str(plain[1]["content"])
 
 

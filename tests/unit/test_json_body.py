@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -69,3 +70,14 @@ def test_what_earlier_versions_could_store_reads_as_what_an_answer_can_carry() -
     assert load_json(stored) == {"k": 1, "m": [None, None], "n": None}
     stored = '{"a\\ud800":["x\\udfffy","\\ud83d\\ude00"]}'  # as dump_json escapes them
     assert load_json(stored) == {"a\ufffd": ["x\ufffdy", "\U0001f600"]}
+
+
+def test_the_metadata_limit_counts_the_utf8_a_client_sends() -> None:
+    """It counted the stored ASCII escapes: 3,000 "é" (6,011 bytes) were counted as 18,011."""
+    accented = {"note": "é" * 3000}
+    assert dump_json(accented, limit=6011, what="configuration")
+    with pytest.raises(InvalidInput, match="configuration is 6011 bytes; the limit is 6010"):
+        dump_json(accented, limit=6010, what="configuration")
+    assert json.loads(dump_json(accented, limit=6011, what="configuration")) == accented
+    emoji = {"n": "🙂" * 1000}  # four bytes each in UTF-8, twelve escaped
+    assert dump_json(emoji, limit=4008, what="metadata").isascii()

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from graph.keys import scope_key
 from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
+from reasoners.dreamer.prompt import GUIDANCE_HEADING
 from reasoners.dreamer.reconcile import unlinking
 from reasoners.dreamer.reconcile_rules import (
     BeliefVerdict,
@@ -267,3 +268,12 @@ def test_a_kept_fact_stops_citing_a_live_source_whose_text_lost_its_span() -> No
     assert unlinking(Verdict("o1", "drop"), fact).unlink == ()
     derived = replace(fact, level="deductive")
     assert unlinking(Verdict("o1", "keep"), derived).unlink == ()
+
+
+def test_the_apps_guidance_follows_the_reconciliation_rules() -> None:
+    belief = StaleBelief("o1", "explicit", "alice lives in Lisbon", None, (), ())
+    plain = reconcile_messages("bob", "alice", [belief])
+    guided = reconcile_messages("bob", "alice", [belief], "Keep places.")
+    expected = f"{plain[0]['content']}\n\n{GUIDANCE_HEADING}\n    Keep places."
+    assert str(guided[0]["content"]) == expected
+    assert guided[1] == plain[1]

@@ -8,10 +8,13 @@ from graph.configuration import (
     card_used,
     dreams_enabled,
     instructions,
+    message_derives,
+    observes_itself,
     queue_switches,
 )
-from graph.records import MessageRecord
+from graph.records import MembershipRecord, MessageRecord
 from graph.settings import Settings
+from reasoners.deriver.routing import observers_for
 from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
 
 pytestmark = pytest.mark.unit
@@ -110,3 +113,33 @@ def test_instructions_join_the_top_level_and_each_named_section() -> None:
     assert instructions(configuration, "summary") == "Be brief."
     assert instructions({"summary": {"custom_instructions": "x"}}, "dialectic") is None
     assert instructions({"custom_instructions": 3, "dialectic": "y"}, "dialectic") is None
+
+
+def test_messages_decided_one_by_one_are_derived_alone_and_all_count_for_summaries() -> None:
+    settings = Settings.from_env({"BELIEFGRAPH_SUMMARY_SHORT_EVERY": "10"})
+    created = [_message(seq, "maya") for seq in range(10)]
+    jobs = jobs_for_messages(settings, created, STAMP, QueueSwitches(derive=False), created[3:5])
+    derived = [i for j in jobs if j.kind == DERIVE for i in j.payload["message_ids"]]
+    assert derived == ["m3", "m4"]
+    assert [j.payload["up_to_seq"] for j in jobs if j.kind == SUMMARIZE] == [9]
+    assert [j.kind for j in jobs_for_messages(settings, created, STAMP, QueueSwitches(), [])] == [
+        SUMMARIZE
+    ]
+
+
+def test_a_messages_and_a_peers_own_switches() -> None:
+    assert message_derives(None) is None and message_derives({}) is None
+    assert message_derives({"reasoning": {"enabled": False}}) is False
+    assert message_derives({"reasoning": {"enabled": None}}) is None
+    assert observes_itself({}) and observes_itself({"observe_me": None})
+    assert not observes_itself({"observe_me": False})
+    assert observes_itself({"observe_me": "no"})  # no client could store it: unset
+
+
+def test_a_peer_that_does_not_observe_itself_is_routed_to_the_others_only() -> None:
+    members = [
+        MembershipRecord("maya", "s", True, True, STAMP, None),
+        MembershipRecord("tom", "s", True, True, STAMP, None),
+    ]
+    assert observers_for("maya", STAMP, members) == ["maya", "tom"]
+    assert observers_for("maya", STAMP, members, observe_self=False) == ["tom"]
