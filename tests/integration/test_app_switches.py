@@ -15,6 +15,7 @@ from graph.repo.messages import MessageFilter
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.dialectic.chat import chat
 from reasoners.dialectic.evidence import View
+from reasoners.dialectic.tools import Toolbox
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.prompt import GUIDANCE_HEADING, NO_CARDS
 from reasoners.llm.interface import ChatMessage
@@ -163,6 +164,12 @@ async def test_a_card_not_in_use_is_left_out_of_contexts_and_answers(
     assert "Vegan" not in str(without.messages) and "Vegan" in str(with_.messages)
     assert "peer_card" not in [t.name for t in without.tools or []]
     assert "peer_card" in [t.name for t in with_.tools or []]
+    # Nor is the card a file passage the dialectic's file search shows.
+    view = View(workspace, "agent", "alice")
+    for cards in (True, False):
+        toolbox = Toolbox(services.db, services.embedder, view, cards=cards)
+        found = await toolbox.search_files("vegan since when")
+        assert any("Vegan" in p.content for p in found.passages) is cards
 
 
 def prompt_of(messages: list[ChatMessage]) -> str:
