@@ -208,12 +208,24 @@ class DeriverHandler:
             target = await peers.get(self.db, workspace, sender)
             if not observes_itself(target.configuration):
                 unobserved.add(sender)
+            # Only the messages some view takes facts from are read: no model call for the rest.
+            observed = {
+                m.id
+                for m in pending
+                if m.peer == sender
+                and observers_for(
+                    sender,
+                    m.received_at or m.created_at,
+                    members,
+                    observe_self=sender not in unobserved,
+                )
+            }
             base = _instructions(ws, target, session_record)
             for batch in batch_messages(
                 turns,
                 sender,
                 max_tokens=self.settings.deriver_batch_tokens,
-                pending_ids={m.id for m in pending if m.peer == sender},
+                pending_ids=observed,
             ):
                 instructions = InstructionHierarchy(
                     base.workspace, base.peer, base.session, message_instructions(batch, contexts)

@@ -17,7 +17,8 @@ from reasoners.peers import invalidation
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
-from tests.integration.derive_helpers import beliefs, flush_and_drain, worker_for
+from tests.fakes.llm import ScriptedLLM
+from tests.integration.derive_helpers import beliefs, echo_deriver, flush_and_drain, worker_for
 
 pytestmark = pytest.mark.integration
 
@@ -229,3 +230,32 @@ async def talk_as_admin(services: Services, workspace: str) -> None:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1/v3") as http:
         await talk(http, workspace, "quiet", {"reasoning": {"enabled": False}})
+
+
+async def test_messages_no_view_takes_facts_from_are_not_read_by_the_model(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """A peer that does not observe itself, alone in a session: each of its messages still
+    cost a deriver call whose facts no view took."""
+    alone = {"id": "alice", "configuration": {"observe_me": False}}
+    assert (await rest.post(f"/workspaces/{workspace}/peers", json=alone)).status_code == 201
+    r = await rest.post(
+        f"/workspaces/{workspace}/sessions", json={"id": "s1", "peers": {"alice": {}}}
+    )
+    assert r.status_code == 201, r.text
+    turns = [{"peer_id": "alice", "content": "I own a kayak."}]
+    r = await rest.post(f"/workspaces/{workspace}/sessions/s1/messages", json={"messages": turns})
+    assert r.status_code == 201, r.text
+    llm = ScriptedLLM({"deriver": echo_deriver})
+    await flush_and_drain(services, workspace, worker_for(services, workspace, llm))
+    assert llm.calls_for("deriver") == []
+    found = await jobs.list_jobs(
+        services.db,
+        workspace,
+        session="s1",
+        peer=None,
+        statuses=None,
+        with_errors=False,
+        limit=10,
+    )
+    assert [(j.kind, j.status) for j in found] == [("derive", "done")]
