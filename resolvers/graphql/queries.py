@@ -9,6 +9,7 @@ from typing import Annotated
 
 import strawberry
 
+from graph.errors import InvalidInput
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_name
@@ -257,7 +258,8 @@ class Query:
             strawberry.argument(
                 description="With `filter.peer`: how many levels of its sub-peers' messages "
                 'to search too: 0 (the peer alone), 1 (the default), 2, ... or "ALL". Each '
-                "hit's message names its sender."
+                "hit's message names its sender. Another value without `filter.peer` is "
+                "refused."
             ),
         ] = ONE_LEVEL,
         asker: Annotated[
@@ -275,6 +277,8 @@ class Query:
         ] = None,
     ) -> list[MessageHit]:
         filters = message_filter(filter)
+        if filters.peer is None and depth != ONE_LEVEL:
+            raise InvalidInput("depth chooses among a peer's sub-peers: give filter.peer with it")
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
         services = info.context.services
         await workspaces.get(services.db, workspace)

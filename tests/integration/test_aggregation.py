@@ -243,6 +243,11 @@ async def test_peer_message_search_covers_sub_peers_and_names_the_sender(
     assert {h["message"]["peer"] for h in hits} <= {"alice", "alice-dm", "alice-gc"}
     alone = (await gql.ok(MESSAGES, {"w": world, "depth": 0}))["searchMessages"]
     assert {h["message"]["peer"] for h in alone} == {"alice"}
+    # Without a peer, a depth chose nothing, and said nothing.
+    unscoped = """query($w: String!) {
+      searchMessages(workspace: $w, query: "greyhound", depth: ALL) { message { id } }
+    }"""
+    assert await gql.error_code(unscoped, {"w": world}) == "INVALID_INPUT"
 
 
 async def test_dialectic_tools_follow_the_view_and_list_its_peers(

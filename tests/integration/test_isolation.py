@@ -461,15 +461,15 @@ CASES = [
     ),
     Case(
         "searchMessages",
-        f"""query($w: String!, $f: MessageFilterInput) {{
+        f"""query($w: String!, $f: MessageFilterInput, $depth: Depth) {{
           searchMessages(workspace: $w, query: "golden retriever puppy", filter: $f, limit: 50,
-                         depth: "ALL") {{
+                         depth: $depth) {{
             message {{ {MESSAGE_FIELDS} }}
           }}
         }}""",
-        lambda s: {"w": s.name, "f": ALICE_IN_S1},
+        lambda s: {"w": s.name, "f": ALICE_IN_S1, "depth": "ALL"},
         ALL_SCOPES,
-        widest=lambda s: {"w": s.name, "f": None},
+        widest=lambda s: {"w": s.name, "f": None},  # depth needs a peer: the default
     ),
     Case(
         "observations",
