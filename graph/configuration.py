@@ -154,6 +154,12 @@ def observes_itself(peer: Configuration) -> bool:
     return readable("peer", peer).get("observe_me") is not False
 
 
+def message_instructions(configuration: Configuration) -> str | None:
+    """A message's own `reasoning.custom_instructions` (what its configuration may hold; a
+    top-level key there is the app's, unchecked, and not read)."""
+    return joined(_pick("reasoning", "custom_instructions", configuration))
+
+
 def message_derives(configuration: Configuration | None) -> bool | None:
     """A message's own `reasoning.enabled` (None: unset, its session's decides)."""
     return None if configuration is None else _pick("reasoning", "enabled", configuration)

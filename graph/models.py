@@ -50,7 +50,7 @@ DREAM_TRIGGERS = {
     "threshold": "threshold",
     "idle": "idle",
     "manual": "manual",  # the app asked
-    "reconcile": "reconcile",  # an edit, deletion, correction or merge left beliefs to settle
+    "reconcile": "reconcile",  # a change (edit, deletion, merge, another dream...) left some stale
 }
 DREAM_MODES = {"rules": "rules", "llm": "llm"}
 

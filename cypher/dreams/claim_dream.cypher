@@ -24,6 +24,7 @@ SET r.dream_job = CASE
 WITH r, r.dream_job = fresh AS created
 OPTIONAL MATCH (j:Job {id: r.dream_job})
 WHERE NOT created AND j.status = 'pending'
+  AND ((j.attempts = 0 AND j.run_after > $now) OR j.payload <> coalesce($payload, j.payload))
 SET j.run_after = CASE WHEN j.attempts = 0 AND j.run_after > $now THEN $now ELSE j.run_after END,
     j.payload = coalesce($payload, j.payload)
 RETURN r.dream_job AS job_id, created

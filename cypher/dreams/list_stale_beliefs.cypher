@@ -24,4 +24,5 @@ RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_versio
                         AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL)}]
          AS premises,
        [(o)-[d:DERIVED_FROM]->(m:Message) WHERE m.workspace = $workspace
-          | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span}] AS sources
+          | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span,
+             created_at: m.created_at}] AS sources

@@ -5,7 +5,7 @@
 // again, or for a superseded version, sound history); update: the same with new content; drop:
 // tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current
 // replacement of each premise that a correction superseded, so its provenance reaches today's
-// evidence. A kept belief stops citing the `unlink` messages whose span is still the one read
+// evidence. A kept or updated belief stops citing the `unlink` messages whose span is still the one read
 // (an edit took it out of their text; a derivation since may have quoted the new text), if a
 // live message outside them still backs it (a purge since may have taken the others), counts
 // each such message once less in times_derived (at least 1), and takes its session and time
@@ -34,7 +34,7 @@ OPTIONAL CALL (o, v, dropped) {
   RETURN count(*) AS relinked
 }
 OPTIONAL CALL (o, v, dropped) {
-  WITH o WHERE NOT dropped AND v.action = 'keep' AND size(v.unlink) > 0
+  WITH o WHERE NOT dropped AND size(v.unlink) > 0
     AND EXISTS {
       MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
       WHERE k.deleted_at IS NULL AND NOT k.id IN [u IN v.unlink | u.id]
@@ -48,12 +48,15 @@ OPTIONAL CALL (o, v, dropped) {
   WITH o, unlinked, k
   ORDER BY k.created_at, k.id
   WITH o, unlinked, collect(k) AS left
+  // The session and time of one message left: still its own if one matches both, else the
+  // earliest of its session, else the earliest.
+  WITH o, unlinked,
+       any(k IN left WHERE k.session = o.session AND k.created_at = o.valid_at) AS kept,
+       coalesce([k IN left WHERE k.session = o.session][0], left[0]) AS first
   SET o.times_derived = CASE WHEN coalesce(o.times_derived, 1) - unlinked < 1 THEN 1
                              ELSE coalesce(o.times_derived, 1) - unlinked END,
-      o.session = CASE WHEN any(k IN left WHERE k.session = o.session) THEN o.session
-                       ELSE left[0].session END,
-      o.valid_at = CASE WHEN any(k IN left WHERE k.created_at = o.valid_at) THEN o.valid_at
-                        ELSE left[0].created_at END
+      o.session = CASE WHEN kept THEN o.session ELSE first.session END,
+      o.valid_at = CASE WHEN kept THEN o.valid_at ELSE first.created_at END
   RETURN unlinked
 }
 RETURN o.id AS id, v.action AS action

@@ -67,10 +67,12 @@ async def finish(
     idle_at: datetime | None,
     more_waiting: bool = False,
     threshold: int = 0,
+    dreamed: bool = True,
 ) -> Finished:
     """Close the dream (finish_dream.cypher), counting the `run.created` beliefs it wrote. With
     `more_waiting`, or `threshold` (0: never) beliefs still undreamed, the representation claims
-    a follow-up dream (Finished.claimed: its job, to enqueue) unless another waits or runs."""
+    a follow-up dream (Finished.claimed: its job, to enqueue) unless another waits or runs.
+    `dreamed` false (a run that only reconciled) leaves the pacing of the next dream alone."""
     props = node_props(
         models.DreamRun,
         {
@@ -103,6 +105,7 @@ async def finish(
         created=run.created,
         more_waiting=more_waiting,
         threshold=threshold,
+        dreamed=dreamed,
         processed=[{"id": p.id, "slot": p.slot, "claim": p.claim} for p in processed],
         processed_ids=[p.id for p in processed],
         scope=view.key,

@@ -9,6 +9,7 @@ from typing import Any
 
 from graph.db import Database, Tx
 from graph.keys import Representation
+from graph.records import to_datetime
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Source:
     live: bool
     content: str
     span: str
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,13 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
             for p in row["premises"]
         ),
         sources=tuple(
-            Source(s["id"], bool(s["live"]), s["content"] or "", s["span"] or "")
+            Source(
+                s["id"],
+                bool(s["live"]),
+                s["content"] or "",
+                s["span"] or "",
+                to_datetime(s.get("created_at")),
+            )
             for s in row["sources"]
         ),
         version=int(b.get("version") or 0),

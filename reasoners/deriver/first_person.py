@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -284,3 +284,19 @@ def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[
                 content = to_third_person(sentence, peer_name, stated_on)
                 facts.append(ExtractedFact(content, index, sentence))
     return facts
+
+
+# The date this module ends a fact with; a fact's last characters only are looked at.
+_STATED_ON = re.compile(r" \(stated on (\d{4}-\d{2}-\d{2})\)\.$")
+
+
+def restated(content: str, dates: Collection[dt.date]) -> str | None:
+    """`content` dated anew when the date it says it was stated on is none of `dates` (the
+    messages that still state it): the earliest of them. None when it needs no change (it
+    carries no such date, or one of theirs)."""
+    found = _STATED_ON.search(content, max(0, len(content) - 32))
+    if found is None or not dates:
+        return None
+    if found.group(1) in {d.isoformat() for d in dates}:
+        return None
+    return f"{content[: found.start()]} (stated on {min(dates).isoformat()})."

@@ -209,7 +209,7 @@ class DeriverHandler:
             if not observes_itself(target.configuration):
                 unobserved.add(sender)
             # Only the messages some view takes facts from are read: no model call for the rest.
-            observed = {
+            read_ids = {
                 m.id
                 for m in pending
                 if m.peer == sender
@@ -225,7 +225,7 @@ class DeriverHandler:
                 turns,
                 sender,
                 max_tokens=self.settings.deriver_batch_tokens,
-                pending_ids=observed,
+                pending_ids=read_ids,
             ):
                 instructions = InstructionHierarchy(
                     base.workspace, base.peer, base.session, message_instructions(batch, contexts)

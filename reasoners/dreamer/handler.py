@@ -90,7 +90,7 @@ class DreamHandler:
         observer = str(head.payload.get("observer", ""))
         observed = str(head.payload.get("observed", ""))
         triggers = {str(j.payload.get("trigger", "manual")) for j in unit.jobs}
-        trigger = scheduling.MANUAL if scheduling.MANUAL in triggers else sorted(triggers)[0]
+        trigger = scheduling.unit_trigger(triggers)
         view = Representation(head.workspace, observer, observed)
         started = utc_now()
         mode = dream_mode(self.settings, self.llm)
@@ -104,18 +104,14 @@ class DreamHandler:
         configuration = await workspaces.configuration_of(self.db, view.workspace)
         cards = card_created(configuration)
         # Reconciliation first: the LLM reconciles only in llm mode, as it dreams only then.
-        guidance = (
-            instructions(configuration, "dream", "peer_card")
-            if cards
-            else instructions(configuration, "dream")
-        )
+        guidance = instructions(configuration, "dream")
         settled = await reconcile_stale(
             self.db,
             self.embedder,
             self.llm if mode == LLM_MODE else None,
             view,
             limit=self.settings.dream_batch,
-            guidance=instructions(configuration, "dream"),
+            guidance=guidance,
         )
         # With dreams off in the workspace (`dream.enabled: false`), a dream an edit, deletion,
         # correction or merge scheduled only reconciles (nothing new is read, so nothing is
@@ -129,16 +125,17 @@ class DreamHandler:
             if full
             else []
         )
-        current = [b for b in read if b.current]
+        # What this dream's reconciliation keeps is current for the plan, though it was stale
+        # when read: the card, rebuilt from current beliefs, lost the line of a kept one.
+        settled_ids = {v.id for v in settled.verdicts if v.action != "drop"}
+        kept_ids = {v.id for v in settled.verdicts if v.action == "keep"}  # with their words
+        current = [b for b in read if b.current or b.id in kept_ids]
         usage = settled.usage
         vectors: dict[str, list[float]] = {}
         if not full:
             plan = DreamPlan()
         elif mode == RULES:
-            # What this dream's reconciliation keeps is current for the plan: the card, rebuilt
-            # from current beliefs, lost the line of a kept one that was still stale when read.
-            kept = {v.id for v in settled.verdicts if v.action != "drop"}
-            plan = await self._rules(view, current, state.card, kept)
+            plan = await self._rules(view, current, state.card, settled_ids)
         else:
             assert self.llm is not None  # open_services refuses llm mode without an LLM
             specialists = Specialists(
@@ -148,9 +145,12 @@ class DreamHandler:
                 self.settings,
                 view,
                 cards=cards,
-                guidance=guidance,
+                guidance=instructions(configuration, "dream", "peer_card") if cards else guidance,
             )
-            plan, dreamed = await specialists.run(current, state.card, manual=trigger == "manual")
+            # A dream asked for, or one a change scheduled (an edit, a merge), with nothing new
+            # to read looks over the most recent beliefs.
+            asked = trigger in (scheduling.MANUAL, scheduling.RECONCILE)
+            plan, dreamed = await specialists.run(current, state.card, manual=asked)
             usage = usage + dreamed
             vectors = dict(specialists.vectors)
         if not cards:  # `peer_card.create: false`: the card stays as the app left it
@@ -235,6 +235,7 @@ class DreamHandler:
                 # when the threshold's worth still waits.
                 more_waiting=scheduling.enabled(self.settings) and more_waiting,
                 threshold=scheduling.threshold(self.settings),
+                dreamed=full,
             )
             await scheduling.follow_up(
                 tx, self.settings, view, finished.claimed, more_waiting=more_waiting

@@ -15,8 +15,10 @@ from graph.keys import Representation
 from graph.repo import reconciliation
 from graph.repo.reconciliation import StaleBelief, Verdict
 from reasoners.deriver.dedup import exact_key
+from reasoners.deriver.first_person import restated
 from reasoners.dreamer.reconcile_rules import (
     KEEP,
+    UPDATE,
     ReconcileOutput,
     llm_verdicts,
     reconcile_messages,
@@ -41,12 +43,20 @@ class Reconciliation:
 def unlinking(verdict: Verdict, belief: StaleBelief) -> Verdict:
     """A kept explicit belief's verdict, with the live sources that no longer hold their span
     (edited since) to stop citing, when another live source still grounds it; a belief none
-    grounds keeps its sources, whatever the verdict (it must stay traceable)."""
+    grounds keeps its sources, whatever the verdict (it must stay traceable). A fact the
+    extractive deriver dated "(stated on ...)" with a date none of the messages left has is
+    updated to the earliest of theirs."""
     if verdict.action != KEEP or belief.level != "explicit":
         return verdict
     grounded = [s for s in belief.sources if s.live and is_grounded(s.span, s.content)]
     gone = tuple(s for s in belief.sources if s.live and s not in grounded)
-    return replace(verdict, unlink=gone) if grounded and gone else verdict
+    if not grounded or not gone:
+        return verdict
+    dates = {s.created_at.date() for s in grounded if s.created_at is not None}
+    words = restated(belief.content, dates)
+    if words is None:
+        return replace(verdict, unlink=gone)
+    return replace(verdict, action=UPDATE, content=words, unlink=gone)
 
 
 async def reconcile_stale(

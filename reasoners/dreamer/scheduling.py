@@ -19,7 +19,6 @@ schedules a second dream while one waits or runs: the deriver's write claims as 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -34,6 +33,19 @@ from graph.validation import now as utc_now
 
 DREAM = "dream"
 MANUAL, RECONCILE = "manual", "reconcile"  # on-demand triggers: the app's, and a change's
+# A unit's jobs run as one dream, under the first of their triggers in this order.
+TRIGGER_ORDER = (MANUAL, "threshold", "idle", RECONCILE)
+
+
+def unit_trigger(triggers: set[str]) -> str:
+    """The trigger a dream of several jobs runs under (an unknown one ranks last)."""
+    return min(triggers, key=lambda t: (TRIGGER_ORDER.index(t) if t in TRIGGER_ORDER else 9, t))
+
+
+def dream_payload(view: Representation, trigger: str) -> dict[str, str]:
+    return {"observer": view.observer, "observed": view.observed, "trigger": trigger}
+
+
 IDLE_SCAN_SECONDS = 30.0
 IDLE_SCAN_LIMIT = 100  # claims per scan; the next scan takes the rest
 
@@ -58,11 +70,12 @@ def threshold(settings: Settings) -> int:
 
 
 def dream_job(settings: Settings, claim: DreamClaim, trigger: str, run_after: datetime) -> NewJob:
+    view = Representation(claim.workspace, claim.observer, claim.observed)
     return NewJob(
         workspace=claim.workspace,
         kind=DREAM,
         work_unit=dream_unit(claim.workspace, claim.observer, claim.observed),
-        payload={"observer": claim.observer, "observed": claim.observed, "trigger": trigger},
+        payload=dream_payload(view, trigger),
         run_after=run_after,
         peer=claim.observed,
         max_attempts=settings.job_max_attempts,
@@ -147,13 +160,12 @@ async def on_demand_in(
     dream a change schedules to settle what it made stale (which, with dreams off in the
     workspace, only reconciles); a waiting dream the app asks for becomes MANUAL."""
     stamp = at or utc_now()
-    claim = DreamClaim(view.workspace, view.observer, view.observed, "", None)
-    asked = dream_job(settings, claim, MANUAL, stamp).payload if trigger == MANUAL else None
+    asked = dream_payload(view, MANUAL) if trigger == MANUAL else None
     claimed = await dreams.claim_now(tx, view, now=stamp, payload=asked)
     if claimed is None:
         return None
     job_id, created = claimed
     if created:
-        claim = dataclasses.replace(claim, job_id=job_id)
+        claim = DreamClaim(view.workspace, view.observer, view.observed, job_id, None)
         await jobs.enqueue(tx, [dream_job(settings, claim, trigger, stamp)])
     return job_id, created

@@ -52,16 +52,19 @@ async def _leased(db: Database, held: purges.Held, lease: timedelta) -> AsyncIte
     that waits long on locks must not let a worker take up the purge beside it."""
 
     every = max(lease.total_seconds() / 5, 0.5)
+    clock = asyncio.get_running_loop()
 
     async def renew() -> None:
+        due = clock.time() + every
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(max(0.0, due - clock.time()))
             try:
-                # At most until the next renewal is due: one stuck on a slow Neo4j must not
-                # hold back the ones after it while the lease runs out.
+                # At most until the next renewal is due, which keeps its time: one stuck on a
+                # slow Neo4j must not hold back the ones after it while the lease runs out.
                 await asyncio.wait_for(purges.extend(db, held, lease), timeout=every)
             except Exception as exc:  # Neo4j briefly away: the next renewal tries again
                 log.warning("could not renew purge %s's lease: %s", held.id, exc)
+            due += every
 
     renewing = asyncio.create_task(renew())
     try:

@@ -173,8 +173,8 @@ class DreamRun:
     )
     trigger: str = strawberry.field(
         description="What started it: threshold (enough new beliefs), idle, manual (the app "
-        "asked: scheduleDream) or reconcile (an edit, deletion, correction or merge left "
-        "beliefs to settle)."
+        "asked: scheduleDream) or reconcile (a change left beliefs to settle: an edit, "
+        "deletion, correction, merge, split or rename, or another dream's knowledge update)."
     )
     mode: str = strawberry.field(description="rules (no LLM) or llm")
     started_at: datetime = strawberry.field(description="When the dream started (UTC).")

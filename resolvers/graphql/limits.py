@@ -153,6 +153,7 @@ _OPEN = {TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L}
 _CLOSE = {TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R}
 _NUMBERS = {TokenKind.INT, TokenKind.FLOAT}
 _OPERATIONS = {"query", "mutation", "subscription"}
+_DESCRIPTIONS = {TokenKind.STRING, TokenKind.BLOCK_STRING}
 # Longest Int or Float literal: Python reads at most 4,300 digits into an int (graphql-core
 # failed inside on a longer one), and no argument needs a tenth of this.
 MAX_NUMBER_CHARS = 100
@@ -182,6 +183,8 @@ def document_shape(document: str, stop_after: int) -> Shape:
                 break
             count += 1
             if depth == 0 and starts_definition:
+                if token.kind in _DESCRIPTIONS:
+                    continue  # a description before the definition: the keyword follows
                 starts_definition = False
                 if token.kind == TokenKind.NAME and token.value == "fragment":
                     fragments += 1

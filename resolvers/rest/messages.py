@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from starlette.datastructures import UploadFile
 from starlette.responses import JSONResponse, Response
 
-from graph.configuration import check_configuration, instructions, message_derives
+from graph.configuration import check_configuration, message_derives, message_instructions
 from graph.db import Tx
 from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
@@ -188,7 +188,7 @@ def own_switches(call: Call, configuration: dict[str, Any] | None, where: str) -
         check_configuration("message", configuration)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc.message}") from exc
-    told = instructions(configuration, "reasoning")
+    told = message_instructions(configuration)
     if told is not None and len(told) > MAX_CONTEXT_CHARS:
         raise InvalidInput(
             f"{where}: configuration.reasoning.custom_instructions is {len(told)} characters; "

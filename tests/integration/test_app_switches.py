@@ -271,3 +271,21 @@ async def test_with_dreams_off_a_change_only_reconciles_and_the_app_can_still_dr
     await dream_now(s, workspace, *AGENT_ALICE)
     asked, _ = await runs(s, workspace)
     assert (asked.trigger, asked.observations) == ("manual", 2)  # Lisbon and the kayak
+
+
+async def test_the_app_asking_while_a_reconcile_dream_waits_makes_it_dream_in_full(
+    services: Services, workspace: str
+) -> None:
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await lisbon(s, workspace)
+    await configure(s, workspace, {"dream": {"enabled": False}})
+    [first] = (
+        await messages.list_page(s.db, workspace, MessageFilter(session="s1"), after=None, limit=1)
+    ).items
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, first.id, "I live in Lisbon, Portugal."
+    )
+    await dream_now(s, workspace, *AGENT_ALICE)  # reuses the waiting reconcile dream
+    (run,) = await runs(s, workspace)
+    assert (run.trigger, run.observations) == ("manual", 1)
+    assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries  # a full dream

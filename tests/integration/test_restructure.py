@@ -829,6 +829,7 @@ async def test_an_edited_source_stops_backing_a_belief_another_message_still_gro
     kept = detail.observation
     assert (kept.stale, kept.times_derived, kept.session) == (False, 1, "s2")
     assert kept.valid_at is not None and kept.valid_at.date().isoformat() == "2024-02-05"
+    assert kept.content.endswith("(stated on 2024-02-05).")  # the date of what still says it
     assert await contents(s, workspace, session_ids=["s2"]) == [kept.content]
     await derive(s, workspace)  # the edited message, derived again, backs only the cat
     detail = await observations.get_detail(s.db, workspace, home)

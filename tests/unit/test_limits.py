@@ -12,6 +12,7 @@ from resolvers.graphql.limits import (
     MAX_FRAGMENTS,
     count_tokens,
     document_shape,
+    operations_of,
     unnamed_among_several,
 )
 from resolvers.graphql.schema import build_schema, validation_rules
@@ -106,3 +107,13 @@ def test_several_operations_need_a_name() -> None:
     assert unnamed_among_several("mutation B { a } query A { b }", None, 100)
     assert not unnamed_among_several("mutation B { a } query A { b }", "A", 100)
     assert not unnamed_among_several("query A { b }", None, 100)
+    # A description before an operation hid it: the first of the two ran.
+    assert unnamed_among_several('"a" query A { b } """b""" mutation B { a }', None, 100)
+
+
+def test_a_described_mutation_is_a_mutation() -> None:
+    """Counted as nothing, it was stopped as a read when its client left."""
+    shape = operations_of('"why" mutation M { a }', 100)
+    assert shape is not None and (shape.operations, shape.mutations) == (1, 1)
+    shape = operations_of('"""why""" query Q { a }', 100)
+    assert shape is not None and (shape.operations, shape.mutations) == (1, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from graph.keys import scope_key
 from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
@@ -268,6 +269,28 @@ def test_a_kept_fact_stops_citing_a_live_source_whose_text_lost_its_span() -> No
     assert unlinking(Verdict("o1", "drop"), fact).unlink == ()
     derived = replace(fact, level="deductive")
     assert unlinking(Verdict("o1", "keep"), derived).unlink == ()
+
+
+def test_a_kept_fact_dated_by_the_edited_message_takes_the_date_of_those_left() -> None:
+    day = datetime(2024, 3, 1, tzinfo=UTC)
+    edited = Source("m1", True, "I have a cat.", "I live in Lisbon", day.replace(month=1))
+    left = [
+        Source("m2", True, "I live in Lisbon.", "I live in Lisbon", day.replace(month=m))
+        for m in (6, 3)
+    ]
+    content = "Alice lives in Lisbon (stated on 2024-01-01)."
+    fact = StaleBelief("o1", "explicit", content, None, (), (edited, *left))
+    verdict = unlinking(Verdict("o1", "keep"), fact)
+    assert (verdict.action, verdict.content) == (
+        "update",
+        "Alice lives in Lisbon (stated on 2024-03-01).",
+    )
+    assert verdict.unlink == (edited,)
+    # A date one of them has stays; undated words stay.
+    same = replace(fact, content="Alice lives in Lisbon (stated on 2024-06-01).")
+    assert unlinking(Verdict("o1", "keep"), same).action == "keep"
+    plain = replace(fact, content="Alice lives in Lisbon.")
+    assert unlinking(Verdict("o1", "keep"), plain).action == "keep"
 
 
 def test_the_apps_guidance_follows_the_reconciliation_rules() -> None:

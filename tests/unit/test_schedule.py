@@ -15,6 +15,7 @@ from graph.configuration import (
 from graph.records import MembershipRecord, MessageRecord
 from graph.settings import Settings
 from reasoners.deriver.routing import observers_for
+from reasoners.dreamer.scheduling import unit_trigger
 from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
 
 pytestmark = pytest.mark.unit
@@ -143,3 +144,9 @@ def test_a_peer_that_does_not_observe_itself_is_routed_to_the_others_only() -> N
     ]
     assert observers_for("maya", STAMP, members) == ["maya", "tom"]
     assert observers_for("maya", STAMP, members, observe_self=False) == ["tom"]
+
+
+def test_a_dream_of_several_jobs_runs_under_the_strongest_trigger() -> None:
+    assert unit_trigger({"reconcile", "threshold"}) == "threshold"  # a reconcile only settles
+    assert unit_trigger({"idle", "manual", "reconcile"}) == "manual"
+    assert unit_trigger({"reconcile"}) == "reconcile"
