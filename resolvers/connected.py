@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from starlette.requests import Request
 
@@ -19,7 +19,7 @@ T = TypeVar("T")
 DISCONNECT_POLL_SECONDS = 0.5
 
 
-async def while_connected(request: Request, work: Coroutine[Any, Any, T], when: str) -> T:
+async def while_connected(request: Request, work: Awaitable[T], when: str) -> T:
     """`work`, stopped (Unavailable) when the client disconnects meanwhile: a PDF reader (or a
     place in its queue) held for a client that has left only makes others wait, and a message
     batch stored for a client that gave up is stored again when it retries."""

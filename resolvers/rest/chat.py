@@ -19,6 +19,7 @@ from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic.citations import Citations
 from reasoners.dialectic.evidence import View
 from reasoners.llm.interface import DialecticLevel
+from resolvers.connected import while_connected
 from resolvers.rest import shapes
 from resolvers.rest.filters import session_allowlist
 from resolvers.rest.http import Call, log
@@ -94,8 +95,9 @@ async def chat(call: Call) -> Response:
     view = await view_of(call, body)
     services = call.services
     levels = services.reasoning_levels
+    # A client that leaves stops its chat (the model's calls are the operator's tokens).
     if not body.stream:
-        answer = await dialectic.chat(
+        asked = dialectic.chat(
             services.db,
             services.embedder,
             services.llm,
@@ -104,6 +106,7 @@ async def chat(call: Call) -> Response:
             level=body.reasoning_level.value,
             levels=levels,
         )
+        answer = await while_connected(call.request, asked, "before its answer")
         result: dict[str, Any] = {"content": answer.answer}
         if body.include_evidence:
             result["evidence"] = evidence(answer.citations)
@@ -119,7 +122,7 @@ async def chat(call: Call) -> Response:
     ).__aiter__()
     # The first event is awaited before answering, so a missing peer or a bad request is still
     # an ordinary error status rather than a broken stream.
-    first = await anext(events)
+    first = await while_connected(call.request, anext(events), "before its answer")
 
     async def stream() -> AsyncIterator[bytes]:
         current: dialectic.ChatEvent | None = first
