@@ -116,6 +116,9 @@ class Message(StructuredNode):
     passage_embeddings = ArrayProperty(FloatProperty())
     deleted_at = DateTimeNeo4jFormatProperty()
     edited_at = DateTimeNeo4jFormatProperty()  # the content was replaced by an edit
+    # The message's own `reasoning.enabled` (null: its session's decides), for its edits and a
+    # purge's re-derivation as for its first derivation.
+    derive = BooleanProperty()
     # Keys of the workspace, session and peer (graph/keys.py): fulltext search requires them
     # inside the index, so its hits are the scope's own.
     workspace_key = StringProperty()

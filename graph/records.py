@@ -152,6 +152,8 @@ class MessageRecord:
     client_id: str | None = None
     received_at: datetime | None = None
     edited_at: datetime | None = None  # the content's last replacement (None: never edited)
+    # Its own `reasoning.enabled` (None: its session's decides, or not read by this query).
+    derive: bool | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MessageRecord:
@@ -169,6 +171,7 @@ class MessageRecord:
             client_id=row.get("client_id"),
             received_at=to_datetime(row.get("received_at")),
             edited_at=to_datetime(row.get("edited_at")),
+            derive=row.get("derive"),
         )
 
 

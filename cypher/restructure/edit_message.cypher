@@ -20,4 +20,4 @@ CALL (m) {
   RETURN collect({id: o.id, observer: o.observer, observed: o.observed}) AS changed
 }
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
-          .token_count, .client_id, .received_at, .edited_at} AS message, changed
+          .token_count, .client_id, .received_at, .edited_at, .derive} AS message, changed

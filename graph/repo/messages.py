@@ -34,7 +34,7 @@ class MessageRow:
     embedding: list[float]
     # One passage's vector after another (may be empty); None stores none (passages are off).
     passage_embeddings: list[float] | None
-    # The message's own `reasoning.enabled` (None: its session's); not stored, read by the
+    # The message's own `reasoning.enabled` (None: its session's): stored, and read by the
     # caller's `after_create` when it queues the batch's work.
     derive: bool | None = None
 
@@ -135,6 +135,7 @@ async def create(
                         "received_at": stamp,
                         "seq": first + offset,
                         "token_count": r.token_count,
+                        "derive": r.derive,
                         "embedding": r.embedding,
                         "passage_embeddings": r.passage_embeddings,
                         "workspace_key": workspace_key(workspace),

@@ -131,10 +131,15 @@ async def edit_message(
             token_count=tokens.count(content),
             now=stamp,
         )
-        # Derive the new text again (unless its session's switches say not to); summaries are
-        # rewritten by later batches.
+        # Derive the new text again (unless its own or its session's switch says not to);
+        # summaries are rewritten by later batches.
         switches = await sessions.queue_switches_in(tx, workspace, edited.message.session)
-        again = derive_jobs(settings, [edited.message], stamp) if switches.derive else []
+        own = edited.message.derive  # the message's own switch, as it was stored
+        again = (
+            derive_jobs(settings, [edited.message], stamp)
+            if (switches.derive if own is None else own)
+            else []
+        )
         await jobs.enqueue(tx, again, token_target=settings.deriver_token_target)
         return edited
 

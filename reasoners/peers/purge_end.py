@@ -3,8 +3,8 @@ the record while it erased (graph/repo/purges.py `note_followups`), so a purge a
 finishes after a crash does it too, and none of it runs while the purge still deletes.
 
 - The live messages an erased belief was also taken from are derived again at once, so what
-  they state comes back, taken from them alone (but not in a session with
-  `reasoning.enabled: false`). What was deleted or corrected away before stays so: the purge
+  they state comes back, taken from them alone (but not one whose own or session's
+  `reasoning.enabled` is false). What was deleted or corrected away before stays so: the purge
   kept its tombstone (cypher/purge/find_message_derivations.cypher).
 - A dream of each representation whose card the purge deleted is scheduled (dreams on, and
   neither `dream.enabled` nor `peer_card.create` false in the workspace), which writes the card
@@ -37,8 +37,11 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
     live = [MessageRecord.from_row(r["message"]) for r in rows]
     again: list[MessageRecord] = []
     for session in sorted({m.session for m in live}):
-        if (await sessions.queue_switches_in(tx, workspace, session)).derive:
-            again += [m for m in live if m.session == session]
+        on = (await sessions.queue_switches_in(tx, workspace, session)).derive
+        # A message's own switch, as it was stored, wins over its session's.
+        again += [
+            m for m in live if m.session == session and (on if m.derive is None else m.derive)
+        ]
     stamp = now()
     derive = derive_jobs(settings, again, stamp, wait=False)
     await jobs.enqueue(tx, derive, token_target=settings.deriver_token_target)

@@ -259,3 +259,26 @@ async def test_messages_no_view_takes_facts_from_are_not_read_by_the_model(
         limit=10,
     )
     assert [(j.kind, j.status) for j in found] == [("derive", "done")]
+
+
+async def test_a_messages_own_switch_holds_for_its_edits(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """It was dropped: an edit of a message sent with reasoning off derived its new text."""
+    await talk(rest, workspace, "s1", {})
+    turns = [
+        {"peer_id": "alice", "content": "My PIN is 4321.", "configuration": {"reasoning": r}}
+        for r in ({"enabled": False}, {"enabled": None})
+    ]
+    url = f"/workspaces/{workspace}/sessions/s1/messages"
+    r = await rest.post(url, json={"messages": turns})
+    assert r.status_code == 201, r.text
+    quiet, plain = (m["id"] for m in r.json())
+    before = await queued_messages(services, workspace, "s1")
+    s = services
+    for message in (quiet, plain):
+        await invalidation.edit_message(
+            s.db, s.embedder, s.tokens, s.settings, workspace, message, "My PIN is 9999."
+        )
+    after = await queued_messages(services, workspace, "s1")
+    assert quiet not in before and sorted(after) == sorted([*before, plain])
