@@ -60,6 +60,17 @@ CARD_SLOTS = (
 )
 
 
+def without_support(card: list[CardLine], dropped: set[str]) -> list[CardLine] | None:
+    """The card without the beliefs in `dropped` as support (a line left with none goes; the
+    app's own lines, which cite none, stay); None when no line cites one of them (pure)."""
+    if not any(set(line.support) & dropped for line in card):
+        return None
+    kept = [
+        CardLine(line.text, tuple(i for i in line.support if i not in dropped)) for line in card
+    ]
+    return [new for new, old in zip(kept, card, strict=True) if new.support or not old.support]
+
+
 def dream_mode(settings: Settings, llm: LLM | None) -> str:
     """Which dreamer runs: "llm" or "rules" (BELIEFGRAPH_DREAM_MODE; auto picks by the LLM)."""
     if settings.dream_mode == LLM_MODE or (settings.dream_mode == "auto" and llm is not None):
@@ -133,7 +144,9 @@ class DreamHandler:
         usage = settled.usage
         vectors: dict[str, list[float]] = {}
         if not full:
-            plan = DreamPlan()
+            # The card loses what rests on beliefs the reconciliation drops, nothing more.
+            dropped = {v.id for v in settled.verdicts if v.action == "drop"}
+            plan = DreamPlan(card=without_support(state.card, dropped) if cards else None)
         elif mode == RULES:
             plan = await self._rules(view, current, state.card, settled_ids)
         else:

@@ -54,5 +54,7 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
     ):
         for observer, observed in todo.card_views:
             view = Representation(workspace, observer, observed)
-            await scheduling.on_demand_in(tx, settings, view, at=dream_at)
+            await scheduling.on_demand_in(
+                tx, settings, view, at=dream_at, trigger=scheduling.RECONCILE
+            )
     return purges.FollowUps([m.id for m in again], todo.card_views)

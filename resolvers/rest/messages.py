@@ -283,9 +283,14 @@ def upload_client_ids(session: str, peer: str, parts: list[str]) -> list[str]:
 
 
 def _form_json(value: object, name: str) -> dict[str, Any] | None:
+    """A form field's JSON object; None when it is absent, empty or null (as in a JSON body)."""
     if value is None or value == "":
         return None
-    parsed = parse_json(str(value), name)
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be a form field of JSON text, not a file")
+    parsed = parse_json(value, name)
+    if parsed is None:
+        return None
     if not isinstance(parsed, dict):
         raise InvalidInput(f"{name} must be a JSON object")
     return parsed

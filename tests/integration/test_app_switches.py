@@ -254,6 +254,8 @@ async def test_with_dreams_off_a_change_only_reconciles_and_the_app_can_still_dr
 ) -> None:
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await lisbon(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)  # a card line rests on the Lisbon belief
+    assert len((await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries) == 1
     await configure(s, workspace, {"dream": {"enabled": False}})
     await say(s, workspace, "s1", "2024-01-06", "I own a kayak.")
     await derive(s, workspace)
@@ -264,13 +266,14 @@ async def test_with_dreams_off_a_change_only_reconciles_and_the_app_can_still_dr
         s.db, s.embedder, s.tokens, s.settings, workspace, first.id, "Hello there."
     )
     await worker_for(s, workspace, None).drain()  # the dream the edit scheduled
-    (settled,) = await runs(s, workspace)
+    settled, _ = await runs(s, workspace)
     assert (settled.trigger, settled.observations) == ("reconcile", 0)  # nothing new read
     assert not any("Lisbon" in t for t in await contents(s, workspace))  # but reconciled
+    # and the card line that rested on the belief it dropped went with it
     assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == []
     await dream_now(s, workspace, *AGENT_ALICE)
-    asked, _ = await runs(s, workspace)
-    assert (asked.trigger, asked.observations) == ("manual", 2)  # Lisbon and the kayak
+    asked, _, _ = await runs(s, workspace)
+    assert (asked.trigger, asked.observations) == ("manual", 1)  # the kayak
 
 
 async def test_the_app_asking_while_a_reconcile_dream_waits_makes_it_dream_in_full(

@@ -196,6 +196,13 @@ async def test_an_uploads_configuration_is_checked_and_obeyed(
     bad = {"peer_id": "alice", "configuration": json.dumps({"reasoning": {"enabled": "nope"}})}
     r = await rest.post(url, files=files, data=bad)
     assert r.status_code == 422 and "reasoning.enabled" in r.text, r.text
+    # null is no configuration, as in a JSON body; a file part is not one
+    other = {"file": ("more.txt", b"I own a horse.", "text/plain")}
+    r = await rest.post(url, files=other, data={"peer_id": "alice", "configuration": "null"})
+    assert r.status_code == 201, r.text
+    parts = {**other, "configuration": ("c.json", b"{}", "application/json")}
+    r = await rest.post(url, files=parts, data={"peer_id": "alice"})
+    assert r.status_code == 422 and "not a file" in r.text, r.text
 
 
 async def test_a_peer_keys_message_cannot_turn_derivation_on_where_it_is_off(

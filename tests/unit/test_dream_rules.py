@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from reasoners.dreamer.apply import waves
+from reasoners.dreamer.handler import without_support
 from reasoners.dreamer.plan import Belief, CardLine, DreamPlan, NewBelief, confidence_for
 from reasoners.dreamer.rules import Neighbour, Related, plan_rules
 from reasoners.dreamer.slots import claim_of, slot_of
@@ -229,3 +230,16 @@ def test_anymore_and_again_end_the_opposite_claim_without_flipping_it() -> None:
     assert (anymore.negated, anymore.lapsed) == (True, True)
     assert (again.negated, again.lapsed) == (False, True)
     assert anymore.key == again.key == plain.key and not plain.lapsed
+
+
+def test_a_card_loses_what_rests_on_dropped_beliefs_and_nothing_more() -> None:
+    card = [
+        CardLine("Prefers email"),
+        CardLine("Lives in Lisbon", ("a",)),
+        CardLine("Nurse", ("b", "c")),
+    ]
+    assert without_support(card, {"x"}) is None
+    assert without_support(card, {"a", "b"}) == [
+        CardLine("Prefers email"),
+        CardLine("Nurse", ("c",)),
+    ]
