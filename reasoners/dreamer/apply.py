@@ -209,5 +209,6 @@ async def apply_plan(
         if card_changed(card_before, card):
             added, removed = card_diff(list(card_before), card)
             applied.card_changes = len(added) + len(removed)
-            applied.events.append({"kind": "card", "added": added, "removed": removed})
+            if added or removed:  # not for lines that only cite other beliefs now
+                applied.events.append({"kind": "card", "added": added, "removed": removed})
     return applied

@@ -993,3 +993,28 @@ async def test_citing_a_derived_belief_cites_its_premises_down_to_message_spans(
     spans = [m.span for m in reply.citations.messages]
     assert any("I eat meat" in span for span in spans)
     assert any("don't eat meat" in span for span in spans)
+
+
+async def test_a_card_line_that_only_cites_other_beliefs_makes_no_card_event(
+    services: Services, workspace: str
+) -> None:
+    """Its run recorded a CARD event with nothing added or removed (subscribers got it too)."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    before = [CardLine("Has lived in Europe", (paris,))]
+    await services.db.write_tx(lambda tx: dream_writes.set_card(tx, view, before, now=now()))
+    plan = DreamPlan(card=[CardLine("Has lived in Europe", (paris, lisbon))])
+
+    async def commit(tx: Tx) -> Any:
+        await dream_runs.lock(tx, view)
+        return await apply_plan(
+            tx, view, plan, {}, card_before=before, origin="dreamer:rules", now=now(),
+            lenient=True,
+        )  # fmt: skip
+
+    applied = await services.db.write_tx(commit)
+    assert (applied.card_changes, applied.events) == (0, [])
+    after = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
+    assert after.support == [(paris, lisbon)]  # written all the same
