@@ -40,7 +40,7 @@ SET r.since_dream = remaining,
     r.dream_runs = seq,
     r.dream_job = CASE WHEN follow THEN fresh WHEN held IN $job_ids THEN null ELSE held END
 REMOVE r.dream_lock
-WITH r, fresh, follow, seq, remaining
+WITH r, fresh, follow, seq, remaining, CASE WHEN $dreamed THEN $now ELSE last END AS paced
 CALL (r) {
   UNWIND $processed AS p
   MATCH (o:Observation {id: p.id, workspace: $workspace})
@@ -50,4 +50,4 @@ CALL (r) {
 }
 CREATE (d:DreamRun)
 SET d = $run, d.seq = seq
-RETURN seq, remaining, CASE WHEN follow THEN fresh END AS claimed
+RETURN seq, remaining, CASE WHEN follow THEN fresh END AS claimed, paced

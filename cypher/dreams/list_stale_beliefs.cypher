@@ -13,7 +13,8 @@ WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.workspace = $wor
 WITH o
 ORDER BY o.stale_at, o.id
 LIMIT $limit
-RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_version, 0),
+RETURN o {.id, .level, .content, .stale_reason, .session, .valid_at,
+          version: coalesce(o.stale_version, 0),
           superseded: o.superseded_at IS NOT NULL} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
           | p {.id, .content, .level, .reconcile_pending, .session,
@@ -25,4 +26,4 @@ RETURN o {.id, .level, .content, .stale_reason, version: coalesce(o.stale_versio
          AS premises,
        [(o)-[d:DERIVED_FROM]->(m:Message) WHERE m.workspace = $workspace
           | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span,
-             created_at: m.created_at}] AS sources
+             created_at: m.created_at, session: m.session}] AS sources

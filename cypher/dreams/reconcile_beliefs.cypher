@@ -9,7 +9,7 @@
 // (an edit took it out of their text; a derivation since may have quoted the new text), if a
 // live message outside them still backs it (a purge since may have taken the others), counts
 // each such message once less in times_derived (at least 1), and takes its session and time
-// from the earliest message left when none left is of its own: an edited message derived
+// from one message left (its words too, with `redate`, only then): an edited message derived
 // again adds itself back if its new text still says it.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
@@ -21,9 +21,10 @@ SET o.reconcile_pending = null,
     o.stale = CASE WHEN dropped THEN o.stale ELSE false END,
     o.stale_reason = CASE WHEN dropped THEN o.stale_reason ELSE null END,
     o.deleted_at = CASE WHEN dropped THEN $now ELSE null END,
-    o.content = coalesce(v.content, o.content),
-    o.content_key = coalesce(v.content_key, o.content_key),
-    o.embedding = coalesce(v.embedding, o.embedding)
+    o.content = CASE WHEN v.redate THEN o.content ELSE coalesce(v.content, o.content) END,
+    o.content_key = CASE WHEN v.redate THEN o.content_key
+                         ELSE coalesce(v.content_key, o.content_key) END,
+    o.embedding = CASE WHEN v.redate THEN o.embedding ELSE coalesce(v.embedding, o.embedding) END
 WITH o, v, dropped
 OPTIONAL CALL (o, v, dropped) {
   WITH o WHERE NOT dropped AND v.relink
@@ -42,21 +43,24 @@ OPTIONAL CALL (o, v, dropped) {
   UNWIND v.unlink AS u
   MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
   DELETE d
-  WITH o, count(DISTINCT m) AS unlinked
+  WITH o, v, count(DISTINCT m) AS unlinked
   MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
   WHERE k.deleted_at IS NULL
-  WITH o, unlinked, k
+  WITH o, v, unlinked, k
   ORDER BY k.created_at, k.id
-  WITH o, unlinked, collect(k) AS left
+  WITH o, v, unlinked, collect(k) AS left
   // The session and time of one message left: still its own if one matches both, else the
   // earliest of its session, else the earliest.
-  WITH o, unlinked,
+  WITH o, v, unlinked,
        any(k IN left WHERE k.session = o.session AND k.created_at = o.valid_at) AS kept,
        coalesce([k IN left WHERE k.session = o.session][0], left[0]) AS first
   SET o.times_derived = CASE WHEN coalesce(o.times_derived, 1) - unlinked < 1 THEN 1
                              ELSE coalesce(o.times_derived, 1) - unlinked END,
       o.session = CASE WHEN kept THEN o.session ELSE first.session END,
-      o.valid_at = CASE WHEN kept THEN o.valid_at ELSE first.created_at END
+      o.valid_at = CASE WHEN kept THEN o.valid_at ELSE first.created_at END,
+      o.content = CASE WHEN v.redate THEN v.content ELSE o.content END,
+      o.content_key = CASE WHEN v.redate THEN v.content_key ELSE o.content_key END,
+      o.embedding = CASE WHEN v.redate THEN v.embedding ELSE o.embedding END
   RETURN unlinked
 }
 RETURN o.id AS id, v.action AS action

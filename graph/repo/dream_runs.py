@@ -13,7 +13,7 @@ from graph import models
 from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.props import node_props
-from graph.records import required_datetime
+from graph.records import required_datetime, to_datetime
 from graph.repo.dream_writes import ProvenanceRejected
 
 
@@ -29,6 +29,7 @@ class Finished:
     seq: int  # the run's number in its representation
     remaining: int  # beliefs still undreamed
     claimed: str | None  # the follow-up dream's job id, to enqueue
+    paced: datetime | None = None  # the last dream the follow-up is paced from (None: none)
 
 
 @dataclass
@@ -115,7 +116,10 @@ async def finish(
         raise ProvenanceRejected([f"no representation {view.observer} -> {view.observed}"])
     claimed = row["claimed"]
     return Finished(
-        int(row["seq"]), int(row["remaining"]), None if claimed is None else str(claimed)
+        int(row["seq"]),
+        int(row["remaining"]),
+        None if claimed is None else str(claimed),
+        to_datetime(row.get("paced")),
     )
 
 

@@ -32,6 +32,7 @@ class Source:
     content: str
     span: str
     created_at: datetime | None = None
+    session: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class StaleBelief:
     sources: tuple[Source, ...]
     version: int = 0  # invalidations counted when read (a verdict applies only if unchanged)
     superseded: bool = False  # a superseded version: history, judged by the zero-key rules
+    session: str | None = None  # where it was said, and when (an explicit belief's)
+    valid_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class Verdict:
     # Sources a kept explicit belief no longer cites: live messages whose text no longer holds
     # the span quoted from them (edited since), when another source still grounds the belief.
     unlink: tuple[Source, ...] = ()
+    # The update only re-dates the words to the messages left: written only if the unlink is.
+    redate: bool = False
 
     def params(self) -> dict[str, Any]:
         return {
@@ -69,6 +74,7 @@ class Verdict:
             "embedding": self.embedding,
             "relink": self.relink,
             "unlink": [{"id": s.message_id, "span": s.span} for s in self.unlink],
+            "redate": self.redate,
         }
 
 
@@ -98,11 +104,14 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 s["content"] or "",
                 s["span"] or "",
                 to_datetime(s.get("created_at")),
+                s.get("session"),
             )
             for s in row["sources"]
         ),
         version=int(b.get("version") or 0),
         superseded=bool(b.get("superseded")),
+        session=b.get("session"),
+        valid_at=to_datetime(b.get("valid_at")),
     )
 
 

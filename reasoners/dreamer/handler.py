@@ -136,17 +136,26 @@ class DreamHandler:
             if full
             else []
         )
-        # What this dream's reconciliation keeps is current for the plan, though it was stale
-        # when read: the card, rebuilt from current beliefs, lost the line of a kept one.
+        # What this dream's reconciliation keeps current is current for the plan, though it was
+        # stale when read (with its new words if it updates them): the card, rebuilt from
+        # current beliefs, lost the line of a kept one. History it keeps stays history.
         settled_ids = {v.id for v in settled.verdicts if v.action != "drop"}
-        kept_ids = {v.id for v in settled.verdicts if v.action == "keep"}  # with their words
-        current = [b for b in read if b.current or b.id in kept_ids]
+        words = {
+            v.id: v.content
+            for v in settled.verdicts
+            if v.action != "drop" and not settled.read[v.id].superseded
+        }
+        current = [
+            b
+            if b.current or b.id not in words
+            else dataclasses.replace(b, content=words[b.id] or b.content, current=True)
+            for b in read
+            if b.current or b.id in words
+        ]
         usage = settled.usage
         vectors: dict[str, list[float]] = {}
         if not full:
-            # The card loses what rests on beliefs the reconciliation drops, nothing more.
-            dropped = {v.id for v in settled.verdicts if v.action == "drop"}
-            plan = DreamPlan(card=without_support(state.card, dropped) if cards else None)
+            plan = DreamPlan()  # the card loses what rests on the beliefs it drops (write)
         elif mode == RULES:
             plan = await self._rules(view, current, state.card, settled_ids)
         else:
@@ -192,10 +201,13 @@ class DreamHandler:
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             # Read again here: cards switched off while the dream planned stay unwritten.
-            if card_created(await workspaces.configuration_in(tx, view.workspace)):
-                plan_now = plan
-            else:
-                plan_now = dataclasses.replace(plan, card=None)
+            cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
+            plan_now = plan if cards_now else dataclasses.replace(plan, card=None)
+            if not full and cards_now:
+                # A dream that only reconciles takes off the card what rested on the beliefs
+                # it dropped, as applied, and writes nothing else there.
+                dropped = {i for i, action in reconciled.items() if action == "drop"}
+                plan_now = dataclasses.replace(plan, card=without_support(state.card, dropped))
             applied = await apply_plan(
                 tx,
                 view,
@@ -251,7 +263,12 @@ class DreamHandler:
                 dreamed=full,
             )
             await scheduling.follow_up(
-                tx, self.settings, view, finished.claimed, more_waiting=more_waiting
+                tx,
+                self.settings,
+                view,
+                finished.claimed,
+                more_waiting=more_waiting,
+                paced=finished.paced,
             )
             tally.observations, tally.created = len(read), applied.created
             tally.superseded = applied.superseded

@@ -9,11 +9,12 @@ stale belief that could have been settled.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from graph.db import Database
 from graph.keys import Representation
 from graph.repo import reconciliation
-from graph.repo.reconciliation import StaleBelief, Verdict
+from graph.repo.reconciliation import Source, StaleBelief, Verdict
 from reasoners.deriver.dedup import exact_key
 from reasoners.deriver.first_person import restated
 from reasoners.dreamer.reconcile_rules import (
@@ -52,11 +53,25 @@ def unlinking(verdict: Verdict, belief: StaleBelief) -> Verdict:
     gone = tuple(s for s in belief.sources if s.live and s not in grounded)
     if not grounded or not gone:
         return verdict
-    dates = {s.created_at.date() for s in grounded if s.created_at is not None}
-    words = restated(belief.content, dates)
+    words = restated(belief.content, {when.date()} if (when := _dated(belief, grounded)) else ())
     if words is None:
         return replace(verdict, unlink=gone)
-    return replace(verdict, action=UPDATE, content=words, unlink=gone)
+    return replace(verdict, action=UPDATE, content=words, unlink=gone, redate=True)
+
+
+def _dated(belief: StaleBelief, left: list[Source]) -> datetime | None:
+    """When the belief will say it was stated once `left` alone back it: as the unlink picks
+    (reconcile_beliefs.cypher), its own time if a message left has its session and time, else
+    the earliest message left of its session, else the earliest."""
+    if any(s.session == belief.session and s.created_at == belief.valid_at for s in left):
+        return belief.valid_at
+    ordered = sorted(
+        (s for s in left if s.created_at is not None),
+        key=lambda s: (s.created_at or datetime.min, s.message_id),
+    )
+    own = [s for s in ordered if s.session == belief.session]
+    picks = own or ordered
+    return picks[0].created_at if picks else None
 
 
 async def reconcile_stale(

@@ -83,7 +83,7 @@ def dream_job(settings: Settings, claim: DreamClaim, trigger: str, run_after: da
     )
 
 
-def paced(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
+def pace(settings: Settings, claim: DreamClaim, stamp: datetime) -> datetime:
     """When a threshold dream may run: the minimum interval after the previous one."""
     if claim.last_dream_at is None:
         return stamp
@@ -95,7 +95,7 @@ async def after_derivation(tx: Tx, settings: Settings, claims: Sequence[DreamCla
     that reached the threshold, `write_explicit(dream_threshold=threshold(settings))`)."""
     stamp = utc_now()
     return await jobs.enqueue(
-        tx, [dream_job(settings, c, "threshold", paced(settings, c, stamp)) for c in claims]
+        tx, [dream_job(settings, c, "threshold", pace(settings, c, stamp)) for c in claims]
     )
 
 
@@ -106,14 +106,16 @@ async def follow_up(
     claimed: str | None,
     *,
     more_waiting: bool,
+    paced: datetime | None = None,
 ) -> list[str]:
     """In a dream's transaction: enqueue the follow-up dream its finish claimed, if any, at once
-    if the batch limit left some unread, else paced like any threshold dream."""
+    if the batch limit left some unread, else paced like any threshold dream, from the last
+    dream that dreamed (`paced`, as the finish returned it)."""
     if claimed is None:
         return []
     stamp = utc_now()
-    claim = DreamClaim(view.workspace, view.observer, view.observed, claimed, stamp)
-    run_after = stamp if more_waiting else paced(settings, claim, stamp)
+    claim = DreamClaim(view.workspace, view.observer, view.observed, claimed, paced)
+    run_after = stamp if more_waiting else pace(settings, claim, stamp)
     return await jobs.enqueue(tx, [dream_job(settings, claim, "threshold", run_after)])
 
 

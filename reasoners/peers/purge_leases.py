@@ -64,7 +64,7 @@ async def _leased(db: Database, held: purges.Held, lease: timedelta) -> AsyncIte
                 await asyncio.wait_for(purges.extend(db, held, lease), timeout=every)
             except Exception as exc:  # Neo4j briefly away: the next renewal tries again
                 log.warning("could not renew purge %s's lease: %s", held.id, exc)
-            due += every
+            due = max(due + every, clock.time())  # after a stall, one renewal, not a burst
 
     renewing = asyncio.create_task(renew())
     try:

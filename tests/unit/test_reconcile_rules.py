@@ -273,21 +273,23 @@ def test_a_kept_fact_stops_citing_a_live_source_whose_text_lost_its_span() -> No
 
 def test_a_kept_fact_dated_by_the_edited_message_takes_the_date_of_those_left() -> None:
     day = datetime(2024, 3, 1, tzinfo=UTC)
-    edited = Source("m1", True, "I have a cat.", "I live in Lisbon", day.replace(month=1))
-    left = [
-        Source("m2", True, "I live in Lisbon.", "I live in Lisbon", day.replace(month=m))
-        for m in (6, 3)
-    ]
+    edited = Source("m1", True, "I have a cat.", "I live in Lisbon", day.replace(month=1), "s1")
+    june = Source("m2", True, "I live in Lisbon.", "I live in Lisbon", day.replace(month=6), "s1")
+    march = Source("m3", True, "I live in Lisbon.", "I live in Lisbon", day, "s2")
     content = "Alice lives in Lisbon (stated on 2024-01-01)."
-    fact = StaleBelief("o1", "explicit", content, None, (), (edited, *left))
+    fact = StaleBelief(
+        "o1", "explicit", content, None, (), (edited, june, march), session="s1",
+        valid_at=day.replace(month=1),
+    )  # fmt: skip
     verdict = unlinking(Verdict("o1", "keep"), fact)
-    assert (verdict.action, verdict.content) == (
-        "update",
-        "Alice lives in Lisbon (stated on 2024-03-01).",
-    )
+    # As the unlink picks: the earliest message left of its own session, June, not March.
+    redated = "Alice lives in Lisbon (stated on 2024-06-01)."
+    assert (verdict.action, verdict.content, verdict.redate) == ("update", redated, True)
     assert verdict.unlink == (edited,)
-    # A date one of them has stays; undated words stay.
-    same = replace(fact, content="Alice lives in Lisbon (stated on 2024-06-01).")
+    other = replace(fact, session="s9")  # none of its session left: the earliest
+    assert unlinking(Verdict("o1", "keep"), other).content == redated.replace("06", "03")
+    # Words already of that date, or undated, stay.
+    same = replace(fact, content=redated)
     assert unlinking(Verdict("o1", "keep"), same).action == "keep"
     plain = replace(fact, content="Alice lives in Lisbon.")
     assert unlinking(Verdict("o1", "keep"), plain).action == "keep"
