@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from graph.repo import jobs, messages
+from graph.repo.jobs import JobRecord
 from graph.repo.messages import MessageFilter
 from reasoners.peers import invalidation
 from resolvers.app import create_app
@@ -25,8 +26,8 @@ pytestmark = pytest.mark.integration
 SECRET = "switches-secret"
 
 
-async def queued(services: Services, workspace: str, session: str) -> list[tuple[str, object]]:
-    found = await jobs.list_jobs(
+async def session_jobs(services: Services, workspace: str, session: str) -> list[JobRecord]:
+    return await jobs.list_jobs(
         services.db,
         workspace,
         session=session,
@@ -35,6 +36,10 @@ async def queued(services: Services, workspace: str, session: str) -> list[tuple
         with_errors=False,
         limit=100,
     )
+
+
+async def queued(services: Services, workspace: str, session: str) -> list[tuple[str, object]]:
+    found = await session_jobs(services, workspace, session)
     return sorted((j.kind, j.payload.get("up_to_seq")) for j in found)
 
 
@@ -115,17 +120,8 @@ async def test_a_messages_own_reasoning_switch_wins_over_its_sessions(
         )
         assert r.status_code == 201, r.text
         ids = [m["id"] for m in r.json()]
-        found = await jobs.list_jobs(
-            services.db,
-            workspace,
-            session=session,
-            peer=None,
-            statuses=None,
-            with_errors=False,
-            limit=100,
-        )
-        queued = [i for j in found if j.kind == "derive" for i in j.payload["message_ids"]]
-        derived[session] = [str(ids.index(i)) for i in queued]
+        waiting = await queued_messages(services, workspace, session)
+        derived[session] = [str(ids.index(i)) for i in waiting]
     assert derived == {"loud": ["0", "2"], "quiet": ["1"]}
 
 
@@ -168,15 +164,7 @@ async def test_a_messages_own_instructions_become_its_context(
 
 
 async def queued_messages(services: Services, workspace: str, session: str) -> list[str]:
-    found = await jobs.list_jobs(
-        services.db,
-        workspace,
-        session=session,
-        peer=None,
-        statuses=None,
-        with_errors=False,
-        limit=100,
-    )
+    found = await session_jobs(services, workspace, session)
     return [i for j in found if j.kind == "derive" for i in j.payload["message_ids"]]
 
 
@@ -256,15 +244,7 @@ async def test_messages_no_view_takes_facts_from_are_not_read_by_the_model(
     llm = ScriptedLLM({"deriver": echo_deriver})
     await flush_and_drain(services, workspace, worker_for(services, workspace, llm))
     assert llm.calls_for("deriver") == []
-    found = await jobs.list_jobs(
-        services.db,
-        workspace,
-        session="s1",
-        peer=None,
-        statuses=None,
-        with_errors=False,
-        limit=10,
-    )
+    found = await session_jobs(services, workspace, "s1")
     assert [(j.kind, j.status) for j in found] == [("derive", "done")]
 
 
