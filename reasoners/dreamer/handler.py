@@ -34,7 +34,7 @@ from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
-from reasoners.dreamer.plan import CardLine, DreamPlan
+from reasoners.dreamer.plan import CardLine, DreamPlan, without_support
 from reasoners.dreamer.reconcile import reconcile_stale
 from reasoners.dreamer.rules import Neighbour, Related, keys_of, plan_rules
 from reasoners.dreamer.slots import CARD_PREFIXES
@@ -58,17 +58,6 @@ CARD_SLOTS = (
     "workplace",
     "relationship status",
 )
-
-
-def without_support(card: list[CardLine], dropped: set[str]) -> list[CardLine] | None:
-    """The card without the beliefs in `dropped` as support (a line left with none goes; the
-    app's own lines, which cite none, stay); None when no line cites one of them (pure)."""
-    if not any(set(line.support) & dropped for line in card):
-        return None
-    kept = [
-        CardLine(line.text, tuple(i for i in line.support if i not in dropped)) for line in card
-    ]
-    return [new for new, old in zip(kept, card, strict=True) if new.support or not old.support]
 
 
 def dream_mode(settings: Settings, llm: LLM | None) -> str:
@@ -198,8 +187,6 @@ class DreamHandler:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
             reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp, settled.read)
-            # Lenient: what changed since the plan was checked (a concurrent derivation, the
-            # app's card edits) leaves an item out instead of failing the whole dream again.
             # Read again here: cards switched off while the dream planned stay unwritten.
             cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
             plan_now = plan if cards_now else dataclasses.replace(plan, card=None)
@@ -208,6 +195,8 @@ class DreamHandler:
                 # it dropped, as applied, and writes nothing else there.
                 dropped = {i for i, action in reconciled.items() if action == "drop"}
                 plan_now = dataclasses.replace(plan, card=without_support(state.card, dropped))
+            # Lenient: what changed since the plan was checked (a concurrent derivation, the
+            # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(
                 tx,
                 view,

@@ -72,3 +72,14 @@ def card_diff(before: list[CardLine], after: list[CardLine]) -> tuple[list[str],
     old = [line.text for line in before]
     new = [line.text for line in after]
     return [t for t in new if t not in old], [t for t in old if t not in new]
+
+
+def without_support(card: list[CardLine], dropped: set[str]) -> list[CardLine] | None:
+    """The card without the beliefs in `dropped` as support (a line left with none goes; the
+    app's own lines, which cite none, stay); None when no line cites one of them (pure)."""
+    if not any(set(line.support) & dropped for line in card):
+        return None
+    kept = [
+        CardLine(line.text, tuple(i for i in line.support if i not in dropped)) for line in card
+    ]
+    return [new for new, old in zip(kept, card, strict=True) if new.support or not old.support]

@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 from reasoners.dreamer.apply import waves
-from reasoners.dreamer.handler import without_support
-from reasoners.dreamer.plan import Belief, CardLine, DreamPlan, NewBelief, confidence_for
+from reasoners.dreamer.plan import (
+    Belief,
+    CardLine,
+    DreamPlan,
+    NewBelief,
+    confidence_for,
+    without_support,
+)
 from reasoners.dreamer.rules import Neighbour, Related, plan_rules
 from reasoners.dreamer.slots import claim_of, slot_of
 
