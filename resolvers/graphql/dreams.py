@@ -240,7 +240,10 @@ def _require_view(info: Info, workspace: str, observer: str, observed: str) -> R
 
 @strawberry.type
 class DreamQuery:
-    @strawberry.field(description="A representation's committed dreams, newest first.")
+    @strawberry.field(
+        description="A representation's committed dreams, newest first. NOT_FOUND if either "
+        "peer does not exist."
+    )
     async def dream_runs(
         self,
         info: Info,
@@ -263,8 +266,13 @@ class DreamQuery:
         ] = None,
     ) -> list[DreamRun]:
         view = _require_view(info, workspace, observer, observed)
+        if before is not None and before < 1:
+            raise InvalidInput(f"before is a run number, from 1: {before} names none")
+        db = info.context.services.db
+        # A misspelt name is an error, as for `observations`, not an empty history.
+        await peers.require_all(db, workspace, sorted({observer, observed}))
         runs = await dream_runs.list_runs(
-            info.context.services.db, view, before=before, limit=page_size(info.context, first)
+            db, view, before=before, limit=page_size(info.context, first)
         )
         return [DreamRun.of(r) for r in runs]
 
@@ -319,8 +327,8 @@ class DreamSubscription:
             int | None,
             strawberry.argument(
                 description="Replay from the run after this run number (a subscriber that "
-                "reconnects passes the last runNumber it got; past the last run committed is "
-                "INVALID_INPUT); omitted: runs committed from now on."
+                "reconnects passes the last runNumber it got; past the last run committed, or "
+                "below 0, is INVALID_INPUT); omitted: runs committed from now on."
             ),
         ] = None,
         interval_seconds: Interval = 1.0,
@@ -332,6 +340,8 @@ class DreamSubscription:
         committed = (await dreams.state(db, view)).dream_runs
         if after_run is None:
             after_run = committed
+        elif after_run < 0:
+            raise InvalidInput(f"afterRun is a run number, or 0 for all: not {after_run}")
         elif after_run > committed:
             # Its runs would never be sent: a number kept from before the representation was
             # made again (its runs start over), or another representation's.

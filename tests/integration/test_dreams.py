@@ -817,6 +817,12 @@ async def test_a_subscriber_receives_each_runs_events_in_commit_order(
     )
     refused = await asyncio.wait_for(anext(past), 10) if not hasattr(past, "errors") else past
     assert refused.errors and refused.errors[0].extensions["code"] == "INVALID_INPUT"
+    # And one below 0: it replayed from the start, as if 0.
+    below: Any = await schema.subscribe(
+        EVENTS, variable_values={"w": workspace, "after": -1}, context_value=Context(s, None)
+    )
+    refused = await asyncio.wait_for(anext(below), 10) if not hasattr(below, "errors") else below
+    assert refused.errors and refused.errors[0].extensions["code"] == "INVALID_INPUT"
 
 
 async def test_streams_share_one_look_at_the_dream_counts(
@@ -942,6 +948,13 @@ async def test_graphql_schedules_dreams_and_reads_runs_cards_and_the_past(
     )
     assert "Paris" in detail["observation"]["replaces"][0]["content"]
     assert detail["observation"]["observation"]["origin"] == "deriver"
+    # A misspelt peer or a run number that names none is an error, not an empty history.
+    runs_of = """query($w: String!, $observed: String!, $before: Int) {
+      dreamRuns(workspace: $w, observer: "agent", observed: $observed, before: $before) { id }
+    }"""
+    assert await gql.error_code(runs_of, {"w": workspace, "observed": "alcie"}) == "NOT_FOUND"
+    zero = {"w": workspace, "observed": "alice", "before": 0}
+    assert await gql.error_code(runs_of, zero) == "INVALID_INPUT"
 
 
 async def test_the_dialectic_answers_with_the_current_value_and_what_it_replaced(
