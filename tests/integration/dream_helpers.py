@@ -124,3 +124,16 @@ def tool_results(messages: list[ChatMessage]) -> list[str]:
 
 def turn(*calls: ToolCall) -> ChatTurn:
     return ChatTurn(content=None, tool_calls=list(calls))
+
+
+async def all_jobs(services: Services, workspace: str) -> list[jobs.JobRecord]:
+    """The workspace's jobs, whatever their kind and status (at most 100)."""
+    return await jobs.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=None,
+        with_errors=False,
+        limit=100,
+    )

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from graph.props import Meta
-from graph.repo import jobs, messages, peer_cards, sessions, workspaces
+from graph.repo import messages, peer_cards, sessions, workspaces
 from graph.repo.messages import MessageFilter
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.dialectic.chat import chat
@@ -24,6 +24,7 @@ from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import echo_deriver, worker_for
 from tests.integration.dream_helpers import (
+    all_jobs,
     contents,
     conversation,
     derive,
@@ -54,16 +55,7 @@ async def configure(
 
 
 async def dream_jobs(services: Services, workspace: str) -> int:
-    found = await jobs.list_jobs(
-        services.db,
-        workspace,
-        session=None,
-        peer=None,
-        statuses=None,
-        with_errors=False,
-        limit=100,
-    )
-    return sum(1 for j in found if j.kind == "dream")
+    return sum(1 for j in await all_jobs(services, workspace) if j.kind == "dream")
 
 
 async def test_dreams_off_trigger_none_unless_a_session_turns_them_on(

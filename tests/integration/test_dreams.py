@@ -41,6 +41,7 @@ from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import make_peers, worker_for
 from tests.integration.dream_helpers import (
+    all_jobs,
     belief_id,
     call,
     contents,
@@ -553,18 +554,6 @@ def dream_jobs(found: list[jobs.JobRecord]) -> dict[tuple[str, str], int]:
             key = (job.payload["observer"], job.payload["observed"])
             counts[key] = counts.get(key, 0) + 1
     return counts
-
-
-async def all_jobs(services: Services, workspace: str) -> list[jobs.JobRecord]:
-    return await jobs.list_jobs(
-        services.db,
-        workspace,
-        session=None,
-        peer=None,
-        statuses=None,
-        with_errors=False,
-        limit=100,
-    )
 
 
 async def test_a_threshold_crossing_enqueues_exactly_one_dream(
