@@ -134,7 +134,17 @@ async def enqueue(tx: Tx, jobs: list[NewJob], *, token_target: int | None = None
     if not jobs:
         return []
     stamp = now()
-    rows = await tx.rows("enqueue_jobs", jobs=[j.props(stamp) for j in jobs])
+    props = [j.props(stamp) for j in jobs]
+    units: dict[str, list[dict[str, Any]]] = {}
+    for p in props:
+        units.setdefault(str(p["work_unit"]), []).append(p)
+    await tx.rows(
+        "enqueue_jobs",
+        units=[
+            {"key": key, "workspace": unit[0]["workspace"], "jobs": unit}
+            for key, unit in units.items()
+        ],
+    )
     if token_target is not None:
         await tx.rows(
             "ready_units_at_token_target",
@@ -142,7 +152,7 @@ async def enqueue(tx: Tx, jobs: list[NewJob], *, token_target: int | None = None
             token_target=token_target,
             now=stamp,
         )
-    return [r["id"] for r in rows]
+    return [str(p["id"]) for p in props]
 
 
 async def claim(
