@@ -216,9 +216,13 @@ async def migrate(db: Database, version: int) -> None:
             log.info("migrated to layout 3: moved %d peer cards into files", cards)
     if version < 4:
         # Creating them again is idempotent, so a crash between drop and create is harmless.
-        for name in REBUILT_IN_4:
+        # Only those that exist: a new graph has none, and said it rebuilt them.
+        rows = await db.read("list_legacy_indexes", names=REBUILT_IN_4)
+        rebuilt = [str(r["name"]) for r in rows if r["name"] in REBUILT_IN_4]
+        for name in rebuilt:
             await db.write("drop_index", name=name)
-        log.info("migrated to layout 4: fulltext indexes rebuilt with the English analyzer")
+        if rebuilt:
+            log.info("migrated to layout 4: fulltext indexes rebuilt with the English analyzer")
     if version < 5 and await drop_outdated_message_vectors(db):
         log.info(
             "migrated to layout 5: %s rebuilt with %s (the start waits until it is populated)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from neo4j.time import DateTime
@@ -16,7 +16,10 @@ def to_datetime(value: Any) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, DateTime):
-        return value.to_native()
+        # At offset Z, however Neo4j named the zone: written back under the zone name UTC, a
+        # time was not equal in Cypher to the same instant at Z (a belief's valid_at to its
+        # message's created_at).
+        return value.to_native().astimezone(UTC)
     if isinstance(value, datetime):
         return value
     raise TypeError(f"not a datetime: {value!r}")

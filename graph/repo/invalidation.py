@@ -69,13 +69,15 @@ async def delete_messages(
     tx: Tx, workspace: str, ids: Sequence[str], now: datetime
 ) -> DeletedMessages:
     """Tombstone the messages; their orphaned explicit beliefs and everything derived from
-    those turn stale; summaries that quoted them are removed."""
+    those turn stale, and so do the beliefs a deleted message dated (to be dated by one left);
+    summaries that quoted them are removed."""
     row = await tx.one(
         "delete_messages",
         workspace=workspace,
         ids=list(ids),
         now=now,
         reason="its source message was deleted",
+        redate_reason="the message it was dated by was deleted",
     )
     assert row is not None  # an aggregation always answers one row
     orphaned = row["orphaned"]
@@ -91,7 +93,8 @@ async def delete_messages(
         summaries += await _drop_summaries(tx, workspace, session, seq)
     return DeletedMessages(
         [str(m["id"]) for m in deleted],
-        _join(Invalidated().plus(orphaned), descendants),
+        # A re-dated belief still holds: what rests on it stays current.
+        _join(Invalidated().plus([*orphaned, *row["redated"]]), descendants),
         summaries,
     )
 

@@ -59,10 +59,12 @@ class Verdict:
     content_key: str | None = None
     embedding: list[float] | None = None
     relink: bool = False
-    # Sources a kept explicit belief no longer cites: live messages whose text no longer holds
-    # the span quoted from them (edited since), when another source still grounds the belief.
+    # A kept explicit belief takes its session and time from a message left, after it stops
+    # citing `unlink`: live messages whose text no longer holds the span quoted from them
+    # (edited since), when another source still grounds the belief.
+    resettle: bool = False
     unlink: tuple[Source, ...] = ()
-    # The update only re-dates the words to the messages left: written only if the unlink is.
+    # The update only re-dates the words to the messages left: written only with the resettle.
     redate: bool = False
 
     def params(self) -> dict[str, Any]:
@@ -73,6 +75,7 @@ class Verdict:
             "content_key": self.content_key,
             "embedding": self.embedding,
             "relink": self.relink,
+            "resettle": self.resettle,
             "unlink": [{"id": s.message_id, "span": s.span} for s in self.unlink],
             "redate": self.redate,
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, timedelta
 from typing import Any
 
@@ -55,15 +56,26 @@ async def test_an_earlier_layout_is_migrated(services: Services, workspace: str)
 
 
 async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
-    services: Services, workspace: str
+    services: Services, workspace: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     db = services.db
+    # A new graph has none of the indexes: none to rebuild, and nothing said about it.
+    for name in migrations.REBUILT_IN_4:
+        await db.write("drop_index", name=name)
+    await db.write("set_schema_version", version=3)
+    with caplog.at_level(logging.INFO, logger="beliefgraph"):
+        await install_schema(db, services.settings.embedding_dim)
+    assert "layout 4" not in caplog.text
+    caplog.clear()
+
     await db.write("drop_index", name="message_text")
     await statements.write(db, "legacy_create_message_text_v3")
     await db.write("set_schema_version", version=3)
     await seed_beliefs(services, workspace)
 
-    await install_schema(db, services.settings.embedding_dim)
+    with caplog.at_level(logging.INFO, logger="beliefgraph"):
+        await install_schema(db, services.settings.embedding_dim)
+    assert "migrated to layout 4: fulltext indexes rebuilt" in caplog.text
 
     indexes = {r["name"]: r for r in await statements.read(db, "list_fulltext_indexes")}
     for name in migrations.REBUILT_IN_4:

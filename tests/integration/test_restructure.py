@@ -835,3 +835,46 @@ async def test_an_edited_source_stops_backing_a_belief_another_message_still_gro
     detail = await observations.get_detail(s.db, workspace, home)
     assert [src.message.id for src in detail.sources] == [sources["s2"]]
     assert any("cat" in t for t in await contents(s, workspace))
+
+
+async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
+    services: Services, workspace: str
+) -> None:
+    """The belief stayed current on the other message's word, but kept the deleted message's
+    session and date (and words): a filter on the session that still says it missed it."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
+        await say(s, workspace, name, day, "I live in Zorblaxtown.")
+    await derive(s, workspace)
+    home = await belief_id(s, workspace, "Zorblaxtown")
+    detail = await observations.get_detail(s.db, workspace, home)
+    sources = {src.message.session: src.message.id for src in detail.sources}
+    assert detail.observation.session == "s1"
+    assert detail.observation.content.endswith("(stated on 2024-01-05).")
+    await dream_now(s, workspace, "agent", "alice")
+    card = await peer_cards.get(s.db, workspace, "agent", "alice")
+
+    # A message that did not date it: nothing to settle.
+    outcome = await invalidation.delete_messages(s.db, s.settings, workspace, [sources["s2"]])
+    assert home not in outcome.stale
+    await say(s, workspace, "s2", "2024-02-05", "I live in Zorblaxtown.")
+    await derive(s, workspace)
+    detail = await observations.get_detail(s.db, workspace, home)
+    sources = {src.message.session: src.message.id for src in detail.sources}
+
+    # As an earlier release stored it: the same instant as its message's, under another name.
+    assert (await statements.write(s.db, "zone_named_times", workspace=workspace))[0]["named"]
+    outcome = await invalidation.delete_messages(s.db, s.settings, workspace, [sources["s1"]])
+    assert home in outcome.stale and outcome.dreams >= 1
+    await dream_now(s, workspace, "agent", "alice")
+    detail = await observations.get_detail(s.db, workspace, home)
+    assert [src.message.id for src in detail.sources] == [sources["s2"]]
+    kept = detail.observation
+    assert (kept.stale, kept.session) == (False, "s2")
+    assert kept.valid_at is not None and kept.valid_at.date().isoformat() == "2024-02-05"
+    assert kept.content.endswith("(stated on 2024-02-05).")
+    assert await contents(s, workspace, session_ids=["s2"]) == [kept.content]
+    assert await contents(s, workspace, session_ids=["s1"]) == []
+    after = await peer_cards.get(s.db, workspace, "agent", "alice")
+    assert after.support == card.support

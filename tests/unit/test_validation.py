@@ -1,12 +1,16 @@
-"""`aware`: the times every input passes through before Neo4j sees them."""
+"""`aware`: the times every input passes through before Neo4j sees them; `to_datetime`: every
+time read back."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
+from neo4j.time import DateTime
 
 from graph.errors import InvalidInput
+from graph.records import to_datetime
 from graph.validation import aware, check_name
 
 
@@ -38,3 +42,13 @@ def test_a_name_that_is_a_url_path_step_is_refused(name: str) -> None:
     with pytest.raises(InvalidInput, match="cannot be in a URL path"):
         check_name(name, "peer")
     assert check_name("...", "peer") == "..." and check_name(".alice", "peer") == ".alice"
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris"])
+def test_a_time_read_back_is_at_offset_z_whatever_its_stored_zone(zone: str) -> None:
+    """Written back, a time read under a zone name kept that name, and Cypher does not count it
+    equal to the same instant at Z."""
+    stored = DateTime(2024, 1, 5, 12, 0, 0, tzinfo=ZoneInfo(zone))
+    read = to_datetime(stored)
+    assert read is not None and read.tzinfo is UTC
+    assert read == stored.to_native()
