@@ -205,7 +205,8 @@ class Settings:
     dedup_threshold: float = _setting(
         "BELIEFGRAPH_DEDUP_THRESHOLD",
         0.95,
-        "Cosine at or above which a new observation counts as a repeat of one in its scope",
+        "Cosine at or above which a new observation counts as a repeat of one in its scope "
+        "(if both state the same numbers)",
     )
     summary_short_every: int = _setting(
         "BELIEFGRAPH_SUMMARY_SHORT_EVERY", 20, "Messages between short session summaries"

@@ -4,7 +4,8 @@
 // scale). A representation of at most $exact_scan_limit beliefs is compared with each of them;
 // a larger one through the observation_vectors index (its $neighbours nearest), so the write
 // path does not grow with it. The caller takes the first at or above its duplicate threshold
-// as the belief the candidate repeats; the rest are what a dream compares it with.
+// (whose `content` agrees with the candidate's) as the belief the candidate repeats; the rest
+// are what a dream compares it with.
 // With no current belief of the same text, a retired one (`retired`: deleted, or corrected
 // away while taken from the candidate's own message) is returned instead; the similar ones are
 // returned retired too: the caller drops a candidate that repeats one, so a deleted or corrected
@@ -26,7 +27,7 @@ CALL (c, total) {
        OR (o.superseded_at IS NOT NULL
            AND EXISTS { (o)-[:DERIVED_FROM]->(:Message {id: c.message}) }) AS retired
   WHERE retired OR o.superseded_at IS NULL
-  RETURN o.id AS id, 2.0 AS similarity, retired
+  RETURN o.id AS id, 2.0 AS similarity, retired, o.content AS content
   ORDER BY retired, o.created_at, o.id
   LIMIT 1
   UNION ALL
@@ -42,11 +43,11 @@ CALL (c, total) {
     WHERE retired OR o.superseded_at IS NULL
     WITH o, retired, vector.similarity.cosine(o.embedding, c.embedding) AS similarity
     WHERE similarity >= $floor
-    RETURN o.id AS id, similarity, retired
+    RETURN o.id AS id, similarity, retired, o.content AS content
     ORDER BY similarity DESC
     LIMIT $neighbours
   }
-  RETURN id, similarity, retired
+  RETURN id, similarity, retired, content
   UNION ALL
   WITH c, total WHERE total > $exact_scan_limit
   MATCH (o:Observation)
@@ -60,8 +61,9 @@ CALL (c, total) {
                       AS retired
   WHERE similarity >= $floor AND o.id <> c.exclude AND o.purging IS NULL
     AND (retired OR o.superseded_at IS NULL)
-  RETURN o.id AS id, similarity, retired
+  RETURN o.id AS id, similarity, retired, o.content AS content
 }
-WITH c, id, similarity, retired
+WITH c, id, similarity, retired, content
 ORDER BY similarity DESC
-RETURN c.index AS index, collect({id: id, similarity: similarity, retired: retired}) AS found
+RETURN c.index AS index,
+       collect({id: id, similarity: similarity, retired: retired, content: content}) AS found

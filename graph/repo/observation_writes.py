@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,6 +37,14 @@ class ExplicitFact:
 
 DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked through the index in a large scope
 
+# Whether a fact and a belief it is similar to say the same thing beyond their cosine (the
+# deriver's `same_figures`): (the fact's content, the belief's content).
+Agrees = Callable[[str, str], bool]
+
+
+def _always(fact: str, belief: str) -> bool:
+    return True
+
 
 def neo4j_similarity(cosine: float) -> float:
     """A cosine threshold on the scale of vector.similarity.cosine, which maps [-1, 1] to
@@ -66,6 +74,7 @@ class Candidate:
     embedding: list[float]
     message_id: str = ""  # the source of a new fact: a belief retired from it is not repeated
     exclude: str = ""
+    content: str = ""  # what `agrees` compares
 
 
 async def _probe(
@@ -74,8 +83,10 @@ async def _probe(
     items: Sequence[Candidate],
     threshold: float,
     near: float | None,
+    agrees: Agrees,
 ) -> list[Resemblance]:
-    """One probe per candidate (see find_scope_duplicates.cypher).
+    """One probe per candidate (see find_scope_duplicates.cypher). A belief of the same text
+    is a repeat; a similar one only if `agrees` says so (it is still near, for dreams).
 
     It runs inside the write transaction. A small representation is compared belief by
     belief, so a concurrent derivation's commit is always seen; in a large one the vector index
@@ -103,21 +114,19 @@ async def _probe(
         candidates=candidates,
     )
     found = {int(r["index"]): r["found"] for r in rows}
+    repeat = neo4j_similarity(threshold)
     out = []
-    for i in range(len(items)):
+    for i, item in enumerate(items):
         hits = [
             (str(h["id"]), float(h["similarity"])) for h in found.get(i, []) if not h.get("retired")
         ]
-        duplicate = next((id_ for id_, s in hits if s >= neo4j_similarity(threshold)), None)
+        duplicate = _first_repeat(
+            [h for h in found.get(i, []) if not h.get("retired")], item.content, repeat, agrees
+        )
         # With no current belief it repeats, a retired one it repeats (by the dedup rule) stops a
         # new fact (the caller drops it); a merge ignores it.
-        retired_id = next(
-            (
-                str(h["id"])
-                for h in found.get(i, [])
-                if h.get("retired") and float(h["similarity"]) >= neo4j_similarity(threshold)
-            ),
-            None,
+        retired_id = _first_repeat(
+            [h for h in found.get(i, []) if h.get("retired")], item.content, repeat, agrees
         )
         retired_id = None if duplicate else retired_id
         close = (
@@ -132,13 +141,30 @@ async def _probe(
     return out
 
 
+def _first_repeat(
+    hits: Sequence[dict[str, Any]], content: str, floor: float, agrees: Agrees
+) -> str | None:
+    """The id of the first hit (most similar first) that a fact of `content` repeats: the same
+    text (similarity 2.0), or at least `floor` similar (vector.similarity.cosine's scale) and
+    agreeing with it."""
+    for hit in hits:
+        similarity = float(hit["similarity"])
+        if similarity > 1.0 or (similarity >= floor and agrees(content, str(hit["content"] or ""))):
+            return str(hit["id"])
+    return None
+
+
 async def find_repeats(
-    tx: Tx, workspace: str, items: Sequence[Candidate], threshold: float
+    tx: Tx,
+    workspace: str,
+    items: Sequence[Candidate],
+    threshold: float,
+    agrees: Agrees = _always,
 ) -> list[str | None]:
     """For each candidate, the current belief of its representation it repeats by the
     deriver's dedup rule (the same normalized text, else the most similar at a cosine of at
-    least `threshold`), or None."""
-    return [r.duplicate_of for r in await _probe(tx, workspace, items, threshold, None)]
+    least `threshold` that `agrees` with it), or None."""
+    return [r.duplicate_of for r in await _probe(tx, workspace, items, threshold, None, agrees)]
 
 
 def _similar_pairs(
@@ -180,9 +206,10 @@ async def _check_unraced(
     fact_of: dict[str, ExplicitFact],
     created: list[str],
     threshold: float,
+    agrees: Agrees,
 ) -> None:
-    """Raise RaceLost when a belief just created repeats one that a concurrent write committed
-    after the duplicate probe read its view.
+    """Raise RaceLost when a belief just created repeats one (by the probe's rule, `agrees`
+    included) that a concurrent write committed after the duplicate probe read its view.
 
     The probe reads under read-committed isolation, before this write holds the views' OBSERVES
     edges; two derivations into one view could each miss the other's new belief and both
@@ -212,13 +239,18 @@ async def _check_unraced(
             )
     if not candidates:
         return
+    floor = neo4j_similarity(threshold)
     rows = await tx.rows(
         "find_concurrent_repeats",
         workspace=workspace,
-        floor=neo4j_similarity(threshold),
+        floor=floor,
+        neighbours=DUPLICATE_NEIGHBOURS,
         candidates=candidates,
     )
-    raced = [str(r["repeats"]) for r in rows if r["repeats"] is not None]
+    repeats = [
+        _first_repeat(r["found"], fact_of[str(r["id"])].content, floor, agrees) for r in rows
+    ]
+    raced = [r for r in repeats if r is not None]
     if raced:
         raise RaceLost(
             f"{len(raced)} new beliefs repeat beliefs a concurrent write committed",
@@ -253,9 +285,11 @@ async def write_explicit(
     dream_threshold: int = 0,
     dream_triggers: bool = True,
     echoes: Sequence[tuple[ExplicitFact, ExplicitFact]] = (),
+    agrees: Agrees = _always,
 ) -> WriteOutcome:
     """Create the facts that are new to their scope; count the others as derived again
-    (`threshold` is a cosine: facts at least this similar to a belief repeat it). With `near`,
+    (`threshold` is a cosine: facts at least this similar to a belief, and that `agrees` with
+    it, repeat it). With `near`,
     each new fact records the beliefs at least that similar, earlier facts of this write
     included, for the zero-key dreamer (Observation.near_ids). Each scope's new facts count
     toward its next dream, whose idle moment moves to `idle_at` (None: no idle trigger); a
@@ -268,10 +302,13 @@ async def write_explicit(
     if not facts:
         return WriteOutcome([], 0)
     items = [
-        Candidate(f.observer, f.observed, f.content_key, f.embedding, f.message_id) for f in facts
+        Candidate(
+            f.observer, f.observed, f.content_key, f.embedding, f.message_id, content=f.content
+        )
+        for f in facts
     ]
     before = await _view_writes(tx, workspace, {(f.observer, f.observed) for f in facts})
-    probed = await _probe(tx, workspace, items, threshold, near)
+    probed = await _probe(tx, workspace, items, threshold, near, agrees)
     retired = sum(1 for r in probed if r.retired)
     # A fact dropped for repeating a deleted or corrected belief still links its message to
     # that belief: while any message stating it lives, so does the tombstone that keeps it from
@@ -348,7 +385,7 @@ async def write_explicit(
     # The edges' part of the statement: the same on every row.
     edges: dict[str, Any] = rows[0] if rows else {"writes": [], "claims": []}
     after = {(w["observer"], w["observed"]): int(w["writes"]) for w in edges["writes"]}
-    await _check_unraced(tx, workspace, before, after, fact_of, created, threshold)
+    await _check_unraced(tx, workspace, before, after, fact_of, created, threshold, agrees)
     # One row per (belief, message): two facts of one message repeating one belief count once.
     repeated = dropped | {
         (duplicate_of[i], f.message_id): f.span for i, f in enumerate(facts) if i in duplicate_of

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
 
 from graph.errors import LimitExceeded
+from reasoners.deriver.first_person import undated
 from reasoners.text.spans import normalize
 
 IdT = TypeVar("IdT")
@@ -24,6 +26,22 @@ MAX_KEY_BYTES = 6_000
 def exact_key(content: str) -> str:
     """A key equal for texts that differ only in case, spacing, quote style or end punctuation."""
     return normalize(content)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def figures(content: str) -> list[str]:
+    """The numbers a fact states (its runs of digits, without leading zeros), sorted; the
+    extractive deriver's "(stated on ...)" date is not one of them."""
+    return sorted(run.lstrip("0") or "0" for run in _DIGITS.findall(undated(content)))
+
+
+def same_figures(left: str, right: str) -> bool:
+    """Whether two facts state the same numbers. Two facts that differ only in one (a new phone
+    number, an age a year on, another street number) embed almost alike: by their cosine alone
+    the new one repeated the old, which then cited the message that contradicts it."""
+    return figures(left) == figures(right)
 
 
 def belief_fits(content: str) -> bool:
@@ -80,19 +98,30 @@ def find_duplicate(
 
 
 def repeated_items(
-    keys: Sequence[str], embeddings: Sequence[Sequence[float]], threshold: float
+    keys: Sequence[str],
+    embeddings: Sequence[Sequence[float]],
+    threshold: float,
+    contents: Sequence[str] | None = None,
 ) -> list[int | None]:
     """For items in order, None for one that is kept, else the index of the earlier kept item
     it repeats by `find_duplicate`'s rule (the same text, else the most similar). The same
     answers as calling it item by item, with the cosines computed as one matrix product per item
     rather than in Python (a long message can yield a thousand facts, and comparing each with
-    the others in Python took minutes)."""
+    the others in Python took minutes). With `contents`, a similar item repeats only one that
+    states the same numbers (`same_figures`)."""
     if not keys:
         return []
     vectors = np.asarray(embeddings, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     # A zero vector points nowhere: its cosine with anything is 0.
     unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    # Items of the same numbers share a class: compared as integers, not lists, item by item.
+    classes: dict[tuple[str, ...], int] = {}
+    figure_class = np.asarray(
+        [classes.setdefault(tuple(figures(c)), len(classes)) for c in contents]
+        if contents is not None
+        else [0] * len(keys)
+    )
     kept_keys: dict[str, int] = {}
     kept_rows: list[int] = []
     result: list[int | None] = []
@@ -100,6 +129,7 @@ def repeated_items(
         repeats: int | None = kept_keys.get(key) if key else None
         if repeats is None and kept_rows:
             similarities = unit[kept_rows] @ unit[i]
+            similarities[figure_class[kept_rows] != figure_class[i]] = -np.inf
             best = int(similarities.argmax())
             if similarities[best] >= threshold:
                 repeats = kept_rows[best]

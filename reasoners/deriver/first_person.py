@@ -243,7 +243,9 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
     out.append(text[cursor:])
     rewritten = _strip_terminal("".join(out))
     rewritten = rewritten[:1].upper() + rewritten[1:]
-    return f"{rewritten} (stated on {date:%Y-%m-%d})."
+    # isoformat: strftime's %Y writes the year 1 as "1", which the date's reader (_STATED_ON)
+    # does not take.
+    return f"{rewritten} (stated on {date.isoformat()})."
 
 
 def _is_pronoun(word: str, text: str, end: int) -> bool:
@@ -288,6 +290,12 @@ def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[
 
 # The date this module ends a fact with; a fact's last characters only are looked at.
 _STATED_ON = re.compile(r" \(stated on (\d{4}-\d{2}-\d{2})\)\.$")
+
+
+def undated(content: str) -> str:
+    """`content` without the date this module ends a fact with (the words of the fact)."""
+    found = _STATED_ON.search(content, max(0, len(content) - 32))
+    return content if found is None else content[: found.start()]
 
 
 def restated(content: str, dates: Collection[dt.date]) -> str | None:

@@ -31,7 +31,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
-from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items
+from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items, same_figures
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
@@ -129,7 +129,10 @@ def dedupe_within(
     for indexes in by_scope.values():
         group = [facts[i] for i in indexes]
         found = repeated_items(
-            [f.content_key for f in group], [f.embedding for f in group], threshold
+            [f.content_key for f in group],
+            [f.embedding for f in group],
+            threshold,
+            [f.content for f in group],
         )
         repeats.update(
             {i: indexes[r] for i, r in zip(indexes, found, strict=True) if r is not None}
@@ -289,6 +292,7 @@ class DeriverHandler:
                 idle_at=scheduling.idle_at(self.settings, utc_now()),
                 dream_threshold=scheduling.threshold(self.settings),
                 dream_triggers=dreams,
+                agrees=same_figures,
             )
             counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)

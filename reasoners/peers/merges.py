@@ -40,6 +40,7 @@ from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
+from reasoners.deriver.dedup import same_figures
 from reasoners.dreamer import scheduling
 from reasoners.peers.starts import (
     RESTRUCTURE,
@@ -169,11 +170,12 @@ async def _resolve_duplicates(
             str(r["content_key"]),
             list(r["embedding"]),
             exclude=str(r["id"]),
+            content=str(r["content"] or ""),
         )
         for r in rows
         if r["live"]
     ]
-    found = iter(await find_repeats(tx, workspace, probes, threshold))
+    found = iter(await find_repeats(tx, workspace, probes, threshold, same_figures))
     repeats = [next(found) if live else None for _, live in checked]
     pairs, settled = pair_repeats(checked, repeats)
     await tx.rows(

@@ -43,7 +43,7 @@ from graph.props import node_props
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver.dedup import exact_key
+from reasoners.deriver.dedup import exact_key, same_figures
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import Belief
@@ -297,6 +297,7 @@ async def write_new(
             facts,
             threshold=settings.dedup_threshold,
             near=settings.dream_similarity,
+            agrees=same_figures,
         )
     )
     return time.perf_counter() - began

@@ -14,6 +14,7 @@ from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage, LLMUnavailable
+from reasoners.peers import invalidation
 from resolvers.services import Services
 from tests.fakes.db import RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
@@ -227,6 +228,43 @@ async def test_near_duplicates_by_cosine_are_merged(services: Services, workspac
         await post(services, workspace, "s1", ("alice", text))
         await flush_and_drain(services, workspace, worker)
     assert await beliefs(services, workspace, "alice", "alice") == [first]
+
+
+async def test_a_fact_that_changes_only_a_number_is_a_belief_of_its_own(
+    services: Services, workspace: str
+) -> None:
+    """By the cosine alone, the new number repeated the old one: it was never learned, and the
+    old belief cited the message that contradicts it; a deleted belief absorbed the next."""
+    old, new, newer = (f"Alice's phone number is 555-{n}." for n in ("1234", "9876", "0000"))
+    a, b, c = services.embedder.embed([old, new, newer])
+    for other in (b, c):  # what the cosine alone calls a repeat
+        assert sum(x * y for x, y in zip(a, other, strict=True)) >= 0.95
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+
+    def fact(messages: list[ChatMessage], schema: Any) -> DeriverOutput:
+        [(i, _, text)] = target_messages(messages)
+        content = f"Alice's phone number is {text.split()[-1]}"
+        return DeriverOutput.model_validate(
+            {"observations": [{"content": content, "source_message_index": i, "source_span": text}]}
+        )
+
+    worker = worker_for(services, workspace, ScriptedLLM({"deriver": fact}))
+    for number in ("555-1234.", "555-9876."):
+        await post(services, workspace, "s1", ("alice", f"My phone number is {number}"))
+        await flush_and_drain(services, workspace, worker)
+    assert sorted(await beliefs(services, workspace, "alice", "alice")) == [old, new]
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("alice", "alice"), after=None, limit=5
+    )
+    first = next(o for o in page.items if o.content == old)
+    detail = await observations.get_detail(services.db, workspace, first.id)
+    assert [s.span for s in detail.sources] == ["My phone number is 555-1234."]
+
+    await invalidation.delete_observation(services.db, services.settings, workspace, first.id)
+    await post(services, workspace, "s1", ("alice", "My phone number is 555-0000."))
+    await flush_and_drain(services, workspace, worker)
+    assert sorted(await beliefs(services, workspace, "alice", "alice")) == [newer, new]
 
 
 async def test_a_failure_retrying_cannot_help_is_dead_lettered_at_once(

@@ -9,8 +9,10 @@ from reasoners.deriver.dedup import (
     check_belief,
     cosine,
     exact_key,
+    figures,
     find_duplicate,
     repeated_items,
+    same_figures,
 )
 
 pytestmark = pytest.mark.unit
@@ -99,3 +101,28 @@ def test_a_repeat_names_the_item_it_repeats() -> None:
     vectors = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.1, 1.0]]
     assert repeated_items(keys, vectors, 0.99) == [None, None, 0, 1]
     assert repeated_items([], [], 0.9) == []
+
+
+def test_facts_agree_when_they_state_the_same_numbers() -> None:
+    assert figures("Alice is 34 and lives at 12 Oak Street.") == ["12", "34"]
+    assert figures("Her PIN is 0042.") == ["42"]  # leading zeros are not the number
+    # The extractive deriver's date is when it was said, not what: a restatement agrees.
+    assert same_figures(
+        "Alice lives in Lisbon (stated on 2024-01-05).",
+        "Alice lives in Lisbon (stated on 2024-02-05).",
+    )
+    assert not same_figures("Alice's phone is 555-1234.", "Alice's phone is 555-9876.")
+    assert not same_figures("Alice is 34 years old.", "Alice is 35 years old.")
+    assert not same_figures("Alice earns $50,000.", "Alice earns $90,000.")
+    assert not same_figures("Alice moved in 2020 (stated on 2024-01-05).", "Alice moved in 2021.")
+    assert same_figures("Alice likes tea.", "Alice likes green tea.")
+
+
+def test_a_similar_item_with_other_numbers_is_kept() -> None:
+    keys = ["a", "b", "c", "d"]
+    vectors = [[1.0, 0.0], [1.0, 0.01], [1.0, 0.02], [0.0, 1.0]]
+    contents = ["Phone 555-1234.", "Phone 555-9876.", "Phone 555-1234!", "Age 34."]
+    assert repeated_items(keys, vectors, 0.99) == [None, 0, 0, None]
+    assert repeated_items(keys, vectors, 0.99, contents) == [None, None, 0, None]
+    # The same text repeats whatever the numbers (its key says it is the same fact).
+    assert repeated_items(["a", "a"], [[1.0, 0.0], [0.0, 1.0]], 0.99, ["1", "2"]) == [None, 0]
