@@ -8,7 +8,9 @@ from reasoners.deriver.first_person import (
     ExtractedFact,
     extract,
     is_self_statement,
+    restated,
     to_third_person,
+    undated,
 )
 from reasoners.text.sentences import split_sentences
 from reasoners.text.spans import is_grounded
@@ -234,3 +236,11 @@ def test_extract_from_a_realistic_chat() -> None:
 def test_extract_skips_messages_with_nothing_to_keep() -> None:
     turns = [Turn("alice", "Thanks! Do you like dogs? ok", START)]
     assert extract(turns, "Alice") == []
+
+
+def test_a_date_of_the_first_centuries_is_written_in_four_digits() -> None:
+    """strftime wrote the year 1 as "1": a date the fact's own reader did not take again."""
+    fact = to_third_person("I like tea.", "Kim", date(1, 1, 1))
+    assert fact == "Kim likes tea (stated on 0001-01-01)."
+    assert restated(fact, {date(1, 2, 1)}) == "Kim likes tea (stated on 0001-02-01)."
+    assert undated(fact) == "Kim likes tea"
