@@ -21,17 +21,20 @@ T = TypeVar("T")
 Row = dict[str, Any]
 
 
-def encode(*parts: Any) -> str:
-    raw = json.dumps([p.isoformat() if isinstance(p, datetime) else p for p in parts])
+def encode(kind: str, *parts: Any) -> str:
+    """A cursor of the list `kind`: one of another list is refused, not read as a place here."""
+    raw = json.dumps([kind, *(p.isoformat() if isinstance(p, datetime) else p for p in parts)])
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
 MALFORMED = "malformed cursor: pass back an endCursor you received"
-# Our cursors hold a time and an id; anything much longer was not made here.
+# Our cursors hold a list's name, a time, a number and an id; anything much longer was not made
+# here.
 MAX_CURSOR_CHARS = 1_000
 
 
-def decode(cursor: str, arity: int) -> list[Any]:
+def decode(cursor: str, kind: str, arity: int) -> list[Any]:
+    """The `arity` parts of a cursor `encode(kind, ...)` made."""
     if len(cursor) > MAX_CURSOR_CHARS:
         raise InvalidInput(MALFORMED)
     try:
@@ -39,21 +42,41 @@ def decode(cursor: str, arity: int) -> list[Any]:
         parts = json.loads(base64.urlsafe_b64decode(padded.encode()))
     except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InvalidInput(MALFORMED) from exc
-    if not isinstance(parts, list) or len(parts) != arity:
+    if not isinstance(parts, list) or len(parts) != arity + 1:
         raise InvalidInput(MALFORMED)
-    return parts
+    if parts[0] != kind:
+        raise InvalidInput(f"this cursor pages another list than {kind}: {MALFORMED}")
+    return parts[1:]
 
 
-def decode_time_id(cursor: str | None) -> tuple[datetime | None, str | None]:
-    """A (created_at, id) keyset cursor."""
-    if cursor is None:
-        return None, None
-    stamp, ident = decode(cursor, 2)
+def _time(stamp: Any) -> datetime:
     try:
         # aware(): a time UTC cannot hold (year 9999 at -23:59) would fail in the driver.
-        return aware(datetime.fromisoformat(str(stamp))), str(ident)
+        taken = aware(datetime.fromisoformat(str(stamp)))
     except (ValueError, InvalidInput) as exc:
         raise InvalidInput(MALFORMED) from exc
+    assert taken is not None  # fromisoformat makes a time or fails
+    return taken
+
+
+def decode_time_id(cursor: str | None, kind: str) -> tuple[datetime | None, str | None]:
+    """A (time, id) keyset cursor of the list `kind`."""
+    if cursor is None:
+        return None, None
+    stamp, ident = decode(cursor, kind, 2)
+    return _time(stamp), str(ident)
+
+
+def decode_time_seq_id(
+    cursor: str | None, kind: str
+) -> tuple[datetime | None, int | None, str | None]:
+    """A (time, seq, id) keyset cursor of the list `kind`."""
+    if cursor is None:
+        return None, None, None
+    stamp, seq, ident = decode(cursor, kind, 3)
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        raise InvalidInput(MALFORMED)
+    return _time(stamp), seq, str(ident)
 
 
 class Timed(Protocol):
@@ -74,9 +97,13 @@ def by_name(record: Named) -> str:
     return record.name
 
 
-def time_id_cursor(record: Timed) -> str:
-    """The keyset cursor of lists ordered by (created_at, id)."""
-    return encode(record.created_at, record.id)
+def time_id_cursor(kind: str) -> Callable[[Timed], str]:
+    """The keyset cursor of the list `kind`, ordered by (created_at, id)."""
+
+    def cursor(record: Timed) -> str:
+        return encode(kind, record.created_at, record.id)
+
+    return cursor
 
 
 def page(

@@ -22,6 +22,8 @@ from graph.props import node_props
 from graph.records import load_json, required_datetime, to_datetime
 from graph.validation import now
 
+JOBS = "jobs"  # the name in its cursors
+
 
 class LeaseLost(Conflict):
     """The worker's lease on a unit expired and another worker took it over."""
@@ -369,7 +371,7 @@ async def list_jobs(
         raise InvalidInput(
             f"unknown job status {unknown[0]!r}: use one of {', '.join(models.JOB_STATUSES)}"
         )
-    after_time, after_id = decode_time_id(after)
+    after_time, after_id = decode_time_id(after, JOBS)
     rows = await db.read(
         "list_jobs",
         workspace=workspace,
@@ -387,4 +389,4 @@ async def list_jobs(
 def job_cursor(job: JobRecord) -> str:
     """Where a job stood in `list_jobs` when it was read: its (updated_at, id), so a page goes
     on from there even after that job has changed and moved to the front."""
-    return encode(job.updated_at, job.id)
+    return encode(JOBS, job.updated_at, job.id)

@@ -12,7 +12,7 @@ from graph import models
 from graph.db import Database, Tx
 from graph.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.keys import peer_key, session_key, workspace_key
-from graph.paging import decode_time_id, page, time_id_cursor
+from graph.paging import decode_time_seq_id, encode, page
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
 from graph.repo import sessions
@@ -217,16 +217,26 @@ class MessageFilter:
 async def list_page(
     db: Database, workspace: str, filters: MessageFilter, *, after: str | None, limit: int
 ) -> Page[MessageRecord]:
-    after_time, after_id = decode_time_id(after)
+    after_time, after_seq, after_id = decode_time_seq_id(after, MESSAGES)
     rows = await db.read(
         "list_messages",
         workspace=workspace,
         after_time=after_time,
+        after_seq=after_seq,
         after_id=after_id,
         limit=limit + 1,
         **filters.params(),
     )
-    return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), time_id_cursor)
+    return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), _cursor)
+
+
+MESSAGES = "messages"  # the name in its cursors
+
+
+def _cursor(message: MessageRecord) -> str:
+    """Where a message stands in `list_page`: a batch's messages share their time, and their
+    place in the session orders them."""
+    return encode(MESSAGES, message.created_at, message.seq, message.id)
 
 
 async def count(db: Database, workspace: str, filters: MessageFilter) -> int:

@@ -17,12 +17,14 @@ from graph.records import (
 )
 from graph.repo.observation_search import ObservationQuery
 
+BELIEFS = "observations"  # the name in its cursors
+
 
 async def list_page(
     db: Database, workspace: str, query: ObservationQuery, *, after: str | None, limit: int
 ) -> Page[ObservationRecord]:
     """The query's beliefs, oldest first, a page at a time."""
-    after_time, after_id = decode_time_id(after)
+    after_time, after_id = decode_time_id(after, BELIEFS)
     rows = await db.read(
         "list_observations",
         workspace=workspace,
@@ -31,7 +33,9 @@ async def list_page(
         after_id=after_id,
         limit=limit + 1,
     )
-    return page(rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor)
+    return page(
+        rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor(BELIEFS)
+    )
 
 
 async def list_workspace_page(
@@ -47,7 +51,7 @@ async def list_workspace_page(
 ) -> Page[ObservationRecord]:
     """Current beliefs across the workspace's representations, oldest first, a page at a time;
     each filter left None matches any."""
-    after_time, after_id = decode_time_id(after)
+    after_time, after_id = decode_time_id(after, BELIEFS)
     rows = await db.read(
         "list_workspace_observations",
         workspace=workspace,
@@ -59,7 +63,9 @@ async def list_workspace_page(
         after_id=after_id,
         limit=limit + 1,
     )
-    return page(rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor)
+    return page(
+        rows, limit, lambda r: ObservationRecord.from_row(r["observation"]), time_id_cursor(BELIEFS)
+    )
 
 
 async def get_detail(db: Database, workspace: str, observation_id: str) -> ObservationDetail:

@@ -210,7 +210,10 @@ class Query:
         principal.require_peer_or_session(workspace, record.peer, record.session)
         return Message.of(record)
 
-    @strawberry.field(description="Messages oldest first, filtered, with cursor pagination.")
+    @strawberry.field(
+        description="Messages oldest first (those of one time in the order they were sent), "
+        "filtered, with cursor pagination."
+    )
     async def messages(
         self,
         info: Info,

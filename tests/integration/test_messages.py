@@ -168,6 +168,31 @@ async def test_list_filters_and_pages(gql: GraphQLClient, workspace: str) -> Non
     assert await gql.error_code(LIST, {"w": workspace, "after": "garbage!"}) == "INVALID_INPUT"
 
 
+async def test_a_batch_sharing_its_time_is_listed_in_the_order_it_was_sent(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """Its messages share their time, and were listed by their random ids."""
+    await seed(gql, workspace)
+    msgs = [{"peer": "alice", "content": f"message {i}"} for i in range(30)]
+    await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": msgs})
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await gql.ok(LIST, {"w": workspace, "first": 7, "after": after}))["messages"]
+        seen += [n["content"] for n in page["nodes"]]
+        assert len({n["createdAt"] for n in page["nodes"]}) == 1
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert seen == [f"message {i}" for i in range(30)]
+
+    # A cursor of another list is refused: it was read as a place here, and gave a page of
+    # nothing.
+    queued = """query($w: String!) { jobs(workspace: $w, first: 1) { cursor } }"""
+    [job] = (await gql.ok(queued, {"w": workspace}))["jobs"]
+    assert await gql.error_code(LIST, {"w": workspace, "after": job["cursor"]}) == "INVALID_INPUT"
+
+
 async def test_concurrent_get_or_create_gives_one_peer(services: Services, workspace: str) -> None:
     results = await asyncio.gather(
         *[

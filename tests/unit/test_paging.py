@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graph.errors import InvalidInput
-from graph.paging import decode_time_id, encode
+from graph.paging import decode_time_id, decode_time_seq_id, encode
 
 pytestmark = pytest.mark.unit
 
@@ -19,7 +19,18 @@ def b64(text: str) -> str:
 
 def test_a_cursor_made_here_reads_back() -> None:
     stamp = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    assert decode_time_id(encode(stamp, "m1")) == (stamp, "m1")
+    assert decode_time_id(encode("beliefs", stamp, "m1"), "beliefs") == (stamp, "m1")
+    cursor = encode("messages", stamp, 7, "m1")
+    assert decode_time_seq_id(cursor, "messages") == (stamp, 7, "m1")
+
+
+def test_a_cursor_of_another_list_is_refused() -> None:
+    """It was read as a place in this list: a page of nothing, or of the wrong things."""
+    stamp = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    with pytest.raises(InvalidInput, match="pages another list than messages"):
+        decode_time_seq_id(encode("beliefs", stamp, 7, "m1"), "messages")
+    with pytest.raises(InvalidInput, match="malformed cursor"):
+        decode_time_seq_id(encode("messages", stamp, "7", "m1"), "messages")  # not a number
 
 
 @pytest.mark.parametrize(
@@ -27,13 +38,14 @@ def test_a_cursor_made_here_reads_back() -> None:
     [
         b64("[" * 100_000 + "]" * 100_000),  # a RecursionError in the parser before
         b64("[" * 300 + "]" * 300),  # short enough to read, and nested
-        b64('["9999-12-31T23:59:59.999999-23:59", "x"]'),  # year 10000 in UTC
-        b64('["0001-01-01T00:00:00+14:00", "x"]'),  # year 0 in UTC
-        b64('["not a time", "x"]'),
-        b64('["2026-01-01T00:00:00+00:00"]'),
+        b64('["beliefs", "9999-12-31T23:59:59.999999-23:59", "x"]'),  # year 10000 in UTC
+        b64('["beliefs", "0001-01-01T00:00:00+14:00", "x"]'),  # year 0 in UTC
+        b64('["beliefs", "not a time", "x"]'),
+        b64('["beliefs", "2026-01-01T00:00:00+00:00"]'),
+        b64('["2026-01-01T00:00:00+00:00", "x"]'),  # a cursor of before lists were named
         "%%%",
     ],
 )
 def test_a_cursor_not_made_here_is_invalid_input(cursor: str) -> None:
     with pytest.raises(InvalidInput, match="malformed cursor"):
-        decode_time_id(cursor)
+        decode_time_id(cursor, "beliefs")
