@@ -1,4 +1,5 @@
-// The beliefs of a representation that no dream has read yet, oldest first, through the
+// The beliefs of a representation that no dream has read yet, oldest first (those one
+// derivation wrote, by when they were stated, then by id), through the
 // (scope_key, dream_pending) index: a dream's reading grows with them, not with the whole
 // representation. Embeddings only when asked, and only of beliefs whose neighbours the deriver
 // did not record (the zero-key dreamer searches for those).
@@ -6,7 +7,7 @@ MATCH (o:Observation)
 USING INDEX o:Observation(scope_key, dream_pending)
 WHERE o.scope_key = $scope AND o.dream_pending = true AND o.workspace = $workspace
 WITH o
-ORDER BY o.created_at, o.id
+ORDER BY o.created_at, o.valid_at, o.id
 LIMIT $limit
 RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .stale, .deleted_at,
           .superseded_at, .near_ids, .near_similarities,

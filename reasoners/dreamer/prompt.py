@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from graph.repo.peer_cards import MAX_ENTRY_CHARS
 from reasoners.dreamer.plan import PATTERN_TYPES, Belief, CardLine
@@ -14,12 +14,14 @@ from reasoners.text.transcript import indented
 SHOWN_CHARS = 400
 
 
-def _day(value: datetime) -> str:
-    return value.date().isoformat()
+def _moment(value: datetime) -> str:
+    """To the minute (in UTC): two statements of one day, a new number and an old, are told
+    apart by which came later."""
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def render_belief(belief: Belief) -> str:
-    notes = [belief.level, f"valid {_day(belief.valid_at)}"]
+    notes = [belief.level, f"valid {_moment(belief.valid_at)}"]
     if belief.session:
         notes.append(f"session {belief.session}")
     text = " ".join(belief.content.split())

@@ -194,7 +194,7 @@ async def test_each_llm_task_reads_the_apps_instructions_of_its_workspace_and_se
         },
         session="s1",
     )
-    lines = [f"I have {n} bikes." for n in range(10)]
+    lines = ["I have ten bikes."] * 10  # one belief: no view reaches the dream threshold
     await say(services, workspace, "s1", "2024-01-05", *lines)
 
     def summary(messages: list[ChatMessage], schema: Any) -> Any:

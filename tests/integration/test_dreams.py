@@ -39,13 +39,14 @@ from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, RerunsEveryWrite
 from tests.fakes.llm import ScriptedLLM
-from tests.integration.derive_helpers import make_peers, worker_for
+from tests.integration.derive_helpers import make_peers, post, worker_for
 from tests.integration.dream_helpers import (
     all_jobs,
     belief_id,
     call,
     contents,
     conversation,
+    day,
     derive,
     dream_now,
     id_of,
@@ -1020,3 +1021,29 @@ async def test_a_card_line_that_only_cites_other_beliefs_makes_no_card_event(
     assert (applied.card_changes, applied.events) == (0, [])
     after = await peer_cards.get(services.db, workspace, *AGENT_ALICE)
     assert after.support == [(paris, lisbon)]  # written all the same
+
+
+async def test_a_dream_reads_what_one_derivation_wrote_in_the_order_it_was_stated(
+    services: Services, workspace: str
+) -> None:
+    """One derivation's beliefs share their creation time, and were shown by their random ids:
+    the specialists could not tell an old number from the one that replaced it."""
+    await conversation(services, workspace, "s1")
+    start = day("2024-06-01T10:00:00")
+    lines = [f"My locker code is {n}{n}{n}." for n in range(6)]
+    await post(
+        services,
+        workspace,
+        "s1",
+        *(("alice", line, start + timedelta(minutes=i)) for i, line in enumerate(lines)),
+    )
+    await derive(services, workspace)
+    dreamer = ScriptedLLM({"dreamer-deduction": ["Done."], "dreamer-induction": ["Done."]})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=dreamer)
+    [deduction] = dreamer.calls_for("dreamer-deduction")
+    shown = str(deduction.messages[1]["content"])
+    codes = [
+        line.split("locker code is ")[1][:3] for line in shown.splitlines() if "locker" in line
+    ]
+    assert codes == [f"{n}{n}{n}" for n in range(6)]
+    assert "valid 2024-06-01 10:05 UTC" in shown

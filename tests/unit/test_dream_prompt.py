@@ -1,0 +1,23 @@
+"""How the dream specialists are shown a belief."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graph.repo.dreams import Belief
+from reasoners.dreamer.prompt import render_belief
+
+pytestmark = pytest.mark.unit
+
+
+def test_a_belief_is_dated_to_the_minute_in_utc() -> None:
+    """Dated to the day, two statements of one day could not be told apart by which came
+    later (an old phone number and a new one)."""
+    stated = datetime(2024, 6, 1, 12, 3, tzinfo=timezone(timedelta(hours=2)))
+    belief = Belief("o1", "Kim's phone number is 555-9876.", "explicit", stated, stated, "s1")
+    assert render_belief(belief) == (
+        "[obs:o1] (explicit, valid 2024-06-01 10:03 UTC, session s1) "
+        "Kim's phone number is 555-9876."
+    )
