@@ -58,11 +58,16 @@ async def propagate(
     return Invalidated.grouped(rows)
 
 
+# Summaries removed, by session: the last message each kind's latest one covered (summarized
+# again up to there from what is left).
+Dropped = dict[str, dict[str, int]]
+
+
 @dataclass(frozen=True)
 class DeletedMessages:
     ids: list[str]
     invalidated: Invalidated
-    summaries: int
+    summaries: Dropped
 
 
 async def delete_messages(
@@ -84,13 +89,14 @@ async def delete_messages(
     roots = [str(o["id"]) for o in orphaned]
     descendants = await propagate(tx, workspace, roots, "a premise lost its source message", now)
     deleted = row["deleted"]
-    summaries = 0
+    summaries: Dropped = {}
     first_seq: dict[str, int] = {}
     for m in deleted:
         session, seq = str(m["session"]), int(m["seq"])
         first_seq[session] = min(seq, first_seq.get(session, seq))
     for session, seq in sorted(first_seq.items()):
-        summaries += await _drop_summaries(tx, workspace, session, seq)
+        if dropped := await _drop_summaries(tx, workspace, session, seq):
+            summaries[session] = dropped
     return DeletedMessages(
         [str(m["id"]) for m in deleted],
         # A re-dated belief still holds: what rests on it stays current.
@@ -103,12 +109,14 @@ def _join(left: Invalidated, right: Invalidated) -> Invalidated:
     return Invalidated([*left.stale, *right.stale], left.scopes | right.scopes)
 
 
-async def _drop_summaries(tx: Tx, workspace: str, session: str, from_seq: int) -> int:
+async def _drop_summaries(tx: Tx, workspace: str, session: str, from_seq: int) -> dict[str, int]:
+    """Remove the session's summaries covering `from_seq` on: kind -> the last message the
+    latest removed covered."""
     await summary_repo.reset(tx, workspace, session)
-    row = await tx.one(
+    rows = await tx.rows(
         "delete_stale_summaries", workspace=workspace, session=session, from_seq=from_seq
     )
-    return int(row["deleted"]) if row else 0
+    return {str(r["kind"]): int(r["up_to"]) for r in rows}
 
 
 async def session_message_ids(tx: Tx, workspace: str, session: str) -> list[str]:
@@ -120,6 +128,7 @@ async def session_message_ids(tx: Tx, workspace: str, session: str) -> list[str]
 class EditedMessage:
     message: MessageRecord
     invalidated: Invalidated
+    summaries: Dropped
 
 
 async def edit_message(
@@ -153,8 +162,12 @@ async def edit_message(
     descendants = await propagate(
         tx, workspace, [str(c["id"]) for c in changed], "a premise's source was edited", now
     )
-    await _drop_summaries(tx, workspace, message.session, message.seq)
-    return EditedMessage(message, _join(Invalidated().plus(changed), descendants))
+    dropped = await _drop_summaries(tx, workspace, message.session, message.seq)
+    return EditedMessage(
+        message,
+        _join(Invalidated().plus(changed), descendants),
+        {message.session: dropped} if dropped else {},
+    )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -134,6 +134,8 @@ class FollowUps:
 
     rederive: list[str]  # message ids
     card_views: list[tuple[str, str]]  # (observer, observed)
+    # session -> kind -> the last message the latest summary of that kind deleted covered
+    summaries: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 async def note_followups(
@@ -142,14 +144,17 @@ async def note_followups(
     *,
     rederive: Collection[str] = (),
     card_views: Collection[tuple[str, str]] = (),
+    summaries: Collection[tuple[str, str, int]] = (),
 ) -> None:
-    """Note what the purge's end does: derive `rederive` again, dream the `card_views` again."""
+    """Note what the purge's end does: derive `rederive` again, dream the `card_views` again,
+    write the deleted `summaries` (session, kind, up_to) again."""
     views = sorted({f"{observer}/{observed}" for observer, observed in card_views})
     await tx.rows(
         "note_purge_followups",
         id=purge_id,
         messages=sorted(set(rederive)),
         views=views,
+        summaries=sorted({f"{session}/{kind}/{up_to}" for session, kind, up_to in summaries}),
     )
 
 
@@ -160,8 +165,15 @@ async def finish_in(tx: Tx, purge_id: str) -> FollowUps:
     if row is None:
         return FollowUps([], [])
     views = [tuple(str(v).split("/", 1)) for v in row["card_views"]]
+    summaries: dict[str, dict[str, int]] = {}
+    for noted in row["summaries"]:  # names hold no "/"
+        session, kind, up_to = str(noted).split("/")
+        kinds = summaries.setdefault(session, {})
+        kinds[kind] = max(int(up_to), kinds.get(kind, -1))
     return FollowUps(
-        [str(m) for m in row["rederive"]], [(observer, observed) for observer, observed in views]
+        [str(m) for m in row["rederive"]],
+        [(observer, observed) for observer, observed in views],
+        summaries,
     )
 
 

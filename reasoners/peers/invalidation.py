@@ -28,7 +28,7 @@ from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
-from reasoners.queue.schedule import derive_jobs
+from reasoners.queue.schedule import derive_jobs, summaries_again
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,19 @@ async def commit_reconciling(
     return await db.write_tx(work)
 
 
+async def summarize_again(
+    tx: Tx, settings: Settings, workspace: str, dropped: invalidation.Dropped
+) -> None:
+    """Queue the summaries a change removed again, in its transaction, where the session's
+    switches still summarize."""
+    kept = {
+        session: kinds
+        for session, kinds in dropped.items()
+        if (await sessions.queue_switches_in(tx, workspace, session)).summarize
+    }
+    await jobs.enqueue(tx, summaries_again(settings, workspace, kept, now()))
+
+
 async def delete_messages(
     db: Database, settings: Settings, workspace: str, ids: list[str]
 ) -> Outcome:
@@ -83,7 +96,9 @@ async def delete_messages(
         raise InvalidInput("name at least one message id to delete")
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
-        return await invalidation.delete_messages(tx, workspace, ids, now())
+        deleted = await invalidation.delete_messages(tx, workspace, ids, now())
+        await summarize_again(tx, settings, workspace, deleted.summaries)
+        return deleted
 
     deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     missing = sorted(set(ids) - set(deleted.ids))
@@ -98,7 +113,7 @@ async def delete_session(db: Database, settings: Settings, workspace: str, sessi
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         ids = await invalidation.session_message_ids(tx, workspace, session)
-        return await invalidation.delete_messages(tx, workspace, ids, now())
+        return await invalidation.delete_messages(tx, workspace, ids, now())  # none left
 
     deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
@@ -131,8 +146,8 @@ async def edit_message(
             token_count=tokens.count(content),
             now=stamp,
         )
-        # Derive the new text again (unless its own or its session's switch says not to);
-        # summaries are rewritten by later batches.
+        # Derive the new text again (unless its own or its session's switch says not to).
+        await summarize_again(tx, settings, workspace, edited.summaries)
         switches = await sessions.queue_switches_in(tx, workspace, edited.message.session)
         own = edited.message.derive  # the message's own switch, as it was stored
         again = (

@@ -231,13 +231,21 @@ class Eraser:
         async def delete(tx: Tx) -> list[Row]:
             # Counted first: a summarizer that read the purged messages then writes nothing.
             await summary_repo.reset(tx, ws, session)
-            return await tx.rows(
+            rows = await tx.rows(
                 "delete_purged_summaries",
                 workspace=ws,
                 batch=batch,
                 session=session,
                 from_seq=from_seq,
             )
+            covered = [str(c).split("/") for r in rows for c in r["covered"]]
+            if covered:  # written again from what is left, at the end
+                await purges.note_followups(
+                    tx,
+                    self.record,
+                    summaries=[(session, kind, int(up_to)) for kind, up_to in covered],
+                )
+            return rows
 
         deleted = await self._until_done(lambda: db.write_tx(delete))
         self.tally.summaries += _count(deleted)

@@ -10,6 +10,8 @@ finishes after a crash does it too, and none of it runs while the purge still de
   neither `dream.enabled` nor `peer_card.create` false in the workspace), which writes the card
   again from what is left, CARD_DREAM_DELAY later, so the card is written from what comes back
   too (a resumed purge's re-derivations may be another run's).
+- The summaries it deleted are queued again, written from the messages left (where the
+  session's switches summarize).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from graph.repo import jobs, purges, sessions, workspaces
 from graph.settings import Settings
 from graph.validation import now
 from reasoners.dreamer import scheduling
+from reasoners.peers.invalidation import summarize_again
 from reasoners.queue.schedule import derive_jobs
 
 CARD_DREAM_DELAY = timedelta(seconds=60)
@@ -45,6 +48,7 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
     stamp = now()
     derive = derive_jobs(settings, again, stamp, wait=False)
     await jobs.enqueue(tx, derive, token_target=settings.deriver_token_target)
+    await summarize_again(tx, settings, workspace, todo.summaries)
     dream_at = stamp + CARD_DREAM_DELAY
     configuration = await workspaces.configuration_in(tx, workspace)
     if (
@@ -57,4 +61,4 @@ async def finish_in(tx: Tx, settings: Settings, workspace: str, record: str) -> 
             await scheduling.on_demand_in(
                 tx, settings, view, at=dream_at, trigger=scheduling.RECONCILE
             )
-    return purges.FollowUps([m.id for m in again], todo.card_views)
+    return purges.FollowUps([m.id for m in again], todo.card_views, todo.summaries)

@@ -5,12 +5,13 @@
   age, or less once the unit's waiting tokens reach the token target (checked at enqueue), or
   until a flush.
 - A `summarize` job each time the session's message count crosses a multiple of the short or
-  long cadence, runnable at once.
+  long cadence, runnable at once; and for each summary a deletion or an edit removed, one
+  that writes it again from what is left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from graph.configuration import QueueSwitches
@@ -69,6 +70,33 @@ def derive_jobs(
     ]
 
 
+def summarize_job(
+    settings: Settings, workspace: str, session: str, kind: str, up_to_seq: int, stamp: datetime
+) -> NewJob:
+    return NewJob(
+        workspace=workspace,
+        kind=SUMMARIZE,
+        work_unit=summarize_unit(workspace, session),
+        payload={"kind": kind, "up_to_seq": up_to_seq},
+        run_after=stamp,
+        session=session,
+        max_attempts=settings.job_max_attempts,
+    )
+
+
+def summaries_again(
+    settings: Settings, workspace: str, dropped: Mapping[str, Mapping[str, int]], stamp: datetime
+) -> list[NewJob]:
+    """Jobs writing again, from the messages left, the summaries a change removed (session ->
+    kind -> the last message the latest removed covered): a session no new message comes to
+    kept none."""
+    return [
+        summarize_job(settings, workspace, session, kind, up_to, stamp)
+        for session, kinds in sorted(dropped.items())
+        for kind, up_to in sorted(kinds.items())
+    ]
+
+
 def jobs_for_messages(
     settings: Settings,
     created: Sequence[MessageRecord],
@@ -94,15 +122,5 @@ def jobs_for_messages(
         ("long", switches.long_every or settings.summary_long_every),
     ):
         for count in crossed_multiples(first, last, every):
-            jobs.append(
-                NewJob(
-                    workspace=workspace,
-                    kind=SUMMARIZE,
-                    work_unit=summarize_unit(workspace, session),
-                    payload={"kind": kind, "up_to_seq": count - 1},
-                    run_after=stamp,
-                    session=session,
-                    max_attempts=settings.job_max_attempts,
-                )
-            )
+            jobs.append(summarize_job(settings, workspace, session, kind, count - 1, stamp))
     return jobs

@@ -14,7 +14,7 @@ from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
 from reasoners.llm.interface import ChatMessage, LLMUnavailable
-from reasoners.peers import purge
+from reasoners.peers import invalidation, purge
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
 from resolvers.graphql.context import Context
@@ -123,6 +123,56 @@ async def test_summaries_every_20_and_60_messages(services: Services, workspace:
     limit = services.settings.summary_short_words
     assert all(0 < len(s.content.split()) <= limit for s in short)
     assert "Dolomites" in short[-1].content
+
+
+async def test_a_summary_a_change_removed_is_written_again_from_what_is_left(
+    services: Services, workspace: str
+) -> None:
+    """The session kept no summary until enough new messages came, which in a finished
+    conversation was never."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    await post(services, workspace, "chat", *CONVERSATION)
+    worker = worker_for(services, workspace, None)
+    await flush_and_drain(services, workspace, worker)
+    [before] = await summaries.list_for_session(
+        services.db, workspace, "chat", kind="short", limit=10
+    )
+    assert "Dolomites" in before.content
+    page = await messages.list_page(
+        services.db, workspace, MessageFilter(session="chat"), after=None, limit=100
+    )
+    first, pixel = page.items[0], page.items[14]
+
+    await invalidation.delete_messages(services.db, services.settings, workspace, [first.id])
+    await flush_and_drain(services, workspace, worker)
+    [after] = await summaries.list_for_session(
+        services.db, workspace, "chat", kind="short", limit=10
+    )
+    assert after.up_to_message == 19 and "Dolomites" not in after.content
+
+    await invalidation.edit_message(
+        services.db,
+        services.embedder,
+        services.tokens,
+        services.settings,
+        workspace,
+        pixel.id,
+        "I also have a tabby cat named Biscuit who sleeps all day.",
+    )
+    await flush_and_drain(services, workspace, worker)
+    [edited] = await summaries.list_for_session(
+        services.db, workspace, "chat", kind="short", limit=10
+    )
+    assert edited.up_to_message == 19 and "named Pixel" not in edited.content
+
+    marathon = page.items[2]
+    await purge.purge_messages(services.db, services.settings, workspace, [marathon.id])
+    await flush_and_drain(services, workspace, worker)
+    [purged] = await summaries.list_for_session(
+        services.db, workspace, "chat", kind="short", limit=10
+    )
+    assert purged.up_to_message == 19 and "marathon in October" not in purged.content
 
 
 async def test_a_summary_of_messages_all_purged_meanwhile_is_not_written(

@@ -16,7 +16,13 @@ from graph.records import MembershipRecord, MessageRecord
 from graph.settings import Settings
 from reasoners.deriver.routing import observers_for
 from reasoners.dreamer.scheduling import unit_trigger
-from reasoners.queue.schedule import DERIVE, MAX_JOB_MESSAGES, SUMMARIZE, jobs_for_messages
+from reasoners.queue.schedule import (
+    DERIVE,
+    MAX_JOB_MESSAGES,
+    SUMMARIZE,
+    jobs_for_messages,
+    summaries_again,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -150,3 +156,17 @@ def test_a_dream_of_several_jobs_runs_under_the_strongest_trigger() -> None:
     assert unit_trigger({"reconcile", "threshold"}) == "threshold"  # a reconcile only settles
     assert unit_trigger({"idle", "manual", "reconcile"}) == "manual"
     assert unit_trigger({"reconcile"}) == "reconcile"
+
+
+def test_summaries_a_change_removed_are_queued_again_up_to_what_they_covered() -> None:
+    stamp = datetime(2024, 1, 1, tzinfo=UTC)
+    dropped = {"s2": {"short": 39}, "s1": {"short": 19, "long": 59}}
+    queued = summaries_again(Settings(), "w", dropped, stamp)
+    assert [(j.session, j.kind, j.payload) for j in queued] == [
+        ("s1", SUMMARIZE, {"kind": "long", "up_to_seq": 59}),
+        ("s1", SUMMARIZE, {"kind": "short", "up_to_seq": 19}),
+        ("s2", SUMMARIZE, {"kind": "short", "up_to_seq": 39}),
+    ]
+    assert {j.work_unit for j in queued} == {"summarize/w/s1", "summarize/w/s2"}
+    assert all(j.run_after == stamp for j in queued)
+    assert summaries_again(Settings(), "w", {}, stamp) == []
