@@ -7,10 +7,10 @@
   opposite polarity, one of them lapsed; the later supersedes the earlier.
 - Contradictions: the same claim with opposite polarity and no "no longer": one
   `contradiction` belief citing both, once per pair.
-- Inductions: at least three near-identical explicit facts (cosine >= the similarity setting)
-  from at least two sessions: one inductive belief citing them, its confidence by their number
-  (plan.confidence_for). When an earlier induction covered part of the group, the new one, with
-  the whole group, supersedes it.
+- Inductions: at least three near-identical explicit facts (cosine >= the similarity setting,
+  and the same numbers) from at least two sessions: one inductive belief citing them, its
+  confidence by their number (plan.confidence_for). When an earlier induction covered part of
+  the group, the new one, with the whole group, supersedes it.
 - The peer card: one line per identity slot (name, age, residence, hometown, occupation,
   workplace, relationship status; family members and pets), each from the latest current fact
   of the slot and backed by it. Lines an app wrote itself (no support) are kept, first.
@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS, one_line
+from reasoners.deriver.dedup import same_figures
 from reasoners.dreamer.induction_text import (
     MIN_INDUCTION_FACTS,
     MIN_INDUCTION_SESSIONS,
@@ -209,6 +210,8 @@ def _inductions(
                 and b.id not in superseded
                 and b.id not in grouped
                 and not _opposed(belief, b)
+                # Three phone numbers are not a pattern, however alike they embed.
+                and same_figures(belief.content, b.content)
             ):
                 group.setdefault(b.id, b)
         sessions = {b.session for b in group.values() if b.session is not None}

@@ -113,7 +113,8 @@ async def delete_session(db: Database, settings: Settings, workspace: str, sessi
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         ids = await invalidation.session_message_ids(tx, workspace, session)
-        return await invalidation.delete_messages(tx, workspace, ids, now())  # none left
+        # Every message goes: no summary is left to write again.
+        return await invalidation.delete_messages(tx, workspace, ids, now())
 
     deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)

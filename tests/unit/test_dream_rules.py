@@ -175,6 +175,19 @@ def test_a_fact_and_its_negation_make_no_induction() -> None:
     assert len(inductions(d, a, e)) == 1  # three that agree still make one
 
 
+def test_facts_that_differ_in_their_numbers_make_no_induction() -> None:
+    """Three phone numbers, each stated once, made "A recurring pattern (3 times across 3
+    sessions): Alice's phone number is 555-3333"."""
+    a = fact("a", "Alice's phone number is 555-1111.", 0, "s1")
+    b = fact("b", "Alice's phone number is 555-2222.", 5, "s2")
+    c = fact("c", "Alice's phone number is 555-3333.", 9, "s3")
+    assert plan([c], Related(neighbours={"c": near(a, b)})).beliefs == []
+    d = fact("d", "Alice's phone number is 555-3333 again.", 3, "s2")
+    e = fact("e", "Alice gave 555-3333 as her phone number.", 4, "s1")
+    (induction,) = plan([c], Related(neighbours={"c": near(a, d, e)})).beliefs
+    assert set(induction.premise_ids) == {"c", "d", "e"}
+
+
 def test_an_induction_grows_by_superseding_the_smaller_one() -> None:
     a, b, c, d = (
         fact(i, f"Alice loves hiking in the hills {i}.", n, f"s{n}") for n, i in enumerate("abcd")
