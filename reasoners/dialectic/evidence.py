@@ -200,6 +200,15 @@ class ObservationItem:
     replaced_by: tuple[str, ...] = ()
     about: str | None = None  # the sub-peer it is about, in a view aggregating sub-peers
 
+    def _until(self, old: Replaced) -> datetime | None:
+        """When the replaced belief stopped holding: when this one was stated, not when the
+        update was written (a dream today over history from last year said it held until
+        today)."""
+        stated = self.observation.valid_at
+        if stated is None or (old.superseded_at is not None and stated > old.superseded_at):
+            return old.superseded_at
+        return stated
+
     def render(self, indent: str = "") -> str:
         o = self.observation
         notes = [o.level, f"valid {day(o.valid_at or o.created_at)}"]
@@ -218,7 +227,7 @@ class ObservationItem:
         lines = [f"{indent}[obs:{o.id}] ({', '.join(notes)}) {shorten(o.content)}"]
         for old in self.replaces:
             lines.append(
-                f"{indent}    replaces [obs:{old.id}] (current until {day(old.superseded_at)}): "
+                f"{indent}    replaces [obs:{old.id}] (current until {day(self._until(old))}): "
                 f"{quote(old.content)}"
             )
         if self.replaced_by:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import pytest
 
 from graph.db import Database
 from graph.errors import InvalidInput
-from graph.records import MessageRecord, ObservationRecord, SourceSpan
+from graph.records import MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.validation import check_query
 from reasoners.dialectic.citations import cite_all, parse_citations, resolve_citations
 from reasoners.dialectic.evidence import (
@@ -190,6 +191,20 @@ def test_rendering_flags_superseded_and_stale_beliefs() -> None:
     )
     text = old.render()
     assert "SUPERSEDED on 2024-05-03" in text and "STALE" in text and "premises: [obs:o-0]" in text
+
+
+def test_a_knowledge_update_shows_the_old_belief_current_until_the_new_one_was_stated() -> None:
+    """It showed the day the update was written: a dream today over last year's messages told
+    the model the old number held until today."""
+    stated = T0 + timedelta(days=30)
+    written = T0 + timedelta(days=400)
+    new = ObservationItem(
+        observation("o-3", "alice lives in Berlin.", valid_at=stated),
+        replaces=(Replaced("o-2", "alice lives in Porto.", written),),
+    )
+    assert f"(current until {stated.date().isoformat()}): " in new.render()
+    undated = replace(new, observation=observation("o-3", "alice lives in Berlin.", valid_at=None))
+    assert f"(current until {written.date().isoformat()}): " in undated.render()
 
 
 # --- citations --------------------------------------------------------------------------------
