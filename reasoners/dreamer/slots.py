@@ -1,7 +1,7 @@
 """Which attribute a fact fills, and what it claims, for the zero-key dreamer (pure).
 
 `slot_of` reads facts of the shape "<peer> lives in Lisbon" or "<peer>'s favourite colour is
-green" as (slot, value) pairs. Two facts that fill one updatable slot with different values are a
+green", or with a later clause so shaped, as (slot, value) pairs. Two facts that fill one updatable slot with different values are a
 knowledge update; the same value is a repeat. `claim_of` reduces a fact to a polarity-free key, so
 "Alice eats meat" and "Alice doesn't eat meat" meet, and "no longer" marks a lapsed one.
 
@@ -217,9 +217,26 @@ def _value(raw: str, pattern: Pattern) -> str | None:
     return None if lowered in _NOT_A_VALUE else lowered
 
 
+# A later clause of a fact that names the peer again: "Alice just moved, alice lives in Berlin
+# now" (the extractive deriver's words for "Actually I just moved, I live in Berlin now").
+_CLAUSE = re.compile(r"[,;] ")
+
+
 def slot_of(content: str, name: str) -> SlotFill | None:
-    """The (slot, value) a fact about `name` fills, or None when it fills none we know."""
+    """The (slot, value) a fact about `name` fills, or None when it fills none we know: the
+    fact read whole, else the first of its later clauses that starts with the peer's name and
+    fills one."""
     text = core_text(content)
+    whole = _fill(text, name)
+    if whole is not None or _HEDGES.search(text):
+        return whole
+    for clause in _CLAUSE.split(text)[1:]:
+        if (found := _fill(clause, name)) is not None:
+            return found
+    return None
+
+
+def _fill(text: str, name: str) -> SlotFill | None:
     found = _subject_rest(text, name)
     if found is None:
         return None

@@ -81,6 +81,15 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ("Alice used to live in Paris.", None, None),
         ("Alice doesn't live in Berlin anymore.", None, None),
         ("Alice lives in a small flat.", None, None),
+        # A later clause naming the peer again (how the extractive deriver words "Actually I
+        # just moved, I live in Berlin now"), unless the fact hedges.
+        (
+            "Alice just moved, alice lives in Berlin now (stated on 2024-01-01).",
+            "residence",
+            "berlin",
+        ),
+        ("Alice might move, alice lives in Berlin now.", None, None),
+        ("Alice called, her sister lives in Rome.", None, None),
     ],
 )
 def test_slots(content: str, slot: str | None, value: str | None) -> None:
