@@ -1,9 +1,10 @@
 """Which attribute a fact fills, and what it claims, for the zero-key dreamer (pure).
 
 `slot_of` reads facts of the shape "<peer> lives in Lisbon" or "<peer>'s favourite colour is
-green", or with a later clause so shaped, as (slot, value) pairs. Two facts that fill one updatable slot with different values are a
-knowledge update; the same value is a repeat. `claim_of` reduces a fact to a polarity-free key, so
-"Alice eats meat" and "Alice doesn't eat meat" meet, and "no longer" marks a lapsed one.
+green", or with a later clause so shaped, as (slot, value) pairs. Two facts that fill one
+updatable slot with different values are a knowledge update; the same value is a repeat.
+`claim_of` reduces a fact to a polarity-free key, so "Alice eats meat" and "Alice doesn't eat
+meat" meet, and "no longer" marks a lapsed one.
 
 Precision comes before recall, by construction:
 - the subject must be the peer itself: "Alice's sister lives in Rome" fills nothing;

@@ -7,6 +7,7 @@ types are not supported.
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import logging
@@ -37,10 +38,15 @@ def document_text(content_type: str, data: bytes) -> str:
     kind = base_type(content_type)
     if kind == PDF_TYPE:
         return pdf_text(data)
+    # A byte-order mark is not part of the text. UTF-16 comes with one (what editors on Windows
+    # save as "Unicode"): it was refused as not UTF-8.
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
     try:
-        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the text
+        text = data.decode("utf-16" if utf16 else "utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InvalidInput("the file is not UTF-8 text") from exc
+        raise InvalidInput(
+            "the file is not UTF-8 text (nor UTF-16 with a byte-order mark)"
+        ) from exc
     if kind == JSON_TYPE:
         try:
             value = strict_json(text)

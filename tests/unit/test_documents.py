@@ -34,7 +34,14 @@ def test_text_and_json() -> None:
     with pytest.raises(InvalidInput, match="too large"):
         document_text("application/json", b'{"a": 1e999}')
     with pytest.raises(InvalidInput, match="UTF-8"):
-        document_text("text/plain", b"\xff\xfe\xfa")
+        document_text("text/plain", b"\xff\xfe\xfa")  # an odd byte left over
+    with pytest.raises(InvalidInput, match="UTF-8"):
+        document_text("text/plain", b"caf\xe9")
+    # UTF-16 is read by its byte-order mark, either way round (it was refused).
+    for encoding in ("utf-16-le", "utf-16-be"):
+        marked = ("\ufeffcaf\u00e9 \U0001f600").encode(encoding)
+        assert document_text("text/plain", marked) == "caf\u00e9 \U0001f600"
+    assert document_text("application/json", '{"a": "\u00e9"}'.encode("utf-16")) == '{"a":"\u00e9"}'
     with pytest.raises(InvalidInput, match="PDF"):
         document_text("application/pdf", b"not a pdf at all")
 
