@@ -30,7 +30,13 @@ from graph.db import Database
 from graph.repo import peer_cards, peers, sessions, workspaces
 from graph.validation import check_query
 from graph.validation import now as utc_now
-from reasoners.dialectic.citations import Citations, cite_all, parse_citations, resolve_citations
+from reasoners.dialectic.citations import (
+    Citations,
+    cite_all,
+    known_markers,
+    parse_citations,
+    resolve_citations,
+)
 from reasoners.dialectic.evidence import MessageItem, ObservationItem, View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevel, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT, dialectic_messages, extractive_text
@@ -90,7 +96,7 @@ class Conversation:
 
     def answer(self, text: str, mode: str) -> ChatAnswer:
         return ChatAnswer(
-            answer=text,
+            answer=known_markers(text, self.toolbox.evidence),
             mode=mode,
             level=self.level.name,
             citations=resolve_citations(parse_citations(text), self.toolbox.evidence),

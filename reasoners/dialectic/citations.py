@@ -24,6 +24,42 @@ def parse_citations(text: str) -> list[tuple[str, str]]:
     return list(found)
 
 
+# A bracket that opens with a marker ("[obs:a]", "(obs:a, msg:b)"), with the space before it.
+_GROUP = re.compile(r"\s?[\[(]\s*(?:obs|msg)\s*:[^\[\]()]*[\])]")
+_SEPARATORS = re.compile(r"[\s,;]*")
+_BARE = re.compile(r"\s?" + _MARKER.pattern)
+
+
+def known_markers(text: str, evidence: Evidence) -> str:
+    """`text` without the markers of nodes no tool showed (a model's made-up `[obs:X]` read
+    as a citation in the answer, though the citations left it out). A bracket left empty goes
+    with its space; one holding anything but markers is kept as written."""
+
+    def known(kind: str, identifier: str) -> bool:
+        identifier = identifier.rstrip("-_")
+        if kind == "obs":
+            return identifier in evidence.observations
+        return identifier in evidence.messages
+
+    def group(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        lead = " " if whole[0].isspace() else ""
+        inner = whole.strip()[1:-1]
+        if _SEPARATORS.fullmatch(_MARKER.sub("", inner)) is None:
+            return whole  # not markers alone: the model's own words
+        markers = list(_MARKER.finditer(inner))
+        kept = [m.group(0) for m in markers if known(m.group(1), m.group(2))]
+        if len(kept) == len(markers):
+            return whole
+        return f"{lead}{whole.strip()[0]}{', '.join(kept)}{whole.strip()[-1]}" if kept else ""
+
+    def bare(match: re.Match[str]) -> str:
+        marker = _MARKER.fullmatch(match.group(0).lstrip())
+        return match.group(0) if marker is None or known(marker.group(1), marker.group(2)) else ""
+
+    return _BARE.sub(bare, _GROUP.sub(group, text))
+
+
 @dataclass(frozen=True)
 class MessageCitation:
     id: str

@@ -406,6 +406,8 @@ async def test_chat_runs_tool_calls_on_the_graph_and_cites_real_nodes(
     assert "every Sunday with a quartet" in tool_text  # the real message, from the graph
 
     assert [o.id for o in result.citations.observations] == [cello.id]
+    # The invented markers, and the one of carol's view, leave the text as the citations do.
+    assert result.answer.endswith(". Invented:") and carols.id not in result.answer
     [cited] = result.citations.messages
     assert cited.message.content == CELLO
     # The message came through the observation too: it carries its DERIVED_FROM span.

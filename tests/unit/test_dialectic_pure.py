@@ -12,7 +12,12 @@ from graph.db import Database
 from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord, Replaced, SourceSpan
 from graph.validation import check_query
-from reasoners.dialectic.citations import cite_all, parse_citations, resolve_citations
+from reasoners.dialectic.citations import (
+    cite_all,
+    known_markers,
+    parse_citations,
+    resolve_citations,
+)
 from reasoners.dialectic.evidence import (
     SPAN_LEAD,
     SPAN_MATCH,
@@ -360,3 +365,20 @@ async def test_without_cards_the_card_tool_is_neither_offered_nor_run() -> None:
     assert len(tools.specs) == len(TOOL_SPECS) - 1
     text = await tools.dispatch(ToolCall("1", "peer_card", {}))
     assert text.startswith("Error: there is no tool 'peer_card'"), text
+
+
+def test_markers_of_nodes_no_tool_showed_leave_the_answer_text() -> None:
+    """They stayed in the text, read as citations, though the citations left them out."""
+    evidence = Evidence()
+    evidence.add_item(LIVES)
+    made_up = "00000000-0000-0000-0000-000000000000"
+    assert known_markers(f"Lisbon [obs:o-1][obs:{made_up}].", evidence) == "Lisbon [obs:o-1]."
+    assert known_markers("Lisbon [obs:o-1, obs:X, msg:m-1].", evidence) == (
+        "Lisbon [obs:o-1, msg:m-1]."
+    )
+    assert known_markers("Lisbon (obs:X) and (msg:m-404).", evidence) == "Lisbon and."
+    assert known_markers("See obs:X now.", evidence) == "See now."
+    # A bracket of the model's own words keeps them.
+    assert known_markers("Lisbon (per her note) [see page 3].", evidence) == (
+        "Lisbon (per her note) [see page 3]."
+    )
