@@ -143,6 +143,10 @@ class SplitHandler(StepHandler):
     async def _run(self, tx: Tx, job: JobRecord) -> bool:
         split = Split.of(job.payload)
         stamp = now()
+        # The peer's lock before reading its messages, as a merge step takes its source's: a
+        # post of the peer's into a session moving commits before the reads, or waits for the
+        # step (a message read after its post committed was left behind with the peer).
+        await tx.rows("lock_peer", workspace=job.workspace, peer=split.peer)
         for part in split.parts:
             batch = self.settings.restructure_batch
             if not await _step_part(tx, job.workspace, split.peer, part, batch, stamp):

@@ -597,6 +597,30 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     assert sorted(together) == ["I live in Paris.", "I work at the bank."]
 
 
+async def test_a_message_posted_while_a_split_moves_its_session_goes_with_it(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """A post raced the split's step: the step read the peer's messages of the session before
+    the post committed one, which then stayed the peer's in a session the sub-peer had taken
+    over. The step now takes the peer's lock first, as a merge's does, so the post commits
+    before it reads (or waits for it, and is the app's to send as the peer afterwards)."""
+    s = await two_sessions(services, workspace)
+    await gql.ok(SPLIT, {"w": workspace})
+    params = {"workspace": workspace, "peer": "alice"}
+    async with services.db.driver.session(database=services.db.database) as session:
+        raw = await session.begin_transaction()
+        await Tx(raw).rows("lock_peers", workspace=workspace, peers=["alice"])  # as a post does
+        await statements.rows(
+            raw, "create_bare_message", **params, id="late", session="s2", content="Hi.", seq=9
+        )
+        running = asyncio.create_task(run_all(s, workspace))
+        await asyncio.sleep(1.0)
+        await raw.commit()
+    await running
+    [sender] = await statements.read(services.db, "message_sender", workspace=workspace, id="late")
+    assert sender == {"peer": "alice-work", "sent_by": "alice-work"}
+
+
 async def test_versions_of_a_fact_split_apart_stay_history_and_current(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
