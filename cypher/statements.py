@@ -223,6 +223,7 @@ Statement = Literal[
     "reserve_message_seq",
     "reset_summaries",
     "retry_dead_jobs",
+    "reword_redated_observations",
     "sample_message_vector",
     "sample_observation_vector",
     "search_file_chunks_fulltext",

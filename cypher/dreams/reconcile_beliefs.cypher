@@ -5,13 +5,12 @@
 // again, or for a superseded version, sound history); update: the same with new content; drop:
 // tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current
 // replacement of each premise that a correction superseded, so its provenance reaches today's
-// evidence. With `resettle`, a kept belief stops citing the `unlink` messages whose span is
-// still the one read (an edit took it out of their text; a derivation since may have quoted
-// the new text), if a live message outside them still backs it (a purge since may have taken
-// the others), counts each such message once less in times_derived (at least 1), and takes its
-// session and time from one message left (its words too, with `redate`, only then): an edited
-// message derived again adds itself back if its new text still says it. A belief whose dating
-// message was deleted resettles with nothing to unlink.
+// evidence. A kept or updated belief stops citing the `unlink` messages whose span is still the one read
+// (an edit took it out of their text; a derivation since may have quoted the new text), if a
+// live message outside them still backs it (a purge since may have taken the others), counts
+// each such message once less in times_derived (at least 1), and takes its session and time
+// from one message left (its words too, with `redate`, only then): an edited message derived
+// again adds itself back if its new text still says it.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL
@@ -36,17 +35,15 @@ OPTIONAL CALL (o, v, dropped) {
   RETURN count(*) AS relinked
 }
 OPTIONAL CALL (o, v, dropped) {
-  WITH o, v WHERE NOT dropped AND v.resettle
+  WITH o WHERE NOT dropped AND size(v.unlink) > 0
     AND EXISTS {
       MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
       WHERE k.deleted_at IS NULL AND NOT k.id IN [u IN v.unlink | u.id]
     }
-  CALL (o, v) {
-    UNWIND v.unlink AS u
-    MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
-    DELETE d
-    RETURN count(DISTINCT m) AS unlinked
-  }
+  UNWIND v.unlink AS u
+  MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
+  DELETE d
+  WITH o, v, count(DISTINCT m) AS unlinked
   MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})
   WHERE k.deleted_at IS NULL
   WITH o, v, unlinked, k

@@ -14,7 +14,7 @@ from typing import Any
 
 from graph.db import Tx
 from graph.errors import Conflict, NotFound
-from graph.records import MessageRecord
+from graph.records import MessageRecord, required_datetime
 from graph.repo import summaries as summary_repo
 
 Scope = tuple[str, str]  # (observer, observed)
@@ -64,25 +64,35 @@ Dropped = dict[str, dict[str, int]]
 
 
 @dataclass(frozen=True)
+class Redated:
+    """A belief a deletion dated by a message left: its words, and its new time."""
+
+    id: str
+    content: str
+    valid_at: datetime
+
+
+@dataclass(frozen=True)
 class DeletedMessages:
     ids: list[str]
     invalidated: Invalidated
     summaries: Dropped
+    redated: list[Redated]
 
 
 async def delete_messages(
     tx: Tx, workspace: str, ids: Sequence[str], now: datetime
 ) -> DeletedMessages:
     """Tombstone the messages; their orphaned explicit beliefs and everything derived from
-    those turn stale, and so do the beliefs a deleted message dated (to be dated by one left);
-    summaries that quoted them are removed."""
+    those turn stale; the beliefs a deleted message dated that another still states are dated
+    by one left (`redated`: their words are the caller's to date anew); summaries that quoted
+    them are removed."""
     row = await tx.one(
         "delete_messages",
         workspace=workspace,
         ids=list(ids),
         now=now,
         reason="its source message was deleted",
-        redate_reason="the message it was dated by was deleted",
     )
     assert row is not None  # an aggregation always answers one row
     orphaned = row["orphaned"]
@@ -99,10 +109,20 @@ async def delete_messages(
             summaries[session] = dropped
     return DeletedMessages(
         [str(m["id"]) for m in deleted],
-        # A re-dated belief still holds: what rests on it stays current.
-        _join(Invalidated().plus([*orphaned, *row["redated"]]), descendants),
+        _join(Invalidated().plus(orphaned), descendants),
         summaries,
+        [
+            Redated(str(r["id"]), str(r["content"]), required_datetime(r["valid_at"]))
+            for r in row["redated"]
+        ],
     )
+
+
+async def reword(tx: Tx, workspace: str, items: Sequence[dict[str, Any]]) -> None:
+    """Write the new words of beliefs dated anew (each: id, was, content, content_key,
+    embedding)."""
+    if items:
+        await tx.rows("reword_redated_observations", workspace=workspace, items=list(items))
 
 
 def _join(left: Invalidated, right: Invalidated) -> Invalidated:

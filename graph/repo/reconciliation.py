@@ -59,12 +59,10 @@ class Verdict:
     content_key: str | None = None
     embedding: list[float] | None = None
     relink: bool = False
-    # A kept explicit belief takes its session and time from a message left, after it stops
-    # citing `unlink`: live messages whose text no longer holds the span quoted from them
-    # (edited since), when another source still grounds the belief.
-    resettle: bool = False
+    # Sources a kept explicit belief no longer cites: live messages whose text no longer holds
+    # the span quoted from them (edited since), when another source still grounds the belief.
     unlink: tuple[Source, ...] = ()
-    # The update only re-dates the words to the messages left: written only with the resettle.
+    # The update only re-dates the words to the messages left: written only if the unlink is.
     redate: bool = False
 
     def params(self) -> dict[str, Any]:
@@ -75,7 +73,6 @@ class Verdict:
             "content_key": self.content_key,
             "embedding": self.embedding,
             "relink": self.relink,
-            "resettle": self.resettle,
             "unlink": [{"id": s.message_id, "span": s.span} for s in self.unlink],
             "redate": self.redate,
         }

@@ -29,12 +29,20 @@ def exact_key(content: str) -> str:
 
 
 _DIGITS = re.compile(r"\d+")
+# The date the LLM deriver puts after a current state: "Alice lives in Oslo (as of 2024-05-03)".
+_AS_OF = re.compile(r"\s*\(as of [^()]{1,40}\)\s*\.?\s*$", re.IGNORECASE)
+_SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
 
 
 def figures(content: str) -> list[str]:
-    """The numbers a fact states (its runs of digits, without leading zeros), sorted; the
-    extractive deriver's "(stated on ...)" date is not one of them."""
-    return sorted(run.lstrip("0") or "0" for run in _DIGITS.findall(undated(content)))
+    """The numbers a fact states (its runs of digits, without leading zeros), sorted. The date
+    a deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's
+    "(as of ...)", is not one of them: the same state restated another day is a repeat."""
+    text = undated(content)
+    found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))
+    if found is not None:
+        text = text[: found.start()]
+    return sorted(run.lstrip("0") or "0" for run in _DIGITS.findall(text))
 
 
 def same_figures(left: str, right: str) -> bool:
@@ -108,7 +116,7 @@ def repeated_items(
     answers as calling it item by item, with the cosines computed as one matrix product per item
     rather than in Python (a long message can yield a thousand facts, and comparing each with
     the others in Python took minutes). With `contents`, a similar item repeats only one that
-    states the same numbers (`same_figures`)."""
+    states the same numbers (`same_figures`, which `find_duplicate` does not know)."""
     if not keys:
         return []
     vectors = np.asarray(embeddings, dtype=np.float64)

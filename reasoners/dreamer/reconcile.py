@@ -44,31 +44,19 @@ class Reconciliation:
 def unlinking(verdict: Verdict, belief: StaleBelief) -> Verdict:
     """A kept explicit belief's verdict, with the live sources that no longer hold their span
     (edited since) to stop citing, when another live source still grounds it; a belief none
-    grounds keeps its sources, whatever the verdict (it must stay traceable). Such a belief,
-    or one dated by a message deleted since, is dated by a message left; a fact the extractive
-    deriver dated "(stated on ...)" with a date none of the messages left has is updated to
-    the earliest of theirs."""
+    grounds keeps its sources, whatever the verdict (it must stay traceable). A fact the
+    extractive deriver dated "(stated on ...)" with a date none of the messages left has is
+    updated to the earliest of theirs."""
     if verdict.action != KEEP or belief.level != "explicit":
         return verdict
     grounded = [s for s in belief.sources if s.live and is_grounded(s.span, s.content)]
     gone = tuple(s for s in belief.sources if s.live and s not in grounded)
-    if not grounded or not (gone or _dated_by_deleted(belief)):
+    if not grounded or not gone:
         return verdict
     words = restated(belief.content, {when.date()} if (when := _dated(belief, grounded)) else ())
     if words is None:
-        return replace(verdict, resettle=True, unlink=gone)
-    return replace(verdict, action=UPDATE, content=words, resettle=True, unlink=gone, redate=True)
-
-
-def _dated_by_deleted(belief: StaleBelief) -> bool:
-    """The belief's session and time are a deleted source's, and no live source's."""
-
-    def dates(s: Source) -> bool:
-        return s.session == belief.session and s.created_at == belief.valid_at
-
-    return any(dates(s) for s in belief.sources if not s.live) and not any(
-        dates(s) for s in belief.sources if s.live
-    )
+        return replace(verdict, unlink=gone)
+    return replace(verdict, action=UPDATE, content=words, unlink=gone, redate=True)
 
 
 def _dated(belief: StaleBelief, left: list[Source]) -> datetime | None:

@@ -9,7 +9,7 @@ for new messages; an edited message also gets a derive job, so its new text is r
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -24,6 +24,7 @@ from graph.repo.invalidation import Invalidated
 from graph.settings import Settings
 from graph.validation import now
 from reasoners.deriver.dedup import check_belief, exact_key
+from reasoners.deriver.first_person import restated
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
@@ -89,14 +90,45 @@ async def summarize_again(
     await jobs.enqueue(tx, summaries_again(settings, workspace, kept, now()))
 
 
+async def date_anew(
+    tx: Tx, embedder: Embedder, workspace: str, redated: Sequence[invalidation.Redated]
+) -> None:
+    """The words of beliefs a deletion dated by a message left: a fact the extractive deriver
+    dated "(stated on ...)" with the deleted message's date says the new one, with its key and
+    embedding (a few short texts, embedded in the deletion's transaction)."""
+    changed = [
+        (r, words)
+        for r in redated
+        if (words := restated(r.content, {r.valid_at.date()})) is not None
+    ]
+    if not changed:
+        return
+    vectors = await embed_async(embedder, [words for _, words in changed])
+    await invalidation.reword(
+        tx,
+        workspace,
+        [
+            {
+                "id": r.id,
+                "was": r.content,
+                "content": words,
+                "content_key": exact_key(words),
+                "embedding": vector,
+            }
+            for (r, words), vector in zip(changed, vectors, strict=True)
+        ],
+    )
+
+
 async def delete_messages(
-    db: Database, settings: Settings, workspace: str, ids: list[str]
+    db: Database, embedder: Embedder, settings: Settings, workspace: str, ids: list[str]
 ) -> Outcome:
     if not ids:
         raise InvalidInput("name at least one message id to delete")
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         deleted = await invalidation.delete_messages(tx, workspace, ids, now())
+        await date_anew(tx, embedder, workspace, deleted.redated)
         await summarize_again(tx, settings, workspace, deleted.summaries)
         return deleted
 
@@ -107,14 +139,18 @@ async def delete_messages(
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
 
 
-async def delete_session(db: Database, settings: Settings, workspace: str, session: str) -> Outcome:
+async def delete_session(
+    db: Database, embedder: Embedder, settings: Settings, workspace: str, session: str
+) -> Outcome:
     """Tombstone every message of the session (the session itself stays, empty)."""
     await sessions.get(db, workspace, session)
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         ids = await invalidation.session_message_ids(tx, workspace, session)
         # Every message goes: no summary is left to write again.
-        return await invalidation.delete_messages(tx, workspace, ids, now())
+        deleted = await invalidation.delete_messages(tx, workspace, ids, now())
+        await date_anew(tx, embedder, workspace, deleted.redated)
+        return deleted
 
     deleted, dreams = await commit_reconciling(db, settings, workspace, work)
     return Outcome(deleted.ids, deleted.invalidated.stale, dreams)

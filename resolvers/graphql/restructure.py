@@ -233,7 +233,7 @@ class RestructureMutation:
         await _own_messages(info, workspace, keys)
         s = info.context.services
         return Invalidation.of(
-            await invalidation.delete_messages(s.db, s.settings, workspace, keys)
+            await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, keys)
         )
 
     @strawberry.mutation(
@@ -273,7 +273,7 @@ class RestructureMutation:
         info.context.principal.require_workspace(workspace)
         s = info.context.services
         return Invalidation.of(
-            await invalidation.delete_session(s.db, s.settings, workspace, session)
+            await invalidation.delete_session(s.db, s.embedder, s.settings, workspace, session)
         )
 
     @strawberry.mutation(

@@ -110,7 +110,9 @@ async def test_a_message_deleted_while_derived_gives_no_belief(
     paris = await paris_chat(services, workspace)
 
     async def delete() -> None:
-        await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+        await invalidation.delete_messages(
+            services.db, services.embedder, services.settings, workspace, [paris]
+        )
 
     worker, _ = await drain_with(services, workspace, "derive", delete)
     assert await beliefs(services, workspace, "maya", "maya") == []
@@ -150,7 +152,9 @@ async def test_a_message_removed_while_summarized_is_not_in_the_summary(
 
     async def remove() -> None:
         if how == "delete":
-            await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+            await invalidation.delete_messages(
+                services.db, services.embedder, services.settings, workspace, [paris]
+            )
         else:
             await purge.purge_messages(services.db, services.settings, workspace, [paris])
 
@@ -174,7 +178,9 @@ async def test_a_message_deleted_while_a_dream_runs_gets_a_dream_of_its_own(
     await scheduling.on_demand(services.db, services.settings, view)
 
     async def delete() -> None:
-        await invalidation.delete_messages(services.db, services.settings, workspace, [paris])
+        await invalidation.delete_messages(
+            services.db, services.embedder, services.settings, workspace, [paris]
+        )
 
     await drain_with(services, workspace, "dream", delete)
     row = await statements.read_one(

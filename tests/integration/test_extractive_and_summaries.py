@@ -144,7 +144,9 @@ async def test_a_summary_a_change_removed_is_written_again_from_what_is_left(
     )
     first, pixel = page.items[0], page.items[14]
 
-    await invalidation.delete_messages(services.db, services.settings, workspace, [first.id])
+    await invalidation.delete_messages(
+        services.db, services.embedder, services.settings, workspace, [first.id]
+    )
     await flush_and_drain(services, workspace, worker)
     [after] = await summaries.list_for_session(
         services.db, workspace, "chat", kind="short", limit=10

@@ -1226,7 +1226,9 @@ async def test_an_upload_sent_again_stores_nothing_twice(
         and len({x["id"] for x in other.json()} & {x["id"] for x in first.json()}) == 0
     )
     ids = [x["id"] for x in first.json()]
-    await invalidation.delete_messages(services.db, services.settings, workspace, ids)
+    await invalidation.delete_messages(
+        services.db, services.embedder, services.settings, workspace, ids
+    )
     anew = await rest.post(f"{m}/upload", files={"file": ("b.txt", big, "text/plain")}, data=form)
     assert anew.status_code == 201, anew.text
     assert not {x["id"] for x in anew.json()} & set(ids)

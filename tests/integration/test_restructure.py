@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graph.db import Tx
@@ -841,7 +842,8 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     services: Services, workspace: str
 ) -> None:
     """The belief stayed current on the other message's word, but kept the deleted message's
-    session and date (and words): a filter on the session that still says it missed it."""
+    session and date (and words): a filter on the session that still says it missed it. It is
+    dated anew in the deletion itself, so it never leaves reads, dreams or no dreams."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await conversation(s, workspace, "s1", "s2")
     for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
@@ -852,12 +854,11 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     sources = {src.message.session: src.message.id for src in detail.sources}
     assert detail.observation.session == "s1"
     assert detail.observation.content.endswith("(stated on 2024-01-05).")
-    await dream_now(s, workspace, "agent", "alice")
-    card = await peer_cards.get(s.db, workspace, "agent", "alice")
+    before = detail.observation.content
 
-    # A message that did not date it: nothing to settle.
-    outcome = await invalidation.delete_messages(s.db, s.settings, workspace, [sources["s2"]])
-    assert home not in outcome.stale
+    # A message that did not date it: nothing changes.
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [sources["s2"]])
+    assert (await observations.get_detail(s.db, workspace, home)).observation.content == before
     await say(s, workspace, "s2", "2024-02-05", "I live in Zorblaxtown.")
     await derive(s, workspace)
     detail = await observations.get_detail(s.db, workspace, home)
@@ -865,9 +866,10 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
 
     # As an earlier release stored it: the same instant as its message's, under another name.
     assert (await statements.write(s.db, "zone_named_times", workspace=workspace))[0]["named"]
-    outcome = await invalidation.delete_messages(s.db, s.settings, workspace, [sources["s1"]])
-    assert home in outcome.stale and outcome.dreams >= 1
-    await dream_now(s, workspace, "agent", "alice")
+    outcome = await invalidation.delete_messages(
+        s.db, s.embedder, s.settings, workspace, [sources["s1"]]
+    )
+    assert home not in outcome.stale
     detail = await observations.get_detail(s.db, workspace, home)
     assert [src.message.id for src in detail.sources] == [sources["s2"]]
     kept = detail.observation
@@ -876,5 +878,7 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     assert kept.content.endswith("(stated on 2024-02-05).")
     assert await contents(s, workspace, session_ids=["s2"]) == [kept.content]
     assert await contents(s, workspace, session_ids=["s1"]) == []
-    after = await peer_cards.get(s.db, workspace, "agent", "alice")
-    assert after.support == card.support
+    # The new words are searched by their own embedding.
+    [vector] = s.embedder.embed([kept.content])
+    [stored] = await statements.read(s.db, "observation_embedding", id=home)
+    assert np.allclose(stored["embedding"], vector, atol=1e-5)

@@ -111,6 +111,14 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
         "Alice lives in Lisbon (stated on 2024-01-05).",
         "Alice lives in Lisbon (stated on 2024-02-05).",
     )
+    # So is the LLM deriver's date of a current state.
+    assert same_figures(
+        "Alice lives in Oslo (as of 2024-05-03).", "Alice lives in Oslo (as of 2024-05-10)"
+    )
+    assert not same_figures(
+        "Alice lives at 12 Oak St (as of 2024-05-03).",
+        "Alice lives at 48 Oak St (as of 2024-05-03).",
+    )
     assert not same_figures("Alice's phone is 555-1234.", "Alice's phone is 555-9876.")
     assert not same_figures("Alice is 34 years old.", "Alice is 35 years old.")
     assert not same_figures("Alice earns $50,000.", "Alice earns $90,000.")

@@ -295,28 +295,6 @@ def test_a_kept_fact_dated_by_the_edited_message_takes_the_date_of_those_left() 
     assert unlinking(Verdict("o1", "keep"), plain).action == "keep"
 
 
-def test_a_kept_fact_dated_by_a_deleted_message_takes_the_date_of_those_left() -> None:
-    day = datetime(2024, 3, 1, tzinfo=UTC)
-    deleted = Source("m1", False, "I live in Lisbon.", "I live in Lisbon", day, "s1")
-    left = Source("m2", True, "I live in Lisbon.", "I live in Lisbon", day.replace(month=6), "s2")
-    fact = StaleBelief(
-        "o1", "explicit", "Alice lives in Lisbon (stated on 2024-03-01).", None, (),
-        (deleted, left), session="s1", valid_at=day,
-    )  # fmt: skip
-    verdict = unlinking(Verdict("o1", "keep"), fact)
-    assert (verdict.action, verdict.content) == (
-        "update",
-        "Alice lives in Lisbon (stated on 2024-06-01).",
-    )
-    assert (verdict.resettle, verdict.unlink, verdict.redate) == (True, (), True)
-    plain = unlinking(Verdict("o1", "keep"), replace(fact, content="Alice lives in Lisbon."))
-    assert (plain.action, plain.resettle) == ("keep", True)
-    # Dated by a message left (the deleted one said it too, later): nothing to settle.
-    later = replace(deleted, created_at=day.replace(month=9))
-    dated = replace(fact, sources=(later, left), valid_at=left.created_at, session="s2")
-    assert unlinking(Verdict("o1", "keep"), dated) == Verdict("o1", "keep")
-
-
 def test_the_apps_guidance_follows_the_reconciliation_rules() -> None:
     belief = StaleBelief("o1", "explicit", "alice lives in Lisbon", None, (), ())
     plain = reconcile_messages("bob", "alice", [belief])
