@@ -74,7 +74,8 @@ def decode_time_seq_id(
     if cursor is None:
         return None, None, None
     stamp, seq, ident = decode(cursor, kind, 3)
-    if not isinstance(seq, int) or isinstance(seq, bool):
+    # A number Neo4j's integers cannot hold failed in the driver, as an internal error.
+    if not isinstance(seq, int) or isinstance(seq, bool) or not -(2**63) <= seq < 2**63:
         raise InvalidInput(MALFORMED)
     return _time(stamp), seq, str(ident)
 

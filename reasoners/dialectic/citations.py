@@ -27,7 +27,9 @@ def parse_citations(text: str) -> list[tuple[str, str]]:
 # A bracket that opens with a marker ("[obs:a]", "(obs:a, msg:b)"), with the space before it.
 _GROUP = re.compile(r"\s?[\[(]\s*(?:obs|msg)\s*:[^\[\]()]*[\])]")
 _SEPARATORS = re.compile(r"[\s,;]*")
-_BARE = re.compile(r"\s?" + _MARKER.pattern)
+# A marker outside brackets is taken out only if written tight and with an id of the ledger's
+# shape (digits or dashes in it): "the obs: field" or "msg:hello" is prose.
+_BARE = re.compile(r"\s?(?<![A-Za-z0-9_])(obs|msg):([A-Za-z0-9_]*[0-9-][A-Za-z0-9_-]*)")
 
 
 def known_markers(text: str, evidence: Evidence) -> str:
@@ -54,10 +56,15 @@ def known_markers(text: str, evidence: Evidence) -> str:
         return f"{lead}{whole.strip()[0]}{', '.join(kept)}{whole.strip()[-1]}" if kept else ""
 
     def bare(match: re.Match[str]) -> str:
-        marker = _MARKER.fullmatch(match.group(0).lstrip())
-        return match.group(0) if marker is None or known(marker.group(1), marker.group(2)) else ""
+        return match.group(0) if known(match.group(1), match.group(2)) else ""
 
-    return _BARE.sub(bare, _GROUP.sub(group, text))
+    out: list[str] = []
+    end = 0
+    for found in _GROUP.finditer(text):  # bare markers are looked for between the brackets
+        out += [_BARE.sub(bare, text[end : found.start()]), group(found)]
+        end = found.end()
+    out.append(_BARE.sub(bare, text[end:]))
+    return "".join(out)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from graph.records import FileChunkRecord, MessageRecord, ObservationRecord, Rep
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import aware
 from reasoners.text.spans import locate
+from reasoners.text.transcript import minute
 
 MAX_PROVENANCE_NODES = 40
 LEAD_CHARS = 200  # span of a message cited without a narrower one
@@ -157,7 +158,7 @@ def utc(value: datetime) -> datetime:
 
 
 def when(value: datetime | None) -> str:
-    return "undated" if value is None else utc(value).strftime("%Y-%m-%d %H:%M UTC")
+    return "undated" if value is None else minute(value)
 
 
 def day(value: datetime | None) -> str:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from graph.repo.peer_cards import MAX_ENTRY_CHARS
 from reasoners.dreamer.plan import PATTERN_TYPES, Belief, CardLine
 from reasoners.dreamer.rules import MAX_CARD_LINES
 from reasoners.llm.interface import ChatMessage, system, user
-from reasoners.text.transcript import indented
+from reasoners.text.transcript import indented, minute
 
 SHOWN_CHARS = 400
 
@@ -17,7 +17,7 @@ SHOWN_CHARS = 400
 def _moment(value: datetime) -> str:
     """To the minute (in UTC): two statements of one day, a new number and an old, are told
     apart by which came later."""
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return minute(value)
 
 
 def render_belief(belief: Belief) -> str:

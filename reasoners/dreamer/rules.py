@@ -274,7 +274,7 @@ def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -
             belief = latest[slot.name][0]
             text = core_text(belief.content)
             if slot == AGE:
-                text += f" (as of {belief.valid_at:%Y-%m-%d})"
+                text += f" (as of {belief.valid_at.date().isoformat()})"
             lines.append(CardLine(one_line(text)[:MAX_ENTRY_CHARS], (belief.id,)))
     for key in sorted(multi):
         belief = multi[key]

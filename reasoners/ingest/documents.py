@@ -40,12 +40,18 @@ def document_text(content_type: str, data: bytes) -> str:
         return pdf_text(data)
     # A byte-order mark is not part of the text. UTF-16 comes with one (what editors on Windows
     # save as "Unicode"): it was refused as not UTF-8.
-    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    # UTF-32's little-endian mark begins with UTF-16's: looked for first.
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        encoding = "utf-32"
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"
     try:
-        text = data.decode("utf-16" if utf16 else "utf-8-sig")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise InvalidInput(
-            "the file is not UTF-8 text (nor UTF-16 with a byte-order mark)"
+            "the file is not UTF-8 text (nor UTF-16 or UTF-32 with a byte-order mark)"
         ) from exc
     if kind == JSON_TYPE:
         try:

@@ -30,11 +30,19 @@ class SpokenMessage(Protocol):
     def created_at(self) -> dt.datetime: ...
 
 
+def minute(moment: dt.datetime) -> str:
+    """'2024-05-03 14:02 UTC'; a naive datetime is taken to be UTC already. Not strftime: its
+    %Y writes the year 1 as "1"."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC)
+    return f"{moment.isoformat(sep=' ', timespec='minutes')[:16]} UTC"
+
+
 def render_timestamp(moment: dt.datetime) -> str:
     """'2024-05-03 14:02 UTC (Friday)'; a naive datetime is taken to be UTC already."""
     if moment.tzinfo is not None:
         moment = moment.astimezone(dt.UTC)
-    return f"{moment:%Y-%m-%d %H:%M} UTC ({moment:%A})"
+    return f"{minute(moment)} ({moment:%A})"
 
 
 def indented(text: str) -> str:

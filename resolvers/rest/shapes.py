@@ -117,8 +117,9 @@ def representation(beliefs: Iterable[ObservationRecord]) -> str:
         found = by_level.get(level)
         if not found:
             continue
+        # isoformat, not strftime: %Y writes the year 1 as "1".
         lines = [
-            f"[{(b.valid_at or b.created_at).strftime('%Y-%m-%d %H:%M:%S')}] {b.content}"
+            f"[{(b.valid_at or b.created_at).isoformat(' ', 'seconds')[:19]}] {b.content}"
             for b in found
         ]
         blocks.append(f"## {heading}\n" + "\n".join(lines))

@@ -377,8 +377,11 @@ def test_markers_of_nodes_no_tool_showed_leave_the_answer_text() -> None:
         "Lisbon [obs:o-1, msg:m-1]."
     )
     assert known_markers("Lisbon (obs:X) and (msg:m-404).", evidence) == "Lisbon and."
-    assert known_markers("See obs:X now.", evidence) == "See now."
-    # A bracket of the model's own words keeps them.
-    assert known_markers("Lisbon (per her note) [see page 3].", evidence) == (
-        "Lisbon (per her note) [see page 3]."
-    )
+    assert known_markers(f"See obs:{made_up} now.", evidence) == "See now."
+    # The model's own words stay: a bracket of them, and prose that reads like a marker.
+    for prose in (
+        "Lisbon (per her note) [see page 3].",
+        "The obs: field and e.g. msg:hello world.",
+        "x [obs:X, and more] (according to obs:X).",
+    ):
+        assert known_markers(prose, evidence) == prose

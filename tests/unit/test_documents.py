@@ -37,8 +37,8 @@ def test_text_and_json() -> None:
         document_text("text/plain", b"\xff\xfe\xfa")  # an odd byte left over
     with pytest.raises(InvalidInput, match="UTF-8"):
         document_text("text/plain", b"caf\xe9")
-    # UTF-16 is read by its byte-order mark, either way round (it was refused).
-    for encoding in ("utf-16-le", "utf-16-be"):
+    # UTF-16 and UTF-32 are read by their byte-order marks, either way round (refused before).
+    for encoding in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
         marked = ("\ufeffcaf\u00e9 \U0001f600").encode(encoding)
         assert document_text("text/plain", marked) == "caf\u00e9 \U0001f600"
     assert document_text("application/json", '{"a": "\u00e9"}'.encode("utf-16")) == '{"a":"\u00e9"}'

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -21,3 +21,5 @@ def test_a_belief_is_dated_to_the_minute_in_utc() -> None:
         "[obs:o1] (explicit, valid 2024-06-01 10:03 UTC, session s1) "
         "Kim's phone number is 555-9876."
     )
+    early = datetime(1, 1, 1, 0, 7, tzinfo=UTC)
+    assert "valid 0001-01-01 00:07 UTC" in render_belief(Belief("o", "x", "explicit", early, early))

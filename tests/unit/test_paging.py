@@ -31,6 +31,8 @@ def test_a_cursor_of_another_list_is_refused() -> None:
         decode_time_seq_id(encode("beliefs", stamp, 7, "m1"), "messages")
     with pytest.raises(InvalidInput, match="malformed cursor"):
         decode_time_seq_id(encode("messages", stamp, "7", "m1"), "messages")  # not a number
+    with pytest.raises(InvalidInput, match="malformed cursor"):
+        decode_time_seq_id(encode("messages", stamp, 2**63, "m1"), "messages")  # not an int64
 
 
 @pytest.mark.parametrize(
