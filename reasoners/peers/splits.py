@@ -145,7 +145,11 @@ class SplitHandler(StepHandler):
         stamp = now()
         # The peer's lock before reading its messages, as a merge step takes its source's: a
         # post of the peer's into a session moving commits before the reads, or waits for the
-        # step (a message read after its post committed was left behind with the peer).
+        # step (a message read after its post committed was left behind with the peer). The
+        # sessions' locks first, in the order a post takes them (its session's, then its
+        # sender's): the other way round, the two could deadlock.
+        for name in sorted({s for part in split.parts for s in part.sessions}):
+            await sessions.lock(tx, job.workspace, name)
         await tx.rows("lock_peer", workspace=job.workspace, peer=split.peer)
         for part in split.parts:
             batch = self.settings.restructure_batch

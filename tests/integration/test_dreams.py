@@ -1023,11 +1023,13 @@ async def test_a_card_line_that_only_cites_other_beliefs_makes_no_card_event(
     assert after.support == [(paris, lisbon)]  # written all the same
 
 
+@pytest.mark.parametrize("apart", [1, 0], ids=["a-minute-apart", "one-batch-one-time"])
 async def test_a_dream_reads_what_one_derivation_wrote_in_the_order_it_was_stated(
-    services: Services, workspace: str
+    services: Services, workspace: str, apart: int
 ) -> None:
     """One derivation's beliefs share their creation time, and were shown by their random ids:
-    the specialists could not tell an old number from the one that replaced it."""
+    the specialists could not tell an old number from the one that replaced it. Messages of
+    one time (a batch) are read in the order they were sent."""
     await conversation(services, workspace, "s1")
     start = day("2024-06-01T10:00:00")
     lines = [f"My locker code is {n}{n}{n}." for n in range(6)]
@@ -1035,7 +1037,7 @@ async def test_a_dream_reads_what_one_derivation_wrote_in_the_order_it_was_state
         services,
         workspace,
         "s1",
-        *(("alice", line, start + timedelta(minutes=i)) for i, line in enumerate(lines)),
+        *(("alice", line, start + timedelta(minutes=i * apart)) for i, line in enumerate(lines)),
     )
     await derive(services, workspace)
     dreamer = ScriptedLLM({"dreamer-deduction": ["Done."], "dreamer-induction": ["Done."]})
@@ -1046,4 +1048,4 @@ async def test_a_dream_reads_what_one_derivation_wrote_in_the_order_it_was_state
         line.split("locker code is ")[1][:3] for line in shown.splitlines() if "locker" in line
     ]
     assert codes == [f"{n}{n}{n}" for n in range(6)]
-    assert "valid 2024-06-01 10:05 UTC" in shown
+    assert f"valid 2024-06-01 10:0{5 * apart} UTC" in shown
