@@ -31,6 +31,10 @@ copy) to UTC: Neo4j orders one instant written in two offsets apart, so a time b
 message stored in another offset. Each batch walks the id order after the last one, so it reads
 every node once, and converting a UTC time again changes nothing.
 
+Version 7 runs version 6's step again: the release of layout 6 wrote a time it had read back
+from Neo4j (a belief's `valid_at`, its message's `created_at`) under the zone name UTC, which
+Cypher neither counts equal to the same instant at offset Z nor orders with it.
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -48,7 +52,7 @@ from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
@@ -229,11 +233,11 @@ async def migrate(db: Database, version: int) -> None:
             MESSAGE_VECTORS,
             MESSAGE_INDEX_GRAPH,
         )
-    if version < 6:
+    if version < 7:
         messages, beliefs = await times_to_utc(db)
         if messages or beliefs:
             log.info(
-                "migrated to layout 6: times of %d messages and %d beliefs moved to UTC",
+                "migrated to layout 7: times of %d messages and %d beliefs moved to UTC",
                 messages,
                 beliefs,
             )

@@ -175,3 +175,24 @@ async def test_layout_5_times_sent_in_other_offsets_are_moved_to_utc(
     ]
     assert await migrations.mark(db) == migrations.SCHEMA_VERSION
     assert first["id"] in await listed()
+
+
+async def test_layout_6_times_under_the_zone_name_utc_are_moved_to_offset_z(
+    services: Services, workspace: str
+) -> None:
+    """The release of layout 6 wrote a time read back from Neo4j under the zone name UTC, which
+    Cypher does not count equal to its message's time at offset Z."""
+    db = services.db
+    await seed_beliefs(services, workspace)
+    [named] = await statements.write(db, "zone_named_times", workspace=workspace)
+    assert named["named"] == 5
+    before = await statements.read(db, "workspace_times", workspace=workspace)
+    assert {r["zone"] for r in before if r["kind"] == "belief"} == {"UTC"}
+    await db.write("set_schema_version", version=6)
+
+    await install_schema(db, services.settings.embedding_dim)
+
+    after = await statements.read(db, "workspace_times", workspace=workspace)
+    assert {r["zone"] for r in after} == {"Z"}
+    assert [(r["id"], r["millis"]) for r in after] == [(r["id"], r["millis"]) for r in before]
+    assert await migrations.mark(db) == migrations.SCHEMA_VERSION
