@@ -12,6 +12,7 @@ import pytest
 
 from graph.db import Tx
 from graph.keys import Representation
+from graph.records import ObservationDetail
 from graph.repo import dream_writes, jobs, messages, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.messages import MessageFilter
@@ -799,18 +800,26 @@ async def test_an_interrupted_purge_leaves_a_consistent_graph_and_finishes_when_
     assert beliefs(left) == 0 and "Message" not in left and "Purge" not in left
 
 
-async def test_an_edited_source_stops_backing_a_belief_another_message_still_grounds(
+async def stated_twice(
     services: Services, workspace: str
-) -> None:
-    """The belief was kept on the other message's word, but went on citing the edited one with
-    a span its text no longer holds (and counting it, and naming its session and date)."""
+) -> tuple[Services, str, ObservationDetail]:
+    """alice says she lives in Zorblaxtown in s1 (2024-01-05), then in s2 (2024-02-05): one
+    belief of agent's view, with both messages as its sources."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await conversation(s, workspace, "s1", "s2")
     for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
         await say(s, workspace, name, day, "I live in Zorblaxtown.")
     await derive(s, workspace)
     home = await belief_id(s, workspace, "Zorblaxtown")
-    detail = await observations.get_detail(s.db, workspace, home)
+    return s, home, await observations.get_detail(s.db, workspace, home)
+
+
+async def test_an_edited_source_stops_backing_a_belief_another_message_still_grounds(
+    services: Services, workspace: str
+) -> None:
+    """The belief was kept on the other message's word, but went on citing the edited one with
+    a span its text no longer holds (and counting it, and naming its session and date)."""
+    s, home, detail = await stated_twice(services, workspace)
     sources = {src.message.session: src.message.id for src in detail.sources}
     assert detail.observation.times_derived == 2
     await dream_now(s, workspace, "agent", "alice")
@@ -844,13 +853,7 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     """The belief stayed current on the other message's word, but kept the deleted message's
     session and date (and words): a filter on the session that still says it missed it. It is
     dated anew in the deletion itself, so it never leaves reads, dreams or no dreams."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1", "s2")
-    for name, day in (("s1", "2024-01-05"), ("s2", "2024-02-05")):
-        await say(s, workspace, name, day, "I live in Zorblaxtown.")
-    await derive(s, workspace)
-    home = await belief_id(s, workspace, "Zorblaxtown")
-    detail = await observations.get_detail(s.db, workspace, home)
+    s, home, detail = await stated_twice(services, workspace)
     sources = {src.message.session: src.message.id for src in detail.sources}
     assert detail.observation.session == "s1"
     assert detail.observation.content.endswith("(stated on 2024-01-05).")
