@@ -5,12 +5,12 @@
 // again, or for a superseded version, sound history); update: the same with new content; drop:
 // tombstoned (deleted_at). With `relink`, a kept or updated belief also cites the current
 // replacement of each premise that a correction superseded, so its provenance reaches today's
-// evidence. A kept or updated belief stops citing the `unlink` messages whose span is still the one read
-// (an edit took it out of their text; a derivation since may have quoted the new text), if a
-// live message outside them still backs it (a purge since may have taken the others), counts
-// each such message once less in times_derived (at least 1), and takes its session and time
-// from one message left (its words too, with `redate`, only then): an edited message derived
-// again adds itself back if its new text still says it.
+// evidence. A kept or updated belief stops citing the `unlink` messages whose span is still the
+// one read (an edit took it out of their text; a derivation since may have quoted the new
+// text), if a live message outside them still backs it (a purge since may have taken the
+// others), counts each such message once less in times_derived (at least 1), and takes its
+// session and time from one message left (its words too, with `redate`, only then): an edited
+// message derived again adds itself back if its new text still says it.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL

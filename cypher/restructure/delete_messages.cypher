@@ -1,8 +1,8 @@
 // Tombstones messages (deleted_at) and marks stale each explicit belief left with no live
 // source message: it rested on what was deleted. A belief with another live source stays
-// current (dated anew if a deleted message dated it, below). Already deleted messages are left as they are (deleting twice changes nothing). A
-// deleted message gives up its client id: sent again, that id stores a new message rather than
-// answering with the deleted one.
+// current (dated anew if a deleted message dated it, below). Already deleted messages are left
+// as they are (deleting twice changes nothing). A deleted message gives up its client id: sent
+// again, that id stores a new message rather than answering with the deleted one.
 // Each belief marked counts one more invalidation (mark_stale_descendants.cypher says why).
 MATCH (m:Message {workspace: $workspace})
 WHERE m.id IN $ids AND m.deleted_at IS NULL
