@@ -36,6 +36,11 @@ from reasoners.text.sentences import split_sentences
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+# What a fact's words leave out, though a message held it: zero-width marks and a byte-order
+# mark go; control characters (a NUL, a tab) become one space.
+# The joiners (U+200C, U+200D) stay: emoji sequences and some scripts' spelling need them.
+_FORMAT_MARKS = re.compile("[\u200b\u200e\u200f\u2060-\u2064\ufeff]+")
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]+")
 
 
 def _vocabulary(words: str) -> frozenset[str]:
@@ -220,7 +225,7 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
     """Rewrite a first-person sentence as a dated third-person fact about `peer_name`."""
     if not peer_name.strip():
         raise ValueError("peer_name must not be empty")
-    text = _core(sentence).translate(_APOSTROPHES)
+    text = _core(_visible(sentence)).translate(_APOSTROPHES)
     past_context = bool(_PAST_MARKER.search(text))
     tokens = list(_WORD.finditer(text))
     out: list[str] = []
@@ -246,6 +251,17 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
     # isoformat: strftime's %Y writes the year 1 as "1", which the date's reader (_STATED_ON)
     # does not take.
     return f"{rewritten} (stated on {date.isoformat()})."
+
+
+def _visible(sentence: str) -> str:
+    """`sentence` without zero-width marks, each run of control characters and the spaces
+    around it one space (split, not a pattern with spaces on both sides: that backtracks over a
+    long run of spaces from each of its positions)."""
+    parts = _CONTROLS.split(_FORMAT_MARKS.sub("", sentence))
+    if len(parts) == 1:
+        return parts[0]
+    inner = [part.strip(" ") for part in parts[1:-1] if part.strip(" ")]
+    return " ".join([parts[0].rstrip(" "), *inner, parts[-1].lstrip(" ")])
 
 
 def _is_pronoun(word: str, text: str, end: int) -> bool:
@@ -282,7 +298,8 @@ def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[
     for index, message in enumerate(messages_of_target):
         stated_on = message.created_at.date()
         for sentence in split_sentences(message.content):
-            if is_self_statement(sentence):
+            # Judged as it reads: "Ple\u200base remember ..." is a request.
+            if is_self_statement(_visible(sentence)):
                 content = to_third_person(sentence, peer_name, stated_on)
                 facts.append(ExtractedFact(content, index, sentence))
     return facts

@@ -20,10 +20,23 @@ _NEVER_END = _vocabulary("mr mrs ms dr prof st sr jr mt rev gen sgt capt lt col 
 _END_IF_CAPITAL = _vocabulary("etc inc ltd co corp dept approx ca incl esp fig no nos vol pp")
 # A terminator is a whole run of marks, read once (possessive, and never started inside a run:
 # matching from every position of a long run was quadratic); its last marks say what it is.
-_TERMINATOR = re.compile(r"(?<![.!?\u2026])(?P<mark>[.!?\u2026]++)[\"')\]\u201d\u2019]*+(?=\s|$)")
+# Whitespace, and what shows as nothing: control characters (a NUL), zero-width marks and a
+# byte-order mark (a file saved with one starts its first line with it). Trimmed from a
+# sentence's ends; the extractive deriver also takes them out of its words.
+INVISIBLE = "".join(
+    [chr(c) for c in range(0x21) if chr(c) not in "\r\n"]
+    + ["\x7f", "\x85", "\xa0", "\u1680", "\u180e", "\u2028", "\u2029", "\u202f"]
+    + ["\u205f", "\u3000", "\ufeff"]
+    + [chr(c) for c in range(0x2000, 0x2010)]
+    + [chr(c) for c in range(0x2060, 0x2065)]
+)
+_SPACE_LIKE = "[" + "".join(f"\\u{ord(c):04x}" for c in INVISIBLE) + "]"
+_TERMINATOR = re.compile(
+    r"(?<![.!?\u2026])(?P<mark>[.!?\u2026]++)[\"')\]\u201d\u2019]*+(?=\s|" + _SPACE_LIKE + "|$)"
+)
 _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022\u2013\u2014>]|\d{1,3}[.)]|[a-z][.)])[ \t]+")
 _WORD_BEFORE = re.compile(r"[A-Za-z](?:[A-Za-z.]*[A-Za-z])?$")
-_NEXT_CHARACTER = re.compile(r"\s*(\S)")
+_NEXT_CHARACTER = re.compile(r"(?:\s|" + _SPACE_LIKE + r")*+([^\s" + _SPACE_LIKE[1:-1] + "])")
 # How far back the word before a period is looked for: far longer than any abbreviation, and a
 # bound, so a line with many periods costs its length, not its length times its periods.
 _WORD_WINDOW = 32
@@ -62,14 +75,15 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for line_match in re.finditer(r"[^\r\n]+", text):
         line, offset = line_match.group(0), line_match.start()
-        bullet = _BULLET.match(line)
+        lead = len(line) - len(line.lstrip(INVISIBLE))  # a byte-order mark before a bullet
+        bullet = _BULLET.match(line, lead)
         start = bullet.end() if bullet else 0
         cuts = [m.end() for m in _TERMINATOR.finditer(line, start) if _ends_sentence(line, m)]
         for end in [*cuts, len(line)]:
             chunk = line[start:end]
-            if chunk.strip():
-                lead = len(chunk) - len(chunk.lstrip())
-                spans.append((offset + start + lead, offset + start + len(chunk.rstrip())))
+            if chunk.strip(INVISIBLE):
+                lead = len(chunk) - len(chunk.lstrip(INVISIBLE))
+                spans.append((offset + start + lead, offset + start + len(chunk.rstrip(INVISIBLE))))
             start = end
     return spans
 

@@ -244,3 +244,45 @@ def test_a_date_of_the_first_centuries_is_written_in_four_digits() -> None:
     assert fact == "Kim likes tea (stated on 0001-01-01)."
     assert restated(fact, {date(1, 2, 1)}) == "Kim likes tea (stated on 0001-02-01)."
     assert undated(fact) == "Kim likes tea"
+
+
+def test_invisible_characters_stay_out_of_the_words() -> None:
+    """A file saved with a byte-order mark began its first fact with one, and a NUL or a
+    zero-width space stayed inside the words (so "Acme" did not match "Ac\u200bme")."""
+    text = "\ufeffI love jazz\x00 music a lot.\n\x00 I work at Ac\u200bme Corp now.\u200b"
+    turns = [Turn("alice", text, START)]
+    facts = extract(turns, "Alice")
+    day = START.date().isoformat()
+    assert [f.content for f in facts] == [
+        f"Alice loves jazz music a lot (stated on {day}).",
+        f"Alice works at Acme Corp now (stated on {day}).",
+    ]
+    # The spans stay verbatim, without the marks at their ends.
+    assert [f.span for f in facts] == [
+        "I love jazz\x00 music a lot.",
+        "I work at Ac\u200bme Corp now.",
+    ]
+    assert all(f.span in text for f in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("I like tea.\u200bI like coffee.", ["I like tea.", "I like coffee."]),
+        ("I like tea.\x00 I like coffee.", ["I like tea.", "I like coffee."]),
+        ("\ufeff- I live in Oslo.", ["I live in Oslo."]),  # the bullet after the mark
+    ],
+)
+def test_invisible_characters_do_not_hide_sentence_ends_or_bullets(
+    text: str, sentences: list[str]
+) -> None:
+    assert split_sentences(text) == sentences
+
+
+def test_a_fact_is_judged_as_it_reads() -> None:
+    """A zero-width space inside "Please" hid the request from the filter, which then kept
+    "Please remember Alice lives in Oslo"; the joiners of an emoji sequence stay."""
+    turns = [Turn("alice", "Ple\u200base remember I live in Oslo.", START)]
+    assert extract(turns, "Alice") == []
+    [fact] = extract([Turn("alice", "I love the \U0001f468\u200d\U0001f469 emoji.", START)], "A")
+    assert "\U0001f468\u200d\U0001f469" in fact.content
