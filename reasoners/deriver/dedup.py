@@ -29,20 +29,103 @@ def exact_key(content: str) -> str:
 
 
 _DIGITS = re.compile(r"\d+")
+# A thousands separator inside a number: "1,000" states what "1000" does.
+_GROUPING = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
+_WORDS = re.compile(r"[a-z]+")
+# What may come next in a spelled number, after each kind of word.
+_GOES_ON = {
+    "unit": ("hundred", "scale"),
+    "ten": ("unit", "scale"),
+    "hundred": ("unit", "ten", "scale", "and"),
+    "scale": ("unit", "ten", "and"),
+    "and": ("unit", "ten"),
+}
+_JOINED = re.compile(r"[ \t]*-[ \t]*|[ \t]+")  # between the words of one spelled number
+_UNITS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+]  # fmt: skip
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_NUMBER_WORDS = (
+    {word: n for n, word in enumerate(_UNITS)}
+    | {word: 20 + 10 * n for n, word in enumerate(_TENS)}
+    | {"hundred": 100}
+    | dict.fromkeys(_SCALES, 0)
+)
 # The date the LLM deriver puts after a current state: "Alice lives in Oslo (as of 2024-05-03)".
 _AS_OF = re.compile(r"\s*\(as of [^()]{1,40}\)\s*\.?\s*$", re.IGNORECASE)
 _SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
 
 
 def figures(content: str) -> list[str]:
-    """The numbers a fact states (its runs of digits, without leading zeros), sorted. The date
+    """The numbers a fact states, sorted: its runs of digits (without leading zeros or
+    thousands separators) and the numbers it spells out (spelled_numbers). The date
     a deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's
     "(as of ...)", is not one of them: the same state restated another day is a repeat."""
     text = undated(content)
     found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))
     if found is not None:
         text = text[: found.start()]
-    return sorted(run.lstrip("0") or "0" for run in _DIGITS.findall(text))
+    text = _GROUPING.sub("", text)
+    runs = [run.lstrip("0") or "0" for run in _DIGITS.findall(text)]
+    return sorted(runs + [str(n) for n in spelled_numbers(text)])
+
+
+def spelled_numbers(text: str) -> list[int]:
+    """The numbers `text` spells out in English words: "three", "twenty-one", "two hundred
+    and five", "thirty thousand". "one" alone is left out: it is as often a pronoun ("the red
+    one") as a number. Words make one number only as numbers are said ("two three" is two)."""
+    found: list[int] = []
+    words: list[str] = []
+    end = 0
+    lowered = text.lower()  # offsets into it: lowering may lengthen text ("\u0130")
+    for match in _WORDS.finditer(lowered):
+        word, gap = match.group(0), lowered[end : match.start()]
+        end = match.end()
+        if words and _JOINED.fullmatch(gap) and _follows(words[-1], word):
+            words.append(word)
+            continue
+        found.extend(_value(words))
+        words = [word] if word in _NUMBER_WORDS else []
+    found.extend(_value(words))
+    return found
+
+
+def _kind(word: str) -> str:
+    if word in _SCALES:
+        return "scale"
+    if word in ("and", "hundred"):
+        return word
+    return "unit" if _NUMBER_WORDS[word] < 20 else "ten"
+
+
+def _follows(last: str, word: str) -> bool:
+    """Whether `word` goes on the number that `last` ends, as numbers are said."""
+    if word != "and" and word not in _NUMBER_WORDS:
+        return False
+    kind = _kind(word)
+    if kind == "unit" and _kind(last) == "ten":
+        return 1 <= _NUMBER_WORDS[word] <= 9  # "twenty-one", not "twenty twelve"
+    return kind in _GOES_ON[_kind(last)]
+
+
+def _value(words: list[str]) -> list[int]:
+    while words and words[-1] == "and":
+        words = words[:-1]
+    if not words or words == ["one"]:
+        return []
+    total = current = 0
+    for word in words:
+        if word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _SCALES:
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+        elif word != "and":
+            current += _NUMBER_WORDS[word]
+    return [total + current]
 
 
 def same_figures(left: str, right: str) -> bool:

@@ -126,6 +126,37 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
     assert same_figures("Alice likes tea.", "Alice likes green tea.")
 
 
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("Alice earns $1,000 a week.", "Alice earns $1000 a week."),
+        ("Alice has two kids.", "Alice has 2 kids."),
+        ("Alice is twenty-one.", "Alice is 21."),
+        ("Alice saved thirty thousand dollars.", "Alice saved $30,000."),
+        ("Alice ran two hundred and five laps.", "Alice ran 205 laps."),
+        ("Alice likes the red one.", "Alice likes the red car."),  # "one": a pronoun here
+        # Lowered, "\u0130" is two characters: offsets into the lowered text, not the given.
+        ("\u0130\u0130 Alice has twenty-one cats.", "\u0130\u0130 Alice has 21 cats."),
+    ],
+)
+def test_numbers_agree_however_they_are_written(left: str, right: str) -> None:
+    assert same_figures(left, right)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        # Facts in words had no digits, so a changed number in words was a repeat.
+        ("Alice has two kids.", "Alice has three kids."),
+        ("Alice has one kid.", "Alice has two kids."),
+        ("Alice runs twenty miles a week.", "Alice runs twenty-five miles a week."),
+        ("Alice counted two, three birds.", "Alice counted 23 birds."),  # two numbers
+    ],
+)
+def test_numbers_in_words_differ_as_digits_do(left: str, right: str) -> None:
+    assert not same_figures(left, right)
+
+
 def test_a_similar_item_with_other_numbers_is_kept() -> None:
     keys = ["a", "b", "c", "d"]
     vectors = [[1.0, 0.0], [1.0, 0.01], [1.0, 0.02], [0.0, 1.0]]
