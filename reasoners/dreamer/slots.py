@@ -80,6 +80,9 @@ AGE = Slot("age", True, True)
 NAME = Slot("name", True, True)
 RELATIONSHIP = Slot("relationship status", True, True)
 HOMETOWN = Slot("hometown", False, True)
+# Contact details: one current value each, but not identity markers the card keeps.
+PHONE = Slot("phone number", True, False)
+EMAIL = Slot("email address", True, False)
 
 
 def favourite(thing: str) -> Slot:
@@ -113,10 +116,35 @@ class Pattern:
     proper: bool = False  # the value must be capitalised (a place, an employer)
     number: bool = False  # the value must be a number (an age)
     max_words: int = 5
+    # The value is what this matches at its start, whole (a phone number or an address holds
+    # the punctuation that ends other values), and normalised by `normal`.
+    form: re.Pattern[str] | None = None
+    normal: Callable[[str], str | None] | None = None
+    tight: bool = False  # the value must end its clause (nothing but punctuation after it)
 
 
 def _p(slot: Slot | Callable[[str], Slot], text: str, **kw: bool | int) -> Pattern:
     return Pattern(slot, re.compile(text, re.IGNORECASE), **kw)  # type: ignore[arg-type]
+
+
+# A phone number as written ("555-1234", "+1 (555) 123-4567") and an email address, each
+# followed by the end or by what ends a clause.
+_PHONE = re.compile(r"\+?\(?\d[\d ().-]{4,24}\d(?=$|[,;:!? ]|\.(?:$| ))")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?=$|[,;:!? ]|\.(?:$| ))")
+
+
+_DATE_SHAPED = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
+_EMAIL_ANYWHERE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def _digits(phone: str) -> str | None:
+    """A phone number as its last ten digits: however it is grouped, and with or without its
+    country code ("+1 555 123 4567", "(555) 123-4567"), it is one number. None for what is not
+    one: fewer than seven digits, more than fifteen, or a date's shape."""
+    digits = re.sub(r"\D", "", phone)
+    if not 7 <= len(digits) <= 15 or _DATE_SHAPED.match(phone):
+        return None
+    return digits[-10:]
 
 
 _NOW = r"(?:now |currently |still |also )?"
@@ -163,6 +191,33 @@ _PATTERNS: tuple[Pattern, ...] = (
     ),
 )
 _POSSESSIVE: tuple[Pattern, ...] = (
+    Pattern(
+        PHONE,
+        re.compile(
+            r"(?:(?:new|current|mobile|cell|personal|main) )*"
+            r"(?:(?:tele)?phone(?: number)?|(?:mobile|cell)(?: number)?) is (?P<v>.+)",
+            re.IGNORECASE,
+        ),
+        form=_PHONE,
+        normal=_digits,
+    ),
+    # A bare "number" may be any number: only one that ends the fact reads as a phone's.
+    Pattern(
+        PHONE,
+        re.compile(r"(?:(?:new|current|personal|main) )*number is (?P<v>.+)", re.IGNORECASE),
+        form=_PHONE,
+        normal=_digits,
+        tight=True,
+    ),
+    Pattern(
+        EMAIL,
+        re.compile(
+            r"(?:(?:new|current|personal|main) )*e-?mail(?: address)? is (?P<v>.+)",
+            re.IGNORECASE,
+        ),
+        form=_EMAIL,
+        normal=str.lower,
+    ),
     _p(
         favourite,
         r"(?:all[- ]time |absolute )?favou?rite (?P<thing>[a-z]+(?: [a-z]+)?) is (?P<v>.+)",
@@ -204,7 +259,25 @@ def _subject_rest(text: str, name: str) -> tuple[str, bool] | None:
     return None
 
 
+def _formed(raw: str, pattern: Pattern) -> str | None:
+    """A value of a fixed form (a phone number, an email address): it must be followed by
+    punctuation or the end, or (unless `tight`) by a word that starts a new clause, so that
+    "555-1234 or 555-9999" fills nothing."""
+    assert pattern.form is not None
+    shaped = pattern.form.match(raw)
+    if shaped is None:
+        return None
+    after = raw[shaped.end() :]
+    ends = not after.strip() or after.lstrip()[:1] in tuple(",;:.!?)")
+    if not ends and (pattern.tight or _BOUNDARY.match(after) is None):
+        return None
+    value = shaped.group(0)
+    return pattern.normal(value) if pattern.normal else value
+
+
 def _value(raw: str, pattern: Pattern) -> str | None:
+    if pattern.form is not None:
+        return _formed(raw.strip(), pattern)
     cut = _BOUNDARY.search(raw)
     value = (raw[: cut.start()] if cut else raw).strip()
     value = _ARTICLE.sub("", value).strip()
@@ -229,7 +302,7 @@ def slot_of(content: str, name: str) -> SlotFill | None:
     fills one."""
     text = core_text(content)
     whole = _fill(text, name)
-    if whole is not None or _HEDGES.search(text):
+    if whole is not None or _hedged(text):
         return whole
     for clause in _CLAUSE.split(text)[1:]:
         if (found := _fill(clause, name)) is not None:
@@ -237,12 +310,17 @@ def slot_of(content: str, name: str) -> SlotFill | None:
     return None
 
 
+def _hedged(text: str) -> bool:
+    """Whether `text` hedges or negates (an email address's words do not: "will.smith@...")."""
+    return _HEDGES.search(_EMAIL_ANYWHERE.sub(" ", text)) is not None
+
+
 def _fill(text: str, name: str) -> SlotFill | None:
     found = _subject_rest(text, name)
     if found is None:
         return None
     rest, possessive = found
-    if _HEDGES.search(rest):
+    if _hedged(rest):
         return None
     for pattern in _POSSESSIVE if possessive else _PATTERNS:
         match = pattern.regex.fullmatch(rest)

@@ -90,6 +90,20 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ),
         ("Alice might move, alice lives in Berlin now.", None, None),
         ("Alice called, her sister lives in Rome.", None, None),
+        # Contact details, normalised: grouped another way, a number is the same number.
+        ("Alice's new phone number is 555-9876 (stated on 2024-01-01).", "phone number", "5559876"),
+        ("Alice's number is +1 (555) 123-4567, call her.", "phone number", "5551234567"),
+        ("Alice's mobile is 07700 900123 now.", "phone number", "7700900123"),
+        ("Alice's email is will.smith@example.com.", "email address", "will.smith@example.com"),
+        # Numbers that are not (only) a phone's.
+        ("Alice's number is 2024-01-05.", None, None),
+        ("Alice's number is 12345678 on the team roster.", None, None),
+        ("Alice's phone number is 555-1234 or 555-9999.", None, None),
+        ("Alice's phone is 12345.", None, None),
+        ("Alice's email is Alice.B@Example.com.", "email address", "alice.b@example.com"),
+        ("Alice's work phone is 555-1111.", None, None),  # one of several numbers
+        ("Alice's phone number is unknown.", None, None),
+        ("Alice's phone number is not 555-1234.", None, None),
     ],
 )
 def test_slots(content: str, slot: str | None, value: str | None) -> None:
@@ -132,6 +146,22 @@ def test_the_later_value_wins_and_a_tie_is_left_alone() -> None:
     assert [(s.old_id, s.new_id) for s in result.supersessions] == [("c", "a")]
     tie = fact("d", "Alice lives in Rome.", 0)
     assert plan([tie], Related(slotted=[old])).supersessions == []
+
+
+def test_a_new_phone_number_replaces_the_old_one_off_the_card() -> None:
+    """Zero-key mode had no phone slot: the old number stayed current beside the new one."""
+    old = fact("a", "Alice's phone number is 555-1234 (stated on 2024-01-01).", 0)
+    new = fact("b", "Alice's new phone number is 555-9876 (stated on 2024-01-10).", 9)
+    result = plan([new], Related(slotted=[old]))
+    assert [(s.old_id, s.new_id) for s in result.supersessions] == [("a", "b")]
+    same = fact("c", "Alice's number is 555 1234.", 3)
+    assert plan([same], Related(slotted=[old])).supersessions == []
+    # With its country code it is still the number it was.
+    usa = fact("e", "Alice's phone number is +1 (212) 555-1234.", 0)
+    local = fact("f", "Alice's phone number is 212-555-1234.", 9)
+    assert plan([local], Related(slotted=[usa])).supersessions == []
+    fill = slot_of(new.content, "alice")
+    assert fill is not None and not fill.slot.card  # the card keeps identity, not contacts
 
 
 def test_a_negation_is_a_contradiction_once_and_no_longer_is_an_update() -> None:
