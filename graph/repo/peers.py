@@ -5,15 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from graph import models
-from graph.db import Database
-from graph.errors import InvalidInput, NotFound
-from graph.paging import by_name, page
+from graph.configuration import observes_itself
+from graph.db import Database, Row, Tx
+from graph.errors import Forbidden, InvalidInput, NotFound
+from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
-from graph.records import Page, PeerRecord
+from graph.records import Page, PeerRecord, load_json
 from graph.repo import workspaces
 from graph.validation import check_name, now
 
 MAX_EXTRACTION_CONTEXT = 4000
+
+
+PEERS = "peers"  # the name in its cursors
 
 
 async def get_or_create(
@@ -62,9 +66,13 @@ async def list_page(
     limit: int,
 ) -> Page[PeerRecord]:
     rows = await db.read(
-        "list_peers", workspace=workspace, after=after, meta_kv=meta_kv(metadata), limit=limit + 1
+        "list_peers",
+        workspace=workspace,
+        after=decode_name(after, PEERS),
+        meta_kv=meta_kv(metadata),
+        limit=limit + 1,
     )
-    return page(rows, limit, lambda r: PeerRecord.from_row(r["peer"]), by_name)
+    return page(rows, limit, lambda r: PeerRecord.from_row(r["peer"]), name_cursor(PEERS))
 
 
 async def update(
@@ -75,20 +83,40 @@ async def update(
     *,
     extraction_context: str | None,
     set_extraction_context: bool,
+    may_observe_again: bool = True,
 ) -> PeerRecord:
+    """`may_observe_again`: False for a caller that may turn the peer's `observe_me` off but
+    not back on where it is off (a peer key: the app decides what is derived about its peers,
+    and derivation costs the operator's model)."""
     if extraction_context is not None and len(extraction_context) > MAX_EXTRACTION_CONTEXT:
         raise InvalidInput(
             f"extractionContext is {len(extraction_context)} characters; "
             f"the limit is {MAX_EXTRACTION_CONTEXT}"
         )
-    row = await db.write_one(
-        "update_peer",
-        workspace=workspace,
-        name=name,
-        **meta.updated(),
-        extraction_context=extraction_context,
-        set_extraction_context=set_extraction_context,
-    )
+    turning_on = meta.configuration is not None and observes_itself(load_json(meta.configuration))
+
+    async def work(tx: Tx) -> Row | None:
+        if turning_on and not may_observe_again:
+            # Under the peer's lock: an app turning observation off meanwhile is either read
+            # here or waits for this update.
+            await tx.rows("lock_peer", workspace=workspace, peer=name)
+            stored = await tx.one("get_peer", workspace=workspace, name=name)
+            peer = stored["peer"] if stored is not None else None
+            if peer and not observes_itself(load_json(peer.get("configuration"))):
+                raise Forbidden(
+                    f"peer {name!r} has observe_me false; this key may keep it off, not turn "
+                    "it back on (send observe_me: false, or use a workspace key)"
+                )
+        return await tx.one(
+            "update_peer",
+            workspace=workspace,
+            name=name,
+            **meta.updated(),
+            extraction_context=extraction_context,
+            set_extraction_context=set_extraction_context,
+        )
+
+    row = await db.write_tx(work)
     if row is None:
         raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
     return PeerRecord.from_row(row["peer"])

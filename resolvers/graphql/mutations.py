@@ -148,6 +148,7 @@ class Mutation:
             meta(info.context, metadata, configuration, "peer"),
             extraction_context=None if extraction_context is UNSET else extraction_context,
             set_extraction_context=extraction_context is not UNSET,
+            may_observe_again=info.context.principal.scope is not KeyScope.PEER,
         )
         return Peer.of(record)
 

@@ -59,6 +59,7 @@ async def create(call: Call) -> Response:
             given,
             extraction_context=None,
             set_extraction_context=False,
+            may_observe_again=call.principal.scope is not KeyScope.PEER,
         )
     return JSONResponse(shapes.peer(record), status_code=201 if created else 200)
 
@@ -103,6 +104,7 @@ async def update(call: Call) -> Response:
         meta(call, body.metadata, body.configuration, "peer"),
         extraction_context=None,
         set_extraction_context=False,
+        may_observe_again=call.principal.scope is not KeyScope.PEER,
     )
     return JSONResponse(shapes.peer(record))
 

@@ -219,6 +219,86 @@ async def test_a_peer_keys_message_cannot_turn_derivation_on_where_it_is_off(
     assert await queued_messages(services, workspace, "quiet") == [ids[KeyScope.WORKSPACE]]
 
 
+async def test_a_peer_key_cannot_turn_its_observation_back_on(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """The app set alice's `observe_me` false; alice's own key set it back to true (or, sending
+    a configuration without it, to the default, true)."""
+    r = await rest.post(
+        f"/workspaces/{workspace}/peers",
+        json={"id": "alice", "configuration": {"observe_me": False}},
+    )
+    assert r.status_code in (200, 201), r.text
+    settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(services, settings=settings)
+    keys = {
+        scope: issue_key(SECRET, Principal(scope, workspace=workspace, peer=peer))
+        for scope, peer in ((KeyScope.PEER, "alice"), (KeyScope.WORKSPACE, None))
+    }
+    app = create_app(settings, secured)
+    transport = httpx.ASGITransport(app=app)
+    peer_key = {"Authorization": f"Bearer {keys[KeyScope.PEER]}"}
+    update = (
+        'mutation($w: String!, $c: JSON) { updatePeer(workspace: $w, name: "alice", '
+        "configuration: $c) { configuration } }"
+    )
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        for config in ({"observe_me": True}, {}, {"observe_me": None}):
+            put = await http.put(
+                f"/v3/workspaces/{workspace}/peers/alice",
+                json={"configuration": config},
+                headers=peer_key,
+            )
+            assert put.status_code == 403, put.text
+            assert "observe_me" in put.json()["detail"]
+            post = await http.post(
+                f"/v3/workspaces/{workspace}/peers",
+                json={"id": "alice", "configuration": config},
+                headers=peer_key,
+            )
+            assert post.status_code == 403, post.text
+            gql = await http.post(
+                "/graphql",
+                json={"query": update, "variables": {"w": workspace, "c": config}},
+                headers=peer_key,
+            )
+            assert gql.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN", gql.text
+        # Keeping it off, and changing nothing of the configuration, are the peer's to do.
+        off = await http.put(
+            f"/v3/workspaces/{workspace}/peers/alice",
+            json={"configuration": {"observe_me": False}, "metadata": {"tz": "CET"}},
+            headers=peer_key,
+        )
+        assert off.status_code == 200, off.text
+        meta = await http.put(
+            f"/v3/workspaces/{workspace}/peers/alice", json={"metadata": {}}, headers=peer_key
+        )
+        assert meta.status_code == 200, meta.text
+        assert meta.json()["configuration"] == {"observe_me": False}
+        # The app's key turns it back on.
+        on = await http.put(
+            f"/v3/workspaces/{workspace}/peers/alice",
+            json={"configuration": {"observe_me": True}},
+            headers={"Authorization": f"Bearer {keys[KeyScope.WORKSPACE]}"},
+        )
+        assert on.status_code == 200, on.text
+        assert on.json()["configuration"] == {"observe_me": True}
+        # Once on, the peer may turn it off; then only the app turns it on again.
+        for config, status in (({"observe_me": True}, 200), ({"observe_me": False}, 200)):
+            put = await http.put(
+                f"/v3/workspaces/{workspace}/peers/alice",
+                json={"configuration": config},
+                headers=peer_key,
+            )
+            assert put.status_code == status, put.text
+        again = await http.put(
+            f"/v3/workspaces/{workspace}/peers/alice",
+            json={"configuration": {"observe_me": True}},
+            headers=peer_key,
+        )
+        assert again.status_code == 403, again.text
+
+
 async def talk_as_admin(services: Services, workspace: str) -> None:
     """A session `quiet` with reasoning off, alice in it."""
     app = create_app(services.settings, services)
