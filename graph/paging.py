@@ -23,14 +23,18 @@ Row = dict[str, Any]
 
 def encode(kind: str, *parts: Any) -> str:
     """A cursor of the list `kind`: one of another list is refused, not read as a place here."""
-    raw = json.dumps([kind, *(p.isoformat() if isinstance(p, datetime) else p for p in parts)])
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    raw = json.dumps(
+        [kind, *(p.isoformat() if isinstance(p, datetime) else p for p in parts)],
+        ensure_ascii=False,
+    )
+    return base64.urlsafe_b64encode(raw.encode("utf-8", "surrogatepass")).decode().rstrip("=")
 
 
 MALFORMED = "malformed cursor: pass back an endCursor you received"
-# Our cursors hold a list's name, a time, a number and an id; anything much longer was not made
-# here.
-MAX_CURSOR_CHARS = 1_000
+# Our cursors hold a list's name and a time, a number and an id, or a name or a file's path
+# (512 characters, each up to 4 bytes in UTF-8, 4/3 that in base64); anything much longer was
+# not made here.
+MAX_CURSOR_CHARS = 4_000
 
 
 def decode(cursor: str, kind: str, arity: int) -> list[Any]:
@@ -93,9 +97,23 @@ class Named(Protocol):
     def name(self) -> str: ...
 
 
-def by_name(record: Named) -> str:
-    """The cursor of lists ordered by name (the name itself: names are unique and printable)."""
-    return record.name
+def name_cursor(kind: str) -> Callable[[Named], str]:
+    """The cursor of the list `kind`, ordered by name (names are unique)."""
+
+    def cursor(record: Named) -> str:
+        return encode(kind, record.name)
+
+    return cursor
+
+
+def decode_name(cursor: str | None, kind: str) -> str | None:
+    """The name a cursor of the list `kind` holds (name_cursor; a file's path likewise)."""
+    if cursor is None:
+        return None
+    (name,) = decode(cursor, kind, 1)
+    if not isinstance(name, str):
+        raise InvalidInput(MALFORMED)
+    return name
 
 
 def time_id_cursor(kind: str) -> Callable[[Timed], str]:

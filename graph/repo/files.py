@@ -20,7 +20,7 @@ from graph import models
 from graph.db import Database, Row, Tx
 from graph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from graph.keys import peer_key
-from graph.paging import page
+from graph.paging import decode_name, encode, page
 from graph.props import node_props
 from graph.records import FileRecord, Page
 from graph.repo import peers
@@ -31,6 +31,7 @@ from graph.validation import check_path, check_text, now
 CARD_PATH = "card.md"
 CARDS_FOLDER = "cards/"
 _CARD = re.compile(r"^(card\.md|cards/.+)$")
+FILES = "files"  # the name in its cursors
 
 
 @dataclass(frozen=True)
@@ -169,12 +170,17 @@ async def find(db: Database, workspace: str, peer: str, path: str) -> FileRecord
 async def list_files(
     db: Database, workspace: str, peer: str, *, after: str | None, limit: int
 ) -> Page[FileRecord]:
-    """A page of the peer's files in path order; `after` is the last path of the page before.
+    """A page of the peer's files in path order; `after` is the cursor of the page before.
     NotFound for a peer that does not exist (an empty page would say it has no files)."""
-    rows = await db.read("list_files", workspace=workspace, peer=peer, after=after, limit=limit)
+    path = decode_name(after, FILES)
+    rows = await db.read("list_files", workspace=workspace, peer=peer, after=path, limit=limit)
     if not rows:
         await peers.get(db, workspace, peer)
-    return page(rows, limit, lambda r: FileRecord.from_row(r["file"]), lambda f: f.path)
+    return page(rows, limit, lambda r: FileRecord.from_row(r["file"]), file_cursor)
+
+
+def file_cursor(record: FileRecord) -> str:
+    return encode(FILES, record.path)
 
 
 async def update(

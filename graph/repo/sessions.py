@@ -10,13 +10,16 @@ from graph import models
 from graph.configuration import QueueSwitches, queue_switches
 from graph.db import Database, Tx
 from graph.errors import InvalidInput, NotFound
-from graph.paging import by_name, page
+from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, SessionRecord
 from graph.repo import peers, workspaces
 from graph.validation import check_name, check_peer_count, now
 
 MAX_SESSION_CONTEXT = 4000
+
+
+SESSIONS = "sessions"  # the name in its cursors
 
 
 @dataclass(frozen=True)
@@ -78,13 +81,13 @@ async def list_page(
     rows = await db.read(
         "list_sessions",
         workspace=workspace,
-        after=after,
+        after=decode_name(after, SESSIONS),
         active=active,
         peer=peer,
         meta_kv=meta_kv(metadata),
         limit=limit + 1,
     )
-    return page(rows, limit, lambda r: SessionRecord.from_row(r["session"]), by_name)
+    return page(rows, limit, lambda r: SessionRecord.from_row(r["session"]), name_cursor(SESSIONS))
 
 
 async def update(

@@ -8,12 +8,15 @@ from typing import Any
 from graph import models
 from graph.db import Database, Tx
 from graph.errors import NotFound
-from graph.paging import by_name, page
+from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, node_props
 from graph.records import Page, WorkspaceRecord
 from graph.validation import check_name, now
 
 _DELETE_BATCH = 5000
+
+
+WORKSPACES = "workspaces"  # the name in its cursors
 
 
 async def get_or_create(
@@ -74,8 +77,10 @@ async def configuration_in(tx: Tx, name: str) -> dict[str, Any]:
 
 
 async def list_page(db: Database, *, after: str | None, limit: int) -> Page[WorkspaceRecord]:
-    rows = await db.read("list_workspaces", after=after, limit=limit + 1)
-    return page(rows, limit, lambda r: WorkspaceRecord.from_row(r["workspace"]), by_name)
+    rows = await db.read("list_workspaces", after=decode_name(after, WORKSPACES), limit=limit + 1)
+    return page(
+        rows, limit, lambda r: WorkspaceRecord.from_row(r["workspace"]), name_cursor(WORKSPACES)
+    )
 
 
 async def update(

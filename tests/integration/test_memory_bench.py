@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from graph.paging import encode
 from graph.repo import workspaces
 from reasoners.llm.interface import ChatMessage
 from reasoners.search.fusion import TEXT_WEIGHT
@@ -224,7 +225,8 @@ async def test_no_derive_ranks_messages_only_and_the_cache_serves_the_next_run(
     assert cost["messages"] == report["embed_cost"]["texts"]
     assert cost["ms_per_message"] > 0 and cost["ms_per_message_without_passages"] > 0
     prefix = argv[argv.index("--prefix") + 1]
-    after = await workspaces.list_page(services.db, after=f"{prefix}-ingest-cost", limit=5)
+    from_prefix = encode(workspaces.WORKSPACES, f"{prefix}-ingest-cost")
+    after = await workspaces.list_page(services.db, after=from_prefix, limit=5)
     assert not [w for w in after.items if w.name.startswith(f"{prefix}-ingest-cost")]
     assert report["timings"]["ingested_messages"] == 13
     halves = report["split"]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graph.errors import InvalidInput
-from graph.paging import decode_time_id, decode_time_seq_id, encode
+from graph.paging import decode_name, decode_time_id, decode_time_seq_id, encode, name_cursor
 
 pytestmark = pytest.mark.unit
 
@@ -33,6 +33,26 @@ def test_a_cursor_of_another_list_is_refused() -> None:
         decode_time_seq_id(encode("messages", stamp, "7", "m1"), "messages")  # not a number
     with pytest.raises(InvalidInput, match="malformed cursor"):
         decode_time_seq_id(encode("messages", stamp, 2**63, "m1"), "messages")  # not an int64
+
+
+def test_a_name_cursor_names_its_list() -> None:
+    """Lists ordered by name took any string as the name to go on after: a cursor of another
+    list gave a page of the wrong place instead of an error."""
+
+    class Named:
+        name = "alice"
+
+    cursor = name_cursor("peers")(Named())
+    assert decode_name(cursor, "peers") == "alice" and decode_name(None, "peers") is None
+    with pytest.raises(InvalidInput, match="pages another list than sessions"):
+        decode_name(cursor, "sessions")
+    stamp = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    # The longest path, in characters of four bytes each, pages on too.
+    path = "\U0001f600" * 512
+    assert decode_name(encode("files", path), "files") == path
+    for other in (encode("messages", stamp, 7, "m1"), "alice", encode("peers", 7)):
+        with pytest.raises(InvalidInput, match="malformed cursor"):
+            decode_name(other, "peers")
 
 
 @pytest.mark.parametrize(
