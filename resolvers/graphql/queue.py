@@ -14,6 +14,7 @@ from graph.errors import NotFound
 from graph.repo import jobs, queue_status
 from graph.repo.jobs import JobRecord
 from graph.repo.queue_status import QueueStatus as QueueStatusRecord
+from resolvers.auth import KeyScope, Principal
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import WorkspaceArg, page_size
 from resolvers.graphql.polling import Interval, pause
@@ -58,6 +59,11 @@ class Job:
     peer: str | None = strawberry.field(
         description="The peer it concerns: a derive job's sender, a dream's observed peer, or "
         "the target of a rename, merge or split."
+    )
+    observer: str | None = strawberry.field(
+        description="For a dream job, the peer whose view of `peer` it revises (the peer itself "
+        "for its self-view); null for other kinds, and for a peer or session key when it names "
+        "another peer."
     )
     attempts: int = strawberry.field(description="How many attempts it has had so far.")
     max_attempts: int = strawberry.field(
@@ -105,13 +111,25 @@ def _status(record: QueueStatusRecord) -> QueueStatus:
     )
 
 
-def _job(r: JobRecord) -> Job:
+def _observer(r: JobRecord, principal: Principal) -> str | None:
+    """A dream job's observer, for a key that may learn that peer's name: a peer key lists its
+    own peer's jobs, and another peer observing it is not its to know."""
+    observer = r.payload.get("observer") if r.kind == "dream" else None
+    if not isinstance(observer, str):
+        return None
+    if principal.scope in (KeyScope.PEER, KeyScope.SESSION) and observer != principal.peer:
+        return None
+    return observer
+
+
+def _job(r: JobRecord, principal: Principal) -> Job:
     return Job(
         id=strawberry.ID(r.id),
         kind=r.kind,
         status=r.status,
         session=r.session,
         peer=r.peer,
+        observer=_observer(r, principal),
         attempts=r.attempts,
         max_attempts=r.max_attempts,
         error=r.error,
@@ -195,7 +213,7 @@ class QueueQuery:
             limit=page_size(info.context, first),
             after=after,
         )
-        return [_job(r) for r in records]
+        return [_job(r, info.context.principal) for r in records]
 
 
 @strawberry.type

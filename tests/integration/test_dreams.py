@@ -895,6 +895,14 @@ async def test_graphql_schedules_dreams_and_reads_runs_cards_and_the_past(
         {"w": workspace},
     )
     assert again["scheduleDream"] == {**scheduled["scheduleDream"], "created": False}
+    # The job names whose view it revises as well as whom it is about.
+    listed = await gql.ok(
+        "query($w: String!) { jobs(workspace: $w, first: 100) { kind peer observer } }",
+        {"w": workspace},
+    )
+    kinds = {(j["kind"], j["peer"], j["observer"]) for j in listed["jobs"]}
+    assert ("dream", "alice", "agent") in kinds
+    assert all(j["observer"] is None for j in listed["jobs"] if j["kind"] != "dream")
     await worker_for(services, workspace, None).drain()  # no LLM: the rules dream
 
     data = await gql.ok(
