@@ -41,7 +41,9 @@ OPTIONAL CALL (o, v, dropped) {
       WHERE k.deleted_at IS NULL AND NOT k.id IN [u IN v.unlink | u.id]
     }
   UNWIND v.unlink AS u
+  // A message deleted since the dream read it was counted out by its deletion already.
   MATCH (o)-[d:DERIVED_FROM {span: u.span}]->(m:Message {workspace: $workspace, id: u.id})
+  WHERE m.deleted_at IS NULL
   DELETE d
   WITH o, v, count(DISTINCT m) AS unlinked
   MATCH (o)-[:DERIVED_FROM]->(k:Message {workspace: $workspace})

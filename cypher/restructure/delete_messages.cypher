@@ -4,6 +4,8 @@
 // as they are (deleting twice changes nothing). A deleted message gives up its client id: sent
 // again, that id stores a new message rather than answering with the deleted one.
 // Each belief marked counts one more invalidation (mark_stale_descendants.cypher says why).
+// A belief left current counts the deleted messages it cited once less in times_derived (at
+// least 1): it says how many messages state it, as an edit's reconciliation keeps it.
 MATCH (m:Message {workspace: $workspace})
 WHERE m.id IN $ids AND m.deleted_at IS NULL
 SET m.deleted_at = $now
@@ -21,6 +23,19 @@ CALL (gone) {
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true,
       o.stale_version = coalesce(o.stale_version, 0) + 1
   RETURN collect({id: o.id, observer: o.observer, observed: o.observed}) AS orphaned
+}
+CALL (gone) {
+  UNWIND gone AS m
+  MATCH (o:Observation)-[:DERIVED_FROM]->(m)
+  WHERE o.workspace = $workspace AND o.deleted_at IS NULL
+  WITH o, count(DISTINCT m) AS lost
+  WHERE EXISTS {
+    MATCH (o)-[:DERIVED_FROM]->(other:Message)
+    WHERE other.deleted_at IS NULL
+  }
+  SET o.times_derived = CASE WHEN coalesce(o.times_derived, 1) - lost < 1 THEN 1
+                             ELSE coalesce(o.times_derived, 1) - lost END
+  RETURN count(o) AS recounted
 }
 CALL (gone) {
   // A belief another live message still states stays current; one whose session and time were

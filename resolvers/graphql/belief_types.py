@@ -55,7 +55,8 @@ class Observation:
     )
     times_derived: int = strawberry.field(
         description="How many times the fact was taken from messages: a repeat adds one "
-        "instead of a new belief."
+        "instead of a new belief, and a deleted or edited message that no longer states it "
+        "takes its one away (never below 1)."
     )
     stale: bool = strawberry.field(
         description="True when something it rests on changed (a deleted or edited message, a "

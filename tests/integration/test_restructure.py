@@ -859,9 +859,10 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     assert detail.observation.content.endswith("(stated on 2024-01-05).")
     before = detail.observation.content
 
-    # A message that did not date it: nothing changes.
+    # A message that did not date it: only the count of messages that state it changes.
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [sources["s2"]])
-    assert (await observations.get_detail(s.db, workspace, home)).observation.content == before
+    after = (await observations.get_detail(s.db, workspace, home)).observation
+    assert (after.content, after.times_derived) == (before, 1)
     await say(s, workspace, "s2", "2024-02-05", "I live in Zorblaxtown.")
     await derive(s, workspace)
     detail = await observations.get_detail(s.db, workspace, home)
@@ -876,7 +877,7 @@ async def test_deleting_the_message_that_dated_a_belief_dates_it_by_one_left(
     detail = await observations.get_detail(s.db, workspace, home)
     assert [src.message.id for src in detail.sources] == [sources["s2"]]
     kept = detail.observation
-    assert (kept.stale, kept.session) == (False, "s2")
+    assert (kept.stale, kept.session, kept.times_derived) == (False, "s2", 1)
     assert kept.valid_at is not None and kept.valid_at.date().isoformat() == "2024-02-05"
     assert kept.content.endswith("(stated on 2024-02-05).")
     assert await contents(s, workspace, session_ids=["s2"]) == [kept.content]
