@@ -250,6 +250,9 @@ class SourcedObservation:
     sources: list[SourceSpan]
     replaces: list[Replaced] = field(default_factory=list)
     replaced_by: list[str] = field(default_factory=list)
+    # When the earliest of those that replaced it was stated (its valid_at): when it stopped
+    # holding, which may be long before the update was written (superseded_at).
+    replaced_on: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -26,4 +26,4 @@ RETURN o {.*, embedding: null} AS observation,
           | old {.id, .content, .superseded_at}] AS replaces,
        [(new:Observation)-[s:SUPERSEDES]->(o)
           WHERE new.workspace = $workspace AND new.deleted_at IS NULL
-            AND ($as_of IS NULL OR s.at <= $as_of) | new.id] AS replaced_by
+            AND ($as_of IS NULL OR s.at <= $as_of) | new {.id, .valid_at}] AS replaced_by

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
 from graph.db import Database
 from graph.errors import NotFound
 from graph.paging import decode_time_id, page, time_id_cursor
@@ -121,10 +124,16 @@ async def in_view(
                     Replaced(r["id"], r["content"], to_datetime(r.get("superseded_at")))
                     for r in row["replaces"]
                 ],
-                sorted(row["replaced_by"]),
+                sorted(str(r["id"]) for r in row["replaced_by"]),
+                _earliest(to_datetime(r.get("valid_at")) for r in row["replaced_by"]),
             )
         )
     return found
+
+
+def _earliest(times: Iterable[datetime | None]) -> datetime | None:
+    known = [t for t in times if t is not None]
+    return min(known) if known else None
 
 
 async def premise_ids(db: Database, workspace: str, ids: list[str]) -> dict[str, list[str]]:

@@ -199,6 +199,7 @@ class ObservationItem:
     premises: tuple[ObservationItem, ...] = ()
     replaces: tuple[Replaced, ...] = ()
     replaced_by: tuple[str, ...] = ()
+    replaced_on: datetime | None = None  # when the earliest of replaced_by was stated
     about: str | None = None  # the sub-peer it is about, in a view aggregating sub-peers
 
     def _until(self, old: Replaced) -> datetime | None:
@@ -209,6 +210,12 @@ class ObservationItem:
         if stated is None or (old.superseded_at is not None and stated > old.superseded_at):
             return old.superseded_at
         return stated
+
+    def _ended(self, superseded_at: datetime) -> datetime:
+        """When this superseded belief stopped holding: when its replacement was stated, not
+        when the update was written (_until, from the other side)."""
+        stated = self.replaced_on
+        return superseded_at if stated is None or stated > superseded_at else stated
 
     def render(self, indent: str = "") -> str:
         o = self.observation
@@ -222,7 +229,7 @@ class ObservationItem:
         if o.confidence is not None:
             notes.append(f"confidence {o.confidence:.2f}")
         if o.superseded_at is not None:
-            notes.append(f"SUPERSEDED on {day(o.superseded_at)}")
+            notes.append(f"SUPERSEDED on {day(self._ended(o.superseded_at))}")
         if o.stale:
             notes.append(f"STALE ({o.stale_reason or 'a premise changed'})")
         lines = [f"{indent}[obs:{o.id}] ({', '.join(notes)}) {shorten(o.content)}"]

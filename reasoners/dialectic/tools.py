@@ -144,6 +144,7 @@ class Toolbox:
                 f.sources,
                 replaces=tuple(f.replaces),
                 replaced_by=tuple(f.replaced_by),
+                replaced_on=f.replaced_on,
                 about=(
                     f.observation.observed if f.observation.observed != self.view.observed else None
                 ),

@@ -20,6 +20,7 @@ from graph.db import Tx
 from graph.keys import Representation, peer_key
 from graph.repo import dream_runs, dream_writes, dreams, jobs, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine, card_path
 from graph.validation import now
 from reasoners.dialectic.chat import chat
@@ -129,6 +130,10 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     old = await observations.get_detail(s.db, workspace, paris)
     assert [o.id for o in old.replaced_by] == [lisbon]
     assert old.observation.superseded_at is not None
+    # The dialectic reads when it stopped holding: when Lisbon was stated, not today.
+    query = ObservationQuery(*AGENT_ALICE, include_superseded=True)
+    [read] = await observations.in_view(s.db, workspace, query, [paris])
+    assert (read.replaced_by, read.replaced_on) == ([lisbon], detail.observation.valid_at)
 
     (run,) = await runs(s, workspace)
     assert (run.mode, run.trigger, run.superseded, run.seq) == ("rules", "manual", 1, 1)

@@ -212,6 +212,23 @@ def test_a_knowledge_update_shows_the_old_belief_current_until_the_new_one_was_s
     assert f"(current until {written.date().isoformat()}): " in undated.render()
 
 
+def test_a_superseded_belief_says_it_ended_when_its_replacement_was_stated() -> None:
+    """Its own line said "SUPERSEDED on" the day the update was written (today, for a dream
+    over last year's messages), while its replacement said it held until last year."""
+    stated = T0 + timedelta(days=30)
+    written = T0 + timedelta(days=400)
+    old = ObservationItem(
+        observation("o-2", "alice lives in Porto.", superseded_at=written),
+        replaced_by=("o-3",),
+        replaced_on=stated,
+    )
+    assert f"SUPERSEDED on {stated.date().isoformat()}" in old.render()
+    # A replacement stated after the update was written (imported later) does not move it on.
+    later = replace(old, replaced_on=written + timedelta(days=9))
+    assert f"SUPERSEDED on {written.date().isoformat()}" in later.render()
+    assert f"SUPERSEDED on {written.date().isoformat()}" in replace(old, replaced_on=None).render()
+
+
 # --- citations --------------------------------------------------------------------------------
 
 
