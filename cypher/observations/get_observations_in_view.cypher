@@ -1,22 +1,48 @@
 // Observations of one or several representations (scope keys) by id, with their premise ids,
 // source spans and knowledge updates (what each replaced, what replaced it). Ids outside them
 // (another observer's view, a session filtered out) return nothing, so a tool given such an
-// id cannot tell it from one that does not exist. With $as_of, as they stood then: beliefs written later are
-// absent, and only the knowledge updates made by then are shown.
+// id cannot tell it from one that does not exist. A belief is in its own session and in its
+// live source messages' (list_observations.cypher). With $as_of, as they stood then: beliefs
+// written later are absent, and only the knowledge updates made by then are shown.
 MATCH (o:Observation)
 WHERE o.id IN $ids AND o.workspace = $workspace
   AND o.scope_key IN $keys
   AND o.deleted_at IS NULL
-  AND ($session_ids IS NULL OR o.session IN $session_ids)
-  AND ($exclude_session_ids IS NULL OR o.session IS NULL
-       OR NOT o.session IN $exclude_session_ids)
+  AND CASE WHEN $session_ids IS NULL OR o.session IN $session_ids THEN true
+           ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                         WHERE m.deleted_at IS NULL
+                           AND m.session IN $session_ids
+                           AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true) } END
+  AND CASE WHEN $exclude_session_ids IS NULL OR o.session IS NULL
+                OR NOT o.session IN $exclude_session_ids THEN true
+           ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                         WHERE m.deleted_at IS NULL
+                           AND NOT m.session IN $exclude_session_ids
+                           AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true) }
+      END
   AND (NOT $exclude_derived OR o.session IS NOT NULL)
   AND ($as_of IS NULL OR o.created_at <= $as_of)
-RETURN o {.*, embedding: null} AS observation,
+WITH o, ($session_ids IS NULL OR o.session IN $session_ids)
+          AND ($exclude_session_ids IS NULL OR o.session IS NULL
+               OR NOT o.session IN $exclude_session_ids) AS own_session_shown
+// Its sources are the messages of the sessions the filters keep; its session, when its own is
+// filtered out, the earliest of theirs (the reader is told those sessions are left out).
+RETURN o {.*, embedding: null,
+          session: CASE WHEN own_session_shown THEN o.session
+                        ELSE coalesce(COLLECT {
+                          MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                          WHERE m.deleted_at IS NULL
+                            AND ($session_ids IS NULL OR m.session IN $session_ids)
+                            AND ($exclude_session_ids IS NULL
+                                 OR NOT m.session IN $exclude_session_ids)
+                          RETURN m.session ORDER BY m.created_at, m.id
+                        }[0], o.session) END} AS observation,
        [(o)-[:DERIVED_FROM]->(p:Observation)
           WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premise_ids,
        [(o)-[d:DERIVED_FROM]->(m:Message)
           WHERE m.workspace = $workspace AND m.deleted_at IS NULL
+            AND ($session_ids IS NULL OR m.session IN $session_ids)
+            AND ($exclude_session_ids IS NULL OR NOT m.session IN $exclude_session_ids)
           | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
                          .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
              span: d.span}] AS sources,

@@ -5,7 +5,9 @@
 // the planner would split an OR into a union of two seeks and lose the index order.
 // $as_of: as they stood then (a null comparison means "no bound", hence the coalesces).
 // Session filters: only $session_ids, none of $exclude_session_ids (beliefs with no session,
-// the derived ones, stay unless $exclude_derived).
+// the derived ones, stay unless $exclude_derived); a belief is in its own session and in its
+// live source messages' (list_observations.cypher). The source messages are read only for a
+// belief whose own session does not settle it. CASE, not OR: see above.
 CALL () {
   UNWIND $keys AS key
   CALL (key) {
@@ -16,8 +18,17 @@ CALL () {
       AND NOT coalesce(o.stale, false)
       AND coalesce(o.superseded_at > $as_of, o.superseded_at IS NULL)
       AND coalesce(o.created_at <= $as_of, $as_of IS NULL)
-      AND coalesce(o.session IN $session_ids, $session_ids IS NULL)
-      AND NOT coalesce(o.session IN $exclude_session_ids, false)
+      AND CASE WHEN coalesce(o.session IN $session_ids, $session_ids IS NULL) THEN true
+               ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                             WHERE m.deleted_at IS NULL
+                               AND m.session IN $session_ids
+                               AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                    } END
+      AND CASE WHEN NOT coalesce(o.session IN $exclude_session_ids, false) THEN true
+               ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                             WHERE m.deleted_at IS NULL
+                               AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                               AND NOT m.session IN $exclude_session_ids } END
       AND CASE WHEN $exclude_derived THEN o.session IS NOT NULL ELSE true END
     RETURN o
     ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
@@ -36,8 +47,17 @@ CALL () {
       AND NOT coalesce(o.stale, false)
       AND coalesce(o.superseded_at > $as_of, o.superseded_at IS NULL)
       AND coalesce(o.created_at <= $as_of, $as_of IS NULL)
-      AND coalesce(o.session IN $session_ids, $session_ids IS NULL)
-      AND NOT coalesce(o.session IN $exclude_session_ids, false)
+      AND CASE WHEN coalesce(o.session IN $session_ids, $session_ids IS NULL) THEN true
+               ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                             WHERE m.deleted_at IS NULL
+                               AND m.session IN $session_ids
+                               AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                    } END
+      AND CASE WHEN NOT coalesce(o.session IN $exclude_session_ids, false) THEN true
+               ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                             WHERE m.deleted_at IS NULL
+                               AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                               AND NOT m.session IN $exclude_session_ids } END
       AND CASE WHEN $exclude_derived THEN o.session IS NOT NULL ELSE true END
     RETURN o
     ORDER BY o.scope_key DESC, o.valid_at DESC

@@ -6,25 +6,37 @@
 CALL db.index.fulltext.queryNodes('observation_text', $query, {limit: $candidates})
 YIELD node, score
 WITH collect({o: node, score: score}) AS hits
-WITH size(hits) AS raw,
-     [h IN hits
-        WHERE h.o.workspace = $workspace AND h.o.scope_key IN $keys AND h.o.level IN $levels
-          AND h.o.deleted_at IS NULL
-          AND ($include_stale OR NOT coalesce(h.o.stale, false))
-          AND ($include_superseded OR h.o.superseded_at IS NULL OR h.o.superseded_at > $as_of)
-          AND ($as_of IS NULL OR h.o.created_at <= $as_of)
-          AND ($session_ids IS NULL OR h.o.session IN $session_ids)
-          AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
-               OR NOT h.o.session IN $exclude_session_ids)
-          AND (NOT $exclude_derived OR h.o.session IS NOT NULL)
-          AND ($since IS NULL OR coalesce(h.o.valid_at, h.o.created_at) >= $since)
-          AND ($until IS NULL OR coalesce(h.o.valid_at, h.o.created_at) < $until)
-     ][0..$limit] AS kept
-CALL (kept) {
-  UNWIND kept AS k
-  WITH k.o AS o, k.score AS score
+// A belief is in its own session and in its live source messages' (list_observations.cypher).
+// Kept in Lucene's order (i).
+CALL (hits) {
+  UNWIND range(0, size(hits) - 1) AS i
+  WITH i, hits[i].o AS o, hits[i].score AS score
+  WHERE o.workspace = $workspace AND o.scope_key IN $keys AND o.level IN $levels
+    AND o.deleted_at IS NULL
+    AND ($include_stale OR NOT coalesce(o.stale, false))
+    AND ($include_superseded OR o.superseded_at IS NULL OR o.superseded_at > $as_of)
+    AND ($as_of IS NULL OR o.created_at <= $as_of)
+    AND CASE WHEN $session_ids IS NULL OR o.session IN $session_ids THEN true
+             ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                           WHERE m.deleted_at IS NULL
+                             AND m.session IN $session_ids
+                             AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                  } END
+    AND CASE WHEN $exclude_session_ids IS NULL OR o.session IS NULL
+                  OR NOT o.session IN $exclude_session_ids THEN true
+             ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                           WHERE m.deleted_at IS NULL
+                             AND NOT m.session IN $exclude_session_ids
+                             AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true) }
+        END
+    AND (NOT $exclude_derived OR o.session IS NOT NULL)
+    AND ($since IS NULL OR coalesce(o.valid_at, o.created_at) >= $since)
+    AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
+  WITH i, o, score
+  ORDER BY i
+  LIMIT $limit
   RETURN collect({observation: o {.*, embedding: null}, score: score,
                   similarity: CASE WHEN $embedding IS NULL OR o.embedding IS NULL THEN null
                       ELSE vector.similarity.cosine(o.embedding, $embedding) END}) AS found
 }
-RETURN raw, found
+RETURN size(hits) AS raw, found

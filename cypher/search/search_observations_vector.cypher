@@ -38,24 +38,33 @@ OPTIONAL CALL (total) {
   RETURN o, score
 }
 WITH total, collect(CASE WHEN o IS NOT NULL THEN {o: o, score: score} END) AS hits
-WITH total, size(hits) AS raw,
-     [h IN hits
-        WHERE h.o.deleted_at IS NULL
-          AND ($include_stale OR NOT coalesce(h.o.stale, false))
-          AND ($include_superseded OR h.o.superseded_at IS NULL OR h.o.superseded_at > $as_of)
-          AND ($as_of IS NULL OR h.o.created_at <= $as_of)
-          AND ($session_ids IS NULL OR h.o.session IN $session_ids)
-          AND ($exclude_session_ids IS NULL OR h.o.session IS NULL
-               OR NOT h.o.session IN $exclude_session_ids)
-          AND (NOT $exclude_derived OR h.o.session IS NOT NULL)
-          AND ($since IS NULL OR coalesce(h.o.valid_at, h.o.created_at) >= $since)
-          AND ($until IS NULL OR coalesce(h.o.valid_at, h.o.created_at) < $until)
-     ] AS kept
-CALL (kept) {
-  UNWIND kept AS k
-  WITH k.o AS o, k.score AS score
+// A belief is in its own session and in its live source messages' (list_observations.cypher).
+CALL (hits) {
+  UNWIND hits AS h
+  WITH h.o AS o, h.score AS score
+  WHERE o.deleted_at IS NULL
+    AND ($include_stale OR NOT coalesce(o.stale, false))
+    AND ($include_superseded OR o.superseded_at IS NULL OR o.superseded_at > $as_of)
+    AND ($as_of IS NULL OR o.created_at <= $as_of)
+    AND CASE WHEN $session_ids IS NULL OR o.session IN $session_ids THEN true
+             ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                           WHERE m.deleted_at IS NULL
+                             AND m.session IN $session_ids
+                             AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
+                  } END
+    AND CASE WHEN $exclude_session_ids IS NULL OR o.session IS NULL
+                  OR NOT o.session IN $exclude_session_ids THEN true
+             ELSE EXISTS { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                           WHERE m.deleted_at IS NULL
+                             AND NOT m.session IN $exclude_session_ids
+                             AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true) }
+        END
+    AND (NOT $exclude_derived OR o.session IS NOT NULL)
+    AND ($since IS NULL OR coalesce(o.valid_at, o.created_at) >= $since)
+    AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
+  WITH o, score
   ORDER BY score DESC
   LIMIT $limit
   RETURN collect({observation: o {.*, embedding: null}, score: score}) AS found
 }
-RETURN total, raw, found
+RETURN total, size(hits) AS raw, found

@@ -43,8 +43,9 @@ class Observation:
         "message's createdAt; null for beliefs a dream drew."
     )
     session: str | None = strawberry.field(
-        description="The session it was taken from; null for beliefs of no session, such as a "
-        "dream's deductions and inductions."
+        description="The session it was taken from (for a fact stated in several, the one "
+        "its validAt is from; session filters find it through any of them); null for beliefs "
+        "of no session, such as a dream's deductions and inductions."
     )
     confidence: float | None = strawberry.field(
         description="For an induction: n / (n + 1) for its n premises; null otherwise."

@@ -137,7 +137,11 @@ UpdateConfigurationArg = Annotated[
 ]
 
 # Session filters of representation reads (observations, context, chat), as arguments.
-SESSIONS = "Only beliefs (and, in chat, messages) from these sessions; an empty list matches none."
+SESSIONS = (
+    "Only beliefs (and, in chat, messages) from these sessions: a belief is from the session "
+    "it is dated by and from each session of a message that states it. An empty list matches "
+    "none."
+)
 LEVELS = "Only beliefs of these levels (default: all); an empty list matches none."
 INCLUDE_STALE = (
     "Also return stale beliefs (something they rest on changed and the next dream has not "
@@ -151,8 +155,9 @@ LevelsArg = Annotated[list[ObservationLevel] | None, strawberry.argument(descrip
 ExcludeSessionIdsArg = Annotated[
     list[str] | None,
     strawberry.argument(
-        description="Leave out beliefs (and, in chat, messages) from these sessions (derived "
-        "beliefs, which have no session, stay)."
+        description="Leave out beliefs (and, in chat, messages) from these sessions: a belief "
+        "that a message of another session states too stays, and so do derived beliefs, which "
+        "have no session."
     ),
 ]
 ExcludeDerivedArg = Annotated[

@@ -13,7 +13,7 @@ import pytest
 from graph.db import Tx
 from graph.keys import Representation
 from graph.records import ObservationDetail
-from graph.repo import dream_writes, jobs, messages, observations, peer_cards
+from graph.repo import dream_writes, jobs, messages, observation_search, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
@@ -24,6 +24,7 @@ from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.llm.interface import ChatMessage
 from reasoners.peers import invalidation, purge
 from reasoners.queue.schedule import derive_jobs
+from reasoners.search.observations import search_observations
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
@@ -812,6 +813,102 @@ async def stated_twice(
     await derive(s, workspace)
     home = await belief_id(s, workspace, "Zorblaxtown")
     return s, home, await observations.get_detail(s.db, workspace, home)
+
+
+async def test_a_fact_stated_in_two_sessions_is_in_both_session_filters(
+    services: Services, workspace: str
+) -> None:
+    """One belief has one session (where it was first stated): a filter on the other session
+    that states it too missed it, in lists, searches, the context slice, the dialectic's reads
+    by id and the workspace-wide list. Its live source messages' sessions count too."""
+    s, home, detail = await stated_twice(services, workspace)
+    assert detail.observation.session == "s1"
+    sources = {src.message.session: src.message.id for src in detail.sources}
+
+    async def seen(**filters: Any) -> dict[str, bool]:
+        query = ObservationQuery("agent", "alice", **filters)
+        listed = await observations.list_page(s.db, workspace, query, after=None, limit=100)
+        found = await search_observations(
+            s.db, s.embedder, workspace, "where does alice live", query, 10
+        )
+        words = await search_observations(s.db, s.embedder, workspace, "Zorblaxtown", query, 10)
+        top = await observation_search.top(s.db, workspace, query, most_derived=5, most_recent=5)
+        by_id = await observations.in_view(s.db, workspace, query, [home])
+        return {
+            "list": home in {o.id for o in listed.items},
+            "search": home in {h.item.id for h in found},
+            "words": home in {h.item.id for h in words},
+            "derived": home in {o.id for o in top.most_derived},
+            "recent": home in {o.id for o in top.most_recent},
+            "by id": [o.observation.id for o in by_id] == [home],
+        }
+
+    async def in_workspace_list(session: str) -> bool:
+        page = await observations.list_workspace_page(
+            s.db,
+            workspace,
+            observer="agent",
+            observed=None,
+            session=session,
+            levels=None,
+            after=None,
+            limit=100,
+        )
+        return home in {o.id for o in page.items}
+
+    everywhere = dict.fromkeys(["list", "search", "words", "derived", "recent", "by id"], True)
+    nowhere = dict.fromkeys(everywhere, False)
+    assert await seen(session_ids=["s1"]) == everywhere
+    assert await seen(session_ids=["s2"]) == everywhere
+    assert await seen(session_ids=["s3"]) == nowhere
+    # Left out only when every session that states it is.
+    assert await seen(exclude_session_ids=["s1"]) == everywhere
+    assert await seen(exclude_session_ids=["s1", "s2"]) == nowhere
+    assert await in_workspace_list("s1") and await in_workspace_list("s2")
+    assert not await in_workspace_list("s3")
+    # Read by id for the dialectic, it shows only the kept sessions' evidence, and a session
+    # of theirs: the model is told the others are left out.
+    for filters in ({"exclude_session_ids": ["s1"]}, {"session_ids": ["s2"]}):
+        query = ObservationQuery("agent", "alice", **filters)
+        [read] = await observations.in_view(s.db, workspace, query, [home])
+        assert read.observation.session == "s2"
+        assert [src.message.id for src in read.sources] == [sources["s2"]]
+    [whole] = await observations.in_view(
+        s.db, workspace, ObservationQuery("agent", "alice"), [home]
+    )
+    assert whole.observation.session == "s1" and len(whole.sources) == 2
+
+    # A deleted message's session no longer counts (the belief keeps s1: s1 still says it).
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [sources["s2"]])
+    assert (await observations.get_detail(s.db, workspace, home)).observation.session == "s1"
+    assert await seen(session_ids=["s2"]) == nowhere
+    assert await seen(exclude_session_ids=["s1"]) == nowhere
+    assert not await in_workspace_list("s2")
+
+
+async def test_as_of_a_session_filter_counts_the_messages_received_by_then(
+    services: Services, workspace: str
+) -> None:
+    """A belief read as it stood before a later session restated it is not of that session."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I live in Zorblaxtown.")
+    await derive(s, workspace)
+    then = now()
+    await say(s, workspace, "s2", "2024-02-05", "I live in Zorblaxtown.")
+    await derive(s, workspace)
+    home = await belief_id(s, workspace, "Zorblaxtown")
+    assert (await observations.get_detail(s.db, workspace, home)).observation.times_derived == 2
+
+    async def listed(**filters: Any) -> bool:
+        query = ObservationQuery("agent", "alice", **filters)
+        page = await observations.list_page(s.db, workspace, query, after=None, limit=100)
+        return home in {o.id for o in page.items}
+
+    assert await listed(session_ids=["s2"])
+    assert not await listed(session_ids=["s2"], as_of=then)
+    assert await listed(session_ids=["s1"], as_of=then)
+    assert not await listed(exclude_session_ids=["s1"], as_of=then)
 
 
 async def test_an_edited_source_stops_backing_a_belief_another_message_still_grounds(
