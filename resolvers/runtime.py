@@ -135,7 +135,7 @@ def build_handlers(
         DERIVE: DeriverHandler(db, embedder, extractor_for(llm), settings),
         SUMMARIZE: SummarizerHandler(db, llm, tokens, settings),
         DREAM: DreamHandler(db, embedder, llm, settings),
-        RESTRUCTURE: RestructureHandler(db, settings),
+        RESTRUCTURE: RestructureHandler(db, settings, embedder=embedder),
         SPLIT: SplitHandler(db, settings),
     }
 

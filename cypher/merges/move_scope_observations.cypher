@@ -4,8 +4,9 @@
 // and now stands among another's; the next dream reconciles it. A moved current explicit
 // belief is marked dedup_pending: the merge (or rename) then checks it against its new
 // representation, which a rename's new peer may have taken writes into while it ran.
-// Returns how many moved, and the moved explicit beliefs by their new representation, which
-// count_merged_writes.cypher counts as a write of it.
+// Returns how many moved, the moved explicit beliefs by their new representation, which
+// count_merged_writes.cypher counts as a write of it, and the words of those now about another
+// peer (the caller writes its name in them).
 UNWIND $moves AS mv
 CALL (mv) {
   MATCH (o:Observation)
@@ -26,4 +27,6 @@ FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true)
 RETURN count(o) AS moved,
        collect(CASE WHEN o.level = 'explicit'
-                    THEN {id: o.id, observer: mv.observer, observed: mv.observed} END) AS explicit
+                    THEN {id: o.id, observer: mv.observer, observed: mv.observed} END) AS explicit,
+       collect(CASE WHEN mv.from_observed <> mv.observed AND o.deleted_at IS NULL
+                    THEN {id: o.id, content: o.content} END) AS renamed

@@ -1,6 +1,7 @@
-// The words of beliefs a deletion dated anew (delete_messages.cypher): "(stated on ...)" names
-// the date of a message left, with the key and embedding of the new words. One changed again
-// since (its content is no longer the one read) is left as it is.
+// New words for beliefs, with their key and embedding: a deletion's dated anew
+// (delete_messages.cypher: "(stated on ...)" names the date of a message left), or a rename's
+// or merge's, which write the new peer's name. One changed again since (its content is no
+// longer the one read) is left as it is.
 UNWIND $items AS item
 MATCH (o:Observation {id: item.id, workspace: $workspace})
 WHERE o.content = item.was

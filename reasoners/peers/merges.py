@@ -35,13 +35,14 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, scope_key
 from graph.records import WorkspaceRecord
-from graph.repo import jobs, members, peers
+from graph.repo import invalidation, jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.deriver.dedup import same_figures
+from reasoners.deriver.dedup import exact_key, same_figures
 from reasoners.dreamer import scheduling
+from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.peers.starts import (
     RESTRUCTURE,
     check_not_purged,
@@ -50,6 +51,7 @@ from reasoners.peers.starts import (
     restructure_unit,
 )
 from reasoners.queue.worker import Prepared
+from reasoners.text.names import renamed
 
 log = logging.getLogger("beliefgraph.restructure")
 
@@ -188,6 +190,41 @@ async def _resolve_duplicates(
     return True
 
 
+async def _rename_in_words(
+    tx: Tx,
+    embedder: Embedder,
+    workspace: str,
+    source: str,
+    target: str,
+    moved: Sequence[dict[str, Any]],
+) -> None:
+    """Moved beliefs now about `target` name it where they named `source`: "Alicia loves jazz"
+    merged into alice is "Alice loves jazz", which the merge's dedup then finds repeats hers,
+    and which the same fact said again under the new name repeats."""
+    changed = [
+        (str(b["id"]), str(b["content"]), words)
+        for b in moved
+        if (words := renamed(str(b["content"]), source, target)) != b["content"]
+    ]
+    if not changed:
+        return
+    vectors = await embed_async(embedder, [words for _, _, words in changed])
+    await invalidation.reword(
+        tx,
+        workspace,
+        [
+            {
+                "id": id_,
+                "was": was,
+                "content": words,
+                "content_key": exact_key(words),
+                "embedding": vector,
+            }
+            for (id_, was, words), vector in zip(changed, vectors, strict=True)
+        ],
+    )
+
+
 async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> None:
     """Count a write of each of the target's representations that explicit beliefs moved into,
     stamping them with it (count_merged_writes.cypher)."""
@@ -209,9 +246,11 @@ async def _step_source(
     settings: Settings,
     stamp: datetime,
     job_id: str,
+    embedder: Embedder | None,
 ) -> bool:
     """Move the next batch of `source` into the target; True once the source is gone (what
-    could not move is noted on the job `job_id`)."""
+    could not move is noted on the job `job_id`). With `embedder`, moved beliefs about the
+    source say the target's name (embedded anew in the step)."""
     batch, threshold = settings.restructure_batch, settings.dedup_threshold
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
@@ -236,6 +275,8 @@ async def _step_source(
         )
         if row and int(row["moved"]):
             await _count_writes(tx, workspace, list(row["explicit"]))
+            if embedder is not None:
+                await _rename_in_words(tx, embedder, workspace, source, op.target, row["renamed"])
             # A merge checks moved beliefs from the next step on: its duplicate probe may go
             # through the vector index, which need not see this transaction's moves. The
             # edges move in a step of their own: this one has written the target's edges.
@@ -322,6 +363,9 @@ class StepHandler:
 
 @dataclass
 class RestructureHandler(StepHandler):
+    # Writes a moved belief's new peer name in its words (None: the words stay as they were).
+    embedder: Embedder | None = None
+
     def _again(self, job: JobRecord) -> NewJob:
         """The follow-up job of the same operation."""
         op = Operation.of(job.payload)
@@ -343,7 +387,10 @@ class RestructureHandler(StepHandler):
             present = await tx.rows("get_peer", workspace=job.workspace, name=source)
             if not present:
                 continue  # moved and deleted by an earlier step
-            if not await _step_source(tx, job.workspace, op, source, self.settings, stamp, job.id):
+            step = _step_source(
+                tx, job.workspace, op, source, self.settings, stamp, job.id, self.embedder
+            )
+            if not await step:
                 return False
         await dream_target(tx, self.settings, job.workspace, op.target)
         return True

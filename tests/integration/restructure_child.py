@@ -40,7 +40,7 @@ class HangAfter:
 def handlers(services: Services) -> dict[str, StepHandler]:
     pace = HangAfter(int(sys.argv[2]))
     return {
-        RESTRUCTURE: RestructureHandler(services.db, services.settings, pace),
+        RESTRUCTURE: RestructureHandler(services.db, services.settings, pace, services.embedder),
         SPLIT: SplitHandler(services.db, services.settings, pace),
     }
 

@@ -153,9 +153,9 @@ async def test_a_merge_moves_everything_into_the_target_and_resolves_duplicates(
     sessions = sorted(x["message"]["session"] for x in detail["observation"]["sources"])
     assert sessions == ["s1", "s2"]
     # The moved deduction was marked stale, then reconciled by the dream the merge scheduled:
-    # its premise still stands, so it stays.
+    # its premise still stands, so it stays, with the name of the peer it is about now.
     assert await contents(s, workspace, "agent", "alice", levels=["deductive"]) == [
-        "alicia keeps a pet."
+        "alice keeps a pet."
     ]
     assert await contents(s, workspace, "agent", "alicia", include_stale=True) == []
 
@@ -288,6 +288,42 @@ async def test_a_merge_resolves_near_duplicates_by_the_dedup_rule(
     assert left == [{"pending": 0}]
 
 
+async def test_beliefs_that_name_the_peer_follow_a_merge_and_a_rename(
+    services: Services, workspace: str
+) -> None:
+    """The extractive deriver names the peer: "Alicia lives in Zorblaxtown" merged into alice
+    stayed beside "Alice lives in Zorblaxtown" (no dedup rule matched the two names), and after
+    a rename the same fact said again under the new name was a second belief."""
+    s = with_dreams(services, dream_mode="off")
+    await make_peers(s, workspace, "alice", "alicia", "agent")
+    await make_session(s, workspace, "s1", [MemberSettings("alice"), MemberSettings("agent")])
+    await make_session(s, workspace, "s2", [MemberSettings("alicia"), MemberSettings("agent")])
+    await post(s, workspace, "s1", ("alice", "I live in Zorblaxtown."))
+    await post(s, workspace, "s2", ("alicia", "I live in Zorblaxtown."))
+    await derive(s, workspace)  # the extractive deriver: no model
+    [before] = await contents(s, workspace, "agent", "alicia")
+    assert before.startswith("Alicia lives in Zorblaxtown")
+
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await run_all(s, workspace)
+    [merged] = await contents(s, workspace, "agent", "alice")
+    assert merged.startswith("Alice lives in Zorblaxtown")
+    home = await belief_id(s, workspace, "Zorblaxtown", "agent", "alice")
+    assert (await observations.get_detail(s.db, workspace, home)).observation.times_derived == 2
+
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alice"], "ally", False))
+    await run_all(s, workspace)
+    [renamed] = await contents(s, workspace, "agent", "ally")
+    assert renamed.startswith("Ally lives in Zorblaxtown")
+    [stored] = await statements.read(s.db, "observation_embedding", id=home)
+    [vector] = s.embedder.embed([renamed])
+    assert sum(x * y for x, y in zip(stored["embedding"], vector, strict=True)) > 0.999
+    await post(s, workspace, "s1", ("ally", "I live in Zorblaxtown."))
+    await derive(s, workspace)
+    assert await contents(s, workspace, "agent", "ally") == [renamed]
+    assert (await observations.get_detail(s.db, workspace, home)).observation.times_derived == 3
+
+
 async def test_a_rename_carries_keys_files_cards_and_sessions(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
@@ -307,7 +343,7 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
     assert sorted(await contents(s, workspace, "agent", "ally")) == [
         "I have a dog.",
         "I live in Paris.",
-        "alicia keeps a pet.",  # a rename leaves derived beliefs as they were
+        "ally keeps a pet.",  # a rename writes the new name in the words
     ]
     search = """query($w: String!) {
       searchObservations(workspace: $w, observer: "agent", observed: "ally", query: "dog") {
@@ -350,7 +386,7 @@ async def test_a_rename_resolves_what_its_new_peer_was_told_meanwhile(
     assert sorted(await contents(s, workspace, "agent", "ally")) == [
         "I have a dog.",
         "I live in Paris.",
-        "alicia keeps a pet.",
+        "ally keeps a pet.",
     ]
 
 
