@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from graph.errors import InvalidInput
 from graph.records import Page
-from graph.validation import aware
+from graph.validation import aware, is_text
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -47,6 +47,9 @@ def decode(cursor: str, kind: str, arity: int) -> list[Any]:
     except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise InvalidInput(MALFORMED) from exc
     if not isinstance(parts, list) or len(parts) != arity + 1:
+        raise InvalidInput(MALFORMED)
+    # JSON may spell a lone surrogate ("\ud800"), which no text holds: the driver failed on it.
+    if not all(is_text(part) for part in parts if isinstance(part, str)):
         raise InvalidInput(MALFORMED)
     if parts[0] != kind:
         raise InvalidInput(f"this cursor pages another list than {kind}: {MALFORMED}")

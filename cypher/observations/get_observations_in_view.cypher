@@ -3,7 +3,8 @@
 // (another observer's view, a session filtered out) return nothing, so a tool given such an
 // id cannot tell it from one that does not exist. A belief is in its own session and in its
 // live source messages' (list_observations.cypher). With $as_of, as they stood then: beliefs
-// written later are absent, and only the knowledge updates made by then are shown.
+// written later are absent, one superseded since is current, and only the knowledge updates
+// made by then are shown.
 MATCH (o:Observation)
 WHERE o.id IN $ids AND o.workspace = $workspace
   AND o.scope_key IN $keys
@@ -28,6 +29,8 @@ WITH o, ($session_ids IS NULL OR o.session IN $session_ids)
 // Its sources are the messages of the sessions the filters keep; its session, when its own is
 // filtered out, the earliest of theirs (the reader is told those sessions are left out).
 RETURN o {.*, embedding: null,
+          // As it stood at $as_of: a version superseded later was current then.
+          superseded_at: CASE WHEN o.superseded_at > $as_of THEN null ELSE o.superseded_at END,
           session: CASE WHEN own_session_shown THEN o.session
                         ELSE coalesce(COLLECT {
                           MATCH (o)-[:DERIVED_FROM]->(m:Message)

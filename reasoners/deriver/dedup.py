@@ -28,7 +28,8 @@ def exact_key(content: str) -> str:
     return normalize(content)
 
 
-_DIGITS = re.compile(r"\d+")
+# A number in digits, with its decimals: "1.05" is not "1.5".
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 # A thousands separator inside a number: "1,000" states what "1000" does.
 _GROUPING = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
 _WORDS = re.compile(r"[a-z]+")
@@ -60,36 +61,48 @@ _SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
 
 
 def figures(content: str) -> list[str]:
-    """The numbers a fact states, sorted: its runs of digits (without leading zeros or
-    thousands separators) and the numbers it spells out (spelled_numbers). The date
-    a deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's
-    "(as of ...)", is not one of them: the same state restated another day is a repeat."""
+    """The numbers a fact states, in the order it states them: in digits (without leading
+    zeros, thousands separators or trailing decimal zeros) and spelled out (spelled_numbers).
+    The order counts: "son 7, daughter 4" is not "son 4, daughter 7". The date a deriver adds
+    to say when it was said, the extractive "(stated on ...)" and the LLM's "(as of ...)", is
+    not one of them: the same state restated another day is a repeat."""
     text = undated(content)
     found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))
     if found is not None:
         text = text[: found.start()]
-    text = _GROUPING.sub("", text)
-    runs = [run.lstrip("0") or "0" for run in _DIGITS.findall(text)]
-    return sorted(runs + [str(n) for n in spelled_numbers(text)])
+    lowered = _GROUPING.sub("", text).lower()  # spelled numbers are found in the lowered text
+    placed = [(m.start(), _plain(m.group(0))) for m in _DIGITS.finditer(lowered)]
+    placed += [(at, str(n)) for at, n in _spelled(lowered)]
+    return [number for _, number in sorted(placed)]
+
+
+def _plain(number: str) -> str:
+    whole, _, decimals = number.partition(".")
+    whole, decimals = whole.lstrip("0") or "0", decimals.rstrip("0")
+    return f"{whole}.{decimals}" if decimals else whole
 
 
 def spelled_numbers(text: str) -> list[int]:
     """The numbers `text` spells out in English words: "three", "twenty-one", "two hundred
     and five", "thirty thousand". "one" alone is left out: it is as often a pronoun ("the red
     one") as a number. Words make one number only as numbers are said ("two three" is two)."""
-    found: list[int] = []
+    return [n for _, n in _spelled(text.lower())]
+
+
+def _spelled(lowered: str) -> list[tuple[int, int]]:
+    """Where each spelled number starts in `lowered` (lower-case text), and its value."""
+    found: list[tuple[int, int]] = []
     words: list[str] = []
-    end = 0
-    lowered = text.lower()  # offsets into it: lowering may lengthen text ("\u0130")
+    start = end = 0
     for match in _WORDS.finditer(lowered):
         word, gap = match.group(0), lowered[end : match.start()]
         end = match.end()
         if words and _JOINED.fullmatch(gap) and _follows(words[-1], word):
             words.append(word)
             continue
-        found.extend(_value(words))
-        words = [word] if word in _NUMBER_WORDS else []
-    found.extend(_value(words))
+        found.extend((start, n) for n in _value(words))
+        words, start = ([word] if word in _NUMBER_WORDS else []), match.start()
+    found.extend((start, n) for n in _value(words))
     return found
 
 

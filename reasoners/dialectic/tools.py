@@ -165,8 +165,10 @@ class Toolbox:
         self, ranked: list[tuple[ObservationRecord, float]]
     ) -> list[ObservationItem]:
         found = await self.items([o.id for o, _ in ranked])
+        # The belief as read by id, not as the search returned it: that read shows it as it
+        # stood at the view's asOf, in a session its filters keep.
         result = [
-            await self.grounded(replace(found[o.id], observation=o, score=score))
+            await self.grounded(replace(found[o.id], score=score))
             for o, score in ranked
             if o.id in found
         ]

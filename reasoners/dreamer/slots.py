@@ -135,16 +135,23 @@ _PHONE = re.compile(r"\+?\(?\d[\d ().-]{4,24}\d(?=$|[,;:!? ]|\.(?:$| ))")
 _EMAIL = re.compile(r"[\w.+-]++@[\w-]++(?:\.[\w-]++)+(?=$|[,;:!? ]|\.(?:$| ))")
 
 
-_DATE_SHAPED = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
+# What has a phone number's digits but is not one: a date (with any separator, or none:
+# "20240105"), a decimal, a number grouped in thousands ("10.000.000").
+_NOT_A_PHONE = re.compile(
+    r"\d{4}[-/. ]\d{1,2}[-/. ]\d{1,2}$|\d{1,2}[-/. ]\d{1,2}[-/. ]\d{4}$"
+    r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
+    r"|\d+\.\d+$|\d{1,3}(?:[.,]\d{3})+$"
+)
+_ANOTHER_NUMBER = re.compile(r"\d{3}")
 _EMAIL_ANYWHERE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")
 
 
 def _digits(phone: str) -> str | None:
     """A phone number as its last ten digits: however it is grouped, and with or without its
     country code ("+1 555 123 4567", "(555) 123-4567"), it is one number. None for what is not
-    one: fewer than seven digits, more than fifteen, or a date's shape."""
+    one: fewer than seven digits, more than fifteen, or a date's or another number's shape."""
     digits = re.sub(r"\D", "", phone)
-    if not 7 <= len(digits) <= 15 or _DATE_SHAPED.match(phone):
+    if not 7 <= len(digits) <= 15 or _NOT_A_PHONE.match(phone):
         return None
     return digits[-10:]
 
@@ -272,6 +279,9 @@ def _formed(raw: str, pattern: Pattern) -> str | None:
     after = raw[shaped.end() :]
     ends = not after.strip() or after.lstrip()[:1] in tuple(",;:.!?)")
     if not ends and (pattern.tight or _BOUNDARY.match(after) is None):
+        return None
+    # "555-1234 and 555-4444": which one is meant is not said.
+    if pattern.form is _PHONE and _ANOTHER_NUMBER.search(after):
         return None
     value = shaped.group(0)
     return pattern.normal(value) if pattern.normal else value

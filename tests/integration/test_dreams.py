@@ -134,6 +134,10 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     query = ObservationQuery(*AGENT_ALICE, include_superseded=True)
     [read] = await observations.in_view(s.db, workspace, query, [paris])
     assert (read.replaced_by, read.replaced_on) == ([lisbon], detail.observation.valid_at)
+    # As it stood before the dream, it was current: no "SUPERSEDED" then.
+    then = dataclasses.replace(query, as_of=before)
+    [past] = await observations.in_view(s.db, workspace, then, [paris])
+    assert (past.observation.superseded_at, past.replaced_by) == (None, [])
 
     (run,) = await runs(s, workspace)
     assert (run.mode, run.trigger, run.superseded, run.seq) == ("rules", "manual", 1, 1)

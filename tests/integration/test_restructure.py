@@ -20,8 +20,10 @@ from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
+from reasoners.dialectic.evidence import View
+from reasoners.dialectic.tools import Toolbox
 from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
-from reasoners.llm.interface import ChatMessage
+from reasoners.llm.interface import ChatMessage, ToolCall
 from reasoners.peers import invalidation, purge
 from reasoners.queue.schedule import derive_jobs
 from reasoners.search.observations import search_observations
@@ -877,6 +879,12 @@ async def test_a_fact_stated_in_two_sessions_is_in_both_session_filters(
         s.db, workspace, ObservationQuery("agent", "alice"), [home]
     )
     assert whole.observation.session == "s1" and len(whole.sources) == 2
+    # So do the dialectic's searches, which show what that read returns.
+    view = View(workspace, "agent", "alice", exclude_session_ids=("s1",))
+    found = await Toolbox(s.db, s.embedder, view).dispatch(
+        ToolCall("s", "search_observations", {"query": "Zorblaxtown"})
+    )
+    assert "session s2" in found and "session s1" not in found
 
     # A deleted message's session no longer counts (the belief keeps s1: s1 still says it).
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [sources["s2"]])

@@ -104,7 +104,7 @@ def test_a_repeat_names_the_item_it_repeats() -> None:
 
 
 def test_facts_agree_when_they_state_the_same_numbers() -> None:
-    assert figures("Alice is 34 and lives at 12 Oak Street.") == ["12", "34"]
+    assert figures("Alice is 34 and lives at 12 Oak Street.") == ["34", "12"]
     assert figures("Her PIN is 0042.") == ["42"]  # leading zeros are not the number
     # The extractive deriver's date is when it was said, not what: a restatement agrees.
     assert same_figures(
@@ -134,6 +134,8 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
         ("Alice is twenty-one.", "Alice is 21."),
         ("Alice saved thirty thousand dollars.", "Alice saved $30,000."),
         ("Alice ran two hundred and five laps.", "Alice ran 205 laps."),
+        ("Alice ran 1.50 miles.", "Alice ran 1.5 miles."),
+        ("Gina's son is seven and her daughter is 4.", "Gina's son is 7 and her daughter is four."),
         ("Alice likes the red one.", "Alice likes the red car."),  # "one": a pronoun here
         # Lowered, "\u0130" is two characters: offsets into the lowered text, not the given.
         ("\u0130\u0130 Alice has twenty-one cats.", "\u0130\u0130 Alice has 21 cats."),
@@ -151,6 +153,11 @@ def test_numbers_agree_however_they_are_written(left: str, right: str) -> None:
         ("Alice has one kid.", "Alice has two kids."),
         ("Alice runs twenty miles a week.", "Alice runs twenty-five miles a week."),
         ("Alice counted two, three birds.", "Alice counted 23 birds."),  # two numbers
+        # The order counts, and so do decimals.
+        ("Gina's son is 7 and her daughter is 4.", "Gina's son is 4 and her daughter is 7."),
+        ("Alice paid 20 dollars for 3 apples.", "Alice paid 3 dollars for 20 apples."),
+        ("Alice ran 1.5 miles.", "Alice ran 1.05 miles."),
+        ("Alice takes 0.5 mg.", "Alice takes 0.05 mg."),
     ],
 )
 def test_numbers_in_words_differ_as_digits_do(left: str, right: str) -> None:

@@ -100,6 +100,12 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ("Alice's number is 12345678 on the team roster.", None, None),
         ("Alice's phone number is 555-1234 or 555-9999.", None, None),
         ("Alice's phone is 12345.", None, None),
+        ("Alice's number is 2024 01 05.", None, None),
+        ("Alice's number is 20240105.", None, None),
+        ("Alice's number is 3.14159265.", None, None),
+        ("Alice's number is 10.000.000.", None, None),
+        ("Alice's phone number is 555-1234 and 555-4444.", None, None),
+        ("Alice's phone number is 555.123.4567.", "phone number", "5551234567"),
         ("Alice's email is Alice.B@Example.com.", "email address", "alice.b@example.com"),
         ("Alice's work phone is 555-1111.", None, None),  # one of several numbers
         ("Alice's phone number is unknown.", None, None),

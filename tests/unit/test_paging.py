@@ -50,7 +50,8 @@ def test_a_name_cursor_names_its_list() -> None:
     # The longest path, in characters of four bytes each, pages on too.
     path = "\U0001f600" * 512
     assert decode_name(encode("files", path), "files") == path
-    for other in (encode("messages", stamp, 7, "m1"), "alice", encode("peers", 7)):
+    lone = b64('["files", "\\ud800"]')  # JSON's spelling of a character no text holds
+    for other in (encode("messages", stamp, 7, "m1"), "alice", encode("peers", 7), lone):
         with pytest.raises(InvalidInput, match="malformed cursor"):
             decode_name(other, "peers")
 
@@ -65,6 +66,7 @@ def test_a_name_cursor_names_its_list() -> None:
         b64('["beliefs", "not a time", "x"]'),
         b64('["beliefs", "2026-01-01T00:00:00+00:00"]'),
         b64('["2026-01-01T00:00:00+00:00", "x"]'),  # a cursor of before lists were named
+        b64('["beliefs", "2026-01-01T00:00:00+00:00", "\\ud800"]'),  # a lone surrogate
         "%%%",
     ],
 )
