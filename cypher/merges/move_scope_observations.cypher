@@ -29,4 +29,4 @@ RETURN count(o) AS moved,
        collect(CASE WHEN o.level = 'explicit'
                     THEN {id: o.id, observer: mv.observer, observed: mv.observed} END) AS explicit,
        collect(CASE WHEN mv.from_observed <> mv.observed AND o.deleted_at IS NULL
-                    THEN {id: o.id, content: o.content} END) AS renamed
+                    THEN {id: o.id, content: o.content, level: o.level} END) AS renamed

@@ -30,6 +30,8 @@ WHERE o.scope_key IN $keys AND o.workspace = $workspace
   AND ($until IS NULL OR coalesce(o.valid_at, o.created_at) < $until)
   AND ($after_time IS NULL OR o.created_at > $after_time
        OR (o.created_at = $after_time AND o.id > $after_id))
-RETURN o {.*, embedding: null} AS observation
+RETURN o {.*, embedding: null,
+          superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
+                         ELSE o.superseded_at END} AS observation
 ORDER BY o.created_at, o.id
 LIMIT $limit

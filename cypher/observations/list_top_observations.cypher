@@ -35,7 +35,9 @@ CALL () {
     LIMIT $most_derived
   }
   WITH o ORDER BY o.times_derived DESC, o.created_at DESC LIMIT $most_derived
-  RETURN collect(o {.*, embedding: null}) AS most_derived
+  RETURN collect(o {.*, embedding: null,
+                   superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
+                                  ELSE o.superseded_at END}) AS most_derived
 }
 CALL () {
   UNWIND $keys AS key
@@ -64,6 +66,8 @@ CALL () {
     LIMIT $most_recent
   }
   WITH o ORDER BY o.valid_at DESC LIMIT $most_recent
-  RETURN collect(o {.*, embedding: null}) AS most_recent
+  RETURN collect(o {.*, embedding: null,
+                   superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
+                                  ELSE o.superseded_at END}) AS most_recent
 }
 RETURN most_derived, most_recent

@@ -35,7 +35,10 @@ CALL (hits) {
   WITH i, o, score
   ORDER BY i
   LIMIT $limit
-  RETURN collect({observation: o {.*, embedding: null}, score: score,
+  RETURN collect({observation: o {.*, embedding: null,
+                                   superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
+                                                  ELSE o.superseded_at END},
+                  score: score,
                   similarity: CASE WHEN $embedding IS NULL OR o.embedding IS NULL THEN null
                       ELSE vector.similarity.cosine(o.embedding, $embedding) END}) AS found
 }

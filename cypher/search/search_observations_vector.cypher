@@ -65,6 +65,9 @@ CALL (hits) {
   WITH o, score
   ORDER BY score DESC
   LIMIT $limit
-  RETURN collect({observation: o {.*, embedding: null}, score: score}) AS found
+  RETURN collect({observation: o {.*, embedding: null,
+                                   superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
+                                                  ELSE o.superseded_at END},
+                  score: score}) AS found
 }
 RETURN total, size(hits) AS raw, found

@@ -12,6 +12,7 @@ import numpy as np
 from graph.errors import LimitExceeded
 from reasoners.deriver.first_person import undated
 from reasoners.text.spans import normalize
+from reasoners.text.terms import STOPWORDS
 
 IdT = TypeVar("IdT")
 
@@ -28,8 +29,9 @@ def exact_key(content: str) -> str:
     return normalize(content)
 
 
-# A number in digits, with its decimals: "1.05" is not "1.5".
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+# A number in digits, with its decimals or dotted parts: "1.05" is not "1.5", nor "10.0.0.1"
+# "10.0.0.10".
+_DIGITS = re.compile(r"\d+(?:\.\d+)*")
 # A thousands separator inside a number: "1,000" states what "1000" does.
 _GROUPING = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
 _WORDS = re.compile(r"[a-z]+")
@@ -61,48 +63,64 @@ _SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
 
 
 def figures(content: str) -> list[str]:
-    """The numbers a fact states, in the order it states them: in digits (without leading
-    zeros, thousands separators or trailing decimal zeros) and spelled out (spelled_numbers).
-    The order counts: "son 7, daughter 4" is not "son 4, daughter 7". The date a deriver adds
-    to say when it was said, the extractive "(stated on ...)" and the LLM's "(as of ...)", is
-    not one of them: the same state restated another day is a repeat."""
+    """The numbers a fact states, sorted: in digits (without leading zeros or thousands
+    separators; "3.10" and "10.0.0.1" whole) and spelled out (spelled_numbers). The date a
+    deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's "(as
+    of ...)", is not one of them: the same state restated another day is a repeat."""
+    return sorted(number for number, _ in _counted(content))
+
+
+def _counted(content: str) -> list[tuple[str, str]]:
+    """Each number the fact states, with the first word that says what it counts: the next
+    word that is neither a stopword nor a number word, before the next number ("" if none):
+    "2 cats" is (2, cats), "son is 7 and daughter is 4" is (7, daughter), (4, "")."""
     text = undated(content)
     found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))
     if found is not None:
         text = text[: found.start()]
     lowered = _GROUPING.sub("", text).lower()  # spelled numbers are found in the lowered text
-    placed = [(m.start(), _plain(m.group(0))) for m in _DIGITS.finditer(lowered)]
-    placed += [(at, str(n)) for at, n in _spelled(lowered)]
-    return [number for _, number in sorted(placed)]
+    placed = [(m.start(), m.end(), _plain(m.group(0))) for m in _DIGITS.finditer(lowered)]
+    placed += [(start, end, str(n)) for start, end, n in _spelled(lowered)]
+    placed.sort()
+    counted = []
+    for i, (_, end, number) in enumerate(placed):
+        stop = placed[i + 1][0] if i + 1 < len(placed) else len(lowered)
+        words = _WORDS.findall(lowered, end, stop)
+        what = next((w for w in words if w not in STOPWORDS and w not in _NUMBER_WORDS), "")
+        counted.append((number, what))
+    return counted
 
 
 def _plain(number: str) -> str:
-    whole, _, decimals = number.partition(".")
-    whole, decimals = whole.lstrip("0") or "0", decimals.rstrip("0")
-    return f"{whole}.{decimals}" if decimals else whole
+    """A number as compared: without leading zeros (its decimals as written: "3.10" is not
+    "3.1" when it names a version)."""
+    whole, dot, rest = number.partition(".")
+    return (whole.lstrip("0") or "0") + dot + rest
 
 
 def spelled_numbers(text: str) -> list[int]:
     """The numbers `text` spells out in English words: "three", "twenty-one", "two hundred
     and five", "thirty thousand". "one" alone is left out: it is as often a pronoun ("the red
     one") as a number. Words make one number only as numbers are said ("two three" is two)."""
-    return [n for _, n in _spelled(text.lower())]
+    return [n for _, _, n in _spelled(text.lower())]
 
 
-def _spelled(lowered: str) -> list[tuple[int, int]]:
-    """Where each spelled number starts in `lowered` (lower-case text), and its value."""
-    found: list[tuple[int, int]] = []
+def _spelled(lowered: str) -> list[tuple[int, int, int]]:
+    """Where each spelled number starts and ends in `lowered` (lower-case text), and its
+    value."""
+    found: list[tuple[int, int, int]] = []
     words: list[str] = []
-    start = end = 0
+    start = end = last = 0
     for match in _WORDS.finditer(lowered):
         word, gap = match.group(0), lowered[end : match.start()]
         end = match.end()
         if words and _JOINED.fullmatch(gap) and _follows(words[-1], word):
             words.append(word)
+            last = end
             continue
-        found.extend((start, n) for n in _value(words))
-        words, start = ([word] if word in _NUMBER_WORDS else []), match.start()
-    found.extend((start, n) for n in _value(words))
+        found.extend((start, last, n) for n in _value(words))
+        words, start, last = ([word] if word in _NUMBER_WORDS else []), match.start(), end
+    found.extend((start, last, n) for n in _value(words))
     return found
 
 
@@ -142,10 +160,30 @@ def _value(words: list[str]) -> list[int]:
 
 
 def same_figures(left: str, right: str) -> bool:
-    """Whether two facts state the same numbers. Two facts that differ only in one (a new phone
-    number, an age a year on, another street number) embed almost alike: by their cosine alone
-    the new one repeated the old, which then cited the message that contradicts it."""
-    return figures(left) == figures(right)
+    """Whether two facts state the same numbers, for the same things. Two facts that differ
+    only in one (a new phone number, an age a year on, another street number) embed almost
+    alike: by their cosine alone the new one repeated the old, which then cited the message
+    that contradicts it. The same numbers for other things differ too ("20 dollars for 3
+    apples" is not "3 dollars for 20 apples"); the order they come in does not ("2 cats and 3
+    dogs" is "3 dogs and 2 cats"), nor a word one side leaves out ("30,000" is "30,000
+    dollars")."""
+    ours, theirs = _counted(left), _counted(right)
+    if sorted(n for n, _ in ours) != sorted(n for n, _ in theirs):
+        return False
+    by_word, their_words = _by_word(ours), _by_word(theirs)
+    return all(
+        sorted(numbers) == sorted(their_words[word])
+        for word, numbers in by_word.items()
+        if word in their_words
+    )
+
+
+def _by_word(counted: list[tuple[str, str]]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for number, word in counted:
+        if word:
+            grouped.setdefault(word, []).append(number)
+    return grouped
 
 
 def belief_fits(content: str) -> bool:

@@ -24,8 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
-# The extractive deriver dates its facts: "... (stated on 2024-05-03)."
-_STATED = re.compile(r"\(stated on [^)]*\)\s*\.?\s*$", re.IGNORECASE)
+# The extractive deriver dates its facts: "... (stated on 2024-05-03).", and the LLM deriver a
+# current state: "... (as of 2024-05-03)".
+_STATED = re.compile(
+    r"\(stated on [^)]*\)\s*\.?\s*$|\s*\(as of [^()]{1,40}\)\s*\.?\s*$", re.IGNORECASE
+)
 # The suffix is looked for in a fact's last characters only: searched over a whole fact, a long
 # run of spaces cost the square of its length (7 s for 25,000 characters).
 _STATED_WINDOW = 64
@@ -137,21 +140,24 @@ _EMAIL = re.compile(r"[\w.+-]++@[\w-]++(?:\.[\w-]++)+(?=$|[,;:!? ]|\.(?:$| ))")
 
 # What has a phone number's digits but is not one: a date (with any separator, or none:
 # "20240105"), a decimal, a number grouped in thousands ("10.000.000").
-_NOT_A_PHONE = re.compile(
-    r"\d{4}[-/. ]\d{1,2}[-/. ]\d{1,2}$|\d{1,2}[-/. ]\d{1,2}[-/. ]\d{4}$"
+_DATE_LIKE = re.compile(
+    r"(?:19|20)\d\d[-/. ](?:0?[1-9]|1[0-2])[-/. ](?:0?[1-9]|[12]\d|3[01])$"
+    r"|(?:0?[1-9]|[12]\d|3[01])[-/. ](?:0?[1-9]|[12]\d|3[01])[-/. ](?:19|20)\d\d$"
     r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
-    r"|\d+\.\d+$|\d{1,3}(?:[.,]\d{3})+$"
 )
-_ANOTHER_NUMBER = re.compile(r"\d{3}")
+# What a bare "number is" may be besides a phone's: a decimal, a number grouped in thousands.
+_NUMBER_SHAPED = re.compile(r"\d+\.\d+$|\d{1,3}(?:[.,]\d{3})+$")
+# A second phone number after the first ("555-1234 and 555-4444"): seven digits or more.
+_ANOTHER_PHONE = re.compile(r"\d(?:[ ().-]?\d){6}")
 _EMAIL_ANYWHERE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")
 
 
 def _digits(phone: str) -> str | None:
     """A phone number as its last ten digits: however it is grouped, and with or without its
     country code ("+1 555 123 4567", "(555) 123-4567"), it is one number. None for what is not
-    one: fewer than seven digits, more than fifteen, or a date's or another number's shape."""
+    one: fewer than seven digits, more than fifteen, or a date's shape."""
     digits = re.sub(r"\D", "", phone)
-    if not 7 <= len(digits) <= 15 or _NOT_A_PHONE.match(phone):
+    if not 7 <= len(digits) <= 15 or _DATE_LIKE.match(phone):
         return None
     return digits[-10:]
 
@@ -280,10 +286,13 @@ def _formed(raw: str, pattern: Pattern) -> str | None:
     ends = not after.strip() or after.lstrip()[:1] in tuple(",;:.!?)")
     if not ends and (pattern.tight or _BOUNDARY.match(after) is None):
         return None
-    # "555-1234 and 555-4444": which one is meant is not said.
-    if pattern.form is _PHONE and _ANOTHER_NUMBER.search(after):
-        return None
     value = shaped.group(0)
+    if pattern.form is _PHONE:
+        # "555-1234 and 555-4444": which one is meant is not said.
+        if _ANOTHER_PHONE.search(after):
+            return None
+        if pattern.tight and _NUMBER_SHAPED.match(value):
+            return None
     return pattern.normal(value) if pattern.normal else value
 
 

@@ -40,8 +40,10 @@ from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.deriver.dedup import exact_key, same_figures
+from reasoners.deriver.dedup import belief_fits, exact_key, same_figures
 from reasoners.dreamer import scheduling
+from reasoners.dreamer.plan import EXPLICIT
+from reasoners.dreamer.slots import claim_of, slot_of
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.peers.starts import (
     RESTRUCTURE,
@@ -190,6 +192,11 @@ async def _resolve_duplicates(
     return True
 
 
+# Beliefs a step moves into a representation of another peer, at most: their new words are
+# embedded inside the step's transaction, which holds the peer's lock meanwhile.
+RENAMED_PER_STEP = 128
+
+
 async def _rename_in_words(
     tx: Tx,
     embedder: Embedder,
@@ -198,31 +205,38 @@ async def _rename_in_words(
     target: str,
     moved: Sequence[dict[str, Any]],
 ) -> None:
-    """Moved beliefs now about `target` name it where they named `source`: "Alicia loves jazz"
-    merged into alice is "Alice loves jazz", which the merge's dedup then finds repeats hers,
-    and which the same fact said again under the new name repeats."""
+    """Moved beliefs now about `target` name it where they named `source` as their subject:
+    "Alicia loves jazz" merged into alice is "Alice loves jazz", which the merge's dedup then
+    finds repeats hers, and which the same fact said again under the new name repeats. The
+    keys a dream stored from the old words (slot, claim) are read from the new ones; words
+    too long to store stay as they were."""
     changed = [
-        (str(b["id"]), str(b["content"]), words)
+        (b, words)
         for b in moved
         if (words := renamed(str(b["content"]), source, target)) != b["content"]
+        and belief_fits(words)
     ]
     if not changed:
         return
-    vectors = await embed_async(embedder, [words for _, _, words in changed])
-    await invalidation.reword(
-        tx,
-        workspace,
-        [
+    vectors = await embed_async(embedder, [words for _, words in changed])
+    items = []
+    for (belief, words), vector in zip(changed, vectors, strict=True):
+        explicit = belief["level"] == EXPLICIT
+        fill = slot_of(words, target) if explicit else None
+        claim = claim_of(words) if explicit else None
+        items.append(
             {
-                "id": id_,
-                "was": was,
+                "id": str(belief["id"]),
+                "was": str(belief["content"]),
                 "content": words,
                 "content_key": exact_key(words),
                 "embedding": vector,
+                "keys": True,
+                "slot": fill.key if fill else None,
+                "claim": claim.signed_key if claim else None,
             }
-            for (id_, was, words), vector in zip(changed, vectors, strict=True)
-        ],
-    )
+        )
+    await invalidation.reword(tx, workspace, items)
 
 
 async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> None:
@@ -246,11 +260,11 @@ async def _step_source(
     settings: Settings,
     stamp: datetime,
     job_id: str,
-    embedder: Embedder | None,
+    embedder: Embedder,
 ) -> bool:
     """Move the next batch of `source` into the target; True once the source is gone (what
-    could not move is noted on the job `job_id`). With `embedder`, moved beliefs about the
-    source say the target's name (embedded anew in the step)."""
+    could not move is noted on the job `job_id`). Moved beliefs about the source say the
+    target's name (embedded anew by `embedder`, in the step)."""
     batch, threshold = settings.restructure_batch, settings.dedup_threshold
     base = {"workspace": workspace, "source": source, "target": op.target}
     target_key = peer_key(workspace, op.target)
@@ -264,19 +278,19 @@ async def _step_source(
     ]
     moves = scope_moves(workspace, source, op.target, pairs)
     if moves:
+        renaming = any(m["from_observed"] != m["observed"] for m in moves)
         row = await tx.one(
             "move_scope_observations",
             workspace=workspace,
             moves=moves,
-            batch=batch,
+            batch=min(batch, RENAMED_PER_STEP) if renaming else batch,
             merge=op.merge,
             reason=STALE_REASON,
             now=stamp,
         )
         if row and int(row["moved"]):
             await _count_writes(tx, workspace, list(row["explicit"]))
-            if embedder is not None:
-                await _rename_in_words(tx, embedder, workspace, source, op.target, row["renamed"])
+            await _rename_in_words(tx, embedder, workspace, source, op.target, row["renamed"])
             # A merge checks moved beliefs from the next step on: its duplicate probe may go
             # through the vector index, which need not see this transaction's moves. The
             # edges move in a step of their own: this one has written the target's edges.
@@ -363,8 +377,8 @@ class StepHandler:
 
 @dataclass
 class RestructureHandler(StepHandler):
-    # Writes a moved belief's new peer name in its words (None: the words stay as they were).
-    embedder: Embedder | None = None
+    # Embeds the words of moved beliefs that now name another peer.
+    embedder: Embedder = field(kw_only=True)
 
     def _again(self, job: JobRecord) -> NewJob:
         """The follow-up job of the same operation."""

@@ -320,7 +320,8 @@ class Query:
             datetime | None,
             strawberry.argument(
                 description="The beliefs as they stood at this time: written by then and not yet "
-                "superseded (superseded ones come back for times before their update).",
+                "superseded (superseded ones come back for times before their update, with "
+                "supersededAt null, as they were then).",
             ),
         ] = None,
         depth: DepthArg = ONE_LEVEL,

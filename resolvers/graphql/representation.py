@@ -155,7 +155,7 @@ class ObservationFilterInput:
     as_of: datetime | None = strawberry.field(
         default=None,
         description="The beliefs as they stood at this time: written by then and not yet "
-        "superseded.",
+        "superseded (one superseded later has supersededAt null).",
     )
 
 

@@ -40,7 +40,9 @@ class HangAfter:
 def handlers(services: Services) -> dict[str, StepHandler]:
     pace = HangAfter(int(sys.argv[2]))
     return {
-        RESTRUCTURE: RestructureHandler(services.db, services.settings, pace, services.embedder),
+        RESTRUCTURE: RestructureHandler(
+            services.db, services.settings, pace, embedder=services.embedder
+        ),
         SPLIT: SplitHandler(services.db, services.settings, pace),
     }
 

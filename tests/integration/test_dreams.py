@@ -138,6 +138,8 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     then = dataclasses.replace(query, as_of=before)
     [past] = await observations.in_view(s.db, workspace, then, [paris])
     assert (past.observation.superseded_at, past.replaced_by) == (None, [])
+    listed = await observations.list_page(s.db, workspace, then, after=None, limit=10)
+    assert [o.superseded_at for o in listed.items if o.id == paris] == [None]
 
     (run,) = await runs(s, workspace)
     assert (run.mode, run.trigger, run.superseded, run.seq) == ("rules", "manual", 1, 1)

@@ -311,10 +311,16 @@ async def test_beliefs_that_name_the_peer_follow_a_merge_and_a_rename(
     home = await belief_id(s, workspace, "Zorblaxtown", "agent", "alice")
     assert (await observations.get_detail(s.db, workspace, home)).observation.times_derived == 2
 
+    await dream_now(s, workspace, "agent", "alice")  # stores the belief's slot and claim
+    [before_keys] = await statements.read(s.db, "observation_keys", id=home)
+    assert before_keys == {"slot": "residence", "claim": "+alice live in zorblaxtown"}
     await merges.start(s.db, s.settings, workspace, merges.Operation(["alice"], "ally", False))
     await run_all(s, workspace)
     [renamed] = await contents(s, workspace, "agent", "ally")
     assert renamed.startswith("Ally lives in Zorblaxtown")
+    # The claim a dream finds its opposite by holds the new name.
+    [keys] = await statements.read(s.db, "observation_keys", id=home)
+    assert keys == {"slot": "residence", "claim": "+ally live in zorblaxtown"}
     [stored] = await statements.read(s.db, "observation_embedding", id=home)
     [vector] = s.embedder.embed([renamed])
     assert sum(x * y for x, y in zip(stored["embedding"], vector, strict=True)) > 0.999

@@ -106,6 +106,12 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ("Alice's number is 10.000.000.", None, None),
         ("Alice's phone number is 555-1234 and 555-4444.", None, None),
         ("Alice's phone number is 555.123.4567.", "phone number", "5551234567"),
+        ("Alice's phone number is 555.1234.", "phone number", "5551234"),
+        ("Alice's phone number is 555-1234 since 2023.", "phone number", "5551234"),
+        ("Alice's phone number is +44 20 7946 0958.", "phone number", "2079460958"),
+        # The LLM deriver's date of a current state is not part of the value.
+        ("Alice's phone number is 555-9876 (as of 2024-05-03).", "phone number", "5559876"),
+        ("Alice lives in Oslo (as of 2024-05-03)", "residence", "oslo"),
         ("Alice's email is Alice.B@Example.com.", "email address", "alice.b@example.com"),
         ("Alice's work phone is 555-1111.", None, None),  # one of several numbers
         ("Alice's phone number is unknown.", None, None),
