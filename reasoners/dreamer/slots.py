@@ -23,6 +23,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from reasoners.dreamer.contacts import (
+    ANOTHER_PHONE,
+    EMAIL_ANYWHERE,
+    EMAIL_FORM,
+    NUMBER_SHAPED,
+    PHONE_FORM,
+    phone_digits,
+)
+
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 # The extractive deriver dates its facts: "... (stated on 2024-05-03).", and the LLM deriver a
 # current state: "... (as of 2024-05-03)".
@@ -130,38 +139,6 @@ def _p(slot: Slot | Callable[[str], Slot], text: str, **kw: bool | int) -> Patte
     return Pattern(slot, re.compile(text, re.IGNORECASE), **kw)  # type: ignore[arg-type]
 
 
-# A phone number as written ("555-1234", "+1 (555) 123-4567") and an email address, each
-# followed by the end or by what ends a clause.
-_PHONE = re.compile(r"\+?\(?\d[\d ().-]{4,24}\d(?=$|[,;:!? ]|\.(?:$| ))")
-# Possessive, and started only where a run of address characters starts: a long run with no
-# "@" in it was scanned again from each of its characters (94 s for 100,000 digits).
-_EMAIL = re.compile(r"[\w.+-]++@[\w-]++(?:\.[\w-]++)+(?=$|[,;:!? ]|\.(?:$| ))")
-
-
-# What has a phone number's digits but is not one: a date (with any separator, or none:
-# "20240105"), a decimal, a number grouped in thousands ("10.000.000").
-_DATE_LIKE = re.compile(
-    r"(?:19|20)\d\d[-/. ](?:0?[1-9]|1[0-2])[-/. ](?:0?[1-9]|[12]\d|3[01])$"
-    r"|(?:0?[1-9]|[12]\d|3[01])[-/. ](?:0?[1-9]|[12]\d|3[01])[-/. ](?:19|20)\d\d$"
-    r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
-)
-# What a bare "number is" may be besides a phone's: a decimal, a number grouped in thousands.
-_NUMBER_SHAPED = re.compile(r"\d+\.\d+$|\d{1,3}(?:[.,]\d{3})+$")
-# A second phone number after the first ("555-1234 and 555-4444"): seven digits or more.
-_ANOTHER_PHONE = re.compile(r"\d(?:[ ().-]?\d){6}")
-_EMAIL_ANYWHERE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")
-
-
-def _digits(phone: str) -> str | None:
-    """A phone number as its last ten digits: however it is grouped, and with or without its
-    country code ("+1 555 123 4567", "(555) 123-4567"), it is one number. None for what is not
-    one: fewer than seven digits, more than fifteen, or a date's shape."""
-    digits = re.sub(r"\D", "", phone)
-    if not 7 <= len(digits) <= 15 or _DATE_LIKE.match(phone):
-        return None
-    return digits[-10:]
-
-
 _NOW = r"(?:now |currently |still |also )?"
 _JUST = r"(?:just |recently |finally |also )?"
 # After "<peer> " (or "<peer>'s " for the possessive ones).
@@ -213,15 +190,15 @@ _POSSESSIVE: tuple[Pattern, ...] = (
             r"(?:(?:tele)?phone(?: number)?|(?:mobile|cell)(?: number)?) is (?P<v>.+)",
             re.IGNORECASE,
         ),
-        form=_PHONE,
-        normal=_digits,
+        form=PHONE_FORM,
+        normal=phone_digits,
     ),
     # A bare "number" may be any number: only one that ends the fact reads as a phone's.
     Pattern(
         PHONE,
         re.compile(r"(?:(?:new|current|personal|main) )*number is (?P<v>.+)", re.IGNORECASE),
-        form=_PHONE,
-        normal=_digits,
+        form=PHONE_FORM,
+        normal=phone_digits,
         tight=True,
     ),
     Pattern(
@@ -230,7 +207,7 @@ _POSSESSIVE: tuple[Pattern, ...] = (
             r"(?:(?:new|current|personal|main) )*e-?mail(?: address)? is (?P<v>.+)",
             re.IGNORECASE,
         ),
-        form=_EMAIL,
+        form=EMAIL_FORM,
         normal=str.lower,
     ),
     _p(
@@ -287,11 +264,11 @@ def _formed(raw: str, pattern: Pattern) -> str | None:
     if not ends and (pattern.tight or _BOUNDARY.match(after) is None):
         return None
     value = shaped.group(0)
-    if pattern.form is _PHONE:
+    if pattern.form is PHONE_FORM:
         # "555-1234 and 555-4444": which one is meant is not said.
-        if _ANOTHER_PHONE.search(after):
+        if ANOTHER_PHONE.search(after):
             return None
-        if pattern.tight and _NUMBER_SHAPED.match(value):
+        if pattern.tight and NUMBER_SHAPED.match(value):
             return None
     return pattern.normal(value) if pattern.normal else value
 
@@ -333,7 +310,7 @@ def slot_of(content: str, name: str) -> SlotFill | None:
 
 def _hedged(text: str) -> bool:
     """Whether `text` hedges or negates (an email address's words do not: "will.smith@...")."""
-    return _HEDGES.search(_EMAIL_ANYWHERE.sub(" ", text)) is not None
+    return _HEDGES.search(EMAIL_ANYWHERE.sub(" ", text)) is not None
 
 
 def _fill(text: str, name: str) -> SlotFill | None:

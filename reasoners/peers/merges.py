@@ -35,16 +35,15 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, peer_key, scope_key
 from graph.records import WorkspaceRecord
-from graph.repo import invalidation, jobs, members, peers
+from graph.repo import jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.deriver.dedup import belief_fits, exact_key, same_figures
+from reasoners.deriver.dedup import same_figures
 from reasoners.dreamer import scheduling
-from reasoners.dreamer.plan import EXPLICIT
-from reasoners.dreamer.slots import claim_of, slot_of
-from reasoners.embeddings.model import Embedder, embed_async
+from reasoners.embeddings.model import Embedder
+from reasoners.peers.renamed_words import RENAMED_PER_STEP, write_new_name
 from reasoners.peers.starts import (
     RESTRUCTURE,
     check_not_purged,
@@ -53,7 +52,6 @@ from reasoners.peers.starts import (
     restructure_unit,
 )
 from reasoners.queue.worker import Prepared
-from reasoners.text.names import renamed
 
 log = logging.getLogger("beliefgraph.restructure")
 
@@ -192,53 +190,6 @@ async def _resolve_duplicates(
     return True
 
 
-# Beliefs a step moves into a representation of another peer, at most: their new words are
-# embedded inside the step's transaction, which holds the peer's lock meanwhile.
-RENAMED_PER_STEP = 128
-
-
-async def _rename_in_words(
-    tx: Tx,
-    embedder: Embedder,
-    workspace: str,
-    source: str,
-    target: str,
-    moved: Sequence[dict[str, Any]],
-) -> None:
-    """Moved beliefs now about `target` name it where they named `source` as their subject:
-    "Alicia loves jazz" merged into alice is "Alice loves jazz", which the merge's dedup then
-    finds repeats hers, and which the same fact said again under the new name repeats. The
-    keys a dream stored from the old words (slot, claim) are read from the new ones; words
-    too long to store stay as they were."""
-    changed = [
-        (b, words)
-        for b in moved
-        if (words := renamed(str(b["content"]), source, target)) != b["content"]
-        and belief_fits(words)
-    ]
-    if not changed:
-        return
-    vectors = await embed_async(embedder, [words for _, words in changed])
-    items = []
-    for (belief, words), vector in zip(changed, vectors, strict=True):
-        explicit = belief["level"] == EXPLICIT
-        fill = slot_of(words, target) if explicit else None
-        claim = claim_of(words) if explicit else None
-        items.append(
-            {
-                "id": str(belief["id"]),
-                "was": str(belief["content"]),
-                "content": words,
-                "content_key": exact_key(words),
-                "embedding": vector,
-                "keys": True,
-                "slot": fill.key if fill else None,
-                "claim": claim.signed_key if claim else None,
-            }
-        )
-    await invalidation.reword(tx, workspace, items)
-
-
 async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> None:
     """Count a write of each of the target's representations that explicit beliefs moved into,
     stamping them with it (count_merged_writes.cypher)."""
@@ -290,7 +241,7 @@ async def _step_source(
         )
         if row and int(row["moved"]):
             await _count_writes(tx, workspace, list(row["explicit"]))
-            await _rename_in_words(tx, embedder, workspace, source, op.target, row["renamed"])
+            await write_new_name(tx, embedder, workspace, source, op.target, row["renamed"])
             # A merge checks moved beliefs from the next step on: its duplicate probe may go
             # through the vector index, which need not see this transaction's moves. The
             # edges move in a step of their own: this one has written the target's edges.
