@@ -257,7 +257,8 @@ def repeated_items(
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     # A zero vector points nowhere: its cosine with anything is 0.
     unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-    # Items of the same numbers share a class: compared as integers, not lists, item by item.
+    # Items of the same numbers share a class: compared as integers, not lists, item by item;
+    # what each number counts is checked for the few similar enough.
     classes: dict[tuple[str, ...], int] = {}
     figure_class = np.asarray(
         [classes.setdefault(tuple(figures(c)), len(classes)) for c in contents]
@@ -272,11 +273,32 @@ def repeated_items(
         if repeats is None and kept_rows:
             similarities = unit[kept_rows] @ unit[i]
             similarities[figure_class[kept_rows] != figure_class[i]] = -np.inf
-            best = int(similarities.argmax())
-            if similarities[best] >= threshold:
-                repeats = kept_rows[best]
+            repeats = _most_similar_agreeing(similarities, kept_rows, i, threshold, contents)
         result.append(repeats)
         if repeats is None:
             kept_rows.append(i)
             kept_keys.setdefault(key, i)
     return result
+
+
+def _most_similar_agreeing(
+    similarities: np.ndarray,
+    kept_rows: list[int],
+    item: int,
+    threshold: float,
+    contents: Sequence[str] | None,
+) -> int | None:
+    """The most similar kept item at or above `threshold` whose numbers count the same things
+    as the item's (`same_figures`: a class holds the same numbers, not what each counts)."""
+    best = int(similarities.argmax())
+    if similarities[best] < threshold:
+        return None
+    if contents is None or same_figures(contents[kept_rows[best]], contents[item]):
+        return kept_rows[best]
+    for other in np.argsort(-similarities, kind="stable"):  # rare: the best counts otherwise
+        if similarities[other] < threshold:
+            return None
+        row = kept_rows[int(other)]
+        if same_figures(contents[row], contents[item]):
+            return row
+    return None

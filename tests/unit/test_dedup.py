@@ -168,6 +168,18 @@ def test_numbers_in_words_differ_as_digits_do(left: str, right: str) -> None:
     assert not same_figures(left, right)
 
 
+def test_items_with_the_same_numbers_for_other_things_are_kept_apart() -> None:
+    """Facts of one unit were classed by their numbers alone: "20 dollars for 3 apples" and "3
+    dollars for 20 apples", posted together, made one belief."""
+    contents = [
+        "P paid 20 dollars for 3 apples.",
+        "P paid 3 dollars for 20 apples.",
+        "P paid 20 dollars for 3 apples!",
+    ]
+    same = [[1.0, 0.0]] * 3
+    assert repeated_items(["a", "b", "c"], same, 0.9, contents) == [None, None, 0]
+
+
 def test_a_similar_item_with_other_numbers_is_kept() -> None:
     keys = ["a", "b", "c", "d"]
     vectors = [[1.0, 0.0], [1.0, 0.01], [1.0, 0.02], [0.0, 1.0]]
