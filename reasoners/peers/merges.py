@@ -369,6 +369,8 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
     """Check the operation and queue its first job; returns the operation's id."""
     if not op.sources:
         raise InvalidInput("name at least one source peer")
+    if not op.merge and op.target in op.sources:
+        raise InvalidInput(f"peer {op.target!r} already has that name: give it another")
     if op.target in op.sources or len(set(op.sources)) != len(op.sources):
         raise InvalidInput("the sources must be distinct and differ from the target")
     if not op.merge:

@@ -340,6 +340,8 @@ async def test_a_rename_carries_keys_files_cards_and_sessions(
     }"""
     assert await gql.error_code(rename, {**w, "p": "alicia", "n": "alice"}) == "CONFLICT"
     assert await gql.error_code(rename, {**w, "p": "nobody", "n": "x"}) == "NOT_FOUND"
+    same = await gql.raw(rename, {**w, "p": "alicia", "n": "alicia"})
+    assert "already has that name" in same["errors"][0]["message"], same
     await gql.ok(rename, {**w, "p": "alicia", "n": "ally"})
     await run_all(s, workspace)
 
