@@ -29,9 +29,9 @@ def exact_key(content: str) -> str:
     return normalize(content)
 
 
-# A number in digits, with its decimals or dotted parts: "1.05" is not "1.5", nor "10.0.0.1"
-# "10.0.0.10".
-_DIGITS = re.compile(r"\d+(?:\.\d+)*")
+# A number in digits, whole with the parts it joins without spaces: "1.05" is not "1.5",
+# "10.0.0.1" not "10.0.0.10", "3/4" not "4/3", "10-20" not "20-10", "555-1234" not "1234-555".
+_DIGITS = re.compile(r"\d+(?:[./:-]\d+)*")
 # A thousands separator inside a number: "1,000" states what "1000" does.
 _GROUPING = re.compile(r"(?<=\d)[,_'\u00a0\u202f](?=\d{3}(?!\d))")
 _WORDS = re.compile(r"[a-z]+")
@@ -64,7 +64,7 @@ _SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
 
 def figures(content: str) -> list[str]:
     """The numbers a fact states, sorted: in digits (without leading zeros or thousands
-    separators; "3.10" and "10.0.0.1" whole) and spelled out (spelled_numbers). The date a
+    separators; "3.10", "10.0.0.1" and "3/4" whole) and spelled out (spelled_numbers). The date a
     deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's "(as
     of ...)", is not one of them: the same state restated another day is a repeat."""
     return sorted(number for number, _ in _counted(content))
@@ -92,10 +92,11 @@ def _counted(content: str) -> list[tuple[str, str]]:
 
 
 def _plain(number: str) -> str:
-    """A number as compared: without leading zeros (its decimals as written: "3.10" is not
-    "3.1" when it names a version)."""
-    whole, dot, rest = number.partition(".")
-    return (whole.lstrip("0") or "0") + dot + rest
+    """A number as compared: without leading zeros, the rest as written ("3.10" is not "3.1"
+    when it names a version)."""
+    first = re.match(r"\d+", number)
+    assert first is not None  # _DIGITS starts with a digit
+    return (first.group(0).lstrip("0") or "0") + number[first.end() :]
 
 
 def spelled_numbers(text: str) -> list[int]:

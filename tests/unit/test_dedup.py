@@ -162,6 +162,8 @@ def test_numbers_agree_however_they_are_written(left: str, right: str) -> None:
         ("Alice uses Python 3.10.", "Alice uses Python 3.1."),
         ("Alice's server is 10.0.0.1.", "Alice's server is 10.0.0.10."),
         ("Alice owes Tom 50 and Ann 10.", "Alice owes Tom 10 and Ann 50."),
+        ("Alice scored 3/4.", "Alice scored 4/3."),
+        ("Alice trains 10-20 minutes.", "Alice trains 20-10 minutes."),
     ],
 )
 def test_numbers_in_words_differ_as_digits_do(left: str, right: str) -> None:
