@@ -31,7 +31,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
-from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items, same_figures
+from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items
 from reasoners.deriver.extractors import Extractor, Fact
 from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
@@ -40,6 +40,7 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import PreparationFailed, Prepared
+from reasoners.text.numbers import same_figures
 from reasoners.text.spans import Grounding
 
 log = logging.getLogger("beliefgraph.deriver")

@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS, one_line
-from reasoners.deriver.dedup import same_figures
 from reasoners.dreamer.induction_text import (
     MIN_INDUCTION_FACTS,
     MIN_INDUCTION_SESSIONS,
@@ -56,6 +55,7 @@ from reasoners.dreamer.slots import (
     core_text,
     slot_of,
 )
+from reasoners.text.numbers import same_figures
 
 CARD_ORDER = (NAME, AGE, RESIDENCE, HOMETOWN, OCCUPATION, WORKPLACE, RELATIONSHIP)
 MAX_CARD_LINES = 20  # lines the rules write; an app's own lines come on top, up to MAX_ENTRIES

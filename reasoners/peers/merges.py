@@ -40,7 +40,6 @@ from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import check_name, now
-from reasoners.deriver.dedup import same_figures
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder
 from reasoners.peers.renamed_words import RENAMED_PER_STEP, write_new_name
@@ -52,6 +51,7 @@ from reasoners.peers.starts import (
     restructure_unit,
 )
 from reasoners.queue.worker import Prepared
+from reasoners.text.numbers import same_figures
 
 log = logging.getLogger("beliefgraph.restructure")
 

@@ -43,12 +43,13 @@ from graph.props import node_props
 from graph.repo import jobs, peers, sessions, workspaces
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
-from reasoners.deriver.dedup import exact_key, same_figures
+from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.handler import DreamHandler
 from reasoners.dreamer.plan import Belief
 from reasoners.dreamer.rules import keys_of
 from reasoners.embeddings.model import embed_async
+from reasoners.text.numbers import same_figures
 from resolvers.services import Services
 from tests import statements
 from tests.bench.common import DOCS, add_instance_args, machine, run_bench, table

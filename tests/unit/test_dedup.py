@@ -9,11 +9,10 @@ from reasoners.deriver.dedup import (
     check_belief,
     cosine,
     exact_key,
-    figures,
     find_duplicate,
     repeated_items,
-    same_figures,
 )
+from reasoners.text.numbers import figures, same_figures
 
 pytestmark = pytest.mark.unit
 
