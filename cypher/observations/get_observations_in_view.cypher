@@ -49,9 +49,24 @@ RETURN o {.*, embedding: null,
           | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
                          .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
              span: d.span}] AS sources,
+       // What it replaced, when the filters keep that version too: its words could quote a
+       // session left out.
        [(o)-[s:SUPERSEDES]->(old:Observation)
           WHERE old.workspace = $workspace AND old.deleted_at IS NULL
             AND ($as_of IS NULL OR s.at <= $as_of)
+            AND (NOT $exclude_derived OR old.session IS NOT NULL)
+            AND CASE WHEN $session_ids IS NULL OR old.session IN $session_ids THEN true
+                     ELSE EXISTS { MATCH (old)-[:DERIVED_FROM]->(m:Message)
+                                   WHERE m.deleted_at IS NULL AND m.session IN $session_ids
+                                     AND coalesce(coalesce(m.received_at, m.created_at)
+                                                  <= $as_of, true) } END
+            AND CASE WHEN $exclude_session_ids IS NULL OR old.session IS NULL
+                          OR NOT old.session IN $exclude_session_ids THEN true
+                     ELSE EXISTS { MATCH (old)-[:DERIVED_FROM]->(m:Message)
+                                   WHERE m.deleted_at IS NULL
+                                     AND NOT m.session IN $exclude_session_ids
+                                     AND coalesce(coalesce(m.received_at, m.created_at)
+                                                  <= $as_of, true) } END
           | old {.id, .content, .superseded_at}] AS replaces,
        [(new:Observation)-[s:SUPERSEDES]->(o)
           WHERE new.workspace = $workspace AND new.deleted_at IS NULL

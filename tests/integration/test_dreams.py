@@ -140,6 +140,16 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     assert (past.observation.superseded_at, past.replaced_by) == (None, [])
     listed = await observations.list_page(s.db, workspace, then, after=None, limit=10)
     assert [o.superseded_at for o in listed.items if o.id == paris] == [None]
+    # Paris was said in s1: a read kept to s2, or leaving s1 out, does not quote it as what
+    # Lisbon replaced.
+    [whole] = await observations.in_view(s.db, workspace, query, [lisbon])
+    assert [r.content for r in whole.replaces] == [old.observation.content]
+    for narrowed in (
+        dataclasses.replace(query, session_ids=["s2"]),
+        dataclasses.replace(query, exclude_session_ids=["s1"]),
+    ):
+        [kept] = await observations.in_view(s.db, workspace, narrowed, [lisbon])
+        assert kept.replaces == []
 
     (run,) = await runs(s, workspace)
     assert (run.mode, run.trigger, run.superseded, run.seq) == ("rules", "manual", 1, 1)
