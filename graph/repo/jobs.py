@@ -224,10 +224,7 @@ async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> boo
     """Extend the unit's lease, if this owner still holds it."""
 
     async def work(tx: Tx) -> bool:
-        # The lock first, in a statement of its own, so that the owner check reads after a
-        # commit that released the unit meanwhile. In one statement, the owner was read before
-        # the lock, and the lease then set on the released unit kept anyone from claiming it.
-        await tx.rows("lock_work_unit", key=unit.key, owner=unit.owner)
+        await _lock(tx, unit)
         row = await tx.one(
             "extend_work_unit_lease", key=unit.key, owner=unit.owner, lease_until=now() + lease
         )
@@ -236,10 +233,20 @@ async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> boo
     return await db.write_tx(work)
 
 
+async def _lock(tx: Tx, unit: ClaimedUnit) -> None:
+    """The unit's lock, in a statement of its own, before any owner check: the checks that
+    follow then read after a claim that took the unit over meanwhile has committed. In one
+    statement the owner was read before the lock: a lease that had lapsed was extended on a
+    released unit, and a worker whose lease had lapsed set back to waiting, or dead-lettered,
+    the jobs another worker had just claimed."""
+    await tx.rows("lock_work_unit", key=unit.key, owner=unit.owner)
+
+
 async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
     """Mark the unit's jobs in `results` done and free the unit, in the caller's transaction
     (with the work). Jobs of the unit not in `results` (a handler that did the first part of
     a large unit) go back to waiting, their attempt not counted, for the next claim."""
+    await _lock(tx, unit)
     done = {r.id for r in results}
     later = [j.id for j in unit.jobs if j.id not in done]
     if later:
@@ -277,6 +284,7 @@ async def fail(
     spared = [j.id for j in unit.jobs if taken is not None and j.id not in taken]
 
     async def work(tx: Tx) -> dict[str, str]:
+        await _lock(tx, unit)
         if spared:
             await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=spared, now=now())
         rows = await tx.rows(
@@ -302,6 +310,7 @@ async def release(db: Database, unit: ClaimedUnit) -> None:
     """Give the unit back untouched (graceful shutdown before the work committed)."""
 
     async def work(tx: Tx) -> None:
+        await _lock(tx, unit)
         await tx.rows(
             "release_jobs", key=unit.key, owner=unit.owner, ids=[j.id for j in unit.jobs], now=now()
         )

@@ -257,8 +257,12 @@ class Worker:
                     log.exception("after committing %s", unit.key)
         except asyncio.CancelledError:
             raise
-        except LeaseLost:
-            log.warning("lease on %s lost; another worker redoes it", unit.key)
+        except LeaseLost as exc:
+            # Another worker took the unit over (its jobs are that worker's: the failure below
+            # changes nothing), or a purge deleted one of its jobs while the lease held: the
+            # jobs left wait out a backoff, not the lease, which nothing would give up.
+            log.warning("unit %s: %s", unit.key, exc)
+            await self._fail(unit, exc, None)
         except Exception as exc:
             self.failed_units += 1
             # A failure charges the jobs the handler took; the ones it left for a later run (a

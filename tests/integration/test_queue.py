@@ -15,7 +15,7 @@ from cypher.statements import Statement
 from graph.db import Database, Row, Tx
 from graph.errors import Conflict, NotFound, Unavailable
 from graph.repo import jobs, queue_status
-from graph.repo.jobs import ClaimedUnit, JobResult, NewJob
+from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
@@ -350,6 +350,34 @@ async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
 
 
 @dataclass
+class PurgesTheSecondJob:
+    """Deletes the unit's second job while the first is prepared, as a purge would."""
+
+    db: Database
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        await self.db.write("delete_jobs", workspace=unit.jobs[0].workspace,
+                            ids=[unit.jobs[1].id])  # fmt: skip
+        return Prepared(results=[JobResult(j.id) for j in unit.jobs])
+
+
+async def test_a_unit_whose_job_a_purge_deleted_is_given_up_at_once(
+    services: Services, workspace: str
+) -> None:
+    """The commit found one job gone and the unit was left leased and its other job running
+    until the lease ran out (a minute), though its worker was alive and done with it."""
+    first, _ = await enqueue(services, workspace, units=1, per_unit=2)
+    config = WorkerConfig(workspace=workspace, lease=timedelta(seconds=60))
+    worker = Worker(services.db, {"test": PurgesTheSecondJob(services.db)}, config)
+    assert await worker.run_once()
+    [job] = await jobs.list_jobs(
+        services.db, workspace, session=None, peer=None, statuses=None, with_errors=True, limit=5
+    )
+    assert (job.id, job.status, job.attempts) == (first, "pending", 1)
+    assert job.error is not None and "lost the lease" in job.error
+
+
+@dataclass
 class CountsCommits:
     committed: int = 0
 
@@ -397,6 +425,51 @@ async def test_a_lease_extended_while_the_unit_is_released_leaves_it_free(
     again = await jobs.claim(services.db, "w2", lease=timedelta(seconds=60), max_jobs=5,
                              workspace=workspace)  # fmt: skip
     assert again is not None and again.key == unit.key
+
+
+@pytest.mark.parametrize("outcome", ["fail", "complete"])
+async def test_a_worker_whose_lease_lapsed_leaves_the_next_claim_alone(
+    services: Services, workspace: str, outcome: str
+) -> None:
+    """A worker whose lease had lapsed read its jobs as its own before the lock that a new
+    claim held, then wrote over that claim: its failure set the jobs another worker had just
+    started back to waiting (or dead-lettered them), its commit marked them done."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    db = services.db
+    first = await jobs.claim(db, "w1", lease=timedelta(seconds=0.1), max_jobs=5,
+                             workspace=workspace)  # fmt: skip
+    assert first is not None
+    await asyncio.sleep(0.3)
+    stamp, lease = now(), timedelta(seconds=60)
+    ids = [j.id for j in first.jobs]
+    async with db.driver.session(database=db.database) as session:
+        open_tx = await session.begin_transaction()
+        claiming = Tx(open_tx)
+        await claiming.rows("lock_work_unit", key=first.key, owner="w2")
+        leased = await claiming.one(
+            "lease_work_unit", key=first.key, owner="w2", now=stamp, lease_until=stamp + lease
+        )
+        started = await claiming.rows(
+            "start_jobs", ids=ids, owner="w2", lease_until=stamp + lease, now=stamp
+        )
+        assert leased is not None and len(started) == 1
+        if outcome == "fail":
+            late = asyncio.ensure_future(
+                jobs.fail(db, first, "boom", backoff=lease, max_backoff=lease)
+            )
+        else:
+            done = [JobResult(i) for i in ids]
+            late = asyncio.ensure_future(db.write_tx(lambda tx: jobs.complete(tx, first, done)))
+        await asyncio.sleep(1.0)
+        await open_tx.commit()
+    with contextlib.suppress(jobs.LeaseLost):
+        await asyncio.wait_for(late, 30)
+    # The second claim still holds its job, and its commit goes through.
+    second = ClaimedUnit(first.key, "w2", [JobRecord.from_row(r["job"]) for r in started],
+                         stamp + lease)  # fmt: skip
+    await db.write_tx(lambda tx: jobs.complete(tx, second, [JobResult(i) for i in ids]))
+    status = await queue_status.status(db, workspace, None, None)
+    assert (status.done, status.pending, status.dead, status.running) == (1, 0, 0, 0)
 
 
 async def test_queue_status_streams_share_one_look(services: Services, workspace: str) -> None:
