@@ -8,6 +8,7 @@ from typing import Literal
 Statement = Literal[
     "await_indexes",
     "begin_purge",
+    "bury_abandoned_jobs",
     "claim_dream",
     "claim_idle_dreams",
     "clear_scope_index_marks",

@@ -25,6 +25,9 @@ from graph.validation import now
 JOBS = "jobs"  # the name in its cursors
 
 
+ABANDONED = "its worker stopped (a crash, or a lease not renewed) during every one of its attempts"
+
+
 class LeaseLost(Conflict):
     """The worker's lease on a unit expired and another worker took it over."""
 
@@ -191,11 +194,13 @@ async def claim(
                 JobRecord.from_row(r["job"])
                 for r in await tx.rows("list_unit_head_jobs", key=key, limit=max_jobs)
             ]
+            heads = await _past_abandoned(tx, key, heads, stamp)
             # A ready prefix: stop at a job waiting out a retry backoff, so order holds, and
             # at a job of another kind (a unit may queue a split behind a merge), which goes
-            # to its own handler in a later claim.
+            # to its own handler in a later claim. Jobs a worker was running when it stopped
+            # run one to a claim: one of them may be what stopped it.
             ready: list[JobRecord] = []
-            for job in heads:
+            for job in heads[:1] if heads and heads[0].status == "running" else heads:
                 if job.status == "pending" and job.attempts > 0 and job.run_after > stamp:
                     break
                 if ready and job.kind != ready[0].kind:
@@ -218,6 +223,29 @@ async def claim(
         return None
 
     return await db.write_tx(work)
+
+
+async def _past_abandoned(
+    tx: Tx, key: str, heads: list[JobRecord], stamp: datetime
+) -> list[JobRecord]:
+    """`heads` past the first jobs whose every attempt ended with their worker gone (a job
+    left running is one a worker was running when its lease ran out), which are dead-lettered:
+    a job that stops the worker running it would otherwise be claimed again for ever, and the
+    unit's later jobs wait behind it."""
+    spent = 0
+    while spent < len(heads) and heads[spent].status == "running":
+        if heads[spent].attempts < heads[spent].max_attempts:
+            break
+        spent += 1
+    if spent:
+        await tx.rows(
+            "bury_abandoned_jobs",
+            key=key,
+            ids=[j.id for j in heads[:spent]],
+            now=stamp,
+            error=ABANDONED,
+        )
+    return heads[spent:]
 
 
 async def extend_lease(db: Database, unit: ClaimedUnit, lease: timedelta) -> bool:

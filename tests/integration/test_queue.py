@@ -220,7 +220,9 @@ async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str)
     worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
     assert not await worker.run_once(), "a live lease must not be taken"
     await asyncio.sleep(lease.total_seconds() + 0.2)
-    assert await worker.run_once()
+    # The jobs the crashed worker ran are taken up one to a claim (one may be what crashed it).
+    for _ in range(3):
+        assert await worker.run_once()
     assert len(handler.seen) == 3
     status = await queue_status.status(services.db, workspace, None, None)
     assert status.done == 3
@@ -347,6 +349,40 @@ async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
     assert (by_id[first].attempts, by_id[first].error) == (1, "Conflict: changed while read")
     assert (by_id[second].attempts, by_id[second].error) == (0, None)
     assert {j.status for j in listed} == {"pending"}
+
+
+async def test_a_job_that_stops_its_worker_every_time_is_dead_lettered(
+    services: Services, workspace: str
+) -> None:
+    """A job whose worker died while running it (out of memory, say) was claimed again with
+    its attempts counted past the maximum, for ever, and the unit's later jobs waited behind
+    it. Now the jobs a stopped worker was running run one to a claim, and one whose every
+    attempt ended so is dead-lettered."""
+    poison, second, third = await enqueue(services, workspace, units=1, per_unit=3)
+    db = services.db
+
+    async def crash() -> list[str]:
+        """A claim whose worker dies: its lease runs out, nothing written."""
+        unit = await jobs.claim(db, "dies", lease=timedelta(seconds=0.05), max_jobs=5,
+                                workspace=workspace)  # fmt: skip
+        assert unit is not None
+        await asyncio.sleep(0.15)
+        return [j.id for j in unit.jobs]
+
+    assert await crash() == [poison, second, third]
+    for _ in range(4):  # attempts 2 to 5, alone
+        assert await crash() == [poison]
+    # Its fifth attempt ended so too: dead-lettered; the next job left running runs alone.
+    assert await crash() == [second]
+    listed = await jobs.list_jobs(
+        db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True, limit=5
+    )
+    assert [(j.id, j.attempts, j.error) for j in listed] == [(poison, 5, jobs.ABANDONED)]
+    # Once none is left running, the unit is claimed whole again.
+    worker = Worker(db, {"test": CountsCommits()}, WorkerConfig(workspace=workspace))
+    assert await worker.run_once() and await worker.run_once()
+    status = await queue_status.status(db, workspace, None, None)
+    assert (status.done, status.dead, status.pending, status.running) == (2, 1, 0, 0)
 
 
 @dataclass
