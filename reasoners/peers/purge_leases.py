@@ -28,13 +28,14 @@ async def under_record(
     *,
     retry_in: timedelta | None = None,
 ) -> T:
-    """`run` under its record, then `finish` (which deletes the record). A failure of `run`
+    """`run` under its record, then `finish` (which deletes the record). A failure of either
     leaves the record and gives up its lease (a worker finishes the purge after `retry_in`, or
     purging again does; a cancellation, at shutdown say, is no failure of the purge: at the
-    next look); one of `finish` leaves it to its lease."""
+    next look)."""
     try:
         async with _leased(db, held, lease):
             result = await run()
+        await finish()
     except BaseException as failure:
         wait = None if isinstance(failure, asyncio.CancelledError) else retry_in
         try:
@@ -42,7 +43,6 @@ async def under_record(
         except Exception as exc:  # Neo4j away: the lease runs out instead
             log.warning("could not release purge %s's lease: %s", held.id, exc)
         raise
-    await finish()
     return result
 
 

@@ -15,6 +15,7 @@ from reasoners.peers.purge import (
     Checkpoint,
     Eraser,
     NoCheckpoint,
+    PurgeReport,
     messages_left,
     peer_left,
 )
@@ -45,20 +46,17 @@ async def resume_interrupted(
             # The purge had deleted the peer (its last step) before it stopped; a peer of that
             # name now is another one, made since. What it noted to do at the end is done.
             log.info("purge %s of %s: its peer is gone; finishing it", record.id, record.peer)
-            await eraser.finish()
-            continue
-        if record.peer is not None:
-            left = peer_left(record.workspace, record.peer)
+            work = _nothing_left
+        elif record.peer is not None:
+            work = partial(eraser.run, peer_left(record.workspace, record.peer))
         else:
-            left = messages_left(record.workspace, record.message_ids)
+            work = partial(eraser.run, messages_left(record.workspace, record.message_ids))
         wait = max(
             min(lease * 2**record.attempts, MAX_RESUME_BACKOFF),
             timedelta(seconds=RESUME_SECONDS),  # never taken up again in this same loop
         )
         try:
-            report = await under_record(
-                db, record.held, lease, partial(eraser.run, left), eraser.finish, retry_in=wait
-            )
+            report = await under_record(db, record.held, lease, work, eraser.finish, retry_in=wait)
         except Exception as exc:
             log.warning(
                 "resuming purge %s (try %d) failed, next try in %s: %s",
@@ -70,3 +68,8 @@ async def resume_interrupted(
             continue
         log.info("finished interrupted purge %s in %s: %s", record.id, record.workspace, report)
     return taken
+
+
+async def _nothing_left() -> PurgeReport:
+    """A purge whose peer is gone has nothing left to erase, only its end to do."""
+    return PurgeReport()

@@ -15,6 +15,7 @@ from graph.repo.sessions import MemberSettings
 from graph.settings import Settings
 from graph.validation import now
 from reasoners.peers import merges, purge, purge_resume, splits
+from reasoners.peers.purge_leases import under_record
 from reasoners.peers.splits import Part
 from resolvers.services import Services
 from tests import statements
@@ -33,6 +34,7 @@ from tests.integration.test_restructure import (
 pytestmark = pytest.mark.integration
 
 EXPIRED = timedelta(0)  # a lease that has run out at once
+LEASE = timedelta(seconds=0.3)
 
 
 def batched(s: Services, batch: int) -> Settings:
@@ -225,6 +227,30 @@ async def test_a_resumed_purge_that_fails_waits_longer_before_its_next_try(
     # It failed (Interrupted); its record now waits out a backoff instead of the lease of 0.
     assert await purge_resume.resume_interrupted(s.db, batched(s, 1), workspace=workspace) == 0
     assert (await counts(s, workspace))["Purge"] == 1
+
+
+async def test_a_purge_whose_end_fails_waits_out_a_backoff(
+    services: Services, workspace: str
+) -> None:
+    """A failure of the purge's end (the transaction deleting its record) kept the record's
+    lease: a worker took it up again each time that lease ran out, for ever, with no wait
+    growing between tries."""
+    await make_peers(services, workspace, "alice")
+    await purges.begin_peer(services.db, workspace, "alice", lease=EXPIRED)
+    record = await purges.claim_interrupted(services.db, LEASE, workspace=workspace)
+    assert record is not None
+
+    async def nothing() -> None:
+        return None
+
+    async def end_fails() -> None:
+        raise Conflict("changed meanwhile")
+
+    with pytest.raises(Conflict):
+        await under_record(services.db, record.held, LEASE, nothing, end_fails,
+                           retry_in=timedelta(hours=1))  # fmt: skip
+    await asyncio.sleep(LEASE.total_seconds() + 0.3)
+    assert await purges.claim_interrupted(services.db, LEASE, workspace=workspace) is None
 
 
 @dataclass
