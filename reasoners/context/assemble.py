@@ -60,6 +60,7 @@ class ContextRequest:
     session_ids: list[str] | None = None  # beliefs from these sessions only
     exclude_session_ids: list[str] | None = None
     exclude_derived: bool = False  # leave out beliefs with no session
+    include_card: bool = True  # False: no card, and none of the budget spent on it
     # The budget counts the rendered text (headings, times, speakers); False: the parts'
     # content alone, for an answer that returns the parts (REST's session context).
     rendered: bool = True
@@ -232,7 +233,8 @@ async def get_context(
         representation(db, embedder, request, observer, observed),
         session_window(db, request, request.session),
     )
-    if not card_used(*levels):  # `peer_card.use: false`, the session's else the workspace's
+    # `peer_card.use: false`, the session's else the workspace's.
+    if not request.include_card or not card_used(*levels):
         card = []
     packed = pack_parts(
         tokens,

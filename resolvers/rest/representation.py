@@ -198,6 +198,9 @@ async def session_context(call: Call) -> Response:
             search_message_limit=0,
             include_summary=q.summary,
             session_ids=allowlist,
+            # The card is not session by session: with sessions listed it is left out, and
+            # takes none of the budget from the messages.
+            include_card=allowlist is None,
             rendered=False,  # this answer is the parts, not the rendered text
         ),
     )
@@ -210,7 +213,7 @@ async def session_context(call: Call) -> Response:
             "peer_representation": shapes.representation(result.representation)
             if targeted
             else None,
-            "peer_card": (result.card or None) if targeted and allowlist is None else None,
+            "peer_card": (result.card or None) if targeted else None,
         }
     )
 

@@ -464,6 +464,15 @@ async def test_representation_cards_and_contexts(rest: httpx.AsyncClient, worksp
     assert r.status_code == 200 and len(r.json()["messages"]) == 3
     r = await rest.get(f"{s}/context", params={"peer_perspective": "bot"})
     assert r.status_code == 422 and "peer_perspective needs a peer_target" in r.text
+    # With sessions listed the card is left out, and takes none of the budget: it was packed
+    # first, then dropped from the answer, with the messages it had crowded out.
+    long_card = [f"Keeps hive number {i} on the allotment" for i in range(16)]
+    await rest.put(f"{p}/bot/card", params={"target": "alice"}, json={"peer_card": long_card})
+    narrowed = {"peer_target": "alice", "peer_perspective": "bot", "tokens": 160}
+    r = await rest.get(f"{s}/context", params={**narrowed, "limit_to_session": "true"})
+    assert r.json()["peer_card"] is None and len(r.json()["messages"]) == 3
+    r = await rest.get(f"{s}/context", params={**narrowed, "limit_to_session": "false"})
+    assert r.json()["peer_card"] == long_card and len(r.json()["messages"]) < 3
 
 
 async def test_summaries_shape(rest: httpx.AsyncClient, services: Services, workspace: str) -> None:
