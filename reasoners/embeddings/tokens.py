@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 from tokenizers import Encoding, Tokenizer
 
-# WordPiece's longest word; a longer one is a single [UNK].
-MAX_WORD_CHARS = 100
 
-
-def long_word_cost(chars: int) -> int:
-    """What a word too long for WordPiece costs: about what its pieces would (a random string
-    of letters and digits takes about one token per 1.5 characters)."""
-    return -(-2 * chars // 3)
+def unknown_word_cost(word: str) -> int:
+    """What a word WordPiece maps to one [UNK] costs: about what its pieces would (a random
+    string of letters and digits takes about one token per 1.5 characters), counted in the
+    characters WordPiece reads (decomposed: a Hangul syllable is two or three)."""
+    return max(1, -(-2 * len(unicodedata.normalize("NFD", word)) // 3))
 
 
 class TokenCounter(Protocol):
@@ -54,23 +53,25 @@ class MiniLMTokenCounter:
     def count(self, text: str) -> int:
         if not text:
             return 0
-        return self._cost(self._tokenizer.encode(text, add_special_tokens=False))
+        return self._cost(self._tokenizer.encode(text, add_special_tokens=False), text)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Counts for many texts in one call (the tokenizer batches them natively)."""
         if not texts:
             return []
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [self._cost(encoding) for encoding in encodings]
+        return [self._cost(e, text) for e, text in zip(encodings, texts, strict=True)]
 
-    def _cost(self, encoding: Encoding) -> int:
-        """Tokens, a word WordPiece gives up on costed by its length: the tokenizer maps any word
-        over 100 characters to one [UNK], so eight megabytes of one word counted as 1 token and
-        passed every budget."""
+    def _cost(self, encoding: Encoding, text: str) -> int:
+        """Tokens, a word WordPiece gives up on costed by its length. The tokenizer maps a word
+        of over 100 characters (after decomposition), or of characters it does not know
+        (emoji, some symbols), to one [UNK]: eight megabytes of one word counted as 1 token
+        and passed every budget, and so did 100 emoji or 34 Hangul syllables without a space,
+        where 20 counted 60."""
         total = len(encoding.ids)
         if self._unknown not in encoding.ids:
             return total
         for token, (start, end) in zip(encoding.ids, encoding.offsets, strict=True):
-            if token == self._unknown and end - start > MAX_WORD_CHARS:
-                total += long_word_cost(end - start) - 1
+            if token == self._unknown:
+                total += unknown_word_cost(text[start:end]) - 1
         return total

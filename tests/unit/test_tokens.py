@@ -57,3 +57,14 @@ def test_a_word_too_long_for_wordpiece_costs_its_length(counter: MiniLMTokenCoun
     around = counter.count("hello " + "x" * 300 + " world")
     assert around == counter.count("hello world") + 200
     assert counter.count_many(["b" * 150, "b"]) == [100, 1]
+
+
+def test_a_word_of_unknown_characters_costs_its_length(counter: MiniLMTokenCounter) -> None:
+    """A word of characters WordPiece does not know (emoji), or over 100 characters once
+    decomposed (34 Hangul syllables, 102 letters), is one [UNK]: 100 emoji counted 1 token,
+    and 34 Hangul syllables without a space counted 1 where 20 counted 60."""
+    assert counter.count("\U0001f642") == 1
+    assert counter.count("\U0001f642" * 100) == 67
+    assert counter.count("\ud55c" * 20) == 60  # three pieces a syllable
+    assert counter.count("\ud55c" * 34) == 68  # two thirds of its 102 letters
+    assert counter.count("ok \U0001f642\U0001f642\U0001f642 ok") == 2 + 2
