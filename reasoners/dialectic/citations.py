@@ -24,9 +24,11 @@ def parse_citations(text: str) -> list[tuple[str, str]]:
     return list(found)
 
 
-# A bracket that opens with a marker ("[obs:a]", "(obs:a, msg:b)"), with the space before it.
-_GROUP = re.compile(r"\s?[\[(]\s*(?:obs|msg)\s*:[^\[\]()]*[\])]")
+# A bracket that opens with a marker ("[obs:a]", "(obs:a, msg:b)", doubled "[[obs:a]]" or
+# mismatched "[obs:a)]" as models write them too), with the space before it.
+_GROUP = re.compile(r"(\s?)([\[(]{1,2})(\s*(?:obs|msg)\s*:[^\[\]()]*)([\])]{1,2})")
 _SEPARATORS = re.compile(r"[\s,;]*")
+_EDGE_SEPARATORS = re.compile(r"^[\s,;]+|[\s,;]+$")
 # A marker outside brackets is taken out only if written tight and with an id of the ledger's
 # shape (digits or dashes in it): "the obs: field" or "msg:hello" is prose.
 _BARE = re.compile(r"\s?(?<![A-Za-z0-9_])(obs|msg):([A-Za-z0-9_]*[0-9-][A-Za-z0-9_-]*)")
@@ -35,7 +37,7 @@ _BARE = re.compile(r"\s?(?<![A-Za-z0-9_])(obs|msg):([A-Za-z0-9_]*[0-9-][A-Za-z0-
 def known_markers(text: str, evidence: Evidence) -> str:
     """`text` without the markers of nodes no tool showed (a model's made-up `[obs:X]` read
     as a citation in the answer, though the citations left it out). A bracket left empty goes
-    with its space; one holding anything but markers is kept as written."""
+    with its space; one holding words too keeps them, its markers treated as outside one."""
 
     def known(kind: str, identifier: str) -> bool:
         identifier = identifier.rstrip("-_")
@@ -44,16 +46,19 @@ def known_markers(text: str, evidence: Evidence) -> str:
         return identifier in evidence.messages
 
     def group(match: re.Match[str]) -> str:
-        whole = match.group(0)
-        lead = " " if whole[0].isspace() else ""
-        inner = whole.strip()[1:-1]
+        lead, opening, inner, closing = match.groups()
         if _SEPARATORS.fullmatch(_MARKER.sub("", inner)) is None:
-            return whole  # not markers alone: the model's own words
+            # The model's own words, with markers: those of the ledger's shape are checked,
+            # and the separators a dropped one leaves at the bracket's ends go with it.
+            words = _BARE.sub(bare, inner)
+            if words != inner:
+                words = _EDGE_SEPARATORS.sub("", words)
+            return f"{lead}{opening}{words}{closing}" if words else ""
         markers = list(_MARKER.finditer(inner))
         kept = [m.group(0) for m in markers if known(m.group(1), m.group(2))]
         if len(kept) == len(markers):
-            return whole
-        return f"{lead}{whole.strip()[0]}{', '.join(kept)}{whole.strip()[-1]}" if kept else ""
+            return match.group(0)
+        return f"{lead}{opening}{', '.join(kept)}{closing}" if kept else ""
 
     def bare(match: re.Match[str]) -> str:
         return match.group(0) if known(match.group(1), match.group(2)) else ""

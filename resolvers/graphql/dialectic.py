@@ -127,6 +127,11 @@ class ChatEvent:
     delta: str | None = strawberry.field(
         default=None, description="The next piece of the answer's text; null on the last event."
     )
+    answer: str | None = strawberry.field(
+        default=None,
+        description="The whole answer as `chat` gives it, markers of nodes no tool showed taken "
+        "out (the deltas are the model's text as it came); set on the last event only.",
+    )
     citations: Citations | None = strawberry.field(
         default=None, description="What the answer cites; set on the last event only."
     )
@@ -252,8 +257,8 @@ class DialecticQuery:
 @strawberry.type
 class DialecticSubscription:
     @strawberry.subscription(
-        description="`chat`, streamed: text deltas, then one event with the citations "
-        "and done = true, then the stream completes."
+        description="`chat`, streamed: text deltas, then one event with the whole answer, "
+        "the citations and done = true, then the stream completes."
     )
     async def chat_stream(
         self,
@@ -293,6 +298,7 @@ class DialecticSubscription:
                 yield ChatEvent(delta=event.delta)
             else:
                 yield ChatEvent(
+                    answer=event.answer.answer,
                     citations=Citations.of(event.answer.citations),
                     mode=event.answer.mode,
                     done=True,

@@ -35,11 +35,12 @@ from tests.integration.derive_helpers import (
 )
 
 pytestmark = pytest.mark.e2e
+MADE_UP = "00000000-0000-0000-0000-000000000000"  # an id no tool showed
 
 CHAT_STREAM = """
 subscription($w: String!, $q: String!, $l: ReasoningLevel! = LOW) {
   chatStream(workspace: $w, peer: "bob", target: "alice", query: $q, reasoningLevel: $l) {
-    delta done mode
+    delta done mode answer
     citations { observations { id content } messages { id span message { content } } }
   }
 }"""
@@ -103,7 +104,9 @@ async def test_chat_stream_sends_deltas_then_citations_then_completes(
     def final(messages: list[ChatMessage], schema: Any) -> str:
         tool_text = next(str(m["content"]) for m in reversed(messages) if m["role"] == "tool")
         [message_id] = re.findall(r"\[msg:([0-9a-f-]+)\]", tool_text)
-        answer["text"] = f"alice is rehearsing Elgar's cello concerto [msg:{message_id}]."
+        answer["text"] = (
+            f"alice is rehearsing Elgar's cello concerto [msg:{message_id}] [obs:{MADE_UP}]."
+        )
         return answer["text"]
 
     llm = ScriptedLLM(
@@ -125,6 +128,9 @@ async def test_chat_stream_sends_deltas_then_citations_then_completes(
     assert all(not d["done"] and d["citations"] is None for d in deltas)
     assert "".join(d["delta"] for d in deltas) == answer["text"]
     assert last["done"] is True and last["delta"] is None and last["mode"] == "scripted"
+    # The last event's answer is the text without the marker no tool showed.
+    assert last["answer"] == answer["text"].replace(f" [obs:{MADE_UP}]", "")
+    assert all(d["answer"] is None for d in deltas)
     [cited] = last["citations"]["messages"]
     assert cited["message"]["content"] == "Elgar's cello concerto, slowly."
     stored = await messages.get(
