@@ -123,7 +123,15 @@ class Worker:
         )
         if unit is None:
             return False
-        await self._process(unit)
+        # A task of its own, as in `run`: a unit abandoned when its lease expired is cancelled
+        # by its heartbeat, which cancelled the caller (a test, a bench) when it ran inline.
+        work = asyncio.create_task(self._process(unit))
+        try:
+            await work
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the caller was cancelled (and `work` with it)
         return True
 
     async def drain(self, *, max_units: int = 100_000) -> int:
@@ -262,6 +270,7 @@ class Worker:
             # changes nothing), or a purge deleted one of its jobs while the lease held: the
             # jobs left wait out a backoff, not the lease, which nothing would give up.
             log.warning("unit %s: %s", unit.key, exc)
+            committing.set()  # as below: the unit is being given up, not abandoned
             await self._fail(unit, exc, None)
         except Exception as exc:
             self.failed_units += 1
@@ -272,6 +281,8 @@ class Worker:
             if isinstance(exc, PreparationFailed):
                 taken, error = exc.taken, exc.__cause__ or exc
             log.warning("unit %s failed: %s", unit.key, error)
+            # A renewal that finds the unit released by this failure is not a lost lease.
+            committing.set()
             await self._fail(unit, error, taken)
         finally:
             heartbeat.cancel()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -25,6 +26,8 @@ from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, SlowAnswers
 from tests.integration.derive_helpers import make_peers, make_session, post
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.integration
 
@@ -180,11 +183,24 @@ class FlakyLeases(Database):
         super().__init__(db.driver, db.database, timeout=db.timeout, cooldown=db.cooldown)
         self.failures = failures
 
-    async def write_one(self, statement: Statement, /, **params: Any) -> Row | None:
-        if statement == "extend_work_unit_lease" and self.failures > 0:
-            self.failures -= 1
+    async def write_tx(self, work: Callable[[Tx], Awaitable[T]], **options: Any) -> T:
+        # The extension runs in a transaction of its own (after the unit's lock): a failure of
+        # `write_one` alone no longer reached it.
+        async def flaky(tx: Tx) -> T:
+            return await work(FlakyLeaseTx(tx, self))
+
+        return await super().write_tx(flaky, **options)
+
+
+class FlakyLeaseTx(Tx):
+    def __init__(self, tx: Tx, db: FlakyLeases) -> None:
+        self._inner, self._db = tx, db
+
+    async def rows(self, statement: Statement, /, **params: Any) -> list[Row]:
+        if statement == "extend_work_unit_lease" and self._db.failures > 0:
+            self._db.failures -= 1
             raise Unavailable("Neo4j is unreachable (a test's outage)")
-        return await super().write_one(statement, **params)
+        return await self._inner.rows(statement, **params)
 
 
 async def test_a_lease_extension_that_fails_is_tried_again(
@@ -195,7 +211,8 @@ async def test_a_lease_extension_that_fails_is_tried_again(
     await enqueue(services, workspace, units=1, per_unit=1)
     handler = RecordingHandler(delay=6.0)
     config = WorkerConfig(lease=timedelta(seconds=3), workspace=workspace)  # renewed every 1 s
-    worker = Worker(FlakyLeases(services.db, failures=1), {"test": handler}, config)
+    flaky = FlakyLeases(services.db, failures=1)
+    worker = Worker(flaky, {"test": handler}, config)
     running = asyncio.create_task(worker.run_once())
     # The renewal at 1 s fails; the one at 2 s holds the lease to 5 s. Without the retry the
     # lease ran out at 3 s.
@@ -205,7 +222,40 @@ async def test_a_lease_extension_that_fails_is_tried_again(
     )
     assert other is None, "the unit's lease ran out while its worker still ran it"
     assert await running
-    assert worker.processed_units == 1
+    assert worker.processed_units == 1 and flaky.failures == 0
+
+
+@dataclass
+class TakenOver:
+    """Prepares slowly; meanwhile (its worker's renewals failing) another worker claims the
+    unit."""
+
+    db: FlakyLeases
+    workspace: str
+
+    async def prepare(self, unit: ClaimedUnit) -> Prepared:
+        while self.db.failures:  # the lease runs out meanwhile
+            await asyncio.sleep(0.05)
+        thief = await jobs.claim(self.db, "thief", lease=timedelta(seconds=60), max_jobs=5,
+                                 workspace=self.workspace)  # fmt: skip
+        assert thief is not None
+        await asyncio.sleep(2.0)  # the heartbeat finds the lease gone and abandons the unit
+        raise AssertionError("an abandoned unit ran on")
+
+
+async def test_an_abandoned_unit_does_not_cancel_the_caller_of_run_once(
+    services: Services, workspace: str
+) -> None:
+    """The heartbeat cancelled the task running the unit, which for run_once (drain: tests,
+    benches, scripts) was its caller's."""
+    await enqueue(services, workspace, units=1, per_unit=1)
+    config = WorkerConfig(lease=timedelta(seconds=0.6), workspace=workspace)
+    flaky = FlakyLeases(services.db, failures=4)  # renewals at 0.2 to 0.8 s
+    worker = Worker(flaky, {"test": TakenOver(flaky, workspace)}, config)
+    assert await worker.run_once()
+    assert worker.processed_units == 0
+    status = await queue_status.status(services.db, workspace, None, None)
+    assert status.running == 1  # the thief's
 
 
 async def test_an_expired_lease_is_reclaimed(services: Services, workspace: str) -> None:
