@@ -282,9 +282,10 @@ async def dream_target(tx: Tx, settings: Settings, workspace: str, target: str) 
 
 
 async def _orphaned(tx: Tx, job: JobRecord) -> bool:
-    """Whether the job outlived its workspace: deleted while a step ran (the step's follow-up
-    job was written after the deletion had passed), perhaps created again since under the
-    same name. Such a job ends without running: its peers are another workspace's now."""
+    """Whether the job outlived its workspace: deleted while a step ran (its job then waiting
+    again, or a follow-up job an earlier release queued after the deletion had passed),
+    perhaps created again since under the same name. Such a job ends without running: its
+    peers are another workspace's now."""
     row = await tx.one("get_workspace", workspace=job.workspace)
     if row is not None and WorkspaceRecord.from_row(row["workspace"]).created_at <= job.created_at:
         return False
@@ -297,8 +298,10 @@ async def _orphaned(tx: Tx, job: JobRecord) -> bool:
 @dataclass
 class StepHandler:
     """A resumable restructuring job: each claim runs one bounded step of its operation in one
-    transaction and, until the operation is finished, queues its follow-up job in that same
-    transaction. A later job of the unit waits its turn behind an unfinished one."""
+    transaction, and the job, until its operation is finished, goes back to waiting in its
+    place at the head of the unit (jobs.complete releases what `results` leaves out), so the
+    operations queued behind it, of any kind, wait their turn. (A follow-up job queued at the
+    unit's end let two operations take turns, step by step.)"""
 
     db: Database
     settings: Settings
@@ -307,20 +310,16 @@ class StepHandler:
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         for job in unit.jobs:
             await self.pace.before(job)
+        finished: list[JobResult] = []
 
         async def write(tx: Tx) -> None:
-            waiting = False
+            finished.clear()  # the transaction may run again (a deadlock)
             for job in unit.jobs:
-                if not waiting and await _orphaned(tx, job):
-                    continue
-                if waiting or not await self._run(tx, job):
-                    await jobs.enqueue(tx, [self._again(job)])
-                    waiting = True
+                if not await _orphaned(tx, job) and not await self._run(tx, job):
+                    return  # this one, and the claim's later ones, keep their places
+                finished.append(JobResult(job.id))
 
-        return Prepared(results=[JobResult(j.id) for j in unit.jobs], write=write)
-
-    def _again(self, job: JobRecord) -> NewJob:
-        raise NotImplementedError
+        return Prepared(results=finished, write=write)
 
     async def _run(self, tx: Tx, job: JobRecord) -> bool:
         raise NotImplementedError
@@ -330,11 +329,6 @@ class StepHandler:
 class RestructureHandler(StepHandler):
     # Embeds the words of moved beliefs that now name another peer.
     embedder: Embedder = field(kw_only=True)
-
-    def _again(self, job: JobRecord) -> NewJob:
-        """The follow-up job of the same operation."""
-        op = Operation.of(job.payload)
-        return new_job(self.settings, job.workspace, op, str(job.payload["operation"]))
 
     async def _run(self, tx: Tx, job: JobRecord) -> bool:
         """One step of the job's operation; True when the operation is finished."""

@@ -136,10 +136,6 @@ async def _count_moves(
 
 @dataclass
 class SplitHandler(StepHandler):
-    def _again(self, job: JobRecord) -> NewJob:
-        split = Split.of(job.payload)
-        return new_job(self.settings, job.workspace, split, str(job.payload["operation"]))
-
     async def _run(self, tx: Tx, job: JobRecord) -> bool:
         split = Split.of(job.payload)
         stamp = now()

@@ -40,6 +40,7 @@ from tests.integration.derive_helpers import (
     post,
     stated_belief,
     target_messages,
+    worker_for,
 )
 from tests.integration.dream_helpers import (
     belief_id,
@@ -545,6 +546,32 @@ async def test_a_split_and_a_merge_queued_together_each_run_with_their_own_handl
     await splits.start(s.db, s.settings, workspace, split)
     await merges.start(s.db, s.settings, workspace, merges.Operation(["agent"], "alice", True))
     await run_all(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+    assert await peer_names(s, workspace) == ["alice", "alicia", "alicia-2"]
+
+
+async def test_operations_queued_one_behind_another_run_one_after_another(
+    services: Services, workspace: str
+) -> None:
+    """A step's follow-up job was queued at the unit's end: a merge and a split queued
+    together took turns, step by step. The job now waits again in its own place."""
+    s = await two_identities(services, workspace)
+    s = dataclasses.replace(s, settings=dataclasses.replace(s.settings, restructure_batch=1))
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["agent"], "alice", True))
+    await splits.start(s.db, s.settings, workspace, splits.Split("alicia", [splits.Part(
+        "alicia-2", ["s2"])]))  # fmt: skip
+    worker = worker_for(s, workspace, None)
+    merge_claims = 0
+    while await worker.run_once():
+        listed = await jobs.list_jobs(
+            s.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=100
+        )
+        [merge] = [j for j in listed if j.kind == RESTRUCTURE]
+        [split] = [j for j in listed if j.kind == splits.SPLIT]
+        if merge.status != "done":
+            merge_claims += 1
+            assert (split.status, split.attempts) == ("pending", 0), "the split ran mid-merge"
+    assert merge_claims > 1  # the merge took several steps
     assert await queue_settled(s, workspace) == (0, 0)
     assert await peer_names(s, workspace) == ["alice", "alicia", "alicia-2"]
 
