@@ -50,12 +50,18 @@ class PreparationFailed(Exception):
         self.taken = taken
 
 
-def _billed(error: BaseException) -> tuple[int, int]:
-    """The LLM tokens a failure reports it was billed (invalid output re-asked to the end)."""
+def _billed(error: BaseException, prepared: Prepared | None) -> tuple[int, int]:
+    """The LLM tokens a failed attempt was billed: those the failure reports (invalid output
+    re-asked to the end), and a prepared result's when its commit is what failed (a change
+    meanwhile, a lost lease), which its jobs would have recorded had it committed."""
     usage = getattr(error, "usage", None)
-    if isinstance(usage, Usage):
-        return usage.input_tokens, usage.output_tokens
-    return 0, 0
+    billed = (usage.input_tokens, usage.output_tokens) if isinstance(usage, Usage) else (0, 0)
+    if prepared is None:
+        return billed
+    return (
+        billed[0] + sum(r.tokens_in for r in prepared.results),
+        billed[1] + sum(r.tokens_out for r in prepared.results),
+    )
 
 
 class Handler(Protocol):
@@ -271,7 +277,7 @@ class Worker:
             # jobs left wait out a backoff, not the lease, which nothing would give up.
             log.warning("unit %s: %s", unit.key, exc)
             committing.set()  # as below: the unit is being given up, not abandoned
-            await self._fail(unit, exc, None)
+            await self._fail(unit, exc, None, _billed(exc, prepared))
         except Exception as exc:
             self.failed_units += 1
             # A failure charges the jobs the handler took; the ones it left for a later run (a
@@ -283,13 +289,20 @@ class Worker:
             log.warning("unit %s failed: %s", unit.key, error)
             # A renewal that finds the unit released by this failure is not a lost lease.
             committing.set()
-            await self._fail(unit, error, taken)
+            await self._fail(unit, error, taken, _billed(error, prepared))
         finally:
             heartbeat.cancel()
 
-    async def _fail(self, unit: ClaimedUnit, error: BaseException, taken: set[str] | None) -> None:
-        """Record a failed attempt. When Neo4j is away that cannot be written either: the unit's
-        lease runs out and it is claimed again, as after a crash (the attempt goes uncounted)."""
+    async def _fail(
+        self,
+        unit: ClaimedUnit,
+        error: BaseException,
+        taken: set[str] | None,
+        tokens: tuple[int, int],
+    ) -> None:
+        """Record a failed attempt, and the LLM `tokens` (in, out) it was billed. When Neo4j is
+        away that cannot be written either: the unit's lease runs out and it is claimed again,
+        as after a crash (the attempt goes uncounted)."""
         try:
             await jobs.fail(
                 self.db,
@@ -301,7 +314,7 @@ class Worker:
                 # A failure that says retrying cannot help (a rejected API key, a model not
                 # found) is dead-lettered at once, not retried into the same refusal.
                 give_up=getattr(error, "retryable", True) is False,
-                tokens=_billed(error),
+                tokens=tokens,
             )
         except Unavailable as exc:
             log.warning("unit %s: its failure could not be recorded (%s)", unit.key, exc)

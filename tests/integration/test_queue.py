@@ -379,7 +379,8 @@ class FirstJobThenConflict:
         async def write(tx: Tx) -> None:
             raise Conflict("changed while read")
 
-        return Prepared(results=[JobResult(unit.jobs[0].id)], write=write)
+        # The model was called (and billed) before the write found the change.
+        return Prepared(results=[JobResult(unit.jobs[0].id, 120, 30)], write=write)
 
 
 async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
@@ -397,6 +398,8 @@ async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
     )
     by_id = {j.id: j for j in listed}
     assert (by_id[first].attempts, by_id[first].error) == (1, "Conflict: changed while read")
+    # What the attempt was billed is recorded, though its commit failed.
+    assert (by_id[first].tokens_in, by_id[first].tokens_out) == (120, 30)
     assert (by_id[second].attempts, by_id[second].error) == (0, None)
     assert {j.status for j in listed} == {"pending"}
 
