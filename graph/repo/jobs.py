@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,11 +26,15 @@ from graph.validation import now
 JOBS = "jobs"  # the name in its cursors
 
 
-ABANDONED = "its worker stopped (a crash, or a lease not renewed) during every one of its attempts"
+ABANDONED = "its worker stopped (a crash, or a lease not renewed) during its last attempt"
 
 
 class LeaseLost(Conflict):
-    """The worker's lease on a unit expired and another worker took it over."""
+    """The worker's lease on a unit expired and another worker took it over, or a job it ran
+    was deleted meanwhile (a purge)."""
+
+
+LOST = "lost the lease on {key} (another worker took it over), or a job of it was deleted"
 
 
 def payload_json(payload: dict[str, Any]) -> str:
@@ -228,10 +233,9 @@ async def claim(
 async def _past_abandoned(
     tx: Tx, key: str, heads: list[JobRecord], stamp: datetime
 ) -> list[JobRecord]:
-    """`heads` past the first jobs whose every attempt ended with their worker gone (a job
-    left running is one a worker was running when its lease ran out), which are dead-lettered:
-    a job that stops the worker running it would otherwise be claimed again for ever, and the
-    unit's later jobs wait behind it."""
+    """`heads` past the first jobs left running (a worker was running them when its lease ran
+    out) whose attempts are spent, which are dead-lettered: a job that stops the worker running
+    it would otherwise be claimed again for ever, and the unit's later jobs wait behind it."""
     spent = 0
     while spent < len(heads) and heads[spent].status == "running":
         if heads[spent].attempts < heads[spent].max_attempts:
@@ -270,15 +274,31 @@ async def _lock(tx: Tx, unit: ClaimedUnit) -> None:
     await tx.rows("lock_work_unit", key=unit.key, owner=unit.owner)
 
 
-async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
+async def _held(tx: Tx, unit: ClaimedUnit) -> bool:
+    """Whether this owner still holds the unit's lease (after `_lock`)."""
+    return await tx.one("held_work_unit", key=unit.key, owner=unit.owner) is not None
+
+
+async def complete(
+    tx: Tx, unit: ClaimedUnit, results: list[JobResult], again: Sequence[str] = ()
+) -> None:
     """Mark the unit's jobs in `results` done and free the unit, in the caller's transaction
-    (with the work). Jobs of the unit not in `results` (a handler that did the first part of
-    a large unit) go back to waiting, their attempt not counted, for the next claim."""
+    (with the work). The jobs in `again` made progress and go on later: they wait again in
+    their places, as new (requeue_jobs.cypher). The unit's other jobs (a handler that did the
+    first part of a large unit) go back to waiting, their attempt not counted."""
     await _lock(tx, unit)
-    done = {r.id for r in results}
+    if not await _held(tx, unit):
+        raise LeaseLost(LOST.format(key=unit.key))
+    done = {r.id for r in results} | set(again)
     later = [j.id for j in unit.jobs if j.id not in done]
     if later:
         await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=later, now=now())
+    if again:
+        row = await tx.one(
+            "requeue_jobs", key=unit.key, owner=unit.owner, ids=list(again), now=now()
+        )
+        if row is None or int(row["requeued"]) != len(again):
+            raise LeaseLost(LOST.format(key=unit.key))
     row = await tx.one(
         "complete_jobs",
         key=unit.key,
@@ -289,7 +309,7 @@ async def complete(tx: Tx, unit: ClaimedUnit, results: list[JobResult]) -> None:
         ],
     )
     if row is None or int(row["done"]) != len(results):
-        raise LeaseLost(f"lost the lease on {unit.key}: another worker took it over")
+        raise LeaseLost(LOST.format(key=unit.key))
     await tx.rows("release_work_unit", key=unit.key, owner=unit.owner)
 
 
@@ -305,7 +325,8 @@ async def fail(
     tokens: tuple[int, int] = (0, 0),
 ) -> dict[str, str]:
     """Record the error; each job goes back to pending with a backoff, or to dead (at once with
-    `give_up`). With `taken`, only those jobs are charged; the unit's others go back to waiting
+    `give_up`). Nothing, when another worker has taken the unit over. With `taken`, only those
+    jobs are charged; the unit's others go back to waiting
     as they were. `tokens` (in, out): what the failed attempt was billed, added to the first
     job charged."""
     charged = [j.id for j in unit.jobs if taken is None or j.id in taken]
@@ -313,6 +334,8 @@ async def fail(
 
     async def work(tx: Tx) -> dict[str, str]:
         await _lock(tx, unit)
+        if not await _held(tx, unit):
+            return {}  # another worker took the unit over: its jobs are that worker's now
         if spared:
             await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=spared, now=now())
         rows = await tx.rows(

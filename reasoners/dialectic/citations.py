@@ -26,9 +26,9 @@ def parse_citations(text: str) -> list[tuple[str, str]]:
 
 # A bracket that opens with a marker ("[obs:a]", "(obs:a, msg:b)", doubled "[[obs:a]]" or
 # mismatched "[obs:a)]" as models write them too), with the space before it.
-_GROUP = re.compile(r"(\s?)([\[(]{1,2})(\s*(?:obs|msg)\s*:[^\[\]()]*)([\])]{1,2})")
+_GROUP = re.compile(r"(\s?)(\[\[|\(\(|[\[(])(\s*(?:obs|msg)\s*:[^\[\]()]*)(\]\]|\)\)|[\])])")
 _SEPARATORS = re.compile(r"[\s,;]*")
-_EDGE_SEPARATORS = re.compile(r"^[\s,;]+|[\s,;]+$")
+_EDGE_SEPARATORS = re.compile(r"^[\s,;:]+|[\s,;:]+$")
 # A marker outside brackets is taken out only if written tight and with an id of the ledger's
 # shape (digits or dashes in it): "the obs: field" or "msg:hello" is prose.
 _BARE = re.compile(r"\s?(?<![A-Za-z0-9_])(obs|msg):([A-Za-z0-9_]*[0-9-][A-Za-z0-9_-]*)")
@@ -47,18 +47,31 @@ def known_markers(text: str, evidence: Evidence) -> str:
 
     def group(match: re.Match[str]) -> str:
         lead, opening, inner, closing = match.groups()
+        # As many closing brackets as opening ones: "[see [obs:a]]" keeps the outer bracket.
+        n = min(len(opening), len(closing))
+        before, opening = opening[: len(opening) - n], opening[len(opening) - n :]
+        closing, after = closing[:n], closing[n:]
+        kept = bracket(opening, inner, closing)
+        if kept == f"{opening}{inner}{closing}":
+            return match.group(0)
+        if kept:
+            return f"{lead}{before}{kept}{after}"
+        return f"{lead if before else ''}{before}{after}"  # it goes with its space
+
+    def bracket(opening: str, inner: str, closing: str) -> str:
+        """The bracket with only known markers; empty when none is left."""
         if _SEPARATORS.fullmatch(_MARKER.sub("", inner)) is None:
             # The model's own words, with markers: those of the ledger's shape are checked,
             # and the separators a dropped one leaves at the bracket's ends go with it.
             words = _BARE.sub(bare, inner)
             if words != inner:
                 words = _EDGE_SEPARATORS.sub("", words)
-            return f"{lead}{opening}{words}{closing}" if words else ""
+            return f"{opening}{words}{closing}" if words else ""
         markers = list(_MARKER.finditer(inner))
         kept = [m.group(0) for m in markers if known(m.group(1), m.group(2))]
         if len(kept) == len(markers):
-            return match.group(0)
-        return f"{lead}{opening}{', '.join(kept)}{closing}" if kept else ""
+            return f"{opening}{inner}{closing}"
+        return f"{opening}{', '.join(kept)}{closing}" if kept else ""
 
     def bare(match: re.Match[str]) -> str:
         return match.group(0) if known(match.group(1), match.group(2)) else ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -10,11 +9,11 @@ from typing import Protocol
 from tokenizers import Encoding, Tokenizer
 
 
-def unknown_word_cost(word: str) -> int:
-    """What a word WordPiece maps to one [UNK] costs: about what its pieces would (a random
-    string of letters and digits takes about one token per 1.5 characters), counted in the
-    characters WordPiece reads (decomposed: a Hangul syllable is two or three)."""
-    return max(1, -(-2 * len(unicodedata.normalize("NFD", word)) // 3))
+def unknown_word_cost(chars: int) -> int:
+    """What a word WordPiece maps to one [UNK] costs, by the characters it reads: about what
+    its pieces would (a random string of letters and digits takes about one token per 1.5
+    characters)."""
+    return max(1, -(-2 * chars // 3))
 
 
 class TokenCounter(Protocol):
@@ -49,6 +48,7 @@ class MiniLMTokenCounter:
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
         self._unknown = self._tokenizer.token_to_id("[UNK]")
+        self._normalizer = self._tokenizer.normalizer
 
     def count(self, text: str) -> int:
         if not text:
@@ -73,5 +73,8 @@ class MiniLMTokenCounter:
             return total
         for token, (start, end) in zip(encoding.ids, encoding.offsets, strict=True):
             if token == self._unknown:
-                total += unknown_word_cost(text[start:end]) - 1
+                # As WordPiece reads it: lower case, accents dropped, a Hangul syllable split
+                # into its two or three letters.
+                read = self._normalizer.normalize_str(text[start:end])
+                total += unknown_word_cost(len(read)) - 1
         return total

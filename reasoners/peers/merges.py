@@ -15,11 +15,12 @@ belief repeats nothing, in the step that finds it, so a resumed merge checks exa
 left.
 
 Each step moves at most BELIEFGRAPH_RESTRUCTURE_BATCH nodes. A job runs steps in order until
-one fills its batch; it then commits what it moved together with its own completion and a
-follow-up job carrying the same operation. Every step selects what is still to move, so a
-worker killed mid-step leaves nothing half-done: the job's lease runs out, it is claimed again,
-and the step is redone from the committed graph. When every source is gone, dreams are
-scheduled for the target's representations (reconciliation runs first in each).
+one fills its batch; it then commits what it moved, and the job waits again in its place at
+the head of the workspace's unit, until a step finds the operation finished. Every step selects
+what is still to move, so a worker killed mid-step leaves nothing half-done: the job's lease
+runs out, it is claimed again, and the step is redone from the committed graph. When every
+source is gone, dreams are scheduled for the target's representations (reconciliation runs
+first in each).
 """
 
 from __future__ import annotations
@@ -298,10 +299,10 @@ async def _orphaned(tx: Tx, job: JobRecord) -> bool:
 @dataclass
 class StepHandler:
     """A resumable restructuring job: each claim runs one bounded step of its operation in one
-    transaction, and the job, until its operation is finished, goes back to waiting in its
-    place at the head of the unit (jobs.complete releases what `results` leaves out), so the
-    operations queued behind it, of any kind, wait their turn. (A follow-up job queued at the
-    unit's end let two operations take turns, step by step.)"""
+    transaction, and the job, until its operation is finished, waits again in its place at the
+    head of the unit, as new (`Prepared.again`), so the operations queued behind it, of any
+    kind, wait their turn. (A follow-up job queued at the unit's end let two operations take
+    turns, step by step.)"""
 
     db: Database
     settings: Settings
@@ -310,16 +311,22 @@ class StepHandler:
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         for job in unit.jobs:
             await self.pace.before(job)
-        finished: list[JobResult] = []
+        results = [JobResult(j.id) for j in unit.jobs]
+        again: list[str] = []  # read by the worker after `write`, as `results` is
 
         async def write(tx: Tx) -> None:
-            finished.clear()  # the transaction may run again (a deadlock)
+            # Until it returns, a failure charges every job of the claim (it ran them), and the
+            # transaction may run again (a deadlock): each run starts from there.
+            results[:], again[:] = [JobResult(j.id) for j in unit.jobs], []
+            finished: list[JobResult] = []
             for job in unit.jobs:
                 if not await _orphaned(tx, job) and not await self._run(tx, job):
-                    return  # this one, and the claim's later ones, keep their places
+                    # It goes on later; the claim's later jobs keep their places behind it.
+                    results[:], again[:] = finished, [job.id]
+                    return
                 finished.append(JobResult(job.id))
 
-        return Prepared(results=finished, write=write)
+        return Prepared(results=results, write=write, again=again)
 
     async def _run(self, tx: Tx, job: JobRecord) -> bool:
         raise NotImplementedError

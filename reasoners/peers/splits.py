@@ -9,7 +9,7 @@ representation), with everything built on them; dreams reconcile them. The peer'
 cards stay with it, and aggregated reads of the peer still reach what moved through MEMBER_OF.
 
 Steps, batching and resumption are those of merges.py: each job moves at most
-BELIEFGRAPH_RESTRUCTURE_BATCH nodes per step and commits with a follow-up job.
+BELIEFGRAPH_RESTRUCTURE_BATCH nodes per step, and waits again in its place until it is done.
 """
 
 from __future__ import annotations

@@ -36,6 +36,9 @@ class Prepared:
 
     results: list[JobResult]
     write: Callable[[Tx], Awaitable[None]] | None = None
+    # Jobs that made progress and go on in a later claim (jobs.complete); read after `write`,
+    # which may set them. A failure charges them with `results`.
+    again: list[str] = field(default_factory=list)
     # Called once the write has committed. `write` may run more than once (a deadlock or a lost
     # race runs the transaction again), so what should count once (stats) is recorded here.
     committed: Callable[[], None] | None = None
@@ -62,6 +65,13 @@ def _billed(error: BaseException, prepared: Prepared | None) -> tuple[int, int]:
         billed[0] + sum(r.tokens_in for r in prepared.results),
         billed[1] + sum(r.tokens_out for r in prepared.results),
     )
+
+
+def _taken(prepared: Prepared | None) -> set[str] | None:
+    """The jobs a failed commit charges: those the handler took (None: all of the unit's)."""
+    if prepared is None:
+        return None
+    return {r.id for r in prepared.results} | set(prepared.again)
 
 
 class Handler(Protocol):
@@ -259,7 +269,7 @@ class Worker:
             async def commit(tx: Tx) -> None:
                 if prepared.write is not None:
                     await prepared.write(tx)
-                await jobs.complete(tx, unit, prepared.results)
+                await jobs.complete(tx, unit, prepared.results, prepared.again)
 
             committing.set()
             await self.db.write_tx(commit)
@@ -274,15 +284,15 @@ class Worker:
         except LeaseLost as exc:
             # Another worker took the unit over (its jobs are that worker's: the failure below
             # changes nothing), or a purge deleted one of its jobs while the lease held: the
-            # jobs left wait out a backoff, not the lease, which nothing would give up.
+            # jobs it took wait out a backoff, not the lease, which nothing would give up.
             log.warning("unit %s: %s", unit.key, exc)
             committing.set()  # as below: the unit is being given up, not abandoned
-            await self._fail(unit, exc, None, _billed(exc, prepared))
+            await self._fail(unit, exc, _taken(prepared), _billed(exc, prepared))
         except Exception as exc:
             self.failed_units += 1
             # A failure charges the jobs the handler took; the ones it left for a later run (a
             # large unit) wait uncharged, as they would have after a success.
-            taken = None if prepared is None else {r.id for r in prepared.results}
+            taken = _taken(prepared)
             error: BaseException = exc
             if isinstance(exc, PreparationFailed):
                 taken, error = exc.taken, exc.__cause__ or exc

@@ -19,6 +19,7 @@ from graph.repo import jobs, queue_status
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
+from reasoners.peers.merges import StepHandler
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig
 from resolvers.services import Services
 from resolvers.shared_look import queue_statuses
@@ -436,6 +437,58 @@ async def test_a_job_that_stops_its_worker_every_time_is_dead_lettered(
     assert await worker.run_once() and await worker.run_once()
     status = await queue_status.status(db, workspace, None, None)
     assert (status.done, status.dead, status.pending, status.running) == (2, 1, 0, 0)
+
+
+@dataclass
+class Steps(StepHandler):
+    """An operation of `steps` steps whose step number `fail_at` fails once."""
+
+    steps: int = 3
+    fail_at: int | None = None
+    ran: int = 0
+
+    async def _run(self, tx: Tx, job: JobRecord) -> bool:
+        self.ran += 1
+        if self.ran == self.fail_at:
+            raise Conflict("the step failed")
+        return self.ran >= self.steps
+
+
+async def test_a_failed_step_is_charged_and_a_step_done_clears_the_count(
+    services: Services, workspace: str
+) -> None:
+    """A step that failed went back to waiting uncharged, with no error and no backoff: the
+    next claim ran it again at once, for ever. And each step that went on counted an attempt
+    for good, so a long operation's crashes and failures added up to dead-lettering."""
+    await make_peers(services, workspace, "alice")  # the workspace the step checks for
+    [op] = await enqueue(services, workspace, units=1, per_unit=1)
+    handler = Steps(services.db, services.settings, steps=4, fail_at=2)
+    config = WorkerConfig(workspace=workspace, backoff=timedelta(seconds=60))
+    worker = Worker(services.db, {"test": handler}, config)
+
+    async def job() -> JobRecord:
+        [found] = await jobs.list_jobs(
+            services.db, workspace, session=None, peer=None, statuses=None, with_errors=False,
+            limit=5,
+        )  # fmt: skip
+        assert found.id == op
+        return found
+
+    assert await worker.run_once()  # step 1 goes on: waiting again, as new
+    first = await job()
+    assert (first.status, first.attempts, first.error, handler.ran) == ("pending", 0, None, 1)
+    assert await worker.run_once()  # step 2 fails: charged, with its error and a backoff
+    failed = await job()
+    assert (failed.status, failed.attempts, failed.error) == (
+        "pending", 1, "Conflict: the step failed"
+    )  # fmt: skip
+    assert not await worker.run_once(), "a failed step ran again at once"
+    await statements.write(services.db, "backdate_run_after", id=op, run_after=now())
+    assert await worker.run_once()  # step 2 again: it goes on, its failure behind it
+    again = await job()
+    assert (again.status, again.attempts, again.error) == ("pending", 0, None)
+    assert await worker.run_once() and (await job()).status == "done"
+    assert handler.ran == 4
 
 
 @dataclass

@@ -395,12 +395,17 @@ def test_markers_of_nodes_no_tool_showed_leave_the_answer_text() -> None:
     )
     assert known_markers("Lisbon (obs:X) and (msg:m-404).", evidence) == "Lisbon and."
     assert known_markers(f"See obs:{made_up} now.", evidence) == "See now."
-    # Doubled or mismatched brackets go whole; markers among words go, the words stay.
+    # Doubled brackets go whole; markers among words go, the words stay.
     assert known_markers("x [[obs:dead-beef]] y", evidence) == "x y"
-    assert known_markers("x [obs:dead-beef)] y", evidence) == "x y"
     assert known_markers("x [[obs:o-1]] y", evidence) == "x [[obs:o-1]] y"
     assert known_markers("x (obs:dead-beef; per msg:1234-5) y", evidence) == "x (per) y"
     assert known_markers("x (obs:o-1; per msg:m-1) y", evidence) == "x (obs:o-1; per msg:m-1) y"
+    assert known_markers("x (obs:dead-1: 2023-01-01) y", evidence) == "x (2023-01-01) y"
+    # A bracket of the text around one keeps its side: only as many close as opened.
+    assert known_markers("Paris (as she said [obs:dead-1]).", evidence) == "Paris (as she said)."
+    assert known_markers("Paris [see [obs:dead-1]] ok", evidence) == "Paris [see] ok"
+    assert known_markers("Paris ((obs:dead-1) and more).", evidence) == "Paris ( and more)."
+    assert known_markers("x [[obs:dead-1] y", evidence) == "x [ y"
     # The model's own words stay: a bracket of them, and prose that reads like a marker.
     for prose in (
         "Lisbon (per her note) [see page 3].",

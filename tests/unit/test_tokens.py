@@ -68,3 +68,5 @@ def test_a_word_of_unknown_characters_costs_its_length(counter: MiniLMTokenCount
     assert counter.count("\ud55c" * 20) == 60  # three pieces a syllable
     assert counter.count("\ud55c" * 34) == 68  # two thirds of its 102 letters
     assert counter.count("ok \U0001f642\U0001f642\U0001f642 ok") == 2 + 2
+    # Counted as WordPiece reads the word: accents dropped, as from any word it splits.
+    assert counter.count("\u00e9" * 120) == counter.count("e" * 120) == 80
