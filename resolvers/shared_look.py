@@ -47,7 +47,8 @@ class SharedLook(Generic[K, V]):
         self._watchers: Counter[K] = Counter()
         self._values: dict[K, tuple[float, V]] = {}  # key -> (when its read began, value)
         self._error: Exception | None = None
-        self._failures = 0
+        self._failures = 0  # in a row
+        self._failed_reads = 0  # in all
         self._task: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
@@ -61,17 +62,23 @@ class SharedLook(Generic[K, V]):
         self._watchers[key] += 1
         task = self._task
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            # A new look has not failed yet: the count of the last one (its streams ended on
+            # it) ended every new stream at once, for good, after Neo4j came back.
+            self._error, self._failures = None, 0
             self._task = asyncio.create_task(self._poll())
+        # A stream ends on failures that go on after it began, not on those before it.
+        joined = self._failed_reads
         try:
-            yield lambda: self._latest(key, since)
+            yield lambda: self._latest(key, since, joined)
         finally:
             self._watchers[key] -= 1
             if self._watchers[key] <= 0:
                 del self._watchers[key]
                 self._values.pop(key, None)
 
-    def _latest(self, key: K, since: float | None) -> V | None:
-        if self._error is not None and self._failures > FAILURES_TOLERATED:
+    def _latest(self, key: K, since: float | None, joined: int) -> V | None:
+        failing = self._error is not None and self._failures > FAILURES_TOLERATED
+        if failing and self._failed_reads > joined:
             raise Unavailable(f"{self._what} could not be read: {self._error}")
         entry = self._values.get(key)
         if entry is None or (since is not None and entry[0] < since):
@@ -88,6 +95,7 @@ class SharedLook(Generic[K, V]):
                 log.warning("reading %s failed: %s", self._what, exc)
                 self._error = exc
                 self._failures += 1
+                self._failed_reads += 1
             else:
                 self._error, self._failures = None, 0
                 for key, value in values.items():

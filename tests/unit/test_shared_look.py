@@ -53,6 +53,29 @@ async def test_a_store_that_stays_away_ends_the_streams() -> None:
             latest()
 
 
+async def test_a_stream_begun_after_the_store_came_back_gets_its_values() -> None:
+    """The streams ended on a store that stayed away; once it was back, every new stream ended
+    at once with the old error, for good: the look it started kept the old failure count and,
+    the stream gone, never read again."""
+    db: Any = FlakyCounts(fail=1_000)
+    look = dream_counts(db, tick=0.01)
+    async with look.watching(VIEW) as latest:
+        while db.calls <= FAILURES_TOLERATED:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        with pytest.raises(Unavailable):
+            latest()
+    await asyncio.sleep(0.05)  # the look stops with its last stream
+    db.fail = 0  # the store is back
+    async with look.watching(VIEW) as latest:
+        assert latest() is None
+        for _ in range(100):
+            if latest() == 4:
+                break
+            await asyncio.sleep(0.01)
+        assert latest() == 4
+
+
 async def test_a_stream_never_gets_a_value_read_before_its_own() -> None:
     """A stream read its first status itself, then took the look's: one whose read had begun
     earlier (another stream's tick) could say 'idle' after the stream had seen a pending job."""
