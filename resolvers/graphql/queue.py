@@ -220,7 +220,8 @@ class QueueQuery:
 class QueueMutation:
     @strawberry.mutation(
         description="Make waiting work in scope run now instead of at its "
-        "token target or max age. Returns how many jobs were released."
+        "token target or max age (and the jobs a running unit took before they were due). "
+        "Returns how many jobs were released."
     )
     async def flush_queue(
         self,

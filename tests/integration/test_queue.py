@@ -491,6 +491,25 @@ async def test_a_failed_step_is_charged_and_a_step_done_clears_the_count(
     assert handler.ran == 4
 
 
+async def test_a_flush_reaches_the_jobs_a_claim_took_before_they_were_due(
+    services: Services, workspace: str
+) -> None:
+    """A flush while the unit ran left out its later jobs, claimed with its first though not
+    due: handed back unrun, they waited out their time (the deriver's max age, 5 minutes)."""
+    db = services.db
+    due, later = await enqueue(services, workspace, units=1, per_unit=2)
+    await statements.write(db, "backdate_run_after", id=later, run_after=now() + timedelta(hours=1))
+    unit = await jobs.claim(db, "w1", lease=timedelta(seconds=60), max_jobs=5,
+                            workspace=workspace)  # fmt: skip
+    assert unit is not None and [j.id for j in unit.jobs] == [due, later]
+    assert await jobs.flush(db, workspace, None, None) == 1
+    # The handler does the first job only; the other is handed back, and runs now.
+    await db.write_tx(lambda tx: jobs.complete(tx, unit, [JobResult(due)]))
+    again = await jobs.claim(db, "w1", lease=timedelta(seconds=60), max_jobs=5,
+                             workspace=workspace)  # fmt: skip
+    assert again is not None and [j.id for j in again.jobs] == [later]
+
+
 @dataclass
 class PurgesTheSecondJob:
     """Deletes the unit's second job while the first is prepared, as a purge would."""
