@@ -238,6 +238,38 @@ def count_tokens(document: str, stop_after: int) -> int:
     return document_shape(document, stop_after).tokens
 
 
+def document_refusal(query: str, max_tokens: int) -> GraphQLError | None:
+    """Why the document's size, nesting, fragments or numbers refuse it, read by the lexer;
+    None when they do not. (A subscription over a WebSocket is checked before strawberry sees
+    it: a refusal raised in its parse ended the stream with no error, and a logged trace.)"""
+    if len(query) > (most := max_document_chars(max_tokens)):
+        return limit_error(
+            f"the document has {len(query)} characters; the limit is {most} (comments and "
+            "blank space included)",
+            "document",
+        )
+    shape = document_shape(query, max_tokens)
+    if shape.tokens > max_tokens:
+        return limit_error(f"the document has more than {max_tokens} tokens", "tokens")
+    if shape.nesting > MAX_NESTING:
+        return limit_error(
+            f"the document nests {shape.nesting} levels deep; the limit is {MAX_NESTING}",
+            "depth",
+        )
+    if shape.fragments > MAX_FRAGMENTS:
+        return limit_error(
+            f"the document defines {shape.fragments} fragments; the limit is {MAX_FRAGMENTS}",
+            "fragments",
+        )
+    if shape.longest_number > MAX_NUMBER_CHARS:
+        return limit_error(
+            f"a number in the document has {shape.longest_number} characters; the limit "
+            f"is {MAX_NUMBER_CHARS}",
+            "number",
+        )
+    return None
+
+
 class TokenLimit(SchemaExtension):
     """Size, nesting and fragment count of the document, checked by the lexer before it is
     parsed: what is refused here never builds a syntax tree."""
@@ -246,30 +278,7 @@ class TokenLimit(SchemaExtension):
         self.max_tokens = max_tokens
 
     def on_parse(self) -> Iterator[None]:
-        query = self.execution_context.query or ""
-        if len(query) > (most := max_document_chars(self.max_tokens)):
-            raise limit_error(
-                f"the document has {len(query)} characters; the limit is {most} (comments and "
-                "blank space included)",
-                "document",
-            )
-        shape = document_shape(query, self.max_tokens)
-        if shape.tokens > self.max_tokens:
-            raise limit_error(f"the document has more than {self.max_tokens} tokens", "tokens")
-        if shape.nesting > MAX_NESTING:
-            raise limit_error(
-                f"the document nests {shape.nesting} levels deep; the limit is {MAX_NESTING}",
-                "depth",
-            )
-        if shape.fragments > MAX_FRAGMENTS:
-            raise limit_error(
-                f"the document defines {shape.fragments} fragments; the limit is {MAX_FRAGMENTS}",
-                "fragments",
-            )
-        if shape.longest_number > MAX_NUMBER_CHARS:
-            raise limit_error(
-                f"a number in the document has {shape.longest_number} characters; the limit "
-                f"is {MAX_NUMBER_CHARS}",
-                "number",
-            )
+        refused = document_refusal(self.execution_context.query or "", self.max_tokens)
+        if refused is not None:
+            raise refused
         yield

@@ -47,7 +47,11 @@ from strawberry.types.unset import UnsetType
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal
 from resolvers.graphql.context import Context
-from resolvers.graphql.limits import SEVERAL_OPERATIONS, unnamed_among_several
+from resolvers.graphql.limits import (
+    SEVERAL_OPERATIONS,
+    document_refusal,
+    unnamed_among_several,
+)
 from resolvers.graphql.schema import build_schema
 from resolvers.hosts import origin_allowed
 from resolvers.json_body import parse_json
@@ -202,18 +206,28 @@ class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if problem is not None:
             await self.handle_invalid_message(problem)  # closes the socket with 4400
             return
-        if message["type"] == "subscribe" and unnamed_among_several(
-            message["payload"]["query"],
-            message["payload"].get("operationName"),
-            self.view.services.settings.max_query_tokens,
-        ):
-            refused: GraphQLFormattedError = {
+        if message["type"] == "subscribe":
+            refused = self._refusal(message["payload"]["query"], message["payload"].get(
+                "operationName"))  # fmt: skip
+            if refused is not None:
+                await self.send_message(
+                    ErrorMessage(id=message["id"], type="error", payload=[refused])
+                )
+                return
+        await super().handle_message(message)
+
+    def _refusal(self, query: str, operation: str | None) -> GraphQLFormattedError | None:
+        """What HTTP would refuse of the document before parsing it, as an error frame."""
+        max_tokens = self.view.services.settings.max_query_tokens
+        limited = document_refusal(query, max_tokens)
+        if limited is not None:
+            return limited.formatted
+        if unnamed_among_several(query, operation, max_tokens):
+            return {
                 "message": SEVERAL_OPERATIONS,
                 "extensions": {"code": ErrorCode.INVALID_INPUT.value},
             }
-            await self.send_message(ErrorMessage(id=message["id"], type="error", payload=[refused]))
-            return
-        await super().handle_message(message)
+        return None
 
     async def send_message(self, message: Message) -> None:
         await super().send_message(with_codes(message))

@@ -607,6 +607,29 @@ async def test_a_document_of_several_operations_must_name_one(served: Served) ->
         assert reply == {"id": "2", "type": "next", "payload": {"data": {"health": {"ok": True}}}}
 
 
+@pytest.mark.parametrize(
+    ("document", "limit"),
+    [
+        ('subscription { queueStatus(workspace: "w") { ' + "done " * 2100 + "} }", "tokens"),
+        ("subscription { " + "a { " * 70 + "b" + " }" * 70 + " }", "depth"),
+        ('subscription { queueStatus(workspace: "w", n: ' + "9" * 120 + ") { done } }", "number"),
+    ],
+)
+async def test_a_subscription_over_a_limit_is_an_error_with_its_code(
+    served: Served, document: str, limit: str
+) -> None:
+    """The refusal, raised in strawberry's parse, ended the stream with a bare complete and
+    logged a traceback for each such frame."""
+    async with websockets.connect(served.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        await socket_.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await asyncio.wait_for(socket_.recv(), 10))["type"] == "connection_ack"
+        payload = {"query": document}
+        await socket_.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        reply = json.loads(await asyncio.wait_for(socket_.recv(), 10))
+        assert reply["type"] == "error", reply
+        assert reply["payload"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": limit}
+
+
 async def test_a_body_that_stops_arriving_is_answered_408(served_with_auth: Served) -> None:
     """Connections that announced a body and stopped sending it stayed open for good: 400 of
     them, without a key, all still open 100 s later."""
