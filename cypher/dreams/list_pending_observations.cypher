@@ -14,5 +14,9 @@ ORDER BY o.created_at, o.valid_at,
 LIMIT $limit
 RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .stale, .deleted_at,
           .superseded_at, .near_ids, .near_similarities,
-          embedding: CASE WHEN $with_embeddings AND o.near_ids IS NULL THEN o.embedding END}
+          embedding: CASE WHEN $with_embeddings AND o.near_ids IS NULL THEN o.embedding END,
+          // When a live message last stated it (a repeat merged into it may be later).
+          stated_last: COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                 WHERE m.deleted_at IS NULL
+                                 RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0]}
        AS observation

@@ -68,6 +68,14 @@ RETURN o {.*, embedding: null,
                                      AND coalesce(coalesce(m.received_at, m.created_at)
                                                   <= $as_of, true) } END
           | old {.id, .content, .superseded_at}] AS replaces,
+       // When each replacement was stated at or after this one was (a belief first stated
+       // before, and repeated since, replaced it when it was repeated).
        [(new:Observation)-[s:SUPERSEDES]->(o)
           WHERE new.workspace = $workspace AND new.deleted_at IS NULL
-            AND ($as_of IS NULL OR s.at <= $as_of) | new {.id, .valid_at}] AS replaced_by
+            AND ($as_of IS NULL OR s.at <= $as_of)
+          | new {.id, valid_at: CASE WHEN new.valid_at >= o.valid_at THEN new.valid_at
+                                     ELSE coalesce(COLLECT {
+                                       MATCH (new)-[:DERIVED_FROM]->(m:Message)
+                                       WHERE m.deleted_at IS NULL AND m.created_at >= o.valid_at
+                                       RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0],
+                                       new.valid_at) END}] AS replaced_by

@@ -39,11 +39,22 @@ class Belief:
     current: bool = True  # neither stale, deleted nor superseded
     # The beliefs the deriver found it resembles (id, cosine); None when it recorded none.
     near: tuple[tuple[str, float], ...] | None = None
+    # When a live message last stated it: a repeat the deriver merged into it may be later
+    # than valid_at (None: not read).
+    stated_last: datetime | None = None
+
+    @property
+    def stated(self) -> datetime:
+        """When it was last stated: "I live in Lisbon" said again in June, after "I live in
+        Berlin" in March, holds from June, though the belief dates from the first time."""
+        if self.stated_last is None or self.stated_last < self.valid_at:
+            return self.valid_at
+        return self.stated_last
 
     @property
     def when(self) -> tuple[datetime, datetime, str]:
-        """Order of truth: the later valid_at wins, then the later write, then the id."""
-        return (self.valid_at, self.created_at, self.id)
+        """Order of truth: the later statement wins, then the later write, then the id."""
+        return (self.stated, self.created_at, self.id)
 
     @classmethod
     def from_row(cls, row: dict[str, Any], premise_ids: Sequence[str] = ()) -> Belief:
@@ -60,6 +71,7 @@ class Belief:
             current=row.get("deleted_at") is None
             and row.get("superseded_at") is None
             and not row.get("stale"),
+            stated_last=to_datetime(row.get("stated_last")),
             near=None
             if row.get("near_ids") is None
             else tuple(

@@ -1,8 +1,9 @@
 """The zero-key dreamer (pure): what can be revised honestly without a model.
 
 - Knowledge updates: two current facts fill one updatable slot (slots.py) with different
-  values; the one with the later valid_at supersedes the other. A tie on valid_at between
-  different values is left alone (which one holds cannot be told).
+  values; the one stated later supersedes the other (a belief is stated when its first message
+  was, valid_at, or when a live message last repeated it, if later). A tie between different
+  values is left alone (which one holds cannot be told).
 - "No longer" facts: "Alice no longer eats meat" and "Alice eats meat" make one claim with
   opposite polarity, one of them lapsed; the later supersedes the earlier.
 - Contradictions: the same claim with opposite polarity and no "no longer": one
@@ -137,7 +138,7 @@ def _updates(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan
         entries.sort(key=lambda e: e[0].when)
         winner, value, _ = entries[-1]
         rivals = [e for e in entries[:-1] if e[1] != value]
-        if any(e[0].valid_at == winner.valid_at for e in rivals):
+        if any(e[0].stated == winner.stated for e in rivals):
             continue  # two values at one moment: which holds cannot be told
         for old, _, _ in rivals:
             plan.supersessions.append(Supersession(old.id, winner.id))
@@ -168,7 +169,7 @@ def _claims(
             lapsed = claim.lapsed or (other_claim is not None and other_claim.lapsed)
             if lapsed:
                 old, current = sorted((belief, other), key=lambda b: b.when)
-                if old.valid_at == current.valid_at:
+                if old.stated == current.stated:
                     continue
                 plan.supersessions.append(Supersession(old.id, current.id))
                 superseded.add(old.id)
@@ -274,7 +275,7 @@ def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -
             belief = latest[slot.name][0]
             text = core_text(belief.content)
             if slot == AGE:
-                text += f" (as of {belief.valid_at.date().isoformat()})"
+                text += f" (as of {belief.stated.date().isoformat()})"
             lines.append(CardLine(one_line(text)[:MAX_ENTRY_CHARS], (belief.id,)))
     for key in sorted(multi):
         belief = multi[key]

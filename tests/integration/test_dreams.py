@@ -167,6 +167,34 @@ async def test_zero_key_update_supersedes_and_as_of_brings_the_old_belief_back(
     assert (second.seq, second.observations, second.events) == (2, 0, [])
 
 
+async def test_a_value_stated_again_after_another_holds_from_then(
+    services: Services, workspace: str
+) -> None:
+    """ "I live in Lisbon" (January), "I live in Berlin" (March), "I live in Lisbon" again
+    (June), dreamed together: the June repeat joined the January belief, whose date alone the
+    dream compared, and Berlin was kept as the later value."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
+    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
+    await derive(s, workspace)
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    berlin = await belief_id(s, workspace, "Berlin")
+    detail = await observations.get_detail(s.db, workspace, lisbon)
+    assert detail.observation.times_derived == 2  # one belief, stated twice
+    await dream_now(s, workspace, *AGENT_ALICE)
+    current = await contents(s, workspace)
+    assert any("Lisbon" in c for c in current) and not any("Berlin" in c for c in current)
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert card.support == [(lisbon,)]
+    # Berlin stopped holding in June, when Lisbon was said again, not in January.
+    query = ObservationQuery(*AGENT_ALICE, include_superseded=True)
+    [read] = await observations.in_view(s.db, workspace, query, [berlin])
+    assert read.replaced_by == [lisbon]
+    assert read.replaced_on is not None and read.replaced_on.date().isoformat() == "2024-06-10"
+
+
 async def test_a_dream_written_again_counts_once(services: Services, workspace: str) -> None:
     """The dreamer's counters were added to inside its write transaction, so a dream whose
     transaction ran again (a deadlock, a lost race) counted twice."""
