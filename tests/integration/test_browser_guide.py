@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graph.repo import observations
+from graph.repo import members, observations, peers
 from graph.repo.observation_search import ObservationQuery
 from reasoners.peers import invalidation
 from resolvers.services import Services
@@ -72,3 +72,31 @@ async def test_every_guide_query_runs_and_counts_only_current_beliefs(
     assert counts[("bob", "alice")] == 3 and counts[("carol", "alice")] == 1
     current = await run(services, queries[0], workspace)
     assert len({r["o"]["content"] for r in current}) == 3
+
+
+async def test_the_readmes_tree_query_counts_current_beliefs(
+    services: Services, workspace: str
+) -> None:
+    """It counted deleted and superseded beliefs too (5,215 where 5,065 were current)."""
+    await seed_beliefs(services, workspace)
+    listed = await observations.list_page(
+        services.db, workspace, ObservationQuery("bob", "alice"), after=None, limit=10
+    )
+    await invalidation.delete_observation(
+        services.db, services.settings, workspace, listed.items[0].id
+    )
+    await peers.get_or_create(services.db, workspace, "engineering-team")
+    await members.add(services.db, workspace, "engineering-team", "alice", max_depth=10)
+    text = README.read_text()
+    [tree] = [
+        b.replace("'demo'", "$workspace")
+        for b in re.findall(r"```cypher\n(.*?)```", text, re.S)
+        if "MEMBER_OF" in b
+    ]
+    [row] = await run(services, tree, workspace)
+    current = 0
+    for observer in ("alice", "bob", "carol"):
+        query = ObservationQuery(observer, "alice")
+        page = await observations.list_page(services.db, workspace, query, after=None, limit=50)
+        current += len(page.items)
+    assert f"alice: {current} beliefs" in row["counts"]
