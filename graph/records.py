@@ -238,6 +238,9 @@ class Replaced:
     id: str
     content: str
     superseded_at: datetime | None
+    # When the belief that replaced it was stated after it last was (None: when that belief
+    # was first stated).
+    until: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,12 @@ WHERE o.id IN $ids AND o.workspace = $workspace
   AND ($as_of IS NULL OR o.created_at <= $as_of)
 WITH o, ($session_ids IS NULL OR o.session IN $session_ids)
           AND ($exclude_session_ids IS NULL OR o.session IS NULL
-               OR NOT o.session IN $exclude_session_ids) AS own_session_shown
+               OR NOT o.session IN $exclude_session_ids) AS own_session_shown,
+     COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message) WHERE m.deleted_at IS NULL
+               RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS restated
+// When it was last stated: its first message, or a live one that repeated it since.
+WITH o, own_session_shown,
+     CASE WHEN restated > o.valid_at THEN restated ELSE o.valid_at END AS o_stated
 // Its sources are the messages of the sessions the filters keep; its session, when its own is
 // filtered out, the earliest of theirs (the reader is told those sessions are left out).
 RETURN o {.*, embedding: null,
@@ -49,9 +54,10 @@ RETURN o {.*, embedding: null,
           | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
                          .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
              span: d.span}] AS sources,
-       // What it replaced, when the filters keep that version too: its words could quote a
-       // session left out.
-       [(o)-[s:SUPERSEDES]->(old:Observation)
+       // What it replaced, when the filters keep that version too (its words could quote a
+       // session left out), with when this one was stated after that one last was (`until`).
+       COLLECT {
+         MATCH (o)-[s:SUPERSEDES]->(old:Observation)
           WHERE old.workspace = $workspace AND old.deleted_at IS NULL
             AND ($as_of IS NULL OR s.at <= $as_of)
             AND (NOT $exclude_derived OR old.session IS NOT NULL)
@@ -67,15 +73,27 @@ RETURN o {.*, embedding: null,
                                      AND NOT m.session IN $exclude_session_ids
                                      AND coalesce(coalesce(m.received_at, m.created_at)
                                                   <= $as_of, true) } END
-          | old {.id, .content, .superseded_at}] AS replaces,
-       // When each replacement was stated at or after this one was (a belief first stated
-       // before, and repeated since, replaced it when it was repeated).
+         WITH old, COLLECT { MATCH (old)-[:DERIVED_FROM]->(m:Message)
+                             WHERE m.deleted_at IS NULL
+                             RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS again
+         WITH old, CASE WHEN again > old.valid_at THEN again ELSE old.valid_at END AS old_stated
+         RETURN old {.id, .content, .superseded_at,
+                     until: CASE WHEN o.valid_at >= old_stated THEN o.valid_at
+                                 ELSE coalesce(COLLECT {
+                                        MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                        WHERE m.deleted_at IS NULL
+                                          AND m.created_at >= old_stated
+                                        RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0],
+                                      old.superseded_at) END}
+       } AS replaces,
+       // When each replacement was stated after this one last was (a belief first stated
+       // before, and repeated since, replaced it when it was repeated; null: not known).
        [(new:Observation)-[s:SUPERSEDES]->(o)
           WHERE new.workspace = $workspace AND new.deleted_at IS NULL
             AND ($as_of IS NULL OR s.at <= $as_of)
-          | new {.id, valid_at: CASE WHEN new.valid_at >= o.valid_at THEN new.valid_at
-                                     ELSE coalesce(COLLECT {
+          | new {.id, valid_at: CASE WHEN new.valid_at >= o_stated THEN new.valid_at
+                                     ELSE COLLECT {
                                        MATCH (new)-[:DERIVED_FROM]->(m:Message)
-                                       WHERE m.deleted_at IS NULL AND m.created_at >= o.valid_at
-                                       RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0],
-                                       new.valid_at) END}] AS replaced_by
+                                       WHERE m.deleted_at IS NULL AND m.created_at >= o_stated
+                                       RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0]
+                                     END}] AS replaced_by

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -173,10 +173,13 @@ async def claim(
     max_jobs: int,
     scan: int = 20,
     workspace: str | None = None,
+    alone: Collection[str] = (),
 ) -> ClaimedUnit | None:
     """Lease one ready unit and start its ready jobs, or return None when nothing is ready.
 
     `workspace` limits the claim to one workspace (a dedicated worker, or a test's own jobs).
+    Jobs of the kinds in `alone` are claimed one to a claim (a restructuring operation's job:
+    those queued behind it wait, not running nor charged, until it is done).
     """
 
     async def work(tx: Tx) -> ClaimedUnit | None:
@@ -208,7 +211,7 @@ async def claim(
             for job in heads[:1] if heads and heads[0].status == "running" else heads:
                 if job.status == "pending" and job.attempts > 0 and job.run_after > stamp:
                     break
-                if ready and job.kind != ready[0].kind:
+                if ready and (job.kind != ready[0].kind or job.kind in alone):
                     break
                 ready.append(job)
             if not ready:

@@ -121,7 +121,12 @@ async def in_view(
                 sorted(row["premise_ids"]),
                 sources,
                 [
-                    Replaced(r["id"], r["content"], to_datetime(r.get("superseded_at")))
+                    Replaced(
+                        r["id"],
+                        r["content"],
+                        to_datetime(r.get("superseded_at")),
+                        to_datetime(r.get("until")),
+                    )
                     for r in row["replaces"]
                 ],
                 sorted(str(r["id"]) for r in row["replaced_by"]),

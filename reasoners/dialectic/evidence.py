@@ -203,10 +203,10 @@ class ObservationItem:
     about: str | None = None  # the sub-peer it is about, in a view aggregating sub-peers
 
     def _until(self, old: Replaced) -> datetime | None:
-        """When the replaced belief stopped holding: when this one was stated, not when the
-        update was written (a dream today over history from last year said it held until
-        today)."""
-        stated = self.observation.valid_at
+        """When the replaced belief stopped holding: when this one was stated after it last
+        was, not when the update was written (a dream today over history from last year said
+        it held until today)."""
+        stated = self.observation.valid_at if old.until is None else old.until
         if stated is None or (old.superseded_at is not None and stated > old.superseded_at):
             return old.superseded_at
         return stated

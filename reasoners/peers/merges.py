@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
@@ -307,6 +307,9 @@ class StepHandler:
     db: Database
     settings: Settings
     pace: Pace = field(default_factory=NoPause)
+    # One job to a claim (jobs.claim): the operations queued behind the one that runs wait,
+    # neither shown running nor charged an attempt by its claims.
+    one_per_claim: ClassVar[bool] = True
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         for job in unit.jobs:
@@ -315,16 +318,17 @@ class StepHandler:
         again: list[str] = []  # read by the worker after `write`, as `results` is
 
         async def write(tx: Tx) -> None:
-            # Until it returns, a failure charges every job of the claim (it ran them), and the
-            # transaction may run again (a deadlock): each run starts from there.
-            results[:], again[:] = [JobResult(j.id) for j in unit.jobs], []
             finished: list[JobResult] = []
             for job in unit.jobs:
+                # A failure from here charges this job alone: the ones before it are undone
+                # with it and run again, uncharged, and those after it never ran.
+                results[:], again[:] = [], [job.id]
                 if not await _orphaned(tx, job) and not await self._run(tx, job):
                     # It goes on later; the claim's later jobs keep their places behind it.
-                    results[:], again[:] = finished, [job.id]
+                    results[:] = finished
                     return
                 finished.append(JobResult(job.id))
+            results[:], again[:] = finished, []
 
         return Prepared(results=results, write=write, again=again)
 

@@ -78,6 +78,11 @@ class Handler(Protocol):
     async def prepare(self, unit: ClaimedUnit) -> Prepared: ...
 
 
+def alone_kinds(handlers: Mapping[str, Handler]) -> frozenset[str]:
+    """The job kinds claimed one to a claim: those whose handler says so (`one_per_claim`)."""
+    return frozenset(k for k, h in handlers.items() if getattr(h, "one_per_claim", False))
+
+
 @dataclass(frozen=True)
 class WorkerConfig:
     concurrency: int = 2
@@ -113,6 +118,10 @@ class Worker:
     failed_units: int = 0
     periodic: list[Periodic] = field(default_factory=list)
 
+    @property
+    def _alone(self) -> frozenset[str]:
+        return alone_kinds(self.handlers)
+
     async def run(self, stop: asyncio.Event) -> None:
         """Run `concurrency` slots until `stop` is set, then finish or hand back their work."""
         slots = [
@@ -136,6 +145,7 @@ class Worker:
             lease=self.config.lease,
             max_jobs=self.config.max_jobs_per_claim,
             workspace=self.config.workspace,
+            alone=self._alone,
         )
         if unit is None:
             return False
@@ -167,6 +177,7 @@ class Worker:
                     lease=self.config.lease,
                     max_jobs=self.config.max_jobs_per_claim,
                     workspace=self.config.workspace,
+                    alone=self._alone,
                 )
                 failures = 0
             except Unavailable:  # Neo4j away: the database logs why, once per cooldown

@@ -193,6 +193,10 @@ async def test_a_value_stated_again_after_another_holds_from_then(
     [read] = await observations.in_view(s.db, workspace, query, [berlin])
     assert read.replaced_by == [lisbon]
     assert read.replaced_on is not None and read.replaced_on.date().isoformat() == "2024-06-10"
+    # And from Lisbon's side: Berlin was current until June.
+    [new] = await observations.in_view(s.db, workspace, query, [lisbon])
+    [replaced] = new.replaces
+    assert replaced.until is not None and replaced.until.date().isoformat() == "2024-06-10"
 
 
 async def test_a_dream_written_again_counts_once(services: Services, workspace: str) -> None:

@@ -20,7 +20,10 @@ from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.peers.merges import StepHandler
-from reasoners.queue.worker import Prepared, Worker, WorkerConfig
+from reasoners.peers.splits import SPLIT
+from reasoners.peers.starts import RESTRUCTURE
+from reasoners.queue.worker import Prepared, Worker, WorkerConfig, alone_kinds
+from resolvers.runtime import build_handlers
 from resolvers.services import Services
 from resolvers.shared_look import queue_statuses
 from tests import statements
@@ -508,6 +511,24 @@ async def test_a_flush_reaches_the_jobs_a_claim_took_before_they_were_due(
     again = await jobs.claim(db, "w1", lease=timedelta(seconds=60), max_jobs=5,
                              workspace=workspace)  # fmt: skip
     assert again is not None and [j.id for j in again.jobs] == [later]
+
+
+async def test_kinds_that_run_alone_are_claimed_one_to_a_claim(
+    services: Services, workspace: str
+) -> None:
+    """A claim took a restructuring operation with those queued behind it: they showed as
+    running while only the first ran, and a worker killed meanwhile charged them an attempt."""
+    first, _ = await enqueue(services, workspace, units=1, per_unit=2)
+    unit = await jobs.claim(services.db, "w1", lease=timedelta(seconds=60), max_jobs=5,
+                            workspace=workspace, alone={"test"})  # fmt: skip
+    assert unit is not None and [j.id for j in unit.jobs] == [first]
+    status = await queue_status.status(services.db, workspace, None, None)
+    assert (status.running, status.pending) == (1, 1)
+    handlers = build_handlers(
+        services.db, services.embedder, services.tokens, None, services.settings
+    )
+    assert {RESTRUCTURE, SPLIT} <= alone_kinds(handlers)
+    assert "derive" not in alone_kinds(handlers)
 
 
 @dataclass
