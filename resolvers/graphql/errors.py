@@ -15,12 +15,18 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
+from graphql.validation.validate import ValidationAbortedError
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionContext
 
 from graph.errors import BeliefgraphError, ErrorCode
 
 log = logging.getLogger("beliefgraph.api")
+
+COMPLEX = (
+    "the document is too complex to validate: too many fields of one selection to compare "
+    "(a field repeated many times, say), or fragments its operations share; send a smaller one"
+)
 
 
 def coded(error: GraphQLError) -> GraphQLError:
@@ -32,6 +38,11 @@ def coded(error: GraphQLError) -> GraphQLError:
         return _with(error, original.message, extensions)
     if "code" in extensions:
         return error
+    if isinstance(error, ValidationAbortedError):
+        # graphql-core's budget for checking a document (its fields that must merge, its
+        # fragments): past it, it gave up with "Validation aborted." and no reason.
+        extensions.update(code=ErrorCode.LIMIT_EXCEEDED.value, limit="complexity")
+        return _with(error, COMPLEX, extensions)
     if original is None or isinstance(original, GraphQLError):
         extensions["code"] = ErrorCode.INVALID_INPUT.value
         return _with(error, error.message, extensions)

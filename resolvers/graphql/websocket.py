@@ -47,6 +47,7 @@ from strawberry.types.unset import UnsetType
 from graph.errors import BeliefgraphError, ErrorCode
 from resolvers.auth import Principal
 from resolvers.graphql.context import Context
+from resolvers.graphql.errors import COMPLEX
 from resolvers.graphql.limits import (
     SEVERAL_OPERATIONS,
     document_refusal,
@@ -71,6 +72,7 @@ MAX_SOCKETS_PER_KEY = 50
 # its peers and sessions, each with its own 50.
 MAX_SOCKETS_PER_WORKSPACE = 200
 LIMIT_MESSAGE = "Subscription limit reached"  # strawberry's words for MAX_SUBSCRIPTIONS
+ABORTED = "Validation aborted."  # graphql-core's, past its budget for checking a document
 # Frames are answered on the event loop every request shares: 8 keyless sockets sending pings
 # as fast as they could stalled /health for 20 s. Before connection_init a client has nothing
 # to send but it; after, a socket may send FRAME_BURST frames at once (a client subscribing
@@ -106,6 +108,9 @@ def with_codes(message: Message) -> Message:
     errors: list[GraphQLFormattedError] = []
     for error in message["payload"]:
         extensions = dict(error.get("extensions") or {})
+        if "code" not in extensions and error["message"] == ABORTED:
+            error = {**error, "message": COMPLEX}  # graphql-core's budget (errors.coded)
+            extensions.update(code=ErrorCode.LIMIT_EXCEEDED.value, limit="complexity")
         if "code" not in extensions:
             limited = error["message"] == LIMIT_MESSAGE
             code = ErrorCode.LIMIT_EXCEEDED if limited else ErrorCode.INVALID_INPUT

@@ -612,6 +612,7 @@ async def test_a_document_of_several_operations_must_name_one(served: Served) ->
     [
         ('subscription { queueStatus(workspace: "w") { ' + "done " * 2100 + "} }", "tokens"),
         ("subscription { " + "a { " * 70 + "b" + " }" * 70 + " }", "depth"),
+        ('subscription { queueStatus(workspace: "w") { ' + "done " * 1900 + "} }", "complexity"),
         ('subscription { queueStatus(workspace: "w", n: ' + "9" * 120 + ") { done } }", "number"),
     ],
 )

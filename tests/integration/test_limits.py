@@ -33,6 +33,17 @@ async def test_too_many_tokens_are_refused(gql: GraphQLClient) -> None:
     assert body["errors"][0]["extensions"]["limit"] == "tokens"
 
 
+async def test_a_document_too_complex_to_validate_says_so(gql: GraphQLClient) -> None:
+    """One field repeated 1,900 times (under the token limit) passed every limit of ours and
+    ran out graphql-core's budget for comparing fields: "Validation aborted.", INVALID_INPUT,
+    no limit named."""
+    fields = " ".join(["pending"] * 1900)
+    body = await gql.raw(f'query {{ queueStatus(workspace: "w") {{ {fields} }} }}')
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "complexity"}
+    assert "too complex to validate" in error["message"]
+
+
 @pytest.mark.parametrize("padding", ["#" + "x" * 120_000 + "\n", " " * 120_000, "," * 120_000])
 async def test_a_document_padded_past_its_length_is_refused_unread(
     gql: GraphQLClient, padding: str
