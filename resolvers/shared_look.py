@@ -29,6 +29,7 @@ TICK_SECONDS = 0.2
 # Looks that may fail in a row before the streams end with the error: one failed look (a
 # blip of a fifth of a second) would otherwise end every stream of the process at once.
 FAILURES_TOLERATED = 10
+WARN_EVERY = 50  # failed looks in a row between warnings (10 s at the tick)
 GONE = -1  # the dream count of a view whose observer or observed peer no longer exists
 
 K = TypeVar("K", bound=Hashable)
@@ -92,11 +93,16 @@ class SharedLook(Generic[K, V]):
             try:
                 values = await self._read(keys)
             except Exception as exc:  # past FAILURES_TOLERATED in a row, the streams end
-                log.warning("reading %s failed: %s", self._what, exc)
+                # Once when a run of failures begins, then every WARN_EVERY looks: five a
+                # second during an outage filled the log.
+                if self._failures % WARN_EVERY == 0:
+                    log.warning("reading %s failed: %s", self._what, exc)
                 self._error = exc
                 self._failures += 1
                 self._failed_reads += 1
             else:
+                if self._failures:
+                    log.info("reading %s works again", self._what)
                 self._error, self._failures = None, 0
                 for key, value in values.items():
                     if key in self._watchers:

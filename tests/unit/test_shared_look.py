@@ -12,7 +12,7 @@ import pytest
 
 from graph.errors import Unavailable
 from graph.keys import Representation
-from resolvers.shared_look import FAILURES_TOLERATED, SharedLook, dream_counts
+from resolvers.shared_look import FAILURES_TOLERATED, WARN_EVERY, SharedLook, dream_counts
 
 VIEW = Representation("w", "agent", "alice")
 
@@ -42,7 +42,7 @@ async def test_a_few_failed_looks_end_no_stream() -> None:
         assert latest() == 4
 
 
-async def test_a_store_that_stays_away_ends_the_streams() -> None:
+async def test_a_store_that_stays_away_ends_the_streams(caplog: pytest.LogCaptureFixture) -> None:
     db: Any = FlakyCounts(fail=1_000)
     async with dream_counts(db, tick=0.01).watching(VIEW) as latest:
         while db.calls <= FAILURES_TOLERATED:
@@ -51,6 +51,9 @@ async def test_a_store_that_stays_away_ends_the_streams() -> None:
         await asyncio.sleep(0.05)
         with pytest.raises(Unavailable, match="Neo4j is away"):
             latest()
+    # A warning when the failures began, not one a look (five a second filled the log).
+    warned = [r for r in caplog.records if "reading the dream counts failed" in r.message]
+    assert len(warned) == 1 + (db.calls - 1) // WARN_EVERY < db.calls
 
 
 async def test_a_stream_begun_after_the_store_came_back_gets_its_values() -> None:
