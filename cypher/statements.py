@@ -119,6 +119,7 @@ Statement = Literal[
     "get_latest_summary",
     "get_message",
     "get_messages_by_ids",
+    "get_moved_by",
     "get_observation",
     "get_observations_in_view",
     "get_peer",

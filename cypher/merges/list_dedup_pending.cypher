@@ -8,6 +8,7 @@ USING INDEX o:Observation(scope_key, dedup_pending)
 WHERE o.scope_key = scope AND o.dedup_pending = true AND o.workspace = $workspace
 RETURN o.id AS id, o.observer AS observer, o.observed AS observed,
        coalesce(o.content_key, '') AS content_key, o.embedding AS embedding, o.content AS content,
+       o.moved_by AS moved_by,
        o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL
          AND o.embedding IS NOT NULL AS live
 ORDER BY o.created_at, o.id

@@ -3,7 +3,10 @@
 // With $merge, a moved derived belief turns stale: it was reasoned from one peer's evidence
 // and now stands among another's; the next dream reconciles it. A moved current explicit
 // belief is marked dedup_pending: the merge (or rename) then checks it against its new
-// representation, which a rename's new peer may have taken writes into while it ran.
+// representation, which a rename's new peer may have taken writes into while it ran; and
+// `moved_by` $moved_by (the operation and source), so that it is not taken for a repeat of
+// another belief the same source moved (those passed the dedup rule together already; the
+// target's name written in both can bring two distinct facts closer than it).
 // Returns how many moved, the moved explicit beliefs by their new representation, which
 // count_merged_writes.cypher counts as a write of it, and the words of those now about another
 // peer (the caller writes its name in them).
@@ -22,7 +25,8 @@ WITH o, mv,
        AND NOT coalesce(o.stale, false) AS invalidate,
      o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL AS check
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
-FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END | SET o.dedup_pending = true)
+FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END |
+  SET o.dedup_pending = true, o.moved_by = $moved_by)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true)
 RETURN count(o) AS moved,

@@ -180,6 +180,21 @@ async def _resolve_duplicates(
     ]
     found = iter(await find_repeats(tx, workspace, probes, threshold, same_figures))
     repeats = [next(found) if live else None for _, live in checked]
+    # Two beliefs one source moved in this operation are not repeats of each other: they
+    # passed the dedup rule together in the source already.
+    moved_by = {str(r["id"]): r["moved_by"] for r in rows}
+    others = [o for o in repeats if o is not None and o not in moved_by]
+    if others:
+        for r in await tx.rows("get_moved_by", workspace=workspace, ids=others):
+            moved_by[str(r["id"])] = r["moved_by"]
+    repeats = [
+        None
+        if other is not None
+        and moved_by.get(other) is not None
+        and moved_by.get(other) == moved_by[belief]
+        else other
+        for (belief, _), other in zip(checked, repeats, strict=True)
+    ]
     pairs, settled = pair_repeats(checked, repeats)
     await tx.rows(
         "merge_duplicate_observations",
@@ -239,6 +254,7 @@ async def _step_source(
             merge=op.merge,
             reason=STALE_REASON,
             now=stamp,
+            moved_by=f"{job_id}:{source}",
         )
         if row and int(row["moved"]):
             await _count_writes(tx, workspace, list(row["explicit"]))

@@ -331,6 +331,29 @@ async def test_beliefs_that_name_the_peer_follow_a_merge_and_a_rename(
     assert (await observations.get_detail(s.db, workspace, home)).observation.times_derived == 3
 
 
+async def test_a_rename_keeps_distinct_beliefs_its_new_name_brings_closer(
+    services: Services, workspace: str
+) -> None:
+    """Renamed p4 to p4x, "P4x's favourite number in a is 24" and "... in b is 24" came out
+    at a cosine of 0.9525, over the dedup threshold, where under p4 they were 0.943: the
+    rename's duplicate check folded one into the other. Beliefs one source moved passed that
+    check together already."""
+    await make_peers(services, workspace, "p4", "agent")
+    await make_session(services, workspace, "s1", [MemberSettings("p4"), MemberSettings("agent")])
+    await post(
+        services, workspace, "s1",
+        *(("p4", f"My favourite number in {x} is 24.") for x in "abc"),
+    )  # fmt: skip
+    await derive(services, workspace)
+    before = sorted(await contents(services, workspace, "agent", "p4"))
+    assert len(before) == 3
+    await merges.start(services.db, services.settings, workspace,
+                       merges.Operation(["p4"], "p4x", False))  # fmt: skip
+    await run_all(services, workspace)
+    after = sorted(await contents(services, workspace, "agent", "p4x"))
+    assert after == [c.replace("P4", "P4x").replace("p4", "p4x") for c in before]
+
+
 async def test_a_rename_carries_keys_files_cards_and_sessions(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
