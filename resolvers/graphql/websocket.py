@@ -211,7 +211,13 @@ class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if problem is not None:
             await self.handle_invalid_message(problem)  # closes the socket with 4400
             return
-        if message["type"] == "subscribe":
+        # Before it is acknowledged, or under an id in use, strawberry closes the socket (4401,
+        # 4409), as the protocol says: a refusal frame here would name a live operation's id.
+        if (
+            message["type"] == "subscribe"
+            and self.connection_acknowledged
+            and message["id"] not in self.operations
+        ):
             refused = self._refusal(message["payload"]["query"], message["payload"].get(
                 "operationName"))  # fmt: skip
             if refused is not None:

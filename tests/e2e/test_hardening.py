@@ -631,6 +631,17 @@ async def test_a_subscription_over_a_limit_is_an_error_with_its_code(
         assert reply["payload"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": limit}
 
 
+async def test_an_over_limit_subscription_keeps_the_protocols_closes(served: Served) -> None:
+    """Refused before strawberry saw it, an over-limit document sent before the connection was
+    acknowledged got an error frame instead of a 4401 close, and one under an id in use got an
+    error frame naming that live subscription instead of a 4409 close."""
+    big = json.dumps({"query": "subscription { " + "a " * 2100 + "}"})
+    assert await _closed_with(served.ws, SUBSCRIBE % big) == 4401
+    live = json.dumps({"query": 'subscription { queueStatus(workspace: "w") { done } }'})
+    init = {"type": "connection_init"}
+    assert await _closed_with(served.ws, SUBSCRIBE % live, SUBSCRIBE % big, init=init) == 4409
+
+
 async def test_a_body_that_stops_arriving_is_answered_408(served_with_auth: Served) -> None:
     """Connections that announced a body and stopped sending it stayed open for good: 400 of
     them, without a key, all still open 100 s later."""
