@@ -75,6 +75,7 @@ class MiniLMTokenCounter:
             if token == self._unknown:
                 # As WordPiece reads it: lower case, accents dropped, a Hangul syllable split
                 # into its two or three letters.
-                read = self._normalizer.normalize_str(text[start:end])
+                word = text[start:end]
+                read = word if self._normalizer is None else self._normalizer.normalize_str(word)
                 total += unknown_word_cost(len(read)) - 1
         return total
