@@ -22,6 +22,8 @@ def _moment(value: datetime) -> str:
 
 def render_belief(belief: Belief) -> str:
     notes = [belief.level, f"valid {_moment(belief.valid_at)}"]
+    if belief.stated > belief.valid_at:  # a repeat merged into it: it holds from then too
+        notes.append(f"stated again {_moment(belief.stated)}")
     if belief.session:
         notes.append(f"session {belief.session}")
     text = " ".join(belief.content.split())

@@ -23,3 +23,14 @@ def test_a_belief_is_dated_to_the_minute_in_utc() -> None:
     )
     early = datetime(1, 1, 1, 0, 7, tzinfo=UTC)
     assert "valid 0001-01-01 00:07 UTC" in render_belief(Belief("o", "x", "explicit", early, early))
+
+
+def test_a_belief_stated_again_says_when() -> None:
+    """A repeat merged into a belief (Lisbon in January, again in June, Berlin in March
+    between) was shown by its first date alone: the model took Berlin for the later value."""
+    first = datetime(2024, 1, 10, tzinfo=UTC)
+    again = datetime(2024, 6, 10, tzinfo=UTC)
+    belief = Belief("o1", "Alice lives in Lisbon.", "explicit", first, first, stated_last=again)
+    assert "valid 2024-01-10 00:00 UTC, stated again 2024-06-10 00:00 UTC" in render_belief(belief)
+    once = Belief("o2", "Alice lives in Berlin.", "explicit", first, first, stated_last=first)
+    assert "stated again" not in render_belief(once)
