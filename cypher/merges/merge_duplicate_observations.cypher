@@ -1,7 +1,9 @@
 // The dedup rule after a merge. Each pair ($pairs: {a, b}, no belief in two pairs) holds a
 // moved belief and the belief of its new representation it repeats: the older stays (by
 // created_at, then id) and takes the other's sources (messages with their spans, premises),
-// its dependents' DERIVED_FROM edges and its derivation count; the other is tombstoned. The
+// its dependents' DERIVED_FROM edges and its derivation count (less the live messages both
+// cite, counted once: a view's belief and another view's of one message became one); the
+// other is tombstoned. The
 // one that stays keeps dedup_pending if it has it (checked again: it may repeat another).
 // $settled: moved beliefs that repeat nothing, checked off.
 CALL () {
@@ -18,6 +20,8 @@ CALL () {
   WHERE a.workspace = $workspace AND b.workspace = $workspace
   WITH a, b, a.created_at < b.created_at OR (a.created_at = b.created_at AND a.id < b.id) AS older
   WITH CASE WHEN older THEN a ELSE b END AS kept, CASE WHEN older THEN b ELSE a END AS dup
+  WITH kept, dup, COUNT { MATCH (dup)-[:DERIVED_FROM]->(m:Message)<-[:DERIVED_FROM]-(kept)
+                          WHERE m.deleted_at IS NULL } AS shared
   CALL (kept, dup) {
     MATCH (dup)-[d:DERIVED_FROM]->(source)
     WHERE source <> kept
@@ -31,7 +35,9 @@ CALL () {
     MERGE (child)-[:DERIVED_FROM]->(kept)
     DELETE d
   }
-  SET kept.times_derived = coalesce(kept.times_derived, 1) + coalesce(dup.times_derived, 1),
+  WITH kept, dup,
+       coalesce(kept.times_derived, 1) + coalesce(dup.times_derived, 1) - shared AS times
+  SET kept.times_derived = CASE WHEN times < 1 THEN 1 ELSE times END,
       dup.deleted_at = $now
   REMOVE dup.dedup_pending
   RETURN count(dup) AS merged

@@ -4,9 +4,10 @@
 // and now stands among another's; the next dream reconciles it. A moved current explicit
 // belief is marked dedup_pending: the merge (or rename) then checks it against its new
 // representation, which a rename's new peer may have taken writes into while it ran; and
-// `moved_by` $moved_by (the operation and source), so that it is not taken for a repeat of
-// another belief the same source moved (those passed the dedup rule together already; the
-// target's name written in both can bring two distinct facts closer than it).
+// `moved_by` $moved_by and the view it left (the operation, source and source view), so that
+// it is not taken for a repeat of another belief moved from that view (those passed the dedup
+// rule together already; the target's name written in both can bring two distinct facts
+// closer than it). Beliefs from two views that become one are checked against each other.
 // Returns how many moved, the moved explicit beliefs by their new representation, which
 // count_merged_writes.cypher counts as a write of it, and the words of those now about another
 // peer (the caller writes its name in them).
@@ -26,7 +27,7 @@ WITH o, mv,
      o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL AS check
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
 FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END |
-  SET o.dedup_pending = true, o.moved_by = $moved_by)
+  SET o.dedup_pending = true, o.moved_by = $moved_by + ' ' + mv.from_scope)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |
   SET o.stale = true, o.stale_reason = $reason, o.stale_at = $now, o.reconcile_pending = true)
 RETURN count(o) AS moved,

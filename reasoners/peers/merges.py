@@ -180,8 +180,8 @@ async def _resolve_duplicates(
     ]
     found = iter(await find_repeats(tx, workspace, probes, threshold, same_figures))
     repeats = [next(found) if live else None for _, live in checked]
-    # Two beliefs one source moved in this operation are not repeats of each other: they
-    # passed the dedup rule together in the source already.
+    # Two beliefs this operation moved from one view are not repeats of each other: they
+    # passed the dedup rule together there already.
     moved_by = {str(r["id"]): r["moved_by"] for r in rows}
     others = [o for o in repeats if o is not None and o not in moved_by]
     if others:

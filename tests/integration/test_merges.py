@@ -21,6 +21,7 @@ from graph.repo import (
     queue_status,
     workspaces,
 )
+from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -352,6 +353,27 @@ async def test_a_rename_keeps_distinct_beliefs_its_new_name_brings_closer(
     await run_all(services, workspace)
     after = sorted(await contents(services, workspace, "agent", "p4x"))
     assert after == [c.replace("P4", "P4x").replace("p4", "p4x") for c in before]
+
+
+async def test_a_merge_makes_one_belief_of_two_views_of_one_message(
+    services: Services, workspace: str
+) -> None:
+    """Merging y into x makes y's view of itself and x's view of y one view (x of x): the rule
+    that spares beliefs moved together spared these too, which never met, and left "X plays
+    the cello" twice. And a fact both views took from one message counted it twice."""
+    await make_peers(services, workspace, "x", "y")
+    await make_session(services, workspace, "s", [MemberSettings("x"), MemberSettings("y")])
+    await post(services, workspace, "s", ("x", "I work as a nurse."), ("y", "I play the cello."))
+    await derive(services, workspace)
+    await merges.start(services.db, services.settings, workspace,
+                       merges.Operation(["y"], "x", True))  # fmt: skip
+    await run_all(services, workspace)
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("x", "x"), after=None, limit=20
+    )
+    texts = [o.content for o in page.items]
+    assert len(texts) == len(set(texts)) == 2, texts
+    assert [o.times_derived for o in page.items] == [1, 1]
 
 
 async def test_a_rename_carries_keys_files_cards_and_sessions(
