@@ -116,6 +116,7 @@ Statement = Literal[
     "get_current_beliefs",
     "get_dream_state",
     "get_file",
+    "get_latest_message_up_to",
     "get_latest_summary",
     "get_message",
     "get_messages_by_ids",

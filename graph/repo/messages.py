@@ -297,6 +297,16 @@ async def changed_since_read(tx: Tx, workspace: str, read: Sequence[MessageRecor
     )
 
 
+async def latest_up_to(
+    db: Database, workspace: str, session: str, seq: int
+) -> MessageRecord | None:
+    """The latest live message of the session numbered at most `seq`."""
+    row = await db.read_one(
+        "get_latest_message_up_to", workspace=workspace, session=session, seq=seq
+    )
+    return None if row is None else MessageRecord.from_row(row["message"])
+
+
 async def by_seq(
     db: Database, workspace: str, session: str, from_seq: int, to_seq: int
 ) -> list[MessageRecord]:

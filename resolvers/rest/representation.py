@@ -154,15 +154,12 @@ async def peer_context(call: Call) -> Response:
 async def summary_json(call: Call, record: SummaryRecord | None) -> dict[str, Any] | None:
     if record is None:
         return None
-    # A summary covers the session up to a message: clients want that message's id.
-    covered = await messages.by_seq(
-        call.services.db,
-        call.workspace,
-        record.session,
-        record.up_to_message,
-        record.up_to_message,
+    # A summary covers the session up to a message: clients want that message's id, or, once
+    # it is purged, the last covered one left (it was "" then).
+    covered = await messages.latest_up_to(
+        call.services.db, call.workspace, record.session, record.up_to_message
     )
-    return shapes.summary(record, covered[0].id if covered else "")
+    return shapes.summary(record, "" if covered is None else covered.id)
 
 
 async def session_context(call: Call) -> Response:

@@ -490,6 +490,14 @@ async def test_summaries_shape(rest: httpx.AsyncClient, services: Services, work
     assert set(short) == {"content", "message_id", "summary_type", "created_at", "token_count"}
     assert short["message_id"] == created[1]["id"] and short["summary_type"] == "short"
     assert isinstance(short["created_at"], str)
+    # The message a summary names purged since: the last covered one left (it was "").
+    await services.db.write_tx(
+        lambda tx: summaries.create(
+            tx, workspace, "s1", kind="long", content="Bees.", up_to_message=99, token_count=2
+        )
+    )
+    body = (await rest.get(f"/workspaces/{workspace}/sessions/s1/summaries")).json()
+    assert body["long_summary"]["message_id"] == created[-1]["id"]
 
 
 # --- queue, dreams and conclusions -------------------------------------------------------------
