@@ -14,5 +14,7 @@ RETURN o {.*, embedding: null} AS observation, premises,
        [s IN sources WHERE s.message IS NOT NULL] AS sources, dependents,
        [(o)-[:SUPERSEDES]->(old:Observation) WHERE old.workspace = $workspace
           | old {.*, embedding: null}] AS replaces,
-       [(new:Observation)-[:SUPERSEDES]->(o) WHERE new.workspace = $workspace
+       // A current belief is replaced by nothing: a replacement since deleted gave it back.
+       [(new:Observation)-[:SUPERSEDES]->(o)
+          WHERE new.workspace = $workspace AND o.superseded_at IS NOT NULL
           | new {.*, embedding: null}] AS replaced_by

@@ -19,6 +19,9 @@ from graph.repo import summaries as summary_repo
 
 Scope = tuple[str, str]  # (observer, observed)
 
+# Why a belief resting on one a knowledge update replaced turns stale (dreams say it too).
+SUPERSEDED_PREMISE = "a premise was superseded by a knowledge update"
+
 
 @dataclass(frozen=True)
 class Invalidated:
@@ -99,6 +102,7 @@ async def delete_messages(
     roots = [str(o["id"]) for o in orphaned]
     descendants = await propagate(tx, workspace, roots, "a premise lost its source message", now)
     deleted = row["deleted"]
+    reversed_ = await reverse_outdated(tx, workspace, [str(m["id"]) for m in deleted], now)
     summaries: Dropped = {}
     first_seq: dict[str, int] = {}
     for m in deleted:
@@ -109,13 +113,37 @@ async def delete_messages(
             summaries[session] = dropped
     return DeletedMessages(
         [str(m["id"]) for m in deleted],
-        _join(Invalidated().plus(orphaned), descendants),
+        _join(_join(Invalidated().plus(orphaned), descendants), reversed_),
         summaries,
         [
             Redated(str(r["id"]), str(r["content"]), required_datetime(r["valid_at"]))
             for r in row["redated"]
         ],
     )
+
+
+async def reinstate(tx: Tx, workspace: str, gone: Sequence[str]) -> None:
+    """What the gone beliefs (tombstoned already) replaced is current again, unless a belief
+    left still replaces it (reinstate_replaced.cypher)."""
+    if gone:
+        await tx.rows("reinstate_replaced", workspace=workspace, ids=list(gone))
+
+
+async def reverse_outdated(
+    tx: Tx, workspace: str, message_ids: Sequence[str], now: datetime
+) -> Invalidated:
+    """Knowledge updates the deleted messages alone made newer are reversed
+    (reverse_outdated_supersessions.cypher); what rested on a belief replaced so turns stale.
+    The representations of beliefs it made current again get a dream, which reads them."""
+    if not message_ids:
+        return Invalidated()
+    rows = await tx.rows(
+        "reverse_outdated_supersessions", workspace=workspace, ids=list(message_ids), now=now
+    )
+    replaced = [str(r["id"]) for r in rows]
+    stale = await propagate(tx, workspace, replaced, SUPERSEDED_PREMISE, now)
+    reopened = {(str(r["observer"]), str(r["observed"])) for r in rows if len(r["reopened"]) > 1}
+    return Invalidated(stale.stale, stale.scopes | reopened)
 
 
 async def reword(tx: Tx, workspace: str, items: Sequence[dict[str, Any]]) -> None:
@@ -237,11 +265,10 @@ async def delete_observation(
         raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
     observation = row["observation"]
     # Deleting a deleted belief changes nothing: what rested on it was settled already.
-    invalidated = (
-        await propagate(tx, workspace, [observation_id], "a premise was deleted", now)
-        if row["changed"]
-        else Invalidated()
-    )
+    invalidated = Invalidated()
+    if row["changed"]:
+        invalidated = await propagate(tx, workspace, [observation_id], "a premise was deleted", now)
+        await reinstate(tx, workspace, [observation_id])
     return DeletedObservation(
         observation_id,
         bool(row["changed"]),

@@ -43,7 +43,6 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
 
-SUPERSEDED_PREMISE = "a premise was superseded by a knowledge update"
 log = logging.getLogger("beliefgraph.dreamer")
 
 RULES, LLM_MODE = "rules", "llm"
@@ -211,7 +210,7 @@ class DreamHandler:
             # What rested on a superseded belief no longer stands on current premises: it
             # turns stale, and the dream queued behind this one reconciles it.
             invalidated = await invalidation.propagate(
-                tx, view.workspace, applied.superseded_ids, SUPERSEDED_PREMISE, stamp
+                tx, view.workspace, applied.superseded_ids, invalidation.SUPERSEDED_PREMISE, stamp
             )
             for observer_of, observed_of in sorted(invalidated.scopes):
                 if not scheduling.enabled(self.settings):

@@ -40,7 +40,7 @@ from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.repo import peers, purges
+from graph.repo import invalidation, peers, purges
 from graph.repo import summaries as summary_repo
 from graph.settings import Settings
 from graph.validation import now
@@ -182,6 +182,9 @@ class Eraser:
         also taken from: the purge's end derives them again."""
         ws, peer = self.workspace, self.peer
         sources = await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
+        # What they replaced is current again unless a belief left still replaces it (their
+        # tombstones are in place: the first round's or an interrupted one's).
+        await invalidation.reinstate(tx, ws, ids)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
         await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])
         return rows

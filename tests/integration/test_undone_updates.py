@@ -1,0 +1,157 @@
+"""Knowledge updates undone: a belief that is gone (its message deleted or purged, the belief
+itself deleted) replaces nothing any more, and a repeat that alone made a value the newer one
+stops counting once it is deleted."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.repo import observations
+from reasoners.peers import invalidation, purge
+from resolvers.services import Services
+from tests.integration.dream_helpers import belief_id, contents, conversation, derive, say
+from tests.integration.dream_helpers import dream_now as dream
+from tests.integration.dream_helpers import with_dreams
+
+pytestmark = pytest.mark.integration
+
+AGENT_ALICE = ("agent", "alice")
+
+
+async def moved(services: Services, workspace: str, *lines: tuple[str, str]) -> Services:
+    """alice says each (date, line) in turn, each derived and dreamed before the next."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    for when, line in lines:
+        await say(s, workspace, "s1", when, line)
+        await derive(s, workspace)
+        await dream(s, workspace, *AGENT_ALICE)
+    return s
+
+
+async def source_of(s: Services, workspace: str, text: str) -> str:
+    detail = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, text))
+    (source,) = detail.sources
+    return source.message.id
+
+
+async def homes(s: Services, workspace: str) -> list[str]:
+    """The cities alice lives in, as the current beliefs say."""
+    current = await contents(s, workspace)
+    return [c for c in ("Lisbon", "Berlin", "Madrid") if any(c in line for line in current)]
+
+
+LISBON_BERLIN = (("2024-01-10", "I live in Lisbon."), ("2024-03-10", "I live in Berlin."))
+
+
+async def test_deleting_the_newer_value_brings_the_older_back(
+    services: Services, workspace: str
+) -> None:
+    """Berlin's only message deleted: the dream drops Berlin, and Lisbon, which only Berlin
+    replaced, is current again (the view held no home at all)."""
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    assert await homes(s, workspace) == ["Berlin"]
+    berlin = await source_of(s, workspace, "Berlin")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [berlin])
+    await derive(s, workspace)  # runs the reconciling dream the deletion scheduled
+    assert await homes(s, workspace) == ["Lisbon"]
+    lisbon = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
+    assert lisbon.observation.superseded_at is None
+    assert lisbon.replaced_by == []  # a deleted replacement replaces nothing
+
+
+async def test_a_value_replaced_since_stays_replaced(services: Services, workspace: str) -> None:
+    """Lisbon, Berlin, then Madrid: deleting Berlin's message leaves Madrid, which replaced it,
+    and Lisbon stays history."""
+    s = await moved(services, workspace, *LISBON_BERLIN, ("2024-05-10", "I live in Madrid."))
+    assert await homes(s, workspace) == ["Madrid"]
+    berlin = await source_of(s, workspace, "Berlin")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [berlin])
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Madrid"]
+    # Madrid's message deleted too: Lisbon, replaced by nothing left, is current again.
+    madrid = await source_of(s, workspace, "Madrid")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [madrid])
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Lisbon"]
+
+
+async def test_purging_the_newer_value_brings_the_older_back(
+    services: Services, workspace: str
+) -> None:
+    """A purge erases Berlin with its SUPERSEDES edge: Lisbon was left replaced by nothing."""
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    berlin = await source_of(s, workspace, "Berlin")
+    await purge.purge_messages(s.db, s.settings, workspace, [berlin])
+    assert await homes(s, workspace) == ["Lisbon"]
+
+
+async def test_deleting_the_newer_belief_brings_the_older_back(
+    services: Services, workspace: str
+) -> None:
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    berlin = await belief_id(s, workspace, "Berlin")
+    await invalidation.delete_observation(s.db, s.settings, workspace, berlin)
+    assert await homes(s, workspace) == ["Lisbon"]
+
+
+async def test_deleting_a_correction_brings_back_neither_its_words_nor_what_they_replaced(
+    services: Services, workspace: str
+) -> None:
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    berlin = await belief_id(s, workspace, "Berlin")
+    corrected = await invalidation.correct_observation(
+        s.db, s.embedder, s.settings, workspace, berlin, "Alice lives in Berlin-Mitte."
+    )
+    await invalidation.delete_observation(s.db, s.settings, workspace, corrected.ids[0])
+    assert await homes(s, workspace) == []
+
+
+async def test_deleting_the_repeat_that_made_a_value_newer_reverses_the_update(
+    services: Services, workspace: str
+) -> None:
+    """Lisbon (January), Berlin (March), Lisbon again (June), dreamed together: Lisbon replaced
+    Berlin from its June repeat. With June deleted, Lisbon was last stated in January: Berlin
+    replaces it, at once, as a dream would have."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
+    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    assert await homes(s, workspace) == ["Lisbon"]
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    berlin = await belief_id(s, workspace, "Berlin")
+    detail = await observations.get_detail(s.db, workspace, lisbon)
+    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, june)
+    assert await homes(s, workspace) == ["Berlin"]
+    old = await observations.get_detail(s.db, workspace, lisbon)
+    assert [o.id for o in old.replaced_by] == [berlin]
+    assert old.replaces == []  # the reversed edge is gone: no cycle
+    new = await observations.get_detail(s.db, workspace, berlin)
+    assert (new.replaced_by, [o.id for o in new.replaces]) == ([], [lisbon])
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Berlin"]
+
+
+async def test_purging_the_repeat_that_made_a_value_newer_reverses_the_update(
+    services: Services, workspace: str
+) -> None:
+    """A purge erases the belief the June repeat joined and derives January again: Berlin
+    is current again, and the January Lisbon it replaced comes back as history."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
+    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    detail = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
+    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    await purge.purge_messages(s.db, s.settings, workspace, june)
+    assert await homes(s, workspace) == ["Berlin"]
+    await derive(s, workspace)  # January derived again, and dreamed: older than Berlin
+    await dream(s, workspace, *AGENT_ALICE)
+    assert await homes(s, workspace) == ["Berlin"]
