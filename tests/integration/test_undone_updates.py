@@ -9,9 +9,15 @@ import pytest
 from graph.repo import observations
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
-from tests.integration.dream_helpers import belief_id, contents, conversation, derive, say
+from tests.integration.dream_helpers import (
+    belief_id,
+    contents,
+    conversation,
+    derive,
+    say,
+    with_dreams,
+)
 from tests.integration.dream_helpers import dream_now as dream
-from tests.integration.dream_helpers import with_dreams
 
 pytestmark = pytest.mark.integration
 
