@@ -30,6 +30,7 @@ from reasoners.search.warmup import Neo4jWarmup, warm_up
 from resolvers.auth import principal_from_header
 from resolvers.body_limit import BodyLimit
 from resolvers.cancelled import AnswerCancelled
+from resolvers.cross_site import CrossSiteRefusal
 from resolvers.graphql.http import GraphQLHTTP, error_response
 from resolvers.graphql.queries import version
 from resolvers.graphql.schema import build_schema
@@ -189,4 +190,5 @@ def create_app(
     limited = BodyLimit(
         app, settings.max_request_bytes, key_problem if settings.auth_enabled else None
     )
-    return AnswerCancelled(HostAllowList(limited, settings.host_names))
+    guarded = CrossSiteRefusal(limited, settings.host_names)
+    return AnswerCancelled(HostAllowList(guarded, settings.host_names))

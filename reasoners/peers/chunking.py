@@ -71,8 +71,13 @@ def sections(text: str) -> list[Section]:
         path.append((level, f"{match.group(1)} {title}"))
     close()
     # A heading directly followed by a sub-heading has no body of its own: its path lives on
-    # in the sub-section's heading, so the empty section is dropped when more follow.
-    return [s for i, s in enumerate(found) if s.body or i == len(found) - 1]
+    # in the sub-section's heading, so the empty section is dropped. One followed by a heading
+    # of its level or above is kept, as a chunk of its own: its words are in no other.
+    return [
+        s
+        for i, s in enumerate(found)
+        if s.body or i == len(found) - 1 or not found[i + 1].heading.startswith(f"{s.heading} > ")
+    ]
 
 
 def _cut_words(text: str, budget: int, tokens: TokenCounter) -> list[str]:
@@ -88,22 +93,38 @@ def _cut_words(text: str, budget: int, tokens: TokenCounter) -> list[str]:
             continue
         if current:
             pieces.append(" ".join(current))
-        while cost > budget:
-            # The longest prefix within the budget (a single character always fits).
-            low, high = 1, len(word)
-            while low < high:
-                middle = (low + high + 1) // 2
-                if tokens.count(word[:middle]) <= budget:
-                    low = middle
-                else:
-                    high = middle - 1
-            pieces.append(word[:low])
-            word = word[low:]
+        if cost > budget:
+            # Cut piece by piece; what is left is counted once it fits, not after each cut
+            # (each count read the rest of the word).
+            while (low := _longest_prefix(word, budget, tokens)) < len(word):
+                pieces.append(word[:low])
+                word = word[low:]
             cost = tokens.count(word)
         current, used = [word], cost
     if current:
         pieces.append(" ".join(current))
     return pieces
+
+
+def _longest_prefix(word: str, budget: int, tokens: TokenCounter) -> int:
+    """How many characters of `word` the longest prefix within `budget` has (a single
+    character always fits). The bound doubles from one budget's worth before the search
+    narrows it, so each try reads about a piece's length: searching the whole word read it
+    again and again, and a 100,000-character word (a base64 image) took 50 s to cut."""
+    low, high = 1, len(word)
+    probe = budget
+    while probe < high:
+        if tokens.count(word[:probe]) > budget:
+            high = probe - 1
+            break
+        low, probe = probe, probe * 2
+    while low < high:
+        middle = (low + high + 1) // 2
+        if tokens.count(word[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _units(paragraph: str, budget: int, tokens: TokenCounter) -> list[str]:

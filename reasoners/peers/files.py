@@ -3,6 +3,8 @@ Cypher write (graph/repo/files.py). Also embeds chunks that were written without
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 import logging
 from collections.abc import Mapping
@@ -38,7 +40,10 @@ class FileWriter:
         return dump_json(metadata, limit=self.settings.max_metadata_bytes, what="metadata")
 
     async def _chunks(self, content: str) -> list[ChunkWrite]:
-        texts = chunk_markdown(content, self.settings.file_chunk_tokens, self.tokens)
+        # Off the event loop: a large file takes a second or more to cut.
+        texts = await asyncio.to_thread(
+            chunk_markdown, content, self.settings.file_chunk_tokens, self.tokens
+        )
         vectors = await embed_async(self.embedder, texts) if texts else []
         return [ChunkWrite(t, v) for t, v in zip(texts, vectors, strict=True)]
 

@@ -374,6 +374,39 @@ def test_one_host_is_named_once_and_refusals_on_rest_routes_have_a_detail(
         assert r.status_code == 413 and codes(r) == ["LIMIT_EXCEEDED"]
 
 
+def test_writes_from_another_site_are_refused(served: Served) -> None:
+    """A web page can post a text/plain or multipart body anywhere without a CORS preflight:
+    with auth off, any page the user opened created workspaces and posted messages that were
+    derived into beliefs."""
+    workspace = f"cs-{uuid.uuid4().hex[:8]}"
+    body = json.dumps({"id": workspace})
+    page = {"Content-Type": "text/plain;charset=UTF-8"}
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        for sent in (
+            {"Origin": "https://evil.example"},
+            {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+            {"Origin": "null"},
+            {"Origin": f"http://localhost:{served.port + 1}", "Sec-Fetch-Site": "same-site"},
+        ):
+            r = client.post("/v3/workspaces", content=body, headers={**page, **sent})
+            assert r.status_code == 403 and "cross-site" in r.json()["detail"], (sent, r.text)
+            r = client.post(
+                "/v3/workspaces/w/sessions/s/messages/upload",
+                files={"file": ("a.txt", b"hello", "text/plain")},
+                data={"peer_id": "alice"},
+                headers=sent,
+            )
+            assert r.status_code == 403, (sent, r.text)
+            assert_coded(client.post("/graphql", json=HEALTH, headers=sent), 403, "FORBIDDEN")
+        asked = {"query": "query($w: String!) { workspace(name: $w) { name } }"}
+        found = client.post("/graphql", json={**asked, "variables": {"w": workspace}})
+        assert codes(found) == ["NOT_FOUND"], "nothing was created"
+        # The API's own pages (GraphiQL), and clients that are not browsers, still write.
+        own = {"Origin": served.url, "Sec-Fetch-Site": "same-origin"}
+        assert client.post("/graphql", json=HEALTH, headers=own).status_code == 200
+        assert client.post("/v3/workspaces", content=body, headers=page).status_code in (200, 201)
+
+
 async def test_websockets_from_other_hosts_or_origins_are_refused(served: Served) -> None:
     for headers in (
         {"Host": "evil.example"},

@@ -34,6 +34,48 @@ def test_sections_carry_their_heading_path_and_skip_fenced_code() -> None:
     assert "# not a heading" in found[1].body
 
 
+def test_a_heading_with_no_text_is_dropped_only_before_its_own_sub_section() -> None:
+    """Headings of one level in a row each made an empty section, dropped as though a
+    sub-section carried its words: "Emergency contact" was in no chunk, never found."""
+    text = "# Allergies\n# Emergency contact: Dr Smith\n# Blood\nO negative\n## Notes\n# Last"
+    assert [(s.heading, s.body) for s in sections(text)] == [
+        ("# Allergies", ""),
+        ("# Emergency contact: Dr Smith", ""),
+        ("# Blood", "O negative"),
+        ("# Blood > ## Notes", ""),
+        ("# Last", ""),
+    ]
+    nested = "# Guide\n## Setup\nInstall.\n### Deep\n## Use\nRun."
+    assert [s.heading for s in sections(nested)] == [
+        "# Guide > ## Setup",
+        "# Guide > ## Setup > ### Deep",
+        "# Guide > ## Use",
+    ]
+
+
+class Reads:
+    """Counts the characters a chunking has the tokenizer read."""
+
+    def __init__(self, tokens: MiniLMTokenCounter) -> None:
+        self.tokens, self.chars = tokens, 0
+
+    def count(self, text: str) -> int:
+        self.chars += len(text)
+        return self.tokens.count(text)
+
+
+@pytest.mark.parametrize("word", ["x" * 100_000, "가" * 50_000, "a." * 50_000])
+def test_a_long_word_is_cut_reading_it_a_few_times_only(
+    tokens: MiniLMTokenCounter, word: str
+) -> None:
+    """A word cut by a search over the whole rest of it, counted again after each piece, read
+    it hundreds of times: a 93 KB file with a base64 image took 54 s, the server frozen."""
+    reads = Reads(tokens)
+    chunks = chunk_markdown(word, 200, reads)
+    assert all(tokens.count(c) <= 200 for c in chunks) and "".join(chunks) == word
+    assert reads.chars < 40 * len(word), reads.chars / len(word)
+
+
 def test_paragraphs_are_packed_within_the_budget_with_their_heading(
     tokens: MiniLMTokenCounter,
 ) -> None:
