@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+# The stop words of the English analyzer the fulltext indexes use (Lucene's
+# EnglishAnalyzer): a query of these alone matches nothing in them. Sent, Lucene dropped the
+# whole words clause, and every item in scope matched with the best text score.
+STOP_WORDS = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is"}
+    | {"it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there"}
+    | {"these", "they", "this", "to", "was", "will", "with"}
+)
+# Scripts the analyzer's tokenizer reads one character to a word (Han ideographs, Hiragana):
+# quoted together they were one phrase, which matched that exact run only.
+_ONE_CHARACTER_WORDS = (
+    (0x3040, 0x309F),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3FFFF),
+)
 MAX_TERMS = 64  # far below Lucene's clause limit; a longer query adds little to ranking
 # Keys one field may name in a query. Lucene refuses a query of over 1,024 clauses, and a read
 # of a large sub-peer tree covers up to 2,000 peers; past this many the field is left out.
@@ -18,8 +34,32 @@ def terms_query(text: str) -> str:
     Words are kept alphanumeric (so there is nothing to escape) and each is quoted so that
     Lucene keywords such as AND / OR / NOT are taken as plain words.
     """
-    words = _WORD.findall(text)[:MAX_TERMS]
+    words = [w for w in _words(text) if w.lower() not in STOP_WORDS][:MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words)
+
+
+def _words(text: str) -> Iterator[str]:
+    """The words of `text` much as the analyzer's tokenizer finds them: runs of letters and
+    digits with the marks that follow them (a Devanagari or Thai word, a decomposed accent,
+    is one word: `\\w` stopped at each mark), and each ideograph a word of its own."""
+    current: list[str] = []
+    for char in [*unicodedata.normalize("NFC", text), " "]:
+        kind = unicodedata.category(char)
+        # A mark goes with the letter before it; foo_bar is one word.
+        joins = (kind[0] == "M" and current) or kind == "Pc"
+        if (kind[0] in "LN" and not _one_character_word(char)) or joins:
+            current.append(char)
+        else:
+            if any(c.isalnum() for c in current):
+                yield "".join(current)
+            current = []
+            if _one_character_word(char):
+                yield char
+
+
+def _one_character_word(char: str) -> bool:
+    point = ord(char)
+    return any(low <= point <= high for low, high in _ONE_CHARACTER_WORDS)
 
 
 def scoped_query(

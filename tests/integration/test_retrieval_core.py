@@ -398,6 +398,33 @@ async def test_message_fulltext_is_scoped_inside_lucene(
     assert await text(session="s2", peer="alice") == []
 
 
+async def test_fulltext_reads_words_of_every_script_and_no_query_of_stop_words(
+    services: Services, workspace: str
+) -> None:
+    """Words were cut at each combining mark ("हिन्दी" became "ह" OR "न" OR "द": nothing
+    matched) and a run of ideographs was one exact phrase; a query of stop words alone lost its
+    words clause in Lucene, and matched every message in scope."""
+    await seed_messages(services, workspace)
+    await post(
+        services,
+        workspace,
+        "s2",
+        ("bob", "मुझे हिन्दी भाषा पसंद है"),
+        ("bob", "爱丽丝喜欢苹果"),
+        ("bob", "To be or not to be."),
+    )
+
+    async def text(query: str) -> list[str]:
+        hits = await message_search.text_candidates(
+            services.db, workspace, query, MessageFilter(), 10
+        )
+        return [m.content for m, *_ in hits]
+
+    assert await text("हिन्दी") == ["मुझे हिन्दी भाषा पसंद है"]
+    assert await text("爱丽丝喜欢什么水果") == ["爱丽丝喜欢苹果"]
+    assert await text("to be or not to be") == []
+
+
 async def test_fulltext_hits_carry_their_similarity_to_the_query(
     services: Services, workspace: str
 ) -> None:

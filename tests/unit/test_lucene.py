@@ -11,8 +11,34 @@ pytestmark = pytest.mark.unit
 
 
 def test_words_are_quoted_and_operators_are_plain_words() -> None:
-    assert terms_query('cats AND "dogs" -fish*') == '"cats" OR "AND" OR "dogs" OR "fish"'
+    assert terms_query('cats ANDY "dogs" -fish*') == '"cats" OR "ANDY" OR "dogs" OR "fish"'
     assert terms_query("?!* ") == ""
+    assert terms_query('x\\"y') == '"x" OR "y"'
+
+
+def test_stop_words_alone_make_no_query() -> None:
+    """The analyzer drops them: Lucene then dropped the words clause, and every item in scope
+    matched with the best text score."""
+    for text in ("to be or not to be", "Is it?", "AND then", "___"):
+        assert terms_query(text) == "", text
+    assert terms_query("The cats AND the dogs") == '"cats" OR "dogs"'
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        # Marks belong to their word: `\\w` cut at each one.
+        ("हिन्दी भाषा", '"हिन्दी" OR "भाषा"'),
+        ("สวัสดีครับ", '"สวัสดีครับ"'),
+        ("re\u0301sume\u0301", '"r\u00e9sum\u00e9"'),
+        # One ideograph, one word (a run quoted whole was one exact phrase).
+        ("爱丽丝喜欢", '"爱" OR "丽" OR "丝" OR "喜" OR "欢"'),
+        ("ひらがな カタカナ", '"ひ" OR "ら" OR "が" OR "な" OR "カタカナ"'),
+        ("foo_bar 42", '"foo_bar" OR "42"'),
+    ],
+)
+def test_words_are_read_as_the_analyzer_reads_them(text: str, query: str) -> None:
+    assert terms_query(text) == query
 
 
 def test_a_scoped_query_requires_the_scope_terms() -> None:
