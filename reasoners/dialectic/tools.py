@@ -85,6 +85,7 @@ PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
 FILE_OVERFETCH = 3  # file passages asked per one shown (the card rule drops some)
+MAX_FILE_HITS = 240  # passages one file search of the dialectic reads at most
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -313,17 +314,23 @@ class Toolbox:
         only this view's own cards show; other files only to an asker who may read them."""
         own_cards = {(p, card_path(o, p)) for o, p in self.view.pairs} if self.cards else set()
         peers = [p for _, p in self.view.pairs]
-        # Asked wide, since the card rule drops some hits after the search.
-        hits = await search_files(
-            self.db, self.embedder, self.view.workspace, peers, query, limit * FILE_OVERFETCH
-        )
-        kept = [
-            h.item
-            for h in hits
-            if (h.item.peer, h.item.path) in own_cards
-            or (self.view.read_files and not is_reserved(h.item.path))
-        ]
-        return FileResults(query, kept[:limit])
+        # Asked wide, since the card rule drops some hits after the search; wider again while
+        # it drops so many that the page is short and more were there (other observers' cards
+        # of a peer can fill the first hits).
+        asked = limit * FILE_OVERFETCH
+        while True:
+            hits = await search_files(
+                self.db, self.embedder, self.view.workspace, peers, query, asked
+            )
+            kept = [
+                h.item
+                for h in hits
+                if (h.item.peer, h.item.path) in own_cards
+                or (self.view.read_files and not is_reserved(h.item.path))
+            ]
+            if len(kept) >= limit or len(hits) < asked or asked >= MAX_FILE_HITS:
+                return FileResults(query, kept[:limit])
+            asked = min(asked * 4, MAX_FILE_HITS)
 
     def _covered(self, peer: str | None) -> str:
         """`peer` if this view covers it (the observed peer or an aggregated sub-peer)."""

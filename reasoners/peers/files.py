@@ -4,7 +4,6 @@ Cypher write (graph/repo/files.py). Also embeds chunks that were written without
 from __future__ import annotations
 
 import asyncio
-
 import json
 import logging
 from collections.abc import Mapping

@@ -340,6 +340,29 @@ async def test_dialectic_file_search_covers_sub_peers_and_keeps_cards_in_their_v
     assert "alice-dm" not in text
 
 
+async def test_dialectic_file_search_finds_its_own_card_behind_many_others(
+    services: Services, world: str
+) -> None:
+    """The search asked for three hits per one shown, then dropped other observers' cards:
+    twenty observers' cards of alice filled the first hits and the view's own never showed."""
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        return await embed_async(services.embedder, texts)
+
+    others = [f"observer{i}" for i in range(20)]
+    await make_peers(services, world, *others)
+    for name in others:
+        await peer_cards.set_card(
+            services.db, world, name, "alice", ["Walks a greyhound every morning"], embed=embed
+        )
+    await peer_cards.set_card(
+        services.db, world, "agent", "alice", ["Has a pet dog of some breed"], embed=embed
+    )
+    tools = Toolbox(services.db, services.embedder, View(world, "agent", "alice"))
+    found = await tools.search_files("greyhound walks every morning", limit=2)
+    assert [(p.peer, p.path) for p in found.passages] == [("alice", "cards/agent.md")]
+
+
 LEVELS = """
 query($w: String!, $levels: [ObservationLevel!], $only: [String!]) {
   observations(workspace: $w, observer: "agent", observed: "team", depth: "ALL",
