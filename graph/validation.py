@@ -144,6 +144,10 @@ def check_peer_count(names: Sequence[str]) -> None:
         )
 
 
+# Python's own limit on the digits of a whole number read from text.
+MAX_INT_DIGITS = 4300
+
+
 def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -155,7 +159,17 @@ def _finite(text: str) -> float:
     return value
 
 
+def _whole(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(
+            f"a whole number of {digits} digits is too long (at most {MAX_INT_DIGITS})"
+        )
+    return int(text)
+
+
 def strict_json(text: str) -> object:
     """JSON as clients can read it back: NaN, Infinity and numbers too large for a float (which
-    Python reads as infinity and writes as `Infinity`) raise ValueError."""
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    Python reads as infinity and writes as `Infinity`) raise ValueError, and so do whole numbers
+    past Python's conversion limit (whose own message gave advice on Python's settings)."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_whole)

@@ -10,7 +10,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from graph.errors import Forbidden, InvalidInput
@@ -38,7 +38,7 @@ class ChatBody(BaseModel):
     filters: dict[str, Any] | None = None
     scope: str | list[str] | None = None
     include_evidence: bool = False
-    depth: int | str = 1  # sub-peer levels the answer covers (0: the target alone; "all")
+    depth: StrictInt | str = 1  # sub-peer levels the answer covers (0: the target alone; "all")
 
 
 async def view_of(call: Call, body: ChatBody) -> View:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 from starlette.responses import JSONResponse, Response
 
 from graph.errors import InvalidInput, NotFound
@@ -24,7 +24,7 @@ class MemberBody(BaseModel):
 
 
 class RelatedQuery(PageQuery):
-    depth: int | str = 1
+    depth: StrictInt | str = 1
 
 
 def parse_depth(value: int | str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 from starlette.responses import JSONResponse, Response
 
 from graph.errors import InvalidInput
@@ -166,7 +166,7 @@ async def set_card(call: Call) -> Response:
 
 
 class PeerSearchBody(SearchBody):
-    depth: int | str = 1  # sub-peer levels searched with the peer (0: the peer alone; "all")
+    depth: StrictInt | str = 1  # sub-peer levels searched with the peer (0: the peer alone; "all")
 
 
 async def search(call: Call) -> Response:

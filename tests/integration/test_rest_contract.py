@@ -991,7 +991,7 @@ async def test_a_peer_past_the_aggregation_limit_is_read_at_a_smaller_depth(
             assert (await capped.post(search, json=body)).status_code == 200, body
         r = await capped.post(search, json={"query": "x", "depth": 0, "filters": {"peer_id": "m0"}})
         assert r.status_code == 422 and "within `depth`" in r.text
-        for bad in ("deep", -1):
+        for bad in ("deep", -1, True, 1.5):  # true was read as 1
             r = await capped.post(chat, json={"query": "bees?", "depth": bad})
             assert r.status_code == 422, bad
     r = await rest.post(f"{p}/hub/search", json={"query": "x", "filters": {"peer_id": "m0"}})

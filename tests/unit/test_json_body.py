@@ -38,6 +38,14 @@ def test_numbers_json_cannot_carry_are_not_json(number: str) -> None:
         parse_json(f'{{"n": [{number}]}}', "the body")
 
 
+def test_a_whole_number_too_long_to_read_says_so_in_our_words() -> None:
+    """Python's own message advised `sys.set_int_max_str_digits()`."""
+    with pytest.raises(InvalidInput, match="5000 digits is too long") as refused:
+        parse_json('{"n": ' + "9" * 5000 + "}", "the body")
+    assert "sys." not in refused.value.message
+    assert parse_json('{"n": -' + "9" * 4300 + "}", "the body")["n"] < 0
+
+
 @pytest.mark.parametrize(
     ("raw", "error", "words"),
     [
