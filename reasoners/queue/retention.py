@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.db import Database
-from graph.repo import jobs
+from graph.repo import job_admin
 from graph.settings import Settings
 from graph.validation import now
 
@@ -28,7 +28,9 @@ async def delete_finished_jobs(
     before = now() - timedelta(days=settings.job_retention_days)
     total = 0
     for _ in range(MAX_BATCHES):
-        deleted = await jobs.delete_finished(db, before=before, workspace=workspace, batch=batch)
+        deleted = await job_admin.delete_finished(
+            db, before=before, workspace=workspace, batch=batch
+        )
         total += deleted
         if deleted < batch:
             break

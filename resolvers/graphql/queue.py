@@ -11,7 +11,7 @@ from typing import Annotated
 import strawberry
 
 from graph.errors import NotFound
-from graph.repo import jobs, queue_status
+from graph.repo import job_admin, queue_status
 from graph.repo.jobs import JobRecord
 from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.auth import KeyScope, Principal
@@ -139,7 +139,7 @@ def _job(r: JobRecord, principal: Principal) -> Job:
         tokens_in=r.tokens_in,
         tokens_out=r.tokens_out,
         notes=list(r.notes),
-        cursor=jobs.job_cursor(r),
+        cursor=job_admin.job_cursor(r),
     )
 
 
@@ -203,7 +203,7 @@ class QueueQuery:
         ] = None,
     ) -> list[Job]:
         info.context.principal.require_peer_or_session(workspace, peer, session)
-        records = await jobs.list_jobs(
+        records = await job_admin.list_jobs(
             info.context.services.db,
             workspace,
             session=session,
@@ -231,7 +231,7 @@ class QueueMutation:
         peer: PeerScope = None,
     ) -> int:
         info.context.principal.require_peer_or_session(workspace, peer, session)
-        return await jobs.flush(info.context.services.db, workspace, session, peer)
+        return await job_admin.flush(info.context.services.db, workspace, session, peer)
 
     @strawberry.mutation(
         description="Put dead-lettered jobs back in the queue (all in scope, or those listed)."
@@ -251,7 +251,7 @@ class QueueMutation:
         peer: PeerScope = None,
     ) -> int:
         info.context.principal.require_workspace(workspace)
-        return await jobs.retry_dead(
+        return await job_admin.retry_dead(
             info.context.services.db,
             workspace,
             ids=[str(i) for i in ids] if ids is not None else None,

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graph.repo import jobs, peers, queue_status, sessions, workspaces
+from graph.repo import job_admin, peers, queue_status, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
@@ -123,7 +123,7 @@ async def drain(services: Services, workspace: str, llm: Any) -> tuple[float, in
         services.db, services.embedder, services.tokens, llm, services.settings
     )
     worker = Worker(services.db, handlers, WorkerConfig(workspace=workspace, concurrency=2))
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     stop = asyncio.Event()
     start = time.perf_counter()
     task = asyncio.create_task(worker.run(stop))

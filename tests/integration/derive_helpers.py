@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.keys import scope_key
-from graph.repo import jobs, observations, peers, sessions
+from graph.repo import job_admin, observations, peers, sessions
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -95,7 +95,7 @@ def worker_for(
 
 
 async def flush_and_drain(services: Services, workspace: str, worker: Worker) -> int:
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     return await worker.drain()
 
 

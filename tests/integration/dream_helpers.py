@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.keys import Representation
-from graph.repo import dream_runs, jobs, observations
+from graph.repo import dream_runs, job_admin, jobs, observations
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.dreamer import scheduling
@@ -48,7 +48,7 @@ async def say(services: Services, workspace: str, session: str, when: str, *line
 async def derive(services: Services, workspace: str, llm: Any = None) -> Worker:
     """Flush and run every derive job (the worker runs dreams too, if any are due)."""
     worker = worker_for(services, workspace, llm)
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     await worker.drain()
     return worker
 
@@ -128,7 +128,7 @@ def turn(*calls: ToolCall) -> ChatTurn:
 
 async def all_jobs(services: Services, workspace: str) -> list[jobs.JobRecord]:
     """The workspace's jobs, whatever their kind and status (at most 100)."""
-    return await jobs.list_jobs(
+    return await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,

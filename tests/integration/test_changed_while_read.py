@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dream_writes, jobs, queue_status, summaries
+from graph.repo import dream_writes, job_admin, jobs, queue_status, summaries
 from graph.repo import messages as message_repo
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.jobs import ClaimedUnit
@@ -84,7 +84,7 @@ async def drain_with(
     config = WorkerConfig(workspace=workspace, backoff=timedelta(0))
     worker = Worker(services.db, {**base.handlers, kind: hooked}, config)
     for _ in range(2):  # the change may queue work of its own (an edit: its derivation)
-        await jobs.flush(services.db, workspace, None, None)
+        await job_admin.flush(services.db, workspace, None, None)
         await worker.drain()
     assert hooked.ran == 1
     status = await queue_status.status(services.db, workspace, None, None)
@@ -171,7 +171,7 @@ async def test_a_message_deleted_while_a_dream_runs_gets_a_dream_of_its_own(
     services = with_dreams(services, dream_mode="rules", dream_threshold=0)
     paris = await paris_chat(services, workspace)
     llm = ScriptedLLM({"deriver": verbatim})
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     await worker_for(services, workspace, llm).drain()
     belief = await belief_id(services, workspace, "Paris", "maya", "maya")
     view = Representation(workspace, "maya", "maya")
@@ -223,7 +223,7 @@ async def test_a_derivation_left_running_when_its_peer_was_merged_away_derives_f
     """A worker died running alicia's derivation; the merge moved only waiting jobs, and the
     one reclaimed later failed (no peer alicia) until it was dead."""
     await alicia_in_paris(services, workspace)
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     crashed = await jobs.claim(
         services.db, "crashed", lease=timedelta(minutes=5), max_jobs=10, workspace=workspace
     )
@@ -248,7 +248,7 @@ async def test_a_belief_invalidated_again_while_a_dream_reconciles_it_is_not_kep
     await make_peers(services, workspace, "maya")
     await make_session(services, workspace, "chat", [MemberSettings("maya")])
     await post(services, workspace, "chat", ("maya", "I live in Paris."), ("maya", "I have a dog."))
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     await worker_for(services, workspace, ScriptedLLM({"deriver": verbatim})).drain()
     paris = await belief_id(services, workspace, "Paris", "maya", "maya")
     dog = await belief_id(services, workspace, "dog", "maya", "maya")

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from graph.repo import jobs, queue_status
+from graph.repo import job_admin, queue_status
 from graph.repo.sessions import MemberSettings
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
@@ -30,7 +30,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice"), MemberSettings("bob")])
     await post(services, workspace, "s1", ("alice", "I moved to Porto."), ("bob", "Nice."))
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
 
     async with worker_child(
         services, "tests.integration.worker_child", workspace, neo4j_password, "deriving"
@@ -48,7 +48,7 @@ async def test_sigkill_mid_job_loses_and_duplicates_nothing(
     assert (status.pending, status.running, status.dead) == (0, 0, 0)
     assert await beliefs(services, workspace, "alice", "alice") == ["alice said: I moved to Porto."]
     assert await beliefs(services, workspace, "bob", "alice") == ["alice said: I moved to Porto."]
-    finished = await jobs.list_jobs(
+    finished = await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graph.repo import jobs, observations, queue_status
+from graph.repo import job_admin, observations, queue_status
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import DeriverHandler
@@ -281,11 +281,11 @@ async def test_a_failure_retrying_cannot_help_is_dead_lettered_at_once(
         ScriptedLLM({"deriver": lambda messages, schema: refused}),
         backoff=timedelta(milliseconds=1),
     )
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     assert await worker.run_once()
     await asyncio.sleep(0.05)
     assert not await worker.run_once()
-    [dead] = await jobs.list_jobs(
+    [dead] = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True,
         limit=5,
     )  # fmt: skip
@@ -306,14 +306,14 @@ async def test_invalid_output_is_retried_then_dead_lettered(
         backoff=timedelta(milliseconds=1),
         max_backoff=timedelta(milliseconds=1),
     )
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     runs = 0
     while await worker.run_once():
         runs += 1
         assert runs < 20
     status = await queue_status.status(services.db, workspace, None, None)
     assert (status.done, status.dead) == (0, 1), "never done with nothing written"
-    [dead] = await jobs.list_jobs(
+    [dead] = await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,
@@ -336,7 +336,7 @@ async def test_units_wait_for_their_trigger(services: Services, workspace: str) 
     await post(services, workspace, "s1", ("alice", "I like jazz."))
     worker = worker_for(services, workspace, ScriptedLLM({"deriver": echo_deriver}))
     assert await worker.drain() == 0, "below the token target and younger than the max age"
-    assert await jobs.flush(services.db, workspace, "s1", None) == 1
+    assert await job_admin.flush(services.db, workspace, "s1", None) == 1
     assert await worker.drain() == 1
     long_text = "I really like jazz records from the fifties. " * 120  # > 1,024 tokens
     await post(services, workspace, "s1", ("alice", long_text.strip()))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dreams, jobs, queue_status
+from graph.repo import dreams, job_admin, queue_status
 from reasoners.dreamer import scheduling
 from resolvers.services import Services
 from tests.fakes.llm import ScriptedLLM
@@ -72,7 +72,7 @@ async def test_sigkill_mid_dream_leaves_nothing_and_the_dream_is_retried(
     assert run.created == 1 and run.observations == len(pending_before)
     (job,) = [
         j
-        for j in await jobs.list_jobs(
+        for j in await job_admin.list_jobs(
             services.db,
             workspace,
             session=None,

@@ -18,7 +18,7 @@ import pytest
 
 from graph.db import Tx
 from graph.keys import Representation, peer_key
-from graph.repo import dream_runs, dream_writes, dreams, jobs, observations, peer_cards
+from graph.repo import dream_runs, dream_writes, dreams, job_admin, jobs, observations, peer_cards
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine, card_path
@@ -619,7 +619,7 @@ async def test_a_threshold_crossing_enqueues_exactly_one_dream(
         s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak."
     )
     await say(s, workspace, "s2", "2024-01-06", "I speak Welsh.", "I bake bread.", "I like jazz.")
-    await jobs.flush(s.db, workspace, None, None)
+    await job_admin.flush(s.db, workspace, None, None)
     worker = worker_for(s, workspace, None)
     # Both derivations commit at once; each alone crosses the threshold.
     await asyncio.gather(worker.run_once("one"), worker.run_once("two"))
@@ -656,7 +656,7 @@ async def test_a_count_of_beliefs_that_left_the_view_schedules_no_endless_dreams
     await say(
         s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak."
     )
-    await jobs.flush(s.db, workspace, None, None)
+    await job_admin.flush(s.db, workspace, None, None)
     worker = worker_for(s, workspace, None)
     assert await worker.run_once()  # the derivation, which claims a dream for each view
     [row] = await statements.write(s.db, "forget_dream_pending", workspace=workspace)
@@ -788,7 +788,7 @@ async def test_a_purge_leaves_no_card_line_quoting_it_in_the_run_history(
     # queued, before, though the README said dreams would write it).
     assert report.card_views == {AGENT_ALICE}
     assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == []
-    queued = await jobs.list_jobs(
+    queued = await job_admin.list_jobs(
         s.db, workspace, session=None, peer=None, statuses=["pending"], with_errors=False, limit=9
     )
     [dream] = [j for j in queued if j.kind == "dream"]

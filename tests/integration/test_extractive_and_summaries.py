@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from graph.repo import jobs, messages, observations, queue_status, summaries
+from graph.repo import job_admin, jobs, messages, observations, queue_status, summaries
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.sessions import MemberSettings
@@ -336,11 +336,11 @@ async def test_a_failed_derivation_charges_only_the_jobs_it_took(
         )
     down = ScriptedLLM({"deriver": lambda messages, schema: LLMUnavailable("the LLM is down")})
     worker = worker_for(services, workspace, down)
-    await jobs.flush(services.db, workspace, None, None)
+    await job_admin.flush(services.db, workspace, None, None)
     listed: list[jobs.JobRecord] = []
     for _ in range(4):  # the session's summary job may be claimed first
         assert await worker.run_once()
-        every = await jobs.list_jobs(
+        every = await job_admin.list_jobs(
             services.db,
             workspace,
             session=None,

@@ -11,7 +11,7 @@ import json
 import httpx
 import pytest
 
-from graph.repo import jobs, messages
+from graph.repo import job_admin, messages
 from graph.repo.jobs import JobRecord
 from graph.repo.messages import MessageFilter
 from reasoners.peers import invalidation
@@ -27,7 +27,7 @@ SECRET = "switches-secret"
 
 
 async def session_jobs(services: Services, workspace: str, session: str) -> list[JobRecord]:
-    return await jobs.list_jobs(
+    return await job_admin.list_jobs(
         services.db,
         workspace,
         session=session,

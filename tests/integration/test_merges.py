@@ -14,6 +14,7 @@ from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, scope_key
 from graph.repo import (
     dream_writes,
+    job_admin,
     jobs,
     members,
     observations,
@@ -496,7 +497,7 @@ async def test_a_merge_killed_mid_way_resumes_to_the_same_graph(
     assert (row["pending"] > 0) == (steps > 1)  # killed before, or amid, the duplicate checks
     # Its lease runs out; a new worker takes the job over and finishes.
     await resume(with_dreams(small, dream_mode="rules"), workspace)
-    listed = await jobs.list_jobs(
+    listed = await job_admin.list_jobs(
         small.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=500
     )
     kinds = {j.kind for j in listed}
@@ -608,7 +609,7 @@ async def test_operations_queued_one_behind_another_run_one_after_another(
     worker = worker_for(s, workspace, None)
     merge_claims = 0
     while await worker.run_once():
-        listed = await jobs.list_jobs(
+        listed = await job_admin.list_jobs(
             s.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=100
         )
         [merge] = [j for j in listed if j.kind == RESTRUCTURE]

@@ -15,7 +15,7 @@ import pytest
 from cypher.statements import Statement
 from graph.db import Database, Row, Tx
 from graph.errors import Conflict, NotFound, Unavailable
-from graph.repo import jobs, queue_status
+from graph.repo import job_admin, jobs, queue_status
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -131,7 +131,7 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
         assert await worker.run_once()
     await asyncio.sleep(0.02)
     assert not await worker.run_once(), "a dead job must not run again"
-    [dead] = await jobs.list_jobs(
+    [dead] = await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,
@@ -143,7 +143,10 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
     assert dead.id == job_id and dead.attempts == 5
     assert dead.error == f"ValueError: scripted failure of {job_id}"
 
-    assert await jobs.retry_dead(services.db, workspace, ids=[job_id], session=None, peer=None) == 1
+    assert (
+        await job_admin.retry_dead(services.db, workspace, ids=[job_id], session=None, peer=None)
+        == 1
+    )
     handler.fail_times.clear()
     assert await worker.run_once()
     status = await queue_status.status(services.db, workspace, None, None)
@@ -305,7 +308,7 @@ async def test_units_made_ready_together_run_oldest_first(
         await statements.write(
             services.db, "backdate_job", id=job_id, created_at=start + timedelta(seconds=age)
         )
-    assert await jobs.flush(services.db, workspace, None, None) == 4
+    assert await job_admin.flush(services.db, workspace, None, None) == 4
     handler = RecordingHandler()
     worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
     assert await worker.drain() == 4
@@ -329,7 +332,7 @@ async def test_graceful_shutdown_hands_back_unfinished_work(
     await asyncio.wait_for(run, 5)
     status = await queue_status.status(services.db, workspace, None, None)
     assert (status.pending, status.running, status.done) == (2, 0, 0)
-    [job, _] = await jobs.list_jobs(
+    [job, _] = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
     )
     assert job.attempts == 0, "a handed-back attempt does not count"
@@ -397,7 +400,7 @@ async def test_a_failed_write_charges_only_the_jobs_its_handler_took(
         services.db, {"test": FirstJobThenConflict()}, WorkerConfig(workspace=workspace)
     )
     assert await worker.run_once()
-    listed = await jobs.list_jobs(
+    listed = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=5
     )
     by_id = {j.id: j for j in listed}
@@ -431,7 +434,7 @@ async def test_a_job_that_stops_its_worker_every_time_is_dead_lettered(
         assert await crash() == [poison]
     # Its fifth attempt ended so too: dead-lettered; the next job left running runs alone.
     assert await crash() == [second]
-    listed = await jobs.list_jobs(
+    listed = await job_admin.list_jobs(
         db, workspace, session=None, peer=None, statuses=["dead"], with_errors=True, limit=5
     )
     assert [(j.id, j.attempts, j.error) for j in listed] == [(poison, 5, jobs.ABANDONED)]
@@ -470,7 +473,7 @@ async def test_a_failed_step_is_charged_and_a_step_done_clears_the_count(
     worker = Worker(services.db, {"test": handler}, config)
 
     async def job() -> JobRecord:
-        [found] = await jobs.list_jobs(
+        [found] = await job_admin.list_jobs(
             services.db, workspace, session=None, peer=None, statuses=None, with_errors=False,
             limit=5,
         )  # fmt: skip
@@ -505,7 +508,7 @@ async def test_a_flush_reaches_the_jobs_a_claim_took_before_they_were_due(
     unit = await jobs.claim(db, "w1", lease=timedelta(seconds=60), max_jobs=5,
                             workspace=workspace)  # fmt: skip
     assert unit is not None and [j.id for j in unit.jobs] == [due, later]
-    assert await jobs.flush(db, workspace, None, None) == 1
+    assert await job_admin.flush(db, workspace, None, None) == 1
     # The handler does the first job only; the other is handed back, and runs now.
     await db.write_tx(lambda tx: jobs.complete(tx, unit, [JobResult(due)]))
     again = await jobs.claim(db, "w1", lease=timedelta(seconds=60), max_jobs=5,
@@ -552,7 +555,7 @@ async def test_a_unit_whose_job_a_purge_deleted_is_given_up_at_once(
     config = WorkerConfig(workspace=workspace, lease=timedelta(seconds=60))
     worker = Worker(services.db, {"test": PurgesTheSecondJob(services.db)}, config)
     assert await worker.run_once()
-    [job] = await jobs.list_jobs(
+    [job] = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=True, limit=5
     )
     assert (job.id, job.status, job.attempts) == (first, "pending", 1)

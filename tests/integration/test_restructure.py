@@ -13,7 +13,15 @@ import pytest
 from graph.db import Tx
 from graph.keys import Representation
 from graph.records import ObservationDetail
-from graph.repo import dream_writes, jobs, messages, observation_search, observations, peer_cards
+from graph.repo import (
+    dream_writes,
+    job_admin,
+    jobs,
+    messages,
+    observation_search,
+    observations,
+    peer_cards,
+)
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
@@ -469,7 +477,7 @@ def removed(before: dict[str, int], after: dict[str, int], made: int = 0) -> dic
 
 
 async def dreams_queued(services: Services, workspace: str) -> int:
-    waiting = await jobs.list_jobs(
+    waiting = await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from graph.errors import InvalidInput, NotFound
-from graph.repo import jobs, members, peer_cards, peers
+from graph.repo import job_admin, members, peer_cards, peers
 from reasoners.peers import merges
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
@@ -287,7 +287,7 @@ async def test_a_merge_moves_sub_peer_links_only_where_an_add_could_make_them(
     assert await names_below(services, workspace, "y", members.ALL) == ["z@1"]
     assert await names_below(services, workspace, "z", members.ALL) == []
     # The app learns what was not moved from the operations' jobs (it was only logged).
-    done = await jobs.list_jobs(
+    done = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=100
     )
     notes = sorted(n for j in done for n in j.notes)
@@ -312,7 +312,7 @@ async def test_a_merge_of_a_peer_with_its_own_card_and_the_targets_card_of_it_fi
     await run_all(services, workspace)
     with pytest.raises(NotFound):
         await peers.get(services.db, workspace, "b")
-    dead = await jobs.list_jobs(
+    dead = await job_admin.list_jobs(
         services.db,
         workspace,
         session=None,

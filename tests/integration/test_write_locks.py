@@ -41,7 +41,7 @@ from neo4j.exceptions import TransientError
 from graph.db import Tx
 from graph.keys import Representation, scope_key
 from graph.records import DreamClaim
-from graph.repo import dreams, jobs, observations
+from graph.repo import dreams, job_admin, observations
 from graph.repo import messages as message_repo
 from graph.repo.dream_runs import ProcessedBelief, RunRecord, finish, lock
 from graph.repo.dream_writes import DerivedWrite, create_derived
@@ -252,7 +252,7 @@ async def test_a_derivation_waiting_on_another_completes_and_one_dream_is_claime
     assert [(c.observer, c.observed) for c in claimed] == [("bob", "alice")]
     assert later == [], "a dream already waits: the second derivation claims none"
     assert await observes_counts(services, workspace) == {("bob", "alice"): 2}
-    pending = await jobs.list_jobs(
+    pending = await job_admin.list_jobs(
         services.db, workspace, session=None, peer=None, statuses=None, with_errors=False, limit=10
     )
     assert [(j.id, j.kind) for j in pending if j.kind == scheduling.DREAM] == [
