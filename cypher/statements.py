@@ -8,6 +8,7 @@ from typing import Literal
 Statement = Literal[
     "await_indexes",
     "begin_purge",
+    "bridge_purged_supersessions",
     "bury_abandoned_jobs",
     "claim_dream",
     "claim_idle_dreams",
@@ -186,6 +187,7 @@ Statement = Literal[
     "list_vector_indexes",
     "list_workspace_observations",
     "list_workspaces",
+    "lock_changed_views",
     "lock_dream_view",
     "lock_members",
     "lock_messages",

@@ -22,6 +22,8 @@ _ONE_CHARACTER_WORDS = (
     (0xF900, 0xFAFF),
     (0x20000, 0x3FFFF),
 )
+# Letters and decimal or letter-like digits: what the analyzer's tokenizer makes words of.
+_WORD_KINDS = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl"})
 MAX_TERMS = 64  # far below Lucene's clause limit; a longer query adds little to ranking
 # Keys one field may name in a query. Lucene refuses a query of over 1,024 clauses, and a read
 # of a large sub-peer tree covers up to 2,000 peers; past this many the field is left out.
@@ -45,12 +47,13 @@ def _words(text: str) -> Iterator[str]:
     current: list[str] = []
     for char in [*unicodedata.normalize("NFC", text), " "]:
         kind = unicodedata.category(char)
-        # A mark goes with the letter before it; foo_bar is one word.
+        # A mark goes with the letter before it; foo_bar is one word. Other numbers ("½", "²",
+        # "①") are no word to the analyzer: sent alone, Lucene dropped the words clause.
         joins = (kind[0] == "M" and current) or kind == "Pc"
-        if (kind[0] in "LN" and not _one_character_word(char)) or joins:
+        if (kind in _WORD_KINDS and not _one_character_word(char)) or joins:
             current.append(char)
         else:
-            if any(c.isalnum() for c in current):
+            if any(unicodedata.category(c) in _WORD_KINDS for c in current):
                 yield "".join(current)
             current = []
             if _one_character_word(char):

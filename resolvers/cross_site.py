@@ -1,21 +1,23 @@
-"""Refusal of cross-site writes (defence against request forgery).
+"""Refusal of cross-site requests while auth is off (defence against request forgery).
 
 The API sends no CORS headers, so a page in a browser uses it from its own origin only
-(GraphiQL), except for "simple" requests (a form post, a text/plain or multipart body), which a
-browser sends to any site without asking first. With auth off, any page the user opened could
-so post messages into the memory, create workspaces or spend LLM tokens. A request that can
-change something (any method but GET, HEAD and OPTIONS) is therefore refused, 403 `FORBIDDEN`,
-when the browser says it comes from another site (`Sec-Fetch-Site: cross-site` or
-`same-site`: another port of the same host is another origin) or, from a browser that does
-not send that header, when its `Origin` names a host other than the one the request asks for
-and not on the allow-list (graph/settings.py `host_names`). Clients that are not browsers send
-neither header and are not concerned.
+(GraphiQL), except for "simple" requests (a form post, a text/plain or multipart body, an image
+or a link), which a browser sends to any site without asking first. With auth off, any page
+the user opened could so post messages into the memory, create workspaces, or spend LLM tokens
+through a GraphQL query in a link. So a request is refused, 403 `FORBIDDEN`, when the browser
+says it comes from another site (`Sec-Fetch-Site: cross-site` or `same-site`: another port of
+the same host is another origin) or, from a browser that does not send that header, when its
+`Origin` names a host other than the one the request asks for and not on the allow-list
+(graph/settings.py `host_names`). A link followed to a page (a navigation) still opens
+GraphiQL or a REST read, but not a GraphQL query. Neo4j Browser, on its own port, still reads
+the guide and style under /browser/. Clients that are not browsers send neither header. With
+auth on, a request needs a key, which no other site's page has: nothing is refused here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -23,12 +25,13 @@ from graph.errors import ErrorCode
 from resolvers.hosts import host_name
 from resolvers.refusals import refusal
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 OTHER_SITES = frozenset({"cross-site", "same-site"})
+# Neo4j Browser, on another port, fetches its guide and style; /health is a cheap read.
+OPEN_PATHS = ("/browser/", "/health")
 
 
 def cross_site(headers: dict[bytes, bytes], allowed: Collection[str] | None) -> str | None:
-    """Why a write with these headers comes from another site; None if it does not."""
+    """Why a request with these headers comes from another site; None if it does not."""
     fetch_site = headers.get(b"sec-fetch-site", b"").decode("latin-1").strip().lower()
     if fetch_site:
         return (
@@ -62,23 +65,37 @@ def _port(host: str) -> int | None:
     return int(port) if colon and port.isdigit() else None
 
 
+def exempt(scope: Scope, headers: dict[bytes, bytes]) -> bool:
+    """Requests another site may make: a preflight, Neo4j Browser's reads of its guide, and a
+    navigation (a link followed) that runs no GraphQL query."""
+    method, path = scope.get("method", "GET"), str(scope.get("path", ""))
+    if method == "OPTIONS" or path.startswith(OPEN_PATHS):
+        return True
+    navigation = headers.get(b"sec-fetch-mode", b"").lower() == b"navigate"
+    if method not in ("GET", "HEAD") or not navigation:
+        return False
+    query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+    return not (path.rstrip("/") == "/graphql" and "query" in query)
+
+
 class CrossSiteRefusal:
     def __init__(self, app: ASGIApp, allowed: Collection[str] | None) -> None:
         self.app = app
         self.allowed = allowed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method", "GET") in SAFE_METHODS:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # Lower-cased by the server; a browser sends each of these once.
         headers = dict(scope.get("headers") or [])
-        reason = cross_site(headers, self.allowed)
+        reason = None if exempt(scope, headers) else cross_site(headers, self.allowed)
         if reason is None:
             await self.app(scope, receive, send)
             return
         message = (
-            f"a cross-site request is refused: {reason}. Call this API from a server, or from "
-            "a page it serves"
+            f"a cross-site request is refused while auth is off: {reason}. Call this API from "
+            "a server, or from a page it serves"
         )
         # Closed after it: the body is not read, and must not be taken for a next request.
         response = refusal(scope, 403, ErrorCode.FORBIDDEN, message, {"Connection": "close"})

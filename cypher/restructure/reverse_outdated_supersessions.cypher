@@ -4,8 +4,9 @@
 // its June repeat; without June, Lisbon was last stated in January. Each replacement is
 // measured as supersede_observations.cypher checks one (latest live statement, else valid_at,
 // else created_at). The newest of the beliefs it replaced that were stated after it now
-// replaces it (origin 'deletion'); any other such belief is current again and is read by the
-// next dream (dream_pending), which settles it. Corrections are left alone.
+// replaces it (origin 'deletion', dated as the reversed update was); any other such belief is
+// current again and is read by the next dream (dream_pending), which settles it. A stale one
+// is reversed too (its dream judges it as current). Corrections are left alone.
 MATCH (m:Message {workspace: $workspace})
 WHERE m.id IN $ids AND m.deleted_at IS NOT NULL
 MATCH (o:Observation)-[:DERIVED_FROM]->(m)
@@ -13,7 +14,7 @@ WITH DISTINCT o
 WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
   AND NOT coalesce(o.stale, false)
 MATCH (o)-[s:SUPERSEDES]->(old:Observation)
-WHERE old.workspace = $workspace AND old.deleted_at IS NULL AND NOT coalesce(old.stale, false)
+WHERE old.workspace = $workspace AND old.deleted_at IS NULL
   AND coalesce(s.origin, '') <> 'correction'
 WITH o, s, old,
      [coalesce(o.valid_at, o.created_at)] + COLLECT {
@@ -27,7 +28,7 @@ WITH o, s, old, reduce(t = mine[0], x IN mine | CASE WHEN x > t THEN x ELSE t EN
 WHERE mine < theirs
 WITH o, s, old, theirs
 ORDER BY theirs DESC, old.id
-WITH o, collect({s: s, old: old}) AS outdated
+WITH o, collect({s: s, old: old, at: s.at}) AS outdated
 CALL (o, outdated) {
   UNWIND range(0, size(outdated) - 1) AS i
   WITH outdated[i].s AS s, outdated[i].old AS old, i = 0 AS newest
@@ -35,9 +36,10 @@ CALL (o, outdated) {
   SET old.superseded_at = null,
       old.dream_pending = CASE WHEN newest THEN old.dream_pending ELSE true END
   WITH old, newest WHERE newest
-  CREATE (old)-[:SUPERSEDES {at: $now, origin: 'deletion'}]->(o)
+  // Dated when the reversed update was made: an asOf read since then shows one value.
+  CREATE (old)-[:SUPERSEDES {at: outdated[0].at, origin: 'deletion'}]->(o)
   RETURN collect(old.id) AS flipped
 }
-SET o.superseded_at = $now
+SET o.superseded_at = outdated[0].at
 RETURN o.id AS id, o.observer AS observer, o.observed AS observed,
        [x IN outdated | x.old.id] AS reopened

@@ -90,6 +90,7 @@ async def delete_messages(
     those turn stale; the beliefs a deleted message dated that another still states are dated
     by one left (`redated`: their words are the caller's to date anew); summaries that quoted
     them are removed."""
+    await lock_views(tx, workspace, message_ids=ids)
     row = await tx.one(
         "delete_messages",
         workspace=workspace,
@@ -122,6 +123,23 @@ async def delete_messages(
     )
 
 
+async def lock_views(
+    tx: Tx,
+    workspace: str,
+    *,
+    message_ids: Sequence[str] = (),
+    observation_ids: Sequence[str] = (),
+) -> None:
+    """Lock the views a deletion may change the knowledge updates of, before anything else it
+    writes, as a dream does (lock_changed_views.cypher)."""
+    await tx.rows(
+        "lock_changed_views",
+        workspace=workspace,
+        message_ids=list(message_ids),
+        observation_ids=list(observation_ids),
+    )
+
+
 async def reinstate(tx: Tx, workspace: str, gone: Sequence[str]) -> None:
     """What the gone beliefs (tombstoned already) replaced is current again, unless a belief
     left still replaces it (reinstate_replaced.cypher)."""
@@ -134,16 +152,18 @@ async def reverse_outdated(
 ) -> Invalidated:
     """Knowledge updates the deleted messages alone made newer are reversed
     (reverse_outdated_supersessions.cypher); what rested on a belief replaced so turns stale.
-    The representations of beliefs it made current again get a dream, which reads them."""
+    Their representations get a dream, which writes the card again and reads what it made
+    current again."""
     if not message_ids:
         return Invalidated()
     rows = await tx.rows(
-        "reverse_outdated_supersessions", workspace=workspace, ids=list(message_ids), now=now
+        "reverse_outdated_supersessions", workspace=workspace, ids=list(message_ids)
     )
     replaced = [str(r["id"]) for r in rows]
     stale = await propagate(tx, workspace, replaced, SUPERSEDED_PREMISE, now)
-    reopened = {(str(r["observer"]), str(r["observed"])) for r in rows if len(r["reopened"]) > 1}
-    return Invalidated(stale.stale, stale.scopes | reopened)
+    # Their own views too: a dream writes the card again from what is current now.
+    reversed_ = {(str(r["observer"]), str(r["observed"])) for r in rows}
+    return Invalidated(stale.stale, stale.scopes | reversed_)
 
 
 async def reword(tx: Tx, workspace: str, items: Sequence[dict[str, Any]]) -> None:
@@ -259,6 +279,7 @@ async def delete_observation(
     tx: Tx, workspace: str, observation_id: str, now: datetime
 ) -> DeletedObservation:
     """Tombstone the belief; what was derived from it turns stale."""
+    await lock_views(tx, workspace, observation_ids=[observation_id])
     row = await tx.one("delete_observation", workspace=workspace, id=observation_id, now=now)
     assert row is not None
     if row["problem"] == "not_found":

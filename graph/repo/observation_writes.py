@@ -38,7 +38,7 @@ class ExplicitFact:
 DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked through the index in a large scope
 
 # Whether a fact and a belief it is similar to say the same thing beyond their cosine (the
-# deriver's `same_figures`): (the fact's content, the belief's content).
+# deriver's `same_claim`): (the fact's content, the belief's content).
 Agrees = Callable[[str, str], bool]
 
 

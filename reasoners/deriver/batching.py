@@ -25,6 +25,10 @@ from datetime import datetime
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONTEXT_TURNS = 2
 DEFAULT_CONTEXT_MAX_TOKENS = 512
+# A batch's whole span (the target's messages and the other turns between them) may take this
+# many times its target budget: a group chat with one short target message per hundred others
+# made a prompt of 800,000 tokens, over any model's context, and a dead job.
+SPAN_FACTOR = 4
 
 
 @dataclass(frozen=True)
@@ -101,14 +105,15 @@ def batch_messages(
     batches: list[DeriverBatch] = []
     context: tuple[SessionMessage, ...] = ()
     span: list[SessionMessage] = []
-    span_tokens = 0
+    span_tokens = 0  # the target's
+    span_total = 0  # everyone's
     between: list[SessionMessage] = []  # other speakers since the last target message
 
     def close() -> None:
-        nonlocal span, span_tokens
+        nonlocal span, span_tokens, span_total
         if span:
             batches.append(DeriverBatch(target, context, tuple(span), max_tokens))
-        span, span_tokens = [], 0
+        span, span_tokens, span_total = [], 0, 0
 
     for message in messages:
         if message.peer != target:
@@ -118,13 +123,20 @@ def batch_messages(
             close()
             between = []
             continue
-        if span and span_tokens + message.token_count <= max_tokens:
+        between_tokens = sum(m.token_count for m in between)
+        if (
+            span
+            and span_tokens + message.token_count <= max_tokens
+            and span_total + between_tokens + message.token_count <= max_tokens * SPAN_FACTOR
+        ):
             span.extend(between)
+            span_total += between_tokens
         else:
             close()
             context = _context_tail(between, context_turns, context_max_tokens)
         span.append(message)
         span_tokens += message.token_count
+        span_total += message.token_count
         between = []
     close()
     return batches

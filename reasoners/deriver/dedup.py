@@ -9,7 +9,8 @@ from typing import TypeVar
 import numpy as np
 
 from graph.errors import LimitExceeded
-from reasoners.text.numbers import figures, same_figures
+from reasoners.text.numbers import figures
+from reasoners.text.sense import same_claim
 from reasoners.text.spans import normalize
 
 IdT = TypeVar("IdT")
@@ -91,7 +92,8 @@ def repeated_items(
     answers as calling it item by item, with the cosines computed as one matrix product per item
     rather than in Python (a long message can yield a thousand facts, and comparing each with
     the others in Python took minutes). With `contents`, a similar item repeats only one that
-    states the same numbers (`same_figures`, which `find_duplicate` does not know)."""
+    says the same (`same_claim`: numbers, negation, tense, which `find_duplicate` does not
+    know)."""
     if not keys:
         return []
     vectors = np.asarray(embeddings, dtype=np.float64)
@@ -130,16 +132,17 @@ def _most_similar_agreeing(
     contents: Sequence[str] | None,
 ) -> int | None:
     """The most similar kept item at or above `threshold` whose numbers count the same things
-    as the item's (`same_figures`: a class holds the same numbers, not what each counts)."""
+    as the item's, in the same sense (`same_claim`: a class holds the same numbers, not what
+    each counts)."""
     best = int(similarities.argmax())
     if similarities[best] < threshold:
         return None
-    if contents is None or same_figures(contents[kept_rows[best]], contents[item]):
+    if contents is None or same_claim(contents[kept_rows[best]], contents[item]):
         return kept_rows[best]
     for other in np.argsort(-similarities, kind="stable"):  # rare: the best counts otherwise
         if similarities[other] < threshold:
             return None
         row = kept_rows[int(other)]
-        if same_figures(contents[row], contents[item]):
+        if same_claim(contents[row], contents[item]):
             return row
     return None

@@ -78,9 +78,9 @@ _TRAILING_WINDOW = 80
 _FIRST_PERSON = _vocabulary(
     "i i'm im i've ive i'd i'll my mine myself we we're we've we'd we'll our ours ourselves"
 )
-_SECOND_PERSON = _vocabulary(
-    "you your yours yourself yourselves you're you've you'll you'd ya u ur"
-)
+_SECOND_PERSON = _vocabulary("you your yours yourself yourselves you're you've you'll you'd ya")
+# "u" and "ur" as chat writes "you" and "your": lower case, alone; not "U.S.", "U2", "U of T".
+_CHAT_YOU = re.compile(r"(?<![\w.'])(?:u|ur)(?![\w.'\u2019])")
 # Yes/no-question openers; wh-words are left out since they also open statements
 # ("When I was young, ...") and wh-questions nearly always carry "?" or "you".
 _QUESTION_OPENERS = _vocabulary(
@@ -120,6 +120,8 @@ def is_self_statement(sentence: str) -> bool:
     if words[0] in _QUESTION_OPENERS or words[0] in _REQUEST_OPENERS:
         return False
     if "please" in words or any(word in _SECOND_PERSON for word in words):
+        return False
+    if _CHAT_YOU.search(sentence):
         return False
     if not any(word in _FIRST_PERSON for word in words):
         return False
@@ -170,14 +172,15 @@ _UNCHANGED = _vocabulary(
     "can could will would shall should may might must can't cannot couldn't won't wouldn't"
     " shouldn't mustn't was wasn't did didn't had hadn't used ought cant wont didnt wasnt"
 )
-_IRREGULAR_PAST = _vocabulary(
+IRREGULAR_PAST = _vocabulary(
     "went was were had did got made took came saw knew thought told became left felt found gave"
     " began kept ran wrote bought brought met paid sold spent taught won lost grew flew drove ate"
     " drank swam sang broke chose forgot fell built sent sat stood understood woke wore caught"
     " fought heard held led meant slept spoke stole threw hung dug rode hid bit lent shook froze"
-    " sought dealt fed forgave overcame"
+    " sought dealt fed forgave overcame said drew shot swore stuck struck rang sank spun tore"
+    " rose blew slid learnt dreamt burnt spelt"
 )
-_ENDS_IN_ED_BUT_PRESENT = _vocabulary(
+ENDS_IN_ED_BUT_PRESENT = _vocabulary(
     "need feed bleed breed proceed succeed exceed speed heed seed weed shed wed embed"
 )
 _PRESENT_OR_PAST = _vocabulary("read put cut set let hit quit hurt cost spread bet shut split cast")
@@ -191,9 +194,9 @@ def _third_person_verb(word: str, past_context: bool) -> str:
     lowered = word.lower()
     if lowered in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[lowered]
-    if lowered in _UNCHANGED or lowered in _IRREGULAR_PAST or "'" in lowered:
+    if lowered in _UNCHANGED or lowered in IRREGULAR_PAST or "'" in lowered:
         return word
-    if lowered.endswith("ed") and lowered not in _ENDS_IN_ED_BUT_PRESENT:
+    if lowered.endswith("ed") and lowered not in ENDS_IN_ED_BUT_PRESENT:
         return word
     if lowered in _PRESENT_OR_PAST and past_context:
         return word
@@ -235,7 +238,8 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
         word = token.group(0)
         lowered = word.lower()
         replacement = word
-        if _is_pronoun(word, text, token.end()):
+        previous = tokens[index - 1].group(0).lower() if index else ""
+        if _is_pronoun(word, text, token.end(), previous):
             template, conjugate_next = _PRONOUNS[lowered]
             following = tokens[index + 1].group(0).lower() if index + 1 < len(tokens) else ""
             would = "had" if following in _PARTICIPLE_AFTER_D else "would"
@@ -264,14 +268,26 @@ def _visible(sentence: str) -> str:
     return " ".join([parts[0].rstrip(" "), *inner, parts[-1].lstrip(" ")])
 
 
-def _is_pronoun(word: str, text: str, end: int) -> bool:
+def _is_pronoun(word: str, text: str, end: int, previous: str = "") -> bool:
     lowered = word.lower()
     if lowered not in _PRONOUNS:
         return False
     if word == "US":  # the country, not "us"
         return False
-    # "i" in "i.e." is not a pronoun.
-    return not (lowered == "i" and re.match(r"\.[A-Za-z]", text[end : end + 2]))
+    if lowered != "i":
+        return True
+    # "i" in "i.e." is not a pronoun, nor the numeral of "type I diabetes", "World War I",
+    # "Part I", nor the road of "I-95".
+    if re.match(r"\.[A-Za-z]|[-\u2010-\u2013]|\d", text[end : end + 2]):
+        return False
+    return previous not in _NUMERAL_I_AFTER
+
+
+# A capital I after these is a Roman numeral: "type I diabetes", "World War I".
+_NUMERAL_I_AFTER = _vocabulary(
+    "type stage part phase war grade class chapter level volume vol act book section tier"
+    " category appendix article schedule"
+)
 
 
 # --- extraction ---------------------------------------------------------------------------

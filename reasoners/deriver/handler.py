@@ -40,7 +40,7 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import PreparationFailed, Prepared
-from reasoners.text.numbers import same_figures
+from reasoners.text.sense import same_claim
 from reasoners.text.spans import Grounding
 
 log = logging.getLogger("beliefgraph.deriver")
@@ -293,7 +293,7 @@ class DeriverHandler:
                 idle_at=scheduling.idle_at(self.settings, utc_now()),
                 dream_threshold=scheduling.threshold(self.settings),
                 dream_triggers=dreams,
-                agrees=same_figures,
+                agrees=same_claim,
             )
             counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)

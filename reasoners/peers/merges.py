@@ -52,7 +52,7 @@ from reasoners.peers.starts import (
     restructure_unit,
 )
 from reasoners.queue.worker import Prepared
-from reasoners.text.numbers import same_figures
+from reasoners.text.sense import same_claim
 
 log = logging.getLogger("beliefgraph.restructure")
 
@@ -178,7 +178,7 @@ async def _resolve_duplicates(
         for r in rows
         if r["live"]
     ]
-    found = iter(await find_repeats(tx, workspace, probes, threshold, same_figures))
+    found = iter(await find_repeats(tx, workspace, probes, threshold, same_claim))
     repeats = [next(found) if live else None for _, live in checked]
     # Two beliefs this operation moved from one view are not repeats of each other: they
     # passed the dedup rule together there already.

@@ -182,8 +182,10 @@ class Eraser:
         also taken from: the purge's end derives them again."""
         ws, peer = self.workspace, self.peer
         sources = await tx.rows("list_surviving_sources", workspace=ws, ids=ids, peer=peer)
-        # What they replaced is current again unless a belief left still replaces it (their
-        # tombstones are in place: the first round's or an interrupted one's).
+        # What replaced them replaces what they replaced; what they replaced is current again
+        # unless a belief left still replaces it (their tombstones are in place: the first
+        # round's or an interrupted one's).
+        await tx.rows("bridge_purged_supersessions", workspace=ws, ids=ids)
         await invalidation.reinstate(tx, ws, ids)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
         await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])

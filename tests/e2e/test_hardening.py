@@ -405,6 +405,32 @@ def test_writes_from_another_site_are_refused(served: Served) -> None:
         own = {"Origin": served.url, "Sec-Fetch-Site": "same-origin"}
         assert client.post("/graphql", json=HEALTH, headers=own).status_code == 200
         assert client.post("/v3/workspaces", content=body, headers=page).status_code in (200, 201)
+        # A query in a link or an image runs too (a `chat` spends LLM tokens): refused, as a
+        # link followed to it; a link to GraphiQL, Neo4j Browser's guide and /health are not.
+        image = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}
+        link = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+        for sent in (image, link):
+            r = client.get("/graphql", params={"query": "{ health { ok } }"}, headers=sent)
+            assert_coded(r, 403, "FORBIDDEN")
+        html = {**link, "Accept": "text/html"}
+        assert "graphiql" in client.get("/graphql", headers=html).text.lower()
+        browser = {"Origin": "http://localhost:7474", "Sec-Fetch-Site": "same-site"}
+        assert client.get("/browser/guide.html", headers=browser).status_code == 200
+        assert client.get("/health", headers=image).status_code == 200
+
+
+def test_with_auth_on_a_request_from_another_site_needs_its_key_only(
+    served_with_auth: Served,
+) -> None:
+    """No other site's page holds a key: the cross-site refusal is for auth off."""
+    key = issue_key(served_with_auth.secret, ADMIN)
+    sent = {"Origin": "https://app.example", "Sec-Fetch-Site": "cross-site"}
+    made = {"query": 'mutation { createWorkspace(name: "cs-auth") { name } }'}
+    with httpx.Client(base_url=served_with_auth.url, timeout=10) as client:
+        assert codes(client.post("/graphql", json=made, headers=sent)) == ["UNAUTHENTICATED"]
+        keyed = {**sent, "Authorization": f"Bearer {key}"}
+        answer = client.post("/graphql", json=made, headers=keyed)
+        assert answer.status_code == 200 and "errors" not in answer.json(), answer.text
 
 
 async def test_websockets_from_other_hosts_or_origins_are_refused(served: Served) -> None:

@@ -4,9 +4,12 @@ stops counting once it is deleted."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from graph.repo import observations
+from graph.repo import observations, peer_cards
+from graph.validation import now
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
 from tests.integration.dream_helpers import (
@@ -41,9 +44,9 @@ async def source_of(s: Services, workspace: str, text: str) -> str:
     return source.message.id
 
 
-async def homes(s: Services, workspace: str) -> list[str]:
+async def homes(s: Services, workspace: str, **filters: Any) -> list[str]:
     """The cities alice lives in, as the current beliefs say."""
-    current = await contents(s, workspace)
+    current = await contents(s, workspace, **filters)
     return [c for c in ("Lisbon", "Berlin", "Madrid") if any(c in line for line in current)]
 
 
@@ -76,6 +79,38 @@ async def test_a_value_replaced_since_stays_replaced(services: Services, workspa
     await derive(s, workspace)
     assert await homes(s, workspace) == ["Madrid"]
     # Madrid's message deleted too: Lisbon, replaced by nothing left, is current again.
+    madrid = await source_of(s, workspace, "Madrid")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [madrid])
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Lisbon"]
+
+
+async def test_a_value_brought_back_and_replaced_again_is_replaced_by_the_live_one(
+    services: Services, workspace: str
+) -> None:
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    berlin = await source_of(s, workspace, "Berlin")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [berlin])
+    await derive(s, workspace)
+    await say(s, workspace, "s1", "2024-05-10", "I live in Madrid.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    assert await homes(s, workspace) == ["Madrid"]
+    lisbon = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
+    # Not the deleted Berlin as well.
+    assert [o.id for o in lisbon.replaced_by] == [await belief_id(s, workspace, "Madrid")]
+
+
+async def test_purging_a_value_between_two_keeps_the_chain(
+    services: Services, workspace: str
+) -> None:
+    """Lisbon, Berlin, Madrid: a purge of Berlin erased both its edges, and deleting Madrid
+    later left no home at all."""
+    s = await moved(services, workspace, *LISBON_BERLIN, ("2024-05-10", "I live in Madrid."))
+    await purge.purge_messages(
+        s.db, s.settings, workspace, [await source_of(s, workspace, "Berlin")]
+    )
+    assert await homes(s, workspace) == ["Madrid"]
     madrid = await source_of(s, workspace, "Madrid")
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [madrid])
     await derive(s, workspace)
@@ -131,15 +166,21 @@ async def test_deleting_the_repeat_that_made_a_value_newer_reverses_the_update(
     berlin = await belief_id(s, workspace, "Berlin")
     detail = await observations.get_detail(s.db, workspace, lisbon)
     june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    before = now()
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, june)
     assert await homes(s, workspace) == ["Berlin"]
+    # As it stood before the deletion, corrected: one home, not both.
+    assert await homes(s, workspace, as_of=before) == ["Berlin"]
     old = await observations.get_detail(s.db, workspace, lisbon)
     assert [o.id for o in old.replaced_by] == [berlin]
     assert old.replaces == []  # the reversed edge is gone: no cycle
     new = await observations.get_detail(s.db, workspace, berlin)
     assert (new.replaced_by, [o.id for o in new.replaces]) == ([], [lisbon])
-    await derive(s, workspace)
+    await derive(s, workspace)  # the dream it scheduled writes the card again
     assert await homes(s, workspace) == ["Berlin"]
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert any("Berlin" in line for line in card.entries), card.entries
+    assert not any("Lisbon" in line for line in card.entries), card.entries
 
 
 async def test_purging_the_repeat_that_made_a_value_newer_reverses_the_update(

@@ -36,17 +36,32 @@ def test_small_conversation_is_one_batch_with_interleaved_turns() -> None:
     assert not batch.oversized
 
 
-def test_batches_split_on_target_tokens_only() -> None:
+def test_batches_split_on_target_tokens() -> None:
     messages = _session(
-        ("alice", 40), ("bot", 500), ("alice", 40), ("bot", 30), ("alice", 40), ("alice", 10)
+        ("alice", 40), ("bot", 200), ("alice", 40), ("bot", 30), ("alice", 40), ("alice", 10)
     )
     batches = batch_messages(messages, "alice", max_tokens=100)
-    # 40 + 40 fits (the bot's 500 is not counted); adding 40 more would be 120.
+    # 40 + 40 fits (the bot's 200 counts only toward the span's bound, 4 x 100); adding 40
+    # more would be 120.
     assert [_ids(b.span) for b in batches] == [["m0", "m1", "m2"], ["m4", "m5"]]
     assert [b.target_tokens for b in batches] == [80, 50]
     assert _ids(batches[1].context) == ["m3"]  # the turn right before the new batch
     assert batches[0].context == ()
     assert all(b.target_tokens <= 100 for b in batches)
+
+
+def test_a_span_of_many_other_turns_is_bounded() -> None:
+    """One short alice message per 100 others: the others rode along uncounted, and one batch
+    of 2,002 messages made an 800,000-token prompt."""
+    turns = [("alice", 5)] + [("bob", 400)] * 2000 + [("alice", 5)]
+    batches = batch_messages(_session(*turns), "alice", max_tokens=1024)
+    assert [_ids(b.span) for b in batches] == [["m0"], ["m2001"]]
+    assert all(b.total_tokens <= 4 * 1024 + 512 for b in batches)
+    assert _ids(batches[1].context) == ["m2000"]  # within the context's own bound
+    # Others' turns still ride along while the span stays within four budgets.
+    few = _session(("alice", 5), ("bob", 400), ("bob", 400), ("alice", 5))
+    [batch] = batch_messages(few, "alice", max_tokens=1024)
+    assert _ids(batch.span) == ["m0", "m1", "m2", "m3"]
 
 
 def test_exact_fit_stays_in_one_batch() -> None:

@@ -19,7 +19,7 @@ def test_words_are_quoted_and_operators_are_plain_words() -> None:
 def test_stop_words_alone_make_no_query() -> None:
     """The analyzer drops them: Lucene then dropped the words clause, and every item in scope
     matched with the best text score."""
-    for text in ("to be or not to be", "Is it?", "AND then", "___"):
+    for text in ("to be or not to be", "Is it?", "AND then", "___", "½", "to be ²", "①"):
         assert terms_query(text) == "", text
     assert terms_query("The cats AND the dogs") == '"cats" OR "dogs"'
 

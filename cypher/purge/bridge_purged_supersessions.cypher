@@ -1,0 +1,12 @@
+// Before a purge erases beliefs ($ids), a belief that replaced one of them goes on replacing
+// what that one replaced, through any run of erased beliefs: Madrid replaced Berlin, which
+// replaced Lisbon; with Berlin erased, Madrid replaces Lisbon (at its own edge's time, with its
+// origin), so that deleting Madrid later brings Lisbon back, as it would with Berlin left.
+MATCH p = (n:Observation)-[first:SUPERSEDES]->(g:Observation)
+          -[:SUPERSEDES]->{1,64}(old:Observation)
+WHERE g.id IN $ids AND g.workspace = $workspace AND NOT n.id IN $ids AND NOT old.id IN $ids
+  AND all(x IN nodes(p)[1..-1] WHERE x.id IN $ids)
+  AND NOT EXISTS { (n)-[:SUPERSEDES]->(old) }
+WITH DISTINCT n, old, first
+CREATE (n)-[:SUPERSEDES {at: first.at, origin: first.origin}]->(old)
+RETURN count(*) AS bridged
