@@ -105,6 +105,10 @@ def test_extracting_a_long_sentence_costs_its_length(text: str) -> None:
         "We have two kids.",
         "When I was young, I lived in Rome.",
         "Thanks, I\u2019ve been vegetarian since 2019 lol",
+        # "U" that is not "you": these were dropped whole.
+        "I moved to the U.S. in 2010.",
+        "I love U2 so much.",
+        "I got my PhD from U of T.",
     ],
 )
 def test_self_statements_are_kept(sentence: str) -> None:
@@ -130,6 +134,8 @@ def test_self_statements_are_kept(sentence: str) -> None:
         "If I were rich I'd buy a boat.",  # hypothetical
         "Sarah gave me a puppy.",  # only an object pronoun: about Sarah
         "Berlin is lovely in May.",  # no first person
+        "i will call u later today",  # chat's "u" is "you"
+        "I think ur right about it",
         "",
     ],
 )
@@ -178,6 +184,21 @@ def test_non_statements_are_dropped(sentence: str) -> None:
     ],
 )  # fmt: skip
 def test_to_third_person(sentence: str, fact: str) -> None:
+    assert to_third_person(sentence, "Alice", MAY_3) == f"{fact} (stated on 2024-05-03)."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        # A Roman numeral or a road: "Alice has type Alice diabeteses", "Alice-95 everies day".
+        ("I have type I diabetes.", "Alice has type I diabetes"),
+        ("My grandpa fought in World War I.", "Alice's grandpa fought in World War I"),
+        ("I drive on I-95 every day.", "Alice drives on I-95 every day"),
+        ("I'm reading Part I of the book.", "Alice is reading Part I of the book"),
+        ("I said no to the offer.", "Alice said no to the offer"),
+    ],
+)
+def test_an_i_that_is_not_the_speaker_stays(sentence: str, fact: str) -> None:
     assert to_third_person(sentence, "Alice", MAY_3) == f"{fact} (stated on 2024-05-03)."
 
 
