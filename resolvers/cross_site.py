@@ -26,6 +26,7 @@ from resolvers.hosts import host_name
 from resolvers.refusals import refusal
 
 OTHER_SITES = frozenset({"cross-site", "same-site"})
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 # Neo4j Browser, on another port, fetches its guide and style; /health is a cheap read.
 OPEN_PATHS = ("/browser/", "/health")
 
@@ -53,9 +54,18 @@ def cross_site(headers: dict[bytes, bytes], allowed: Collection[str] | None) -> 
     default = {"http": 80, "https": 443}.get(parts.scheme)
     # A Host with no port asks for the scheme's own, as an Origin with none names it.
     same = name.lower() == host_name(asked) and (_port(asked) or default) == (port or default)
-    if same or (allowed is not None and name.lower() in allowed):
+    if same or named_elsewhere(name, allowed):
         return None
     return f"its Origin {origin[:200]!r} is another site than the host it asked for"
+
+
+def named_elsewhere(name: str, allowed: Collection[str] | None) -> bool:
+    """Whether an Origin's host name is one the operator listed for this API behind a proxy
+    (whose port the request's Host need not show). A loopback name is not: any local server,
+    on any port, has it."""
+    lowered = name.lower()
+    loopback = lowered in LOOPBACK_NAMES or lowered.endswith(".localhost")
+    return allowed is not None and lowered in allowed and not loopback
 
 
 def _port(host: str) -> int | None:

@@ -437,6 +437,10 @@ async def test_websockets_from_other_hosts_or_origins_are_refused(served: Served
     for headers in (
         {"Host": "evil.example"},
         {"Origin": "http://evil.example"},
+        # Another local server's page: with auth off a socket runs mutations for anyone, and
+        # only the host name was compared.
+        {"Origin": f"http://localhost:{served.port + 1}"},
+        {"Origin": f"http://127.0.0.1:{served.port + 1}", "Sec-Fetch-Site": "same-site"},
     ):
         with pytest.raises(InvalidStatus):
             async with websockets.connect(

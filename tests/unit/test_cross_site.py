@@ -24,11 +24,11 @@ def headers(**named: str) -> dict[bytes, bytes]:
         {"host": "api.example", "origin": "https://api.example"},
         {"host": "api.example:443", "origin": "https://api.example"},
         # Behind a proxy that sends its own Host: the public name is on the allow-list.
-        {"host": "127.0.0.1:8000", "origin": "https://localhost"},
+        {"host": "127.0.0.1:8000", "origin": "https://mem.example"},
     ],
 )
 def test_writes_of_this_site_pass(sent: dict[str, str]) -> None:
-    assert cross_site(headers(**sent), LOOPBACK) is None
+    assert cross_site(headers(**sent), LOOPBACK | {"mem.example"}) is None
 
 
 @pytest.mark.parametrize(
@@ -44,6 +44,10 @@ def test_writes_of_this_site_pass(sent: dict[str, str]) -> None:
         {"host": "127.0.0.1:8000", "origin": "null"},
         {"host": "127.0.0.1:8000", "origin": "http://[bad"},
         {"host": "api.example", "origin": "https://api.example.evil.example"},
+        # Another local server: a loopback name is allowed as a Host, not as any Origin.
+        {"host": "127.0.0.1:8000", "origin": "http://localhost:9999"},
+        {"host": "localhost:8000", "origin": "http://localhost:9999"},
+        {"host": "127.0.0.1:8000", "origin": "http://app.localhost:8000"},
     ],
 )
 def test_writes_of_another_site_are_refused(sent: dict[str, str]) -> None:
