@@ -215,6 +215,9 @@ async def correct_observation(
     [vector] = await embed_async(embedder, [content])
 
     async def work(tx: Tx) -> invalidation.Corrected:
+        # Its view first: two corrections of one belief at once each read it current, and both
+        # replaced it. The second now reads it after the first commits, and is refused.
+        await invalidation.lock_views(tx, workspace, observation_ids=[observation_id])
         row = await tx.one("get_observation", workspace=workspace, id=observation_id)
         if row is None:
             raise NotFound(

@@ -4,10 +4,12 @@ stops counting once it is deleted."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
+from graph.errors import Conflict
 from graph.repo import observations, peer_cards
 from graph.validation import now
 from reasoners.peers import invalidation, purge
@@ -202,3 +204,23 @@ async def test_purging_the_repeat_that_made_a_value_newer_reverses_the_update(
     await derive(s, workspace)  # January derived again, and dreamed: older than Berlin
     await dream(s, workspace, *AGENT_ALICE)
     assert await homes(s, workspace) == ["Berlin"]
+
+
+async def test_corrections_of_one_belief_at_once_replace_it_once(
+    services: Services, workspace: str
+) -> None:
+    """Four at once each read the belief current before any committed: three replaced it."""
+    s = await moved(services, workspace, ("2024-01-10", "I live in Lisbon."))
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    answers = await asyncio.gather(
+        *[
+            invalidation.correct_observation(
+                s.db, s.embedder, s.settings, workspace, lisbon, f"Alice lives in City{i}."
+            )
+            for i in range(4)
+        ],
+        return_exceptions=True,
+    )
+    assert sum(isinstance(a, Conflict) for a in answers) == 3, answers
+    assert len((await observations.get_detail(s.db, workspace, lisbon)).replaced_by) == 1
+    assert len([c for c in await contents(s, workspace) if "City" in c]) == 1
