@@ -1,12 +1,21 @@
 // A repeated fact: count it again and keep the new evidence beside the old. A message derived
 // again (after an edit, or after a purge erased a belief it also supported) keeps its edge with
 // the span found in its current text, and is not counted a second time.
+// Only explicit beliefs are repeated, so staleness here means their messages changed.
 UNWIND $repeats AS item
 MATCH (o:Observation {id: item.id, workspace: $workspace})
 MATCH (m:Message {workspace: $workspace, id: item.message_id})
 OPTIONAL MATCH (o)-[seen:DERIVED_FROM]->(m)
 WITH o, m, item, seen IS NULL AS fresh
 SET o.times_derived = coalesce(o.times_derived, 1) + CASE WHEN fresh THEN 1 ELSE 0 END
+// A stale belief a live message states again is grounded again (a typo fixed in its message,
+// say): current, with no reconciliation left to wait for, which with dreams off never came.
+// A dream that read it stale does not apply its verdict (reconcile_pending is gone).
+WITH o, m, item
+CALL (o) {
+  WITH o WHERE coalesce(o.stale, false)
+  SET o.stale = false, o.stale_reason = null, o.stale_at = null, o.reconcile_pending = null
+}
 MERGE (o)-[d:DERIVED_FROM]->(m)
 SET d.span = item.span
 RETURN count(o) AS reinforced

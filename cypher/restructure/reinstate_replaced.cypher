@@ -5,17 +5,41 @@
 // a reconciliation may keep them) is above it. Lisbon, replaced by Berlin, comes back when
 // Berlin's only message is deleted; it stays replaced while Madrid, which replaced Berlin, is
 // left. A correction does not count: deleting it does not bring back the words it corrected.
-// The edges stay, as the gone beliefs' history.
+// What one gone belief replaced at once (Madrid replaced Lisbon and Berlin, dreamed together)
+// is one value: the one stated last comes back, and replaces the others (origin 'deletion',
+// at the gone update's time), so no two are current. The edges stay, as the gone beliefs'
+// history.
 MATCH (g:Observation {workspace: $workspace})
 WHERE g.id IN $ids AND g.deleted_at IS NOT NULL
 MATCH p = (g)-[:SUPERSEDES]->{1,64}(old:Observation)
 WHERE old.workspace = $workspace AND old.deleted_at IS NULL AND old.superseded_at IS NOT NULL
   AND all(r IN relationships(p) WHERE coalesce(r.origin, '') <> 'correction')
   AND all(x IN nodes(p)[1..-1] WHERE x.deleted_at IS NOT NULL)
-WITH DISTINCT old
-WHERE NOT EXISTS {
-  MATCH (n:Observation)-[:SUPERSEDES]->{1,64}(old)
-  WHERE n.deleted_at IS NULL
+  AND NOT EXISTS {
+    MATCH (n:Observation)-[:SUPERSEDES]->{1,64}(old)
+    WHERE n.deleted_at IS NULL
+  }
+WITH g, old, last(relationships(p)).at AS at,
+     [coalesce(old.valid_at, old.created_at)] + COLLECT {
+       MATCH (old)-[:DERIVED_FROM]->(k:Message) WHERE k.deleted_at IS NULL RETURN k.created_at
+     } AS times
+WITH g, old, at, reduce(t = times[0], x IN times | CASE WHEN x > t THEN x ELSE t END) AS stated
+ORDER BY stated DESC, old.id
+WITH g, collect({old: old, at: at}) AS back
+// One belief reached from two gone ones is settled by the first.
+WITH collect({first: back[0].old, rest: back[1..]}) AS groups
+UNWIND groups AS group
+WITH group.first AS first, group.rest AS rest
+WHERE first.superseded_at IS NOT NULL
+SET first.superseded_at = null
+WITH first, rest
+CALL (first, rest) {
+  UNWIND rest AS r
+  WITH r.old AS other, r.at AS at
+  WHERE other <> first AND NOT EXISTS { (other)-[:SUPERSEDES]->{1,64}(first) }
+    AND NOT EXISTS { (first)-[:SUPERSEDES]->(other) }
+  CREATE (first)-[:SUPERSEDES {at: at, origin: 'deletion'}]->(other)
+  SET other.superseded_at = coalesce(other.superseded_at, at)
+  RETURN count(*) AS replaced
 }
-SET old.superseded_at = null
-RETURN old.id AS id, old.observer AS observer, old.observed AS observed
+RETURN first.id AS id, first.observer AS observer, first.observed AS observed

@@ -140,11 +140,14 @@ async def lock_views(
     )
 
 
-async def reinstate(tx: Tx, workspace: str, gone: Sequence[str]) -> None:
+async def reinstate(tx: Tx, workspace: str, gone: Sequence[str]) -> set[Scope]:
     """What the gone beliefs (tombstoned already) replaced is current again, unless a belief
-    left still replaces it (reinstate_replaced.cypher)."""
-    if gone:
-        await tx.rows("reinstate_replaced", workspace=workspace, ids=list(gone))
+    left still replaces it (reinstate_replaced.cypher). Returns the views of those reinstated:
+    a dream of each writes its card again."""
+    if not gone:
+        return set()
+    rows = await tx.rows("reinstate_replaced", workspace=workspace, ids=list(gone))
+    return {(str(r["observer"]), str(r["observed"])) for r in rows}
 
 
 async def reverse_outdated(
@@ -261,10 +264,11 @@ async def correct_observation(
     if problem is not None:
         raise Conflict(str(problem))
     old = row["old"]
+    view = (str(old["observer"]), str(old["observed"]))
     invalidated = await propagate(tx, workspace, [observation_id], "a premise was corrected", now)
-    return Corrected(
-        observation_id, str(row["created"]), (old["observer"], old["observed"]), invalidated
-    )
+    # Its own view too: a dream writes its card again, which quoted the old words.
+    invalidated = Invalidated(invalidated.stale, invalidated.scopes | {view})
+    return Corrected(observation_id, str(row["created"]), view, invalidated)
 
 
 @dataclass(frozen=True)
@@ -289,7 +293,10 @@ async def delete_observation(
     invalidated = Invalidated()
     if row["changed"]:
         invalidated = await propagate(tx, workspace, [observation_id], "a premise was deleted", now)
-        await reinstate(tx, workspace, [observation_id])
+        back = await reinstate(tx, workspace, [observation_id])
+        # Its own view too: a dream writes its card again, which may quote the deleted belief.
+        view = (str(observation["observer"]), str(observation["observed"]))
+        invalidated = Invalidated(invalidated.stale, invalidated.scopes | back | {view})
     return DeletedObservation(
         observation_id,
         bool(row["changed"]),

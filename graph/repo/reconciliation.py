@@ -10,7 +10,6 @@ from typing import Any
 from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.records import to_datetime
-from graph.repo import invalidation
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,4 @@ async def apply(
         verdicts=checked,
         now=now,
     )
-    applied = {str(r["id"]): str(r["action"]) for r in rows}
-    # A dropped belief replaces nothing any more: what it replaced may be current again.
-    await invalidation.reinstate(tx, view.workspace, [i for i, a in applied.items() if a == "drop"])
-    return applied
+    return {str(r["id"]): str(r["action"]) for r in rows}

@@ -186,6 +186,11 @@ class DreamHandler:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
             reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp, settled.read)
+            # A dropped belief replaces nothing any more: what it replaced may be current again,
+            # for the card of a dream queued behind this one (this one planned without it).
+            reinstated = await invalidation.reinstate(
+                tx, view.workspace, [i for i, action in reconciled.items() if action == "drop"]
+            )
             # Read again here: cards switched off while the dream planned stay unwritten.
             cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
             plan_now = plan if cards_now else dataclasses.replace(plan, card=None)
@@ -212,7 +217,7 @@ class DreamHandler:
             invalidated = await invalidation.propagate(
                 tx, view.workspace, applied.superseded_ids, invalidation.SUPERSEDED_PREMISE, stamp
             )
-            for observer_of, observed_of in sorted(invalidated.scopes):
+            for observer_of, observed_of in sorted(invalidated.scopes | reinstated):
                 if not scheduling.enabled(self.settings):
                     break
                 await scheduling.on_demand_in(

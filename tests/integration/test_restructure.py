@@ -404,6 +404,28 @@ async def test_editing_a_message_re_derives_it_and_reconciles_the_old_beliefs(
     assert await gql.error_code(edit, empty) == "INVALID_INPUT"
 
 
+async def test_an_edit_that_keeps_a_fact_leaves_it_current_with_dreams_off(
+    services: Services, workspace: str
+) -> None:
+    """A typo fixed: the fact turned stale, its message derived again added it back as
+    evidence, and with no dream to reconcile it, it stayed stale, out of every read, with every
+    later restatement absorbed the same way."""
+    s = with_dreams(services, dream_mode="off")
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Paris. I hav a dog.")
+    await derive(s, workspace)
+    paris = await belief_id(s, workspace, "Paris")
+    [source] = (await observations.get_detail(s.db, workspace, paris)).sources
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, source.message.id,
+        "I live in Paris. I have a dog.",
+    )  # fmt: skip
+    assert not any("Paris" in c for c in await contents(s, workspace))  # stale for now
+    await derive(s, workspace)
+    assert any("Paris" in c for c in await contents(s, workspace))
+    assert (await observations.get_detail(s.db, workspace, paris)).observation.stale is False
+
+
 async def test_deleting_a_session_tombstones_its_messages(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:

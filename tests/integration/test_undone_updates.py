@@ -69,6 +69,40 @@ async def test_deleting_the_newer_value_brings_the_older_back(
     lisbon = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
     assert lisbon.observation.superseded_at is None
     assert lisbon.replaced_by == []  # a deleted replacement replaces nothing
+    # The dream that dropped Berlin queued one behind it, which wrote the card again (it was
+    # left empty).
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert [line for line in card.entries if "Lisbon" in line], card.entries
+
+
+@pytest.mark.parametrize("undo", ["message", "belief"])
+async def test_undoing_a_value_that_replaced_two_brings_back_the_later_only(
+    services: Services, workspace: str, undo: str
+) -> None:
+    """Dreamed together, Madrid replaced Lisbon and Berlin at once; undone, both came back
+    current, for good: two homes."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
+    await say(s, workspace, "s1", "2024-05-10", "I live in Madrid.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    assert await homes(s, workspace) == ["Madrid"]
+    madrid = await belief_id(s, workspace, "Madrid")
+    if undo == "message":
+        gone = await source_of(s, workspace, "Madrid")
+        await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [gone])
+    else:
+        outcome = await invalidation.delete_observation(s.db, s.settings, workspace, madrid)
+        assert outcome.dreams == 1  # its card quoted Madrid
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Berlin"]
+    lisbon = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
+    assert [o.id for o in lisbon.replaced_by] == [await belief_id(s, workspace, "Berlin")]
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert [line for line in card.entries if "Berlin" in line], card.entries
+    assert not [line for line in card.entries if "Madrid" in line], card.entries
 
 
 async def test_a_value_replaced_since_stays_replaced(services: Services, workspace: str) -> None:
@@ -224,3 +258,17 @@ async def test_corrections_of_one_belief_at_once_replace_it_once(
     assert sum(isinstance(a, Conflict) for a in answers) == 3, answers
     assert len((await observations.get_detail(s.db, workspace, lisbon)).replaced_by) == 1
     assert len([c for c in await contents(s, workspace) if "City" in c]) == 1
+
+
+async def test_a_correction_writes_the_card_again(services: Services, workspace: str) -> None:
+    """The card kept quoting the corrected words: no dream came for it."""
+    s = await moved(services, workspace, ("2024-01-10", "I live in Lisbon."))
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    outcome = await invalidation.correct_observation(
+        s.db, s.embedder, s.settings, workspace, lisbon, "Alice lives in Porto."
+    )
+    assert outcome.dreams == 1
+    await derive(s, workspace)
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert [line for line in card.entries if "Porto" in line], card.entries
+    assert not [line for line in card.entries if "Lisbon" in line], card.entries

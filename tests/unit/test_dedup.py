@@ -110,6 +110,15 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
         "Alice lives in Lisbon (stated on 2024-01-05).",
         "Alice lives in Lisbon (stated on 2024-02-05).",
     )
+    # Unless the fact says when relative to that day: another visit, not a repeat.
+    assert not same_figures(
+        "Alice went to the dentist yesterday (stated on 2024-05-03).",
+        "Alice went to the dentist yesterday (stated on 2024-06-10).",
+    )
+    assert not same_figures(
+        "Alice moved to Berlin last month (stated on 2023-02-01).",
+        "Alice moved to Berlin last month (stated on 2024-02-01).",
+    )
     # So is the LLM deriver's date of a current state.
     assert same_figures(
         "Alice lives in Oslo (as of 2024-05-03).", "Alice lives in Oslo (as of 2024-05-10)"
