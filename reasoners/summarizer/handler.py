@@ -110,9 +110,39 @@ class SummarizerHandler:
         if self.llm is None:
             # CPU work over up to a long cadence of long messages: off the event loop.
             return await asyncio.to_thread(extractive_summary, previous, new, limit), Usage()
-        result = await self.llm.structured(
-            "summarizer",
-            summary_messages("long" if kind == "long" else "short", previous, new, limit, guidance),
-            bounded_summary(limit),
-        )
-        return result.value.summary, result.usage
+        # In parts of at most FOLD_TOKENS, each folded into the summary of those before: after
+        # a deletion early in a long session, or with a cadence of thousands, one prompt held
+        # every message since the last summary, past any model's context, and the job died.
+        summary, usage = previous, Usage()
+        for part in parts_within(new, FOLD_TOKENS):
+            result = await self.llm.structured(
+                "summarizer",
+                summary_messages(
+                    "long" if kind == "long" else "short", summary, part, limit, guidance
+                ),
+                bounded_summary(limit),
+            )
+            summary, usage = result.value.summary, usage + result.usage
+        assert summary is not None  # `new` is never empty
+        return summary, usage
+
+
+# The most message tokens one summarizing prompt folds in (a model's context holds far more;
+# the prompt's instructions and the summary so far come on top).
+FOLD_TOKENS = 8000
+
+
+def parts_within(messages: list[MessageRecord], budget: int) -> list[list[MessageRecord]]:
+    """`messages` in order, in consecutive parts of at most `budget` tokens (a longer message
+    is a part of its own)."""
+    found: list[list[MessageRecord]] = []
+    used = 0
+    for message in messages:
+        cost = message.token_count or 0
+        if found and used + cost <= budget:
+            found[-1].append(message)
+            used += cost
+        else:
+            found.append([message])
+            used = cost
+    return found

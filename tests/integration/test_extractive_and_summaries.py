@@ -219,6 +219,33 @@ async def test_llm_summaries_fold_the_previous_one(services: Services, workspace
     assert short is not None and short.content == "summary number 2"
 
 
+async def test_an_llm_summary_of_many_long_messages_folds_them_in_parts(
+    services: Services, workspace: str
+) -> None:
+    """Every message since the last summary went into one prompt: after a deletion early in a
+    long session, or with a cadence of thousands, past any model's context."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    prompts: list[str] = []
+
+    def summarize(messages: list[ChatMessage], schema: Any) -> dict[str, str]:
+        prompts.append(str(messages[-1]["content"]))
+        return {"summary": f"part {len(prompts)}"}
+
+    settings = dataclasses.replace(
+        services.settings, summary_short_every=20, summary_long_every=1000
+    )
+    services = dataclasses.replace(services, settings=settings)
+    llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
+    long = " ".join(["gardening"] * 600)  # about 600 tokens each: 12,000 in all
+    await post(services, workspace, "chat", *[("maya", f"{i} {long}") for i in range(20)])
+    await flush_and_drain(services, workspace, worker_for(services, workspace, llm))
+    assert len(prompts) == 2 and "part 1" in prompts[1]
+    assert all(services.tokens.count(p) < 9000 for p in prompts)
+    short = await summaries.latest(services.db, workspace, "chat", "short")
+    assert short is not None and (short.content, short.up_to_message) == ("part 2", 19)
+
+
 async def test_a_summary_far_over_its_word_limit_is_re_asked_never_stored(
     services: Services, workspace: str
 ) -> None:
