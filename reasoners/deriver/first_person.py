@@ -90,8 +90,12 @@ _QUESTION_OPENERS = _vocabulary(
 _REQUEST_OPENERS = _vocabulary(
     "please tell give show help let let's make write find explain send remind check list"
     " describe suggest recommend try look take bring keep stop don't imagine remember consider"
-    " thank thanks hi hello hey bye goodbye welcome if unless suppose"
+    " thank thanks hi hello hey bye goodbye welcome if unless suppose supposing assuming say"
+    " pretend"
 )
+# A condition before the first first-person word makes the rest hypothetical ("Even if I
+# lived in Paris, I'd hate it"); after it, it qualifies a statement ("I'd go if I could").
+_CONDITIONS = _vocabulary("if unless suppose supposing assuming imagine")
 # A sentence made only of these says nothing on its own ("I think so", "I love it too").
 _EMPTY_WORDS = _vocabulary(
     "i i'm im i've ive i'd i'll me my mine myself we we're we've we'd we'll us our it it's that"
@@ -123,7 +127,10 @@ def is_self_statement(sentence: str) -> bool:
         return False
     if _CHAT_YOU.search(sentence):
         return False
-    if not any(word in _FIRST_PERSON for word in words):
+    first = next((i for i, word in enumerate(words) if word in _FIRST_PERSON), None)
+    if first is None:
+        return False
+    if any(word in _CONDITIONS for word in words[:first]):
         return False
     return not all(word in _EMPTY_WORDS for word in words)
 
@@ -241,6 +248,12 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
         previous = tokens[index - 1].group(0).lower() if index else ""
         if _is_pronoun(word, text, token.end(), previous):
             template, conjugate_next = _PRONOUNS[lowered]
+            # "My brother and I are twins": the verb agrees with both (not "I live here and I
+            # love it", where "I" was the subject before); "Had I known": no verb follows.
+            compound = previous in ("and", "or", "nor") and not any(
+                t.group(0).lower() in _SUBJECTS for t in tokens[:index]
+            )
+            conjugate_next = conjugate_next and not compound and previous not in _INVERTED_AFTER
             following = tokens[index + 1].group(0).lower() if index + 1 < len(tokens) else ""
             would = "had" if following in _PARTICIPLE_AFTER_D else "would"
             replacement = template.format(name=peer_name.strip(), would=would)
@@ -283,6 +296,9 @@ def _is_pronoun(word: str, text: str, end: int, previous: str = "") -> bool:
     return previous not in _NUMERAL_I_AFTER
 
 
+# A subject after these is inverted ("Had I known"): no verb of its own follows.
+_INVERTED_AFTER = _vocabulary("had were should did do does was have")
+_SUBJECTS = _vocabulary("i i'm i've i'd i'll im ive")
 # A capital I after these is a Roman numeral: "type I diabetes", "World War I".
 _NUMERAL_I_AFTER = _vocabulary(
     "type stage part phase war grade class chapter level volume vol act book section tier"

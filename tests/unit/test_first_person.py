@@ -134,6 +134,9 @@ def test_self_statements_are_kept(sentence: str) -> None:
         "If I were rich I'd buy a boat.",  # hypothetical
         "Sarah gave me a puppy.",  # only an object pronoun: about Sarah
         "Berlin is lovely in May.",  # no first person
+        "Even if I lived in Paris, I'd hate it.",  # a condition before the subject
+        "Say I lived in Paris.",
+        "Pretend I'm a pirate.",
         "i will call u later today",  # chat's "u" is "you"
         "I think ur right about it",
         "",
@@ -196,6 +199,11 @@ def test_to_third_person(sentence: str, fact: str) -> None:
         ("I drive on I-95 every day.", "Alice drives on I-95 every day"),
         ("I'm reading Part I of the book.", "Alice is reading Part I of the book"),
         ("I said no to the offer.", "Alice said no to the offer"),
+        # A compound subject, an inversion: "Alice ares", "Alice knowns".
+        ("My brother and I are twins.", "Alice's brother and Alice are twins"),
+        ("Tom and I go hiking.", "Tom and Alice go hiking"),
+        ("Had I known, I would have come.", "Had Alice known, Alice would have come"),
+        ("I live in Rome and I love it.", "Alice lives in Rome and Alice loves it"),
     ],
 )
 def test_an_i_that_is_not_the_speaker_stays(sentence: str, fact: str) -> None:
