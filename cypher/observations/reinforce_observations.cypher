@@ -8,12 +8,13 @@ MATCH (m:Message {workspace: $workspace, id: item.message_id})
 OPTIONAL MATCH (o)-[seen:DERIVED_FROM]->(m)
 WITH o, m, item, seen IS NULL AS fresh
 SET o.times_derived = coalesce(o.times_derived, 1) + CASE WHEN fresh THEN 1 ELSE 0 END
-// A stale belief a live message states again is grounded again (a typo fixed in its message,
-// say): current, with no reconciliation left to wait for, which with dreams off never came.
-// A dream that read it stale does not apply its verdict (reconcile_pending is gone).
-WITH o, m, item
-CALL (o) {
-  WITH o WHERE coalesce(o.stale, false)
+// A stale belief its own edited message states again (a typo fixed there, say) is grounded
+// again: current, with no reconciliation left to wait for, which with dreams off never came.
+// A dream that read it stale does not apply its verdict (reconcile_pending is gone). Stated
+// by another message, it stays stale: its dream must still unlink the edited one.
+WITH o, m, item, fresh
+CALL (o, fresh) {
+  WITH o WHERE coalesce(o.stale, false) AND NOT fresh
   SET o.stale = false, o.stale_reason = null, o.stale_at = null, o.reconcile_pending = null
 }
 MERGE (o)-[d:DERIVED_FROM]->(m)

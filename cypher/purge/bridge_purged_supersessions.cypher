@@ -7,6 +7,7 @@ MATCH p = (n:Observation)-[first:SUPERSEDES]->(g:Observation)
 WHERE g.id IN $ids AND g.workspace = $workspace AND NOT n.id IN $ids AND NOT old.id IN $ids
   AND all(x IN nodes(p)[1..-1] WHERE x.id IN $ids)
   AND NOT EXISTS { (n)-[:SUPERSEDES]->(old) }
-WITH DISTINCT n, old, first
-CREATE (n)-[:SUPERSEDES {at: first.at, origin: first.origin}]->(old)
+// One edge however many runs lead from n to old.
+WITH n, old, min(first.at) AS at, head(collect(first.origin)) AS origin
+CREATE (n)-[:SUPERSEDES {at: at, origin: origin}]->(old)
 RETURN count(*) AS bridged

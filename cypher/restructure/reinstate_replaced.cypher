@@ -19,18 +19,21 @@ WHERE old.workspace = $workspace AND old.deleted_at IS NULL AND old.superseded_a
     MATCH (n:Observation)-[:SUPERSEDES]->{1,64}(old)
     WHERE n.deleted_at IS NULL
   }
-WITH g, old, last(relationships(p)).at AS at,
-     [coalesce(old.valid_at, old.created_at)] + COLLECT {
+WITH g, old, min(last(relationships(p)).at) AS at
+WITH g, old, at, [coalesce(old.valid_at, old.created_at)] + COLLECT {
        MATCH (old)-[:DERIVED_FROM]->(k:Message) WHERE k.deleted_at IS NULL RETURN k.created_at
      } AS times
 WITH g, old, at, reduce(t = times[0], x IN times | CASE WHEN x > t THEN x ELSE t END) AS stated
 ORDER BY stated DESC, old.id
 WITH g, collect({old: old, at: at}) AS back
-// One belief reached from two gone ones is settled by the first.
+// Every group decided before any is written: a belief one gone update leaves replaced (it
+// replaced two at once, the other stated later) is not brought back by another, whatever
+// order the groups come in.
 WITH collect({first: back[0].old, rest: back[1..]}) AS groups
+WITH groups, reduce(ids = [], group IN groups | ids + [r IN group.rest | r.old.id]) AS behind
 UNWIND groups AS group
-WITH group.first AS first, group.rest AS rest
-WHERE first.superseded_at IS NOT NULL
+WITH DISTINCT group.first AS first, group.rest AS rest, behind
+WHERE NOT first.id IN behind
 SET first.superseded_at = null
 WITH first, rest
 CALL (first, rest) {
@@ -42,4 +45,4 @@ CALL (first, rest) {
   SET other.superseded_at = coalesce(other.superseded_at, at)
   RETURN count(*) AS replaced
 }
-RETURN first.id AS id, first.observer AS observer, first.observed AS observed
+RETURN DISTINCT first.id AS id, first.observer AS observer, first.observed AS observed

@@ -5,8 +5,8 @@
 // measured as supersede_observations.cypher checks one (latest live statement, else valid_at,
 // else created_at). The newest of the beliefs it replaced that were stated after it now
 // replaces it (origin 'deletion', dated as the reversed update was); any other such belief is
-// current again and is read by the next dream (dream_pending), which settles it. A stale one
-// is reversed too (its dream judges it as current). Corrections are left alone.
+// current again and is read by the next dream (dream_pending), which settles it. Corrections
+// are left alone.
 MATCH (m:Message {workspace: $workspace})
 WHERE m.id IN $ids AND m.deleted_at IS NOT NULL
 MATCH (o:Observation)-[:DERIVED_FROM]->(m)
@@ -16,6 +16,10 @@ WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS N
 MATCH (o)-[s:SUPERSEDES]->(old:Observation)
 WHERE old.workspace = $workspace AND old.deleted_at IS NULL
   AND coalesce(s.origin, '') <> 'correction'
+  // Stale for an edit, it is reversed too (its dream judges it as current); stale for want of
+  // any live message (deleted with the repeat, say), it has nothing left to stand on.
+  AND (NOT coalesce(old.stale, false)
+       OR EXISTS { (old)-[:DERIVED_FROM]->(k:Message) WHERE k.deleted_at IS NULL })
 WITH o, s, old,
      [coalesce(o.valid_at, o.created_at)] + COLLECT {
        MATCH (o)-[:DERIVED_FROM]->(k:Message) WHERE k.deleted_at IS NULL RETURN k.created_at

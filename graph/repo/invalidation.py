@@ -90,6 +90,9 @@ async def delete_messages(
     those turn stale; the beliefs a deleted message dated that another still states are dated
     by one left (`redated`: their words are the caller's to date anew); summaries that quoted
     them are removed."""
+    # The messages, then their views, in the order a derivation takes them (its messages
+    # before its OBSERVES edge): the other way round deadlocked with one under way.
+    await tx.rows("lock_messages", workspace=workspace, ids=sorted(set(ids)))
     await lock_views(tx, workspace, message_ids=ids)
     row = await tx.one(
         "delete_messages",

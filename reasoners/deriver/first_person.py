@@ -246,7 +246,10 @@ def to_third_person(sentence: str, peer_name: str, date: dt.date) -> str:
         lowered = word.lower()
         replacement = word
         previous = tokens[index - 1].group(0).lower() if index else ""
-        if _is_pronoun(word, text, token.end(), previous):
+        # "The book I read": a determiner before the noun makes "I" the subject of a clause.
+        before = tokens[index - 2].group(0).lower() if index > 1 else ""
+        numeral_after = "" if before in _DETERMINERS else previous
+        if _is_pronoun(word, text, token.end(), numeral_after):
             template, conjugate_next = _PRONOUNS[lowered]
             # "My brother and I are twins": the verb agrees with both (not "I live here and I
             # love it", where "I" was the subject before); "Had I known": no verb follows.
@@ -296,6 +299,10 @@ def _is_pronoun(word: str, text: str, end: int, previous: str = "") -> bool:
     return previous not in _NUMERAL_I_AFTER
 
 
+_DETERMINERS = _vocabulary(
+    "the a an this that these those my your his her its our their every each which what any"
+    " some no whose"
+)
 # A subject after these is inverted ("Had I known"): no verb of its own follows.
 _INVERTED_AFTER = _vocabulary("had were should did do does was have")
 _SUBJECTS = _vocabulary("i i'm i've i'd i'll im ive")

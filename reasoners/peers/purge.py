@@ -186,9 +186,15 @@ class Eraser:
         # unless a belief left still replaces it (their tombstones are in place: the first
         # round's or an interrupted one's).
         await tx.rows("bridge_purged_supersessions", workspace=ws, ids=ids)
-        await invalidation.reinstate(tx, ws, ids)
+        back = await invalidation.reinstate(tx, ws, ids)
         rows = await tx.rows("delete_observations_hard", workspace=ws, ids=ids)
-        await purges.note_followups(tx, self.record, rederive=[str(r["id"]) for r in sources])
+        # The views of what came back get a dream at the purge's end, which writes their cards.
+        await purges.note_followups(
+            tx,
+            self.record,
+            rederive=[str(r["id"]) for r in sources],
+            card_views=[v for v in back if peer not in v],
+        )
         return rows
 
     async def _delete_files(self, ids: list[str], tx: Tx) -> list[Row]:

@@ -41,10 +41,10 @@ _NUMBER_WORDS = (
 # The date the LLM deriver puts after a current state: "Alice lives in Oslo (as of 2024-05-03)".
 _AS_OF = re.compile(r"\s*\(as of [^()]{1,40}\)\s*\.?\s*$", re.IGNORECASE)
 _SUFFIX_WINDOW = 64  # the suffix is looked for in a fact's last characters only
+# Days and weeks only: "moved to Berlin two years ago", said again a week on, is one move.
 _RELATIVE_TIME = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|(?:last|this|next|past)\s+(?:night|week|weekend"
-    r"|month|year|morning|afternoon|evening|summer|winter|spring|autumn|fall|monday|tuesday"
-    r"|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next)\s+(?:night|week|weekend|morning"
+    r"|afternoon|evening|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.IGNORECASE,
 )
 
@@ -54,7 +54,8 @@ def figures(content: str) -> list[str]:
     separators; "3.10", "10.0.0.1" and "3/4" whole) and spelled out (spelled_numbers). The date a
     deriver adds to say when it was said, the extractive "(stated on ...)" and the LLM's "(as
     of ...)", is not one of them: the same state restated another day is a repeat, unless the
-    fact says when relative to that day ("yesterday"), which makes it another event."""
+    fact says when relative to that day ("yesterday", "last week"), which makes it another
+    event."""
     return sorted(number for number, _ in _counted(content))
 
 
@@ -62,7 +63,7 @@ def _counted(content: str) -> list[tuple[str, str]]:
     """Each number the fact states, with the first word that says what it counts: the next
     word that is neither a stopword nor a number word, before the next number ("" if none):
     "2 cats" is (2, cats), "son is 7 and daughter is 4" is (7, daughter), (4, "")."""
-    # A fact that says when relative to its day ("yesterday", "last month") keeps that day:
+    # A fact that says when relative to its day ("yesterday", "last week") keeps that day:
     # the dentist yesterday on May 3rd is another visit than the dentist yesterday in June.
     text = content if _RELATIVE_TIME.search(undated(content)) else undated(content)
     found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))

@@ -161,6 +161,9 @@ async def test_purging_the_newer_value_brings_the_older_back(
     berlin = await source_of(s, workspace, "Berlin")
     await purge.purge_messages(s.db, s.settings, workspace, [berlin])
     assert await homes(s, workspace) == ["Lisbon"]
+    await derive(s, workspace)  # the dream the purge's end queued writes the card again
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert [line for line in card.entries if "Lisbon" in line], card.entries
 
 
 async def test_deleting_the_newer_belief_brings_the_older_back(
@@ -217,6 +220,27 @@ async def test_deleting_the_repeat_that_made_a_value_newer_reverses_the_update(
     card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
     assert any("Berlin" in line for line in card.entries), card.entries
     assert not any("Lisbon" in line for line in card.entries), card.entries
+
+
+async def test_deleting_the_repeat_with_the_value_it_replaced_reverses_nothing(
+    services: Services, workspace: str
+) -> None:
+    """June and March deleted together: Berlin, left with no message, replaced Lisbon, and the
+    view showed no home."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
+    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    detail = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
+    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    march = await source_of(s, workspace, "Berlin")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [*june, march])
+    assert await homes(s, workspace) == ["Lisbon"]
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Lisbon"]
 
 
 async def test_purging_the_repeat_that_made_a_value_newer_reverses_the_update(

@@ -116,8 +116,13 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
         "Alice went to the dentist yesterday (stated on 2024-06-10).",
     )
     assert not same_figures(
-        "Alice moved to Berlin last month (stated on 2023-02-01).",
-        "Alice moved to Berlin last month (stated on 2024-02-01).",
+        "Alice ran a marathon last weekend (stated on 2023-02-01).",
+        "Alice ran a marathon last weekend (stated on 2024-02-01).",
+    )
+    # A move two years ago, said again a week on, is one move.
+    assert same_figures(
+        "Alice moved to Berlin two years ago (stated on 2024-02-01).",
+        "Alice moved to Berlin two years ago (stated on 2024-02-08).",
     )
     # So is the LLM deriver's date of a current state.
     assert same_figures(

@@ -199,6 +199,9 @@ def test_to_third_person(sentence: str, fact: str) -> None:
         ("I drive on I-95 every day.", "Alice drives on I-95 every day"),
         ("I'm reading Part I of the book.", "Alice is reading Part I of the book"),
         ("I said no to the offer.", "Alice said no to the offer"),
+        # After a determiner and a noun, "I" opens a clause: "The book I read" kept "I".
+        ("The book I read last year was great.", "The book Alice read last year was great"),
+        ("The class I teach starts at nine.", "The class Alice teaches starts at nine"),
         # A compound subject, an inversion: "Alice ares", "Alice knowns".
         ("My brother and I are twins.", "Alice's brother and Alice are twins"),
         ("Tom and I go hiking.", "Tom and Alice go hiking"),
