@@ -212,7 +212,8 @@ def _inductions(
                 and b.id not in grouped
                 and not _opposed(belief, b)
                 # Three phone numbers are not a pattern, however alike they embed.
-                and same_figures(belief.content, b.content)
+                # (On any day: "went running today" is one more instance of the habit.)
+                and same_figures(belief.content, b.content, events=False)
             ):
                 group.setdefault(b.id, b)
         sessions = {b.session for b in group.values() if b.session is not None}

@@ -59,13 +59,15 @@ def figures(content: str) -> list[str]:
     return sorted(number for number, _ in _counted(content))
 
 
-def _counted(content: str) -> list[tuple[str, str]]:
+def _counted(content: str, *, events: bool = True) -> list[tuple[str, str]]:
     """Each number the fact states, with the first word that says what it counts: the next
     word that is neither a stopword nor a number word, before the next number ("" if none):
     "2 cats" is (2, cats), "son is 7 and daughter is 4" is (7, daughter), (4, "")."""
     # A fact that says when relative to its day ("yesterday", "last week") keeps that day:
     # the dentist yesterday on May 3rd is another visit than the dentist yesterday in June.
-    text = content if _RELATIVE_TIME.search(undated(content)) else undated(content)
+    # (`events` False: instances of one habit, as an induction counts them, share no day.)
+    dated = events and _RELATIVE_TIME.search(undated(content)) is not None
+    text = content if dated else undated(content)
     found = _AS_OF.search(text, max(0, len(text) - _SUFFIX_WINDOW))
     if found is not None:
         text = text[: found.start()]
@@ -151,15 +153,16 @@ def _value(words: list[str]) -> list[int]:
     return [total + current]
 
 
-def same_figures(left: str, right: str) -> bool:
+def same_figures(left: str, right: str, *, events: bool = True) -> bool:
     """Whether two facts state the same numbers, for the same things. Two facts that differ
     only in one (a new phone number, an age a year on, another street number) embed almost
     alike: by their cosine alone the new one repeated the old, which then cited the message
     that contradicts it. The same numbers for other things differ too ("20 dollars for 3
     apples" is not "3 dollars for 20 apples"); the order they come in does not ("2 cats and 3
     dogs" is "3 dogs and 2 cats"), nor a word one side leaves out ("30,000" is "30,000
-    dollars")."""
-    ours, theirs = _counted(left), _counted(right)
+    dollars"). With `events` (the dedup's reading), a fact dated relative to its day keeps
+    that day as a number; without (an induction's), it does not."""
+    ours, theirs = _counted(left, events=events), _counted(right, events=events)
     if sorted(n for n, _ in ours) != sorted(n for n, _ in theirs):
         return False
     by_word, their_words = _by_word(ours), _by_word(theirs)

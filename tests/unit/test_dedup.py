@@ -119,6 +119,12 @@ def test_facts_agree_when_they_state_the_same_numbers() -> None:
         "Alice ran a marathon last weekend (stated on 2023-02-01).",
         "Alice ran a marathon last weekend (stated on 2024-02-01).",
     )
+    # For an induction they are two instances of one habit, whatever their day.
+    assert same_figures(
+        "Alice went to the dentist yesterday (stated on 2024-05-03).",
+        "Alice went to the dentist yesterday (stated on 2024-06-10).",
+        events=False,
+    )
     # A move two years ago, said again a week on, is one move.
     assert same_figures(
         "Alice moved to Berlin two years ago (stated on 2024-02-01).",
