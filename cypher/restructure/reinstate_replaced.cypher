@@ -8,7 +8,7 @@
 // What one gone belief replaced at once (Madrid replaced Lisbon and Berlin, dreamed together)
 // is one value: the one stated last comes back, and replaces the others (origin 'deletion',
 // at the gone update's time), so no two are current. The edges stay, as the gone beliefs'
-// history.
+// history. The caller has a dream of each view scheduled.
 MATCH (g:Observation {workspace: $workspace})
 WHERE g.id IN $ids AND g.deleted_at IS NOT NULL
 MATCH p = (g)-[:SUPERSEDES]->{1,64}(old:Observation)
@@ -34,7 +34,10 @@ WITH groups, reduce(ids = [], group IN groups | ids + [r IN group.rest | r.old.i
 UNWIND groups AS group
 WITH DISTINCT group.first AS first, group.rest AS rest, behind
 WHERE NOT first.id IN behind
-SET first.superseded_at = null
+// Read again by the next dream (dream_pending), as a new belief is: a value stated since
+// (Madrid, derived while Berlin still replaced Lisbon) was compared with Berlin only, and
+// would stay current beside it.
+SET first.superseded_at = null, first.dream_pending = true
 WITH first, rest
 CALL (first, rest) {
   UNWIND rest AS r

@@ -137,6 +137,22 @@ async def test_a_value_brought_back_and_replaced_again_is_replaced_by_the_live_o
     assert [o.id for o in lisbon.replaced_by] == [await belief_id(s, workspace, "Madrid")]
 
 
+async def test_a_value_brought_back_meets_one_stated_since(
+    services: Services, workspace: str
+) -> None:
+    """Madrid was derived, not yet dreamed, when Berlin's message was deleted: the dream that
+    dropped Berlin read Madrid as new and compared it with Berlin's slot as it was (empty once
+    Berlin went); Lisbon came back after, and the two stayed current for good."""
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    await say(s, workspace, "s1", "2024-05-10", "I live in Madrid.")
+    await derive(s, workspace)  # derived; its dream not run
+    berlin = await source_of(s, workspace, "Berlin")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [berlin])
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    assert await homes(s, workspace) == ["Madrid"]
+
+
 async def test_purging_a_value_between_two_keeps_the_chain(
     services: Services, workspace: str
 ) -> None:
