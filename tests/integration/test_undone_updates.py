@@ -312,3 +312,24 @@ async def test_a_correction_writes_the_card_again(services: Services, workspace:
     card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
     assert [line for line in card.entries if "Porto" in line], card.entries
     assert not [line for line in card.entries if "Lisbon" in line], card.entries
+
+
+async def test_an_old_value_said_again_in_other_words_and_then_deleted_leaves_one(
+    services: Services, workspace: str
+) -> None:
+    """January's number said again in June in another format, all dreamed together: June
+    replaced March, January stayed (the same number). June deleted: March came back beside
+    January, two numbers for good."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-10", "My phone number is 555-123-4567.")
+    await say(s, workspace, "s1", "2024-03-10", "My phone number is 555-987-6543.")
+    await say(s, workspace, "s1", "2024-06-10", "My phone number is (555) 123 4567.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    june = await source_of(s, workspace, "(555) 123 4567")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [june])
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    numbers = [c for c in await contents(s, workspace) if "phone" in c]
+    assert len(numbers) == 1 and "987" in numbers[0], numbers
