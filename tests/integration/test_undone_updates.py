@@ -29,15 +29,34 @@ pytestmark = pytest.mark.integration
 AGENT_ALICE = ("agent", "alice")
 
 
-async def moved(services: Services, workspace: str, *lines: tuple[str, str]) -> Services:
-    """alice says each (date, line) in turn, each derived and dreamed before the next."""
+async def talk(
+    services: Services, workspace: str, lines: tuple[tuple[str, str], ...], *, in_turn: bool
+) -> Services:
+    """alice says each (date, line): each derived and dreamed before the next (`in_turn`), or
+    all derived, then dreamed at once."""
     s = with_dreams(services, dream_mode="rules", dream_threshold=0)
     await conversation(s, workspace, "s1")
-    for when, line in lines:
+    for i, (when, line) in enumerate(lines):
         await say(s, workspace, "s1", when, line)
-        await derive(s, workspace)
-        await dream(s, workspace, *AGENT_ALICE)
+        if in_turn or i == len(lines) - 1:
+            await derive(s, workspace)
+            await dream(s, workspace, *AGENT_ALICE)
     return s
+
+
+async def moved(services: Services, workspace: str, *lines: tuple[str, str]) -> Services:
+    return await talk(services, workspace, lines, in_turn=True)
+
+
+async def together(services: Services, workspace: str, *lines: tuple[str, str]) -> Services:
+    return await talk(services, workspace, lines, in_turn=False)
+
+
+async def june_repeat(s: Services, workspace: str) -> list[str]:
+    """The June message the Lisbon belief cites (of LISBON_BERLIN_LISBON)."""
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    detail = await observations.get_detail(s.db, workspace, lisbon)
+    return [x.message.id for x in detail.sources if x.message.created_at.month == 6]
 
 
 async def source_of(s: Services, workspace: str, text: str) -> str:
@@ -53,6 +72,7 @@ async def homes(s: Services, workspace: str, **filters: Any) -> list[str]:
 
 
 LISBON_BERLIN = (("2024-01-10", "I live in Lisbon."), ("2024-03-10", "I live in Berlin."))
+LISBON_BERLIN_LISBON = (*LISBON_BERLIN, ("2024-06-10", "I live in Lisbon."))
 
 
 async def test_deleting_the_newer_value_brings_the_older_back(
@@ -81,13 +101,7 @@ async def test_undoing_a_value_that_replaced_two_brings_back_the_later_only(
 ) -> None:
     """Dreamed together, Madrid replaced Lisbon and Berlin at once; undone, both came back
     current, for good: two homes."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1")
-    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
-    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
-    await say(s, workspace, "s1", "2024-05-10", "I live in Madrid.")
-    await derive(s, workspace)
-    await dream(s, workspace, *AGENT_ALICE)
+    s = await together(services, workspace, *LISBON_BERLIN, ("2024-05-10", "I live in Madrid."))
     assert await homes(s, workspace) == ["Madrid"]
     madrid = await belief_id(s, workspace, "Madrid")
     if undo == "message":
@@ -209,18 +223,11 @@ async def test_deleting_the_repeat_that_made_a_value_newer_reverses_the_update(
     """Lisbon (January), Berlin (March), Lisbon again (June), dreamed together: Lisbon replaced
     Berlin from its June repeat. With June deleted, Lisbon was last stated in January: Berlin
     replaces it, at once, as a dream would have."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1")
-    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
-    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
-    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
-    await derive(s, workspace)
-    await dream(s, workspace, *AGENT_ALICE)
+    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
     assert await homes(s, workspace) == ["Lisbon"]
     lisbon = await belief_id(s, workspace, "Lisbon")
     berlin = await belief_id(s, workspace, "Berlin")
-    detail = await observations.get_detail(s.db, workspace, lisbon)
-    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    june = await june_repeat(s, workspace)
     before = now()
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, june)
     assert await homes(s, workspace) == ["Berlin"]
@@ -243,15 +250,8 @@ async def test_deleting_the_repeat_with_the_value_it_replaced_reverses_nothing(
 ) -> None:
     """June and March deleted together: Berlin, left with no message, replaced Lisbon, and the
     view showed no home."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1")
-    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
-    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
-    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
-    await derive(s, workspace)
-    await dream(s, workspace, *AGENT_ALICE)
-    detail = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
-    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
+    june = await june_repeat(s, workspace)
     march = await source_of(s, workspace, "Berlin")
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [*june, march])
     assert await homes(s, workspace) == ["Lisbon"]
@@ -264,15 +264,8 @@ async def test_purging_the_repeat_that_made_a_value_newer_reverses_the_update(
 ) -> None:
     """A purge erases the belief the June repeat joined and derives January again: Berlin
     is current again, and the January Lisbon it replaced comes back as history."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1")
-    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
-    await say(s, workspace, "s1", "2024-03-10", "I live in Berlin.")
-    await say(s, workspace, "s1", "2024-06-10", "I live in Lisbon.")
-    await derive(s, workspace)
-    await dream(s, workspace, *AGENT_ALICE)
-    detail = await observations.get_detail(s.db, workspace, await belief_id(s, workspace, "Lisbon"))
-    june = [x.message.id for x in detail.sources if x.message.created_at.month == 6]
+    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
+    june = await june_repeat(s, workspace)
     await purge.purge_messages(s.db, s.settings, workspace, june)
     assert await homes(s, workspace) == ["Berlin"]
     await derive(s, workspace)  # January derived again, and dreamed: older than Berlin
@@ -320,13 +313,13 @@ async def test_an_old_value_said_again_in_other_words_and_then_deleted_leaves_on
     """January's number said again in June in another format, all dreamed together: June
     replaced March, January stayed (the same number). June deleted: March came back beside
     January, two numbers for good."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1")
-    await say(s, workspace, "s1", "2024-01-10", "My phone number is 555-123-4567.")
-    await say(s, workspace, "s1", "2024-03-10", "My phone number is 555-987-6543.")
-    await say(s, workspace, "s1", "2024-06-10", "My phone number is (555) 123 4567.")
-    await derive(s, workspace)
-    await dream(s, workspace, *AGENT_ALICE)
+    s = await together(
+        services,
+        workspace,
+        ("2024-01-10", "My phone number is 555-123-4567."),
+        ("2024-03-10", "My phone number is 555-987-6543."),
+        ("2024-06-10", "My phone number is (555) 123 4567."),
+    )
     june = await source_of(s, workspace, "(555) 123 4567")
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [june])
     await derive(s, workspace)
