@@ -107,6 +107,12 @@ def check_text(value: str, what: str) -> str:
     return value
 
 
+def without_nul(text: str) -> str:
+    """A message's text without NUL characters: they carry nothing a reader sees, and every
+    entry point (GraphQL, REST, an upload) stores the same text for the same input."""
+    return text.replace("\x00", "")
+
+
 def check_limit(limit: int | None, maximum: int, default: int = 20) -> int:
     if limit is None:
         return min(default, maximum)

@@ -15,7 +15,7 @@ import logging
 from pypdf import PdfReader
 
 from graph.errors import BeliefgraphError, InvalidInput, LimitExceeded
-from graph.validation import is_text, strict_json
+from graph.validation import is_text, strict_json, without_nul
 
 JSON_TYPE = "application/json"
 PDF_TYPE = "application/pdf"
@@ -64,7 +64,7 @@ def document_text(content_type: str, data: bytes) -> str:
                 "the file holds a string that is not valid Unicode (a lone surrogate)"
             )
         return compact
-    return text.replace("\x00", "")
+    return without_nul(text)
 
 
 def pdf_text(data: bytes, max_chars: int | None = None) -> str:

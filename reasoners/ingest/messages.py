@@ -6,7 +6,7 @@ A batch with one bad item writes nothing; the error names the item and the field
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +16,7 @@ from graph.props import dump_json
 from graph.records import MessageRecord
 from graph.repo import jobs, messages, sessions
 from graph.settings import Settings
-from graph.validation import check_name, now
+from graph.validation import check_name, now, without_nul
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
@@ -107,6 +107,7 @@ async def add_messages(
     *,
     may_join: bool = True,
 ) -> AddResult:
+    items = [replace(item, content=without_nul(item.content)) for item in items]
     metadata_json = validate_batch(items, settings)
     if not may_join:  # refused before embedding, which costs seconds for a large batch
 

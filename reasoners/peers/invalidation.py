@@ -22,7 +22,7 @@ from graph.records import MessageRecord, ObservationRecord
 from graph.repo import invalidation, jobs, sessions
 from graph.repo.invalidation import Invalidated
 from graph.settings import Settings
-from graph.validation import now
+from graph.validation import now, without_nul
 from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.deriver.first_person import restated
 from reasoners.dreamer import scheduling
@@ -165,6 +165,7 @@ async def edit_message(
     message_id: str,
     content: str,
 ) -> tuple[MessageRecord, Outcome]:
+    content = without_nul(content)
     if not content.strip():
         raise InvalidInput("content must not be empty: delete the message instead")
     if len(content) > settings.max_message_chars:

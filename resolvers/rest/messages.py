@@ -113,7 +113,7 @@ async def create(call: Call) -> Response:
     items = [
         MessageInput(
             peer=m.peer_id,
-            content=m.content.replace("\x00", ""),
+            content=m.content,
             metadata=m.metadata,
             created_at=m.created_at,
             context=context,

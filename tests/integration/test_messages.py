@@ -275,3 +275,31 @@ async def test_a_resend_by_a_peer_that_has_left_is_answered_with_what_is_stored(
     assert again.created == 0
     with pytest.raises(Forbidden, match="not in session"):
         await add_messages(*args, [MessageInput(peer="carol", content="New.")], may_join=False)
+
+
+EDIT = """
+mutation($w: String!, $id: ID!, $c: String!) {
+  editMessage(workspace: $w, id: $id, content: $c) { message { id content } }
+}"""
+
+
+async def test_a_nul_character_is_not_stored_by_any_write(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """GraphQL stored a NUL the REST routes dropped: one input, two stored texts."""
+    await seed(gql, workspace)
+    sent = [{"peer": "alice", "content": "I play\x00 the cello."}]
+    added = await gql.ok(ADD, {"w": workspace, "s": "s1", "msgs": sent})
+    [message] = added["addMessages"]["messages"]
+    assert message["content"] == "I play the cello."
+    edited = await gql.ok(EDIT, {"w": workspace, "id": message["id"], "c": "I play\x00 piano."})
+    assert edited["editMessage"]["message"]["content"] == "I play piano."
+    # Nothing but NULs is empty text, refused as empty text is.
+    only_nul = [{"peer": "alice", "content": "\x00\x00"}]
+    assert await gql.error_code(ADD, {"w": workspace, "s": "s1", "msgs": only_nul}) == (
+        "INVALID_INPUT"
+    )
+    refused = await gql.error_code(EDIT, {"w": workspace, "id": message["id"], "c": "\x00"})
+    assert refused == "INVALID_INPUT"
+    listed = await gql.ok(LIST, {"w": workspace})
+    assert [m["content"] for m in listed["messages"]["nodes"]] == ["I play piano."]
