@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -25,24 +23,23 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError
 
 from graph.errors import InvalidInput, Unavailable
 from graph.server.jars import ensure_jars
-from graph.server.java import JVM_ROOTS, Java, find_java
+from graph.server.java import JVM_ROOTS, find_java
 from graph.server.layout import (
     ADMIN_USER,
     ENTRY_POINT,
     LEGACY_ENTRY_POINT,
-    PASSWORD_PATTERN,
     SERVER_LOGS_XML,
     USER_LOGS_XML,
     ServerStatus,
-    admin_env,
     config_text,
     env_name,
     instance_paths,
     java_command,
     listening_ports,
-    set_password_command,
 )
-from graph.server.probe import browser_answers, ping, ping_driver, port_free, tail
+from graph.server.logs import file_size, log_tails, rotate_console_log, start_failure
+from graph.server.password import read_or_create_password, set_initial_password
+from graph.server.probe import browser_answers, ping, ping_driver, port_free
 from graph.settings import Settings
 
 
@@ -102,30 +99,7 @@ class ManagedNeo4j:
 
     def password(self) -> str:
         """The admin password, generated into a 0600 file the first time."""
-        path = self.paths.password_file
-        if not path.exists():
-            if self.paths.system_database.exists():
-                raise Unavailable(
-                    f"{path} is missing but {self.paths.data} already holds a database whose "
-                    f"password is set: restore the file, or delete {self.paths.data} to start "
-                    "over with an empty database"
-                )
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass  # another process wrote it first
-            else:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(secrets.token_urlsafe(24) + "\n")
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
-        password = path.read_text(encoding="utf-8").strip()
-        if not PASSWORD_PATTERN.fullmatch(password):
-            raise Unavailable(
-                f"{path} must hold one password of 8+ characters from A-Z a-z 0-9 _.~+=!%^*,:-"
-            )
-        return password
+        return read_or_create_password(self.paths)
 
     def write_config(self) -> None:
         for folder in (self.paths.root, self.paths.conf, self.paths.data, self.paths.logs):
@@ -174,14 +148,14 @@ class ManagedNeo4j:
         self.paths.pid_file.unlink(missing_ok=True)
         self.serve_marker.unlink(missing_ok=True)  # a server started here is nobody's yet
         self._check_ports()
-        self._debug_from = _size(self.paths.logs / "debug.log")  # what this start writes
+        self._debug_from = file_size(self.paths.logs / "debug.log")  # what this start writes
         java = find_java(os.environ, self.java_roots)
         self.ensure_jars()
         self.write_config()
         password = self.password()
         if not self.paths.system_database.exists():
-            self._set_initial_password(java, password)
-        self._rotate_console_log()
+            set_initial_password(self.paths, java, password)
+        rotate_console_log(self.paths)
         with self.paths.console_log.open("wb") as console:
             process = subprocess.Popen(
                 java_command(self.settings, self.paths, java.path, java.version),
@@ -339,68 +313,9 @@ class ManagedNeo4j:
                     f"stop it, or set {env_name(setting)} to a free port"
                 )
 
-    def _set_initial_password(self, java: Java, password: str) -> None:
-        fd, name = tempfile.mkstemp(prefix=".admin-", suffix=".args", dir=self.paths.root)
-        argfile = Path(name)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                # `--` ends the options: a password may start with "-" (a generated one does
-                # 1 time in 64), and would otherwise read as an unknown option.
-                handle.write(f"dbms\nset-initial-password\n--\n{password}\n")
-            result = subprocess.run(
-                set_password_command(self.paths, argfile, java.path, java.version),
-                env=admin_env(self.paths, os.environ),
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-        finally:
-            argfile.unlink(missing_ok=True)
-        if result.returncode != 0:
-            # The cause comes first; a usage text may follow it.
-            output = "\n".join((result.stderr + result.stdout).splitlines()[:15])
-            raise Unavailable(f"could not set the initial Neo4j password:\n{output}")
-
-    def _rotate_console_log(self) -> None:
-        # Keep the previous run's console output: it explains the last crash.
-        if self.paths.console_log.exists():
-            self.paths.console_log.replace(self.paths.logs / "console.log.1")
-
-    def _log_tails(self) -> str:
-        parts = []
-        for path in (self.paths.console_log, self.paths.logs / "neo4j.log"):
-            text = tail(path)
-            if text:
-                parts.append(f"--- {path} ---\n{text}")
-        return "\n".join(parts) or f"(no output in {self.paths.logs})"
-
-    def _start_failure(self) -> str | None:
-        """The lines of debug.log where this start says its database failed to start (a
-        corrupt store): Neo4j itself runs on, and the wait would last the whole timeout."""
-        path = self.paths.logs / "debug.log"
-        try:
-            with path.open("rb") as handle:
-                handle.seek(self._debug_from if _size(path) >= self._debug_from else 0)
-                text = handle.read(1_000_000).decode("utf-8", errors="replace")
-        except OSError:
-            return None
-        lines = text.splitlines()
-        start = next(
-            (i for i, line in enumerate(lines) if " ERROR " in line and "Failed to start" in line),
-            None,
-        )
-        if start is None:
-            return None
-        # The ERROR line, then its exception's message and causes (not the stack frames),
-        # up to the next line of the log.
-        said = [lines[start]]
-        for line in lines[start + 1 :]:
-            if line[:4].isdigit():
-                break
-            if not line.startswith(("\tat ", "\t...")) and len(said) < 8:
-                said.append(line.strip())
-        return "\n".join(said)
+    def failed_start(self) -> str | None:
+        """Why this start's database failed, from debug.log; None while it has not."""
+        return start_failure(self.paths.logs / "debug.log", self._debug_from)
 
     def _wait_until_answering(self, pid: int, *, started_here: bool) -> None:
         timeout = self.settings.neo4j_start_timeout
@@ -416,7 +331,8 @@ class ManagedNeo4j:
                 if not self._is_ours(pid):
                     self.paths.pid_file.unlink(missing_ok=True)
                     raise Unavailable(
-                        f"Neo4j exited while starting; see {self.paths.logs}.\n{self._log_tails()}"
+                        f"Neo4j exited while starting; see {self.paths.logs}.\n"
+                        + log_tails(self.paths)
                     )
                 try:
                     ping_driver(driver, self.settings.neo4j_database)
@@ -434,7 +350,7 @@ class ManagedNeo4j:
                     raise Unavailable(f"Neo4j answered with an error: {exc.message}") from exc
                 except (Neo4jError, DriverError, OSError) as exc:
                     last = str(exc)  # still starting: Bolt closed or database not yet online
-                    if started_here and (failure := self._start_failure()) is not None:
+                    if started_here and (failure := self.failed_start()) is not None:
                         self.stop(timeout=30.0)
                         raise Unavailable(
                             f"Neo4j could not start its database (the server was stopped); "
@@ -449,12 +365,5 @@ class ManagedNeo4j:
             f"Neo4j did not answer within {timeout:g} s ({last}); raise "
             f"{env_name('neo4j_start_timeout')} on a slow machine"
             + (" (the server was stopped)" if started_here else "")
-            + f".\n{self._log_tails()}"
+            + f".\n{log_tails(self.paths)}"
         )
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

@@ -313,7 +313,7 @@ def test_a_database_that_failed_to_start_is_read_from_this_starts_debug_log(
     old = "2026-12-01 ERROR [o.n.d.d.DatabaseLifecycles] Failed to start DatabaseId{neo4j}\n"
     debug.write_text(old, encoding="utf-8")
     server._debug_from = debug.stat().st_size  # as a start records it
-    assert server._start_failure() is None  # an earlier start's failure is not this one's
+    assert server.failed_start() is None  # an earlier start's failure is not this one's
     with debug.open("a", encoding="utf-8") as log:
         log.write("2026-12-05 INFO  Starting...\n")
         log.write("2026-12-05 ERROR [o.n.d.d.DatabaseLifecycles] Failed to start DatabaseId{neo4j}")
@@ -323,7 +323,7 @@ def test_a_database_that_failed_to_start_is_read_from_this_starts_debug_log(
         )
         log.write("Caused by: java.io.IOException: NeoStore is corrupt\n")
         log.write("2026-12-05 INFO  Remote interface available\n")
-    failure = server._start_failure()
+    failure = server.failed_start()
     assert failure is not None and "2026-12-01" not in failure
     assert "Failed to read current store version" in failure and "NeoStore is corrupt" in failure
     assert "AbstractDatabase" not in failure and "Remote interface" not in failure
