@@ -23,9 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from pydantic import (
-    ValidationError,
-)
+from pydantic import ValidationError
 
 from graph.db import Database
 from graph.errors import BeliefgraphError, InvalidInput, NotFound
