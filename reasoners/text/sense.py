@@ -22,14 +22,24 @@ _NEGATIONS = frozenset(
     {"not", "no", "never", "nor", "neither", "none", "nobody", "nothing", "nowhere", "without"}
     | {"cannot"}
 )
-# Words that make a fact uncertain, wished for or to come rather than the case.
-_HEDGES = frozenset(
-    {"might", "may", "could", "would", "should", "will", "shall", "maybe", "perhaps"}
-    | {"possibly", "probably", "likely", "hopes", "hoping", "wants", "wanting", "plans"}
-    | {"planning", "considering", "thinking", "wishes"}
-)
+# Words that make a fact uncertain, wished for or to come rather than the case, by the sense
+# they give: "may" and "might" say the same, "might" and "will" do not.
+_HEDGES = {
+    **dict.fromkeys(("might", "may", "could", "maybe", "perhaps", "possibly"), "possible"),
+    **dict.fromkeys(("probably", "likely"), "probable"),
+    **dict.fromkeys(("will", "shall"), "future"),
+    **dict.fromkeys(("would", "should"), "conditional"),
+    **dict.fromkeys(("hopes", "hoping", "wants", "wanting", "wishes"), "wish"),
+    **dict.fromkeys(("plans", "planning", "considering", "thinking"), "plan"),
+}
 # A past form another tense shares ("read", "put") or a word that is no verb ("need") aside.
 _PAST = IRREGULAR_PAST | {"used", "formerly", "previously", "once"}
+# After a form of "be", an -ed word is a state ("is employed", "was married"): the "be" says
+# the tense, so "is employed at Google" is as present as "works at Google".
+_BE = frozenset({"am", "is", "are", "was", "were", "be", "been", "being", "isn't", "aren't"})
+_BE |= frozenset({"wasn't", "weren't"})
+_ADVERBS = frozenset({"very", "so", "too", "quite", "still", "also", "not", "now", "already"})
+_ADVERBS |= frozenset({"just", "never", "always", "even", "again", "once", "rather", "more"})
 
 
 def same_claim(left: str, right: str) -> bool:
@@ -49,8 +59,13 @@ def same_sense(left: str, right: str) -> bool:
 def _sense(content: str) -> tuple[int, Counter[str], int]:
     words = _WORD.findall(undated(content).translate(_APOSTROPHES).lower())
     negations = sum(1 for w in words if w in _NEGATIONS or w.endswith("n't"))
-    hedges = Counter(w for w in words if w in _HEDGES)
-    past = sum(1 for w in words if _is_past(w))
+    hedges = Counter(_HEDGES[w] for w in words if w in _HEDGES)
+    past, after_be = 0, False
+    for word in words:
+        if _is_past(word) and not (after_be and word.endswith("ed")):
+            past += 1
+        # An adverb between keeps the state: "is very interested", "was not married".
+        after_be = word in _BE or (after_be and (word in _ADVERBS or word.endswith("ly")))
     return negations, hedges, past
 
 
