@@ -10,7 +10,8 @@
 // text), if a live message outside them still backs it (a purge since may have taken the
 // others), counts each such message once less in times_derived (at least 1), and takes its
 // session and time from one message left (its words too, with `redate`, only then): an edited
-// message derived again adds itself back if its new text still says it.
+// message derived again adds itself back if its new text still says it. `unlinked`: whether
+// the belief stopped citing one (a knowledge update that message made may be reversed).
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL
@@ -68,4 +69,4 @@ OPTIONAL CALL (o, v, dropped) {
       o.embedding = CASE WHEN v.redate THEN v.embedding ELSE o.embedding END
   RETURN unlinked
 }
-RETURN o.id AS id, v.action AS action
+RETURN o.id AS id, v.action AS action, coalesce(unlinked, 0) > 0 AS unlinked

@@ -6,10 +6,20 @@
 // else created_at). The newest of the beliefs it replaced that were stated after it now
 // replaces it (origin 'deletion', dated as the reversed update was); any other such belief is
 // current again and is read by the next dream (dream_pending), which settles it. Corrections
-// are left alone.
-MATCH (m:Message {workspace: $workspace})
-WHERE m.id IN $ids AND m.deleted_at IS NOT NULL
-MATCH (o:Observation)-[:DERIVED_FROM]->(m)
+// are left alone. A dream that unlinks an edited message from the beliefs it kept
+// ($observation_ids: "in Lisbon" edited out of June's text) reverses their updates alike, with
+// origin 'edit'; there the belief that replaces again is read by the next dream too, as the
+// dream's own plan was made before it was current.
+CALL () {
+  MATCH (m:Message {workspace: $workspace})
+  WHERE m.id IN $ids AND m.deleted_at IS NOT NULL
+  MATCH (o:Observation)-[:DERIVED_FROM]->(m)
+  RETURN o
+  UNION
+  MATCH (o:Observation {workspace: $workspace})
+  WHERE o.id IN $observation_ids
+  RETURN o
+}
 WITH DISTINCT o
 WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
   AND NOT coalesce(o.stale, false)
@@ -38,10 +48,11 @@ CALL (o, outdated) {
   WITH outdated[i].s AS s, outdated[i].old AS old, i = 0 AS newest
   DELETE s
   SET old.superseded_at = null,
-      old.dream_pending = CASE WHEN newest THEN old.dream_pending ELSE true END
+      old.dream_pending = CASE WHEN newest AND $origin = 'deletion' THEN old.dream_pending
+                               ELSE true END
   WITH old, newest WHERE newest
   // Dated when the reversed update was made: an asOf read since then shows one value.
-  CREATE (old)-[:SUPERSEDES {at: outdated[0].at, origin: 'deletion'}]->(o)
+  CREATE (old)-[:SUPERSEDES {at: outdated[0].at, origin: $origin}]->(o)
   RETURN collect(old.id) AS flipped
 }
 SET o.superseded_at = outdated[0].at

@@ -154,16 +154,26 @@ async def reinstate(tx: Tx, workspace: str, gone: Sequence[str]) -> set[Scope]:
 
 
 async def reverse_outdated(
-    tx: Tx, workspace: str, message_ids: Sequence[str], now: datetime
+    tx: Tx,
+    workspace: str,
+    message_ids: Sequence[str],
+    now: datetime,
+    *,
+    unlinked: Sequence[str] = (),
 ) -> Invalidated:
-    """Knowledge updates the deleted messages alone made newer are reversed
+    """Knowledge updates the deleted messages alone made newer are reversed, and so are those
+    of the `unlinked` beliefs, which a dream just stopped citing an edited message
     (reverse_outdated_supersessions.cypher); what rested on a belief replaced so turns stale.
     Their representations get a dream, which writes the card again and reads what it made
     current again."""
-    if not message_ids:
+    if not message_ids and not unlinked:
         return Invalidated()
     rows = await tx.rows(
-        "reverse_outdated_supersessions", workspace=workspace, ids=list(message_ids)
+        "reverse_outdated_supersessions",
+        workspace=workspace,
+        ids=list(message_ids),
+        observation_ids=list(unlinked),
+        origin="edit" if unlinked else "deletion",
     )
     replaced = [str(r["id"]) for r in rows]
     stale = await propagate(tx, workspace, replaced, SUPERSEDED_PREMISE, now)

@@ -122,24 +122,30 @@ async def stale(db: Database, view: Representation, *, limit: int) -> list[Stale
     return [_belief(r) for r in rows]
 
 
+@dataclass(frozen=True)
+class Applied:
+    actions: dict[str, str]  # id -> action, for the verdicts applied
+    unlinked: list[str]  # kept or updated beliefs that stopped citing an edited message
+
+
 async def apply(
     tx: Tx,
     view: Representation,
     verdicts: Sequence[Verdict],
     now: datetime,
     read: Mapping[str, StaleBelief],
-) -> dict[str, str]:
+) -> Applied:
     """Write the verdicts on beliefs unchanged since they were read (`read`, by id): not
     invalidated again, and superseded then if and only if superseded now (a verdict on the
-    current version, a rewording say, never lands on history). Returns id -> action for those
-    applied. A verdict on a belief that was not read has nothing to hold to, and is not applied."""
+    current version, a rewording say, never lands on history). A verdict on a belief that was
+    not read has nothing to hold to, and is not applied."""
     checked = [
         {**v.params(), "version": read[v.id].version, "superseded": read[v.id].superseded}
         for v in verdicts
         if v.id in read
     ]
     if not checked:
-        return {}
+        return Applied({}, [])
     rows = await tx.rows(
         "reconcile_beliefs",
         workspace=view.workspace,
@@ -147,4 +153,7 @@ async def apply(
         verdicts=checked,
         now=now,
     )
-    return {str(r["id"]): str(r["action"]) for r in rows}
+    return Applied(
+        {str(r["id"]): str(r["action"]) for r in rows},
+        [str(r["id"]) for r in rows if r["unlinked"]],
+    )

@@ -186,10 +186,14 @@ class DreamHandler:
             stamp = utc_now()
             await dream_runs.lock(tx, view)
             reconciled = await reconciliation.apply(tx, view, settled.verdicts, stamp, settled.read)
+            dropped = [i for i, action in reconciled.actions.items() if action == "drop"]
             # A dropped belief replaces nothing any more: what it replaced may be current again,
             # for the card of a dream queued behind this one (this one planned without it).
-            reinstated = await invalidation.reinstate(
-                tx, view.workspace, [i for i, action in reconciled.items() if action == "drop"]
+            reinstated = await invalidation.reinstate(tx, view.workspace, dropped)
+            # A kept one no longer cites an edited message: an update it alone made newer is
+            # reversed, for the dream queued behind this one to settle against this one's plan.
+            reversed_ = await invalidation.reverse_outdated(
+                tx, view.workspace, [], stamp, unlinked=reconciled.unlinked
             )
             # Read again here: cards switched off while the dream planned stay unwritten.
             cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
@@ -197,8 +201,7 @@ class DreamHandler:
             if not full and cards_now:
                 # A dream that only reconciles takes off the card what rested on the beliefs
                 # it dropped, as applied, and writes nothing else there.
-                dropped = {i for i, action in reconciled.items() if action == "drop"}
-                plan_now = dataclasses.replace(plan, card=without_support(state.card, dropped))
+                plan_now = dataclasses.replace(plan, card=without_support(state.card, set(dropped)))
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(
@@ -217,7 +220,8 @@ class DreamHandler:
             invalidated = await invalidation.propagate(
                 tx, view.workspace, applied.superseded_ids, invalidation.SUPERSEDED_PREMISE, stamp
             )
-            for observer_of, observed_of in sorted(invalidated.scopes | reinstated):
+            changed = invalidated.scopes | reinstated | reversed_.scopes
+            for observer_of, observed_of in sorted(changed):
                 if not scheduling.enabled(self.settings):
                     break
                 await scheduling.on_demand_in(
@@ -272,7 +276,7 @@ class DreamHandler:
                 observed,
                 mode,
                 trigger,
-                len(reconciled),
+                len(reconciled.actions),
                 len(read),
                 applied.created,
                 applied.superseded,

@@ -245,6 +245,42 @@ async def test_deleting_the_repeat_that_made_a_value_newer_reverses_the_update(
     assert not any("Lisbon" in line for line in card.entries), card.entries
 
 
+async def test_editing_the_repeat_out_of_its_message_reverses_the_update(
+    services: Services, workspace: str
+) -> None:
+    """June's "I live in Lisbon" edited to say something else: Lisbon was last stated in
+    January, but it went on replacing Berlin (March) for good once the dream unlinked June."""
+    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    berlin = await belief_id(s, workspace, "Berlin")
+    [june] = await june_repeat(s, workspace)
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, june, "I love jazz."
+    )
+    await derive(s, workspace)  # June derived again, then the dream that unlinks it, and its own
+    assert await homes(s, workspace) == ["Berlin"]
+    old = await observations.get_detail(s.db, workspace, lisbon)
+    assert [o.id for o in old.replaced_by] == [berlin]
+    assert june not in [x.message.id for x in old.sources]
+
+
+async def test_a_value_edited_into_the_repeat_replaces_the_value_its_reversal_brings_back(
+    services: Services, workspace: str
+) -> None:
+    """June edited from Lisbon to Paris: the dream that unlinks June from Lisbon hands Berlin
+    the slot back after planning, and Paris, newer than both, must still end up alone."""
+    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
+    [june] = await june_repeat(s, workspace)
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, june, "I live in Paris."
+    )
+    await derive(s, workspace)
+    current = await contents(s, workspace)
+    assert [c for c in ("Lisbon", "Berlin", "Paris") if any(c in x for x in current)] == [
+        "Paris"
+    ], current
+
+
 async def test_deleting_the_repeat_with_the_value_it_replaced_reverses_nothing(
     services: Services, workspace: str
 ) -> None:
