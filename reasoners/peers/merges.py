@@ -158,7 +158,7 @@ def pair_repeats(
 
 
 async def _resolve_duplicates(
-    tx: Tx, workspace: str, scopes: list[str], batch: int, threshold: float, stamp: datetime
+    tx: Tx, workspace: str, scopes: list[str], batch: int, threshold: float
 ) -> bool:
     """Check up to `batch` moved beliefs of `scopes` by the deriver's dedup rule; False once
     none is left to check."""
@@ -201,7 +201,6 @@ async def _resolve_duplicates(
         workspace=workspace,
         pairs=pairs,
         settled=settled,
-        now=stamp,
     )
     return True
 
@@ -266,7 +265,7 @@ async def _step_source(
         # A rename checks too: its new peer takes writes while the rename runs, and a belief
         # derived for it then may repeat one still to move.
         scopes = sorted({m["scope"] for m in moves})
-        if await _resolve_duplicates(tx, workspace, scopes, batch, threshold, stamp):
+        if await _resolve_duplicates(tx, workspace, scopes, batch, threshold):
             return False  # the next step checks what is left
         await tx.rows("move_observes_edges", **base)
     if _moved(await tx.one("move_peer_files", **keyed)) >= batch:

@@ -28,7 +28,7 @@ from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import merges, purge, splits
+from reasoners.peers import invalidation, merges, purge, splits
 from reasoners.peers.files import FileWriter
 from reasoners.peers.starts import RESTRUCTURE
 from resolvers.services import Services
@@ -284,9 +284,8 @@ async def test_a_merge_resolves_near_duplicates_by_the_dedup_rule(
     spans = sorted((x.message.content, x.span) for x in detail.sources)
     assert spans == sorted([(GREEN, GREEN), (GREEN_AGAIN, GREEN_AGAIN)])
     assert [d.id for d in detail.dependents] == [taste]
-    dropped = await observations.get_detail(s.db, workspace, again)
-    assert dropped.observation.deleted_at is not None
-    assert dropped.sources == [] and dropped.dependents == []
+    with pytest.raises(NotFound):  # removed: its sources and dependents moved
+        await observations.get_detail(s.db, workspace, again)
     left = await statements.read(s.db, "count_dedup_pending", workspace=workspace)
     assert left == [{"pending": 0}]
 
@@ -375,6 +374,68 @@ async def test_a_merge_makes_one_belief_of_two_views_of_one_message(
     texts = [o.content for o in page.items]
     assert len(texts) == len(set(texts)) == 2, texts
     assert [o.times_derived for o in page.items] == [1, 1]
+
+
+async def test_a_fact_two_views_held_comes_back_after_a_purge_of_one_message(
+    services: Services, workspace: str
+) -> None:
+    """The repeat a merge made one was kept as a tombstone citing nothing: a purge of its
+    message missed its words, and the fact, derived again from the message left, read as a
+    deleted one and was dropped for good."""
+    s = await two_identities(services, workspace)
+    ids = {
+        peer: await belief_id(s, workspace, "Paris", "agent", peer) for peer in ("alice", "alicia")
+    }
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await run_all(s, workspace)
+    kept = await belief_id(s, workspace, "Paris", "agent", "alice")
+    [gone] = [i for i in ids.values() if i != kept]
+    with pytest.raises(NotFound):
+        await observations.get_detail(s.db, workspace, gone)
+    detail = await observations.get_detail(s.db, workspace, kept)
+    s1 = [x.message.id for x in detail.sources if x.message.session == "s1"]
+    await purge.purge_messages(s.db, s.settings, workspace, s1)
+    await derive(s, workspace, ScriptedLLM({"deriver": verbatim}))
+    assert (await contents(s, workspace, "agent", "alice", levels=["explicit"])).count(
+        "I live in Paris."
+    ) == 1
+
+
+async def homes(s: Services, workspace: str) -> list[str]:
+    current = await contents(s, workspace, "agent", "alice")
+    return [c for c in ("Madrid", "Berlin") if any(c in line for line in current)]
+
+
+async def test_a_value_replaced_in_one_view_comes_back_when_its_merged_replacement_goes(
+    services: Services, workspace: str
+) -> None:
+    """Madrid, replaced by Berlin in alice's view, merged with alicia's older Berlin: the
+    update stayed on the removed repeat, so deleting every Berlin message left no home."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await make_peers(s, workspace, "alice", "alicia", "agent")
+    await make_session(s, workspace, "s2", [MemberSettings("alicia"), MemberSettings("agent")])
+    await make_session(s, workspace, "s1", [MemberSettings("alice"), MemberSettings("agent")])
+    await post(s, workspace, "s2", ("alicia", "I live in Berlin."))
+    await derive(s, workspace)
+    await post(s, workspace, "s1", ("alice", "I live in Madrid."))
+    await derive(s, workspace)
+    await dream_now(s, workspace, "agent", "alice")
+    await post(s, workspace, "s1", ("alice", "I live in Berlin."))
+    await derive(s, workspace)
+    await dream_now(s, workspace, "agent", "alice")
+    assert await homes(s, workspace) == ["Berlin"]
+    madrid = await belief_id(s, workspace, "Madrid", "agent", "alice")
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await run_all(s, workspace)
+    berlin = await belief_id(s, workspace, "Berlin", "agent", "alice")
+    detail = await observations.get_detail(s.db, workspace, madrid)
+    assert [o.id for o in detail.replaced_by] == [berlin]
+    sources = await observations.get_detail(s.db, workspace, berlin)
+    await invalidation.delete_messages(
+        s.db, s.embedder, s.settings, workspace, [x.message.id for x in sources.sources]
+    )
+    await derive(s, workspace)
+    assert await homes(s, workspace) == ["Madrid"]
 
 
 async def test_a_rename_carries_keys_files_cards_and_sessions(
