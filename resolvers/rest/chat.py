@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, StrictInt
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from graph.errors import Forbidden, InvalidInput
-from graph.repo import members
+from graph.repo import members, observations
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic.citations import Citations
 from reasoners.dialectic.evidence import View
@@ -77,9 +77,17 @@ async def view_of(call: Call, body: ChatBody) -> View:
     )
 
 
-def evidence(citations: Citations) -> dict[str, Any]:
+async def evidence(call: Call, citations: Citations) -> dict[str, Any]:
+    """The cited conclusions and messages; a conclusion's `source_ids` is a list here, of its
+    premises (empty for one taken from messages), as Honcho's clients parse evidence."""
+    cited = citations.observations
+    premises = await observations.premise_ids(
+        call.services.db, call.workspace, [o.id for o in cited]
+    )
     return {
-        "conclusions": [shapes.conclusion(o) for o in citations.observations],
+        "conclusions": [
+            {**shapes.conclusion(o), "source_ids": premises.get(o.id, [])} for o in cited
+        ],
         "messages": [shapes.message(m.message) for m in citations.messages],
         "tool_calls": [],
         "reasoning_trace_id": None,
@@ -109,7 +117,7 @@ async def chat(call: Call) -> Response:
         answer = await while_connected(call.request, asked, "before its answer")
         result: dict[str, Any] = {"content": answer.answer}
         if body.include_evidence:
-            result["evidence"] = evidence(answer.citations)
+            result["evidence"] = await evidence(call, answer.citations)
         return JSONResponse(result)
     events = dialectic.chat_stream(
         services.db,
@@ -131,7 +139,7 @@ async def chat(call: Call) -> Response:
                 if current.answer is not None:
                     done: dict[str, Any] = {"done": True}
                     if body.include_evidence:
-                        done["evidence"] = evidence(current.answer.citations)
+                        done["evidence"] = await evidence(call, current.answer.citations)
                     yield event(done)
                     return
                 yield event({"delta": {"content": current.delta or ""}, "done": False})

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from honcho.api_types import Evidence  # type: ignore[import-untyped]
 
 from graph import validation
 from graph.keys import Representation
@@ -801,6 +802,13 @@ async def test_conclusions_carry_their_sources_and_list_what_was_derived_from_on
     assert (await rest.post(f"{c}/list", json=both)).status_code == 422
     hits = (await rest.post(f"{c}/query", json={"query": "honey", "filters": about})).json()
     assert {h["id"]: h["source_ids"] for h in hits}[honey.id] == [bees]
+    # Chat evidence lists them too, never null: the SDK's Evidence refused a null (the answer
+    # with evidence raised in the client).
+    chat = {"query": "honey bees", "target": "alice", "include_evidence": True}
+    said = (await rest.post(f"/workspaces/{workspace}/peers/bot/chat", json=chat)).json()
+    evidence = Evidence.model_validate(said["evidence"])
+    cited = {o.id: o.source_ids for o in evidence.conclusions}
+    assert cited == {bees: [], honey.id: [bees]}, cited
 
 
 async def test_conclusions_list_across_representations(
