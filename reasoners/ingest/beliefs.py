@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graph.db import Database
 from graph.errors import InvalidInput, LimitExceeded, NotFound
@@ -11,7 +11,7 @@ from graph.records import ObservationRecord
 from graph.repo import sessions, stated_observations
 from graph.repo.stated_observations import StatedBelief
 from graph.settings import Settings
-from graph.validation import check_name
+from graph.validation import check_name, without_nul
 from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.embeddings.model import Embedder, embed_async
 
@@ -43,9 +43,10 @@ def validate_beliefs(items: Sequence[BeliefInput], settings: Settings) -> None:
                 check_name(item.session, "session")
             except InvalidInput as exc:
                 raise InvalidInput(f"conclusions[{index}].session_id: {exc.message}") from exc
-        if not item.content.strip():
+        content = without_nul(item.content).strip()  # judged as it would be stored
+        if not content:
             raise InvalidInput(f"conclusions[{index}].content: content is empty")
-        check_belief(item.content.strip(), f"conclusions[{index}].content")
+        check_belief(content, f"conclusions[{index}].content")
 
 
 async def check_sessions(db: Database, workspace: str, items: Sequence[BeliefInput]) -> None:
@@ -75,6 +76,7 @@ async def add_beliefs(
     workspace: str,
     items: Sequence[BeliefInput],
 ) -> list[ObservationRecord]:
+    items = [replace(item, content=without_nul(item.content)) for item in items]
     validate_beliefs(items, settings)
     await check_sessions(db, workspace, items)
     vectors = await embed_async(embedder, [item.content for item in items])

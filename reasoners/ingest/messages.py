@@ -63,13 +63,14 @@ def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[st
             check_name(item.peer, "peer")
         except InvalidInput as exc:
             raise _item_error(index, "peer", exc.message) from exc
-        if not item.content.strip():
+        content = without_nul(item.content)  # judged as it would be stored
+        if not content.strip():
             raise _item_error(index, "content", "content is empty")
-        if len(item.content) > settings.max_message_chars:
+        if len(content) > settings.max_message_chars:
             raise _item_error(
                 index,
                 "content",
-                f"{len(item.content)} characters; the limit is {settings.max_message_chars}",
+                f"{len(content)} characters; the limit is {settings.max_message_chars}",
             )
         if item.context is not None and len(item.context) > MAX_CONTEXT_CHARS:
             raise _item_error(

@@ -209,7 +209,7 @@ async def correct_observation(
     content: str,
 ) -> Outcome:
     """A new version of the belief with `content`; the old one is superseded."""
-    content = content.strip()
+    content = without_nul(content).strip()
     if not content:
         raise InvalidInput("content must not be empty: delete the observation instead")
     check_belief(content, "content")

@@ -251,7 +251,13 @@ async def test_a_refused_batch_creates_nothing(rest: httpx.AsyncClient) -> None:
     """A batch refused for its content had already created the workspace, session and peers
     it named."""
     name = f"rest-{uuid.uuid4().hex[:10]}"
-    for bad in [{"content": "x" * 30_000}, {"content": "  "}, {"metadata": {"k": "v" * 20_000}}]:
+    nul_only = {"content": "\x00 \x00"}  # empty once its NULs are dropped, as stored
+    for bad in [
+        {"content": "x" * 30_000},
+        {"content": "  "},
+        nul_only,
+        {"metadata": {"k": "v" * 20_000}},
+    ]:
         r = await rest.post(
             f"/workspaces/{name}/sessions/s/messages",
             json={"messages": [{"peer_id": "p", "content": "hello", **bad}]},
@@ -572,7 +578,7 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
         c,
         json={
             "conclusions": [
-                {"content": "Alice keeps bees", "observer_id": "bot", "observed_id": "alice"},
+                {"content": "Alice keeps\x00 bees", "observer_id": "bot", "observed_id": "alice"},
                 {
                     "content": "Alice lives in Leeds",
                     "observer_id": "bot",
@@ -589,7 +595,10 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
         assert item["level"] == "explicit"
     scope = {"observer_id": "bot", "observed_id": "alice"}
     r = await rest.post(f"{c}/list", params={"page": 1, "size": 10}, json={"filters": scope})
+    # NUL characters are dropped, as from messages; nothing but NULs is empty.
     assert [x["content"] for x in r.json()["items"]] == ["Alice lives in Leeds", "Alice keeps bees"]
+    only_nul = {"content": "\x00", **scope}
+    assert (await rest.post(c, json={"conclusions": [only_nul]})).status_code == 422
     r = await rest.post(f"{c}/list", json={"filters": {"id": {"in": [made[0]["id"]]}}})
     assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
     r = await rest.post(f"{c}/query", json={"query": "Leeds", "top_k": 1, "filters": scope})
