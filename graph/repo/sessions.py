@@ -24,9 +24,12 @@ SESSIONS = "sessions"  # the name in its cursors
 
 @dataclass(frozen=True)
 class MemberSettings:
+    """A peer to put in a session; a setting left None is true for a peer that joins and
+    unchanged for one already in the session."""
+
     peer: str
-    observe_me: bool = True
-    observe_others: bool = True
+    observe_me: bool | None = None
+    observe_others: bool | None = None
 
 
 async def get_or_create(

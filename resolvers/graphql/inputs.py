@@ -48,13 +48,14 @@ class MessageInput:
     )
 
 
+UNSET = " Omitted: true for a peer that joins, unchanged for one already in the session."
+
+
 @strawberry.input(description="A peer to put in a session, with its observation settings.")
 class SessionPeerInput:
     peer: str = strawberry.field(description="An existing peer of the workspace.")
-    observe_me: bool = strawberry.field(default=True, description=OBSERVE_ME + " Default true.")
-    observe_others: bool = strawberry.field(
-        default=True, description=OBSERVE_OTHERS + " Default true."
-    )
+    observe_me: bool | None = strawberry.field(default=None, description=OBSERVE_ME + UNSET)
+    observe_others: bool | None = strawberry.field(default=None, description=OBSERVE_OTHERS + UNSET)
 
 
 @strawberry.input(description="Which messages to keep; every field is optional and they combine.")

@@ -124,6 +124,7 @@ class Query:
         after: AfterArg = None,
     ) -> Connection[Peer]:
         info.context.principal.require_workspace(workspace)
+        await workspaces.get(info.context.services.db, workspace)  # NOT_FOUND, not an empty page
         page = await peers.list_page(
             info.context.services.db,
             workspace,
@@ -166,6 +167,7 @@ class Query:
         after: AfterArg = None,
     ) -> Connection[Session]:
         info.context.principal.require_peer_or_session(workspace, peer, None)
+        await workspaces.get(info.context.services.db, workspace)
         page = await sessions.list_page(
             info.context.services.db,
             workspace,
@@ -227,6 +229,7 @@ class Query:
     ) -> Connection[Message]:
         filters = message_filter(filter)
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
+        await workspaces.get(info.context.services.db, workspace)
         page = await messages.list_page(
             info.context.services.db,
             workspace,

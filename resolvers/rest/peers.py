@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import InvalidInput
 from graph.records import PeerRecord
-from graph.repo import members, peer_cards, peers, sessions
+from graph.repo import members, peer_cards, peers, sessions, workspaces
 from reasoners.embeddings.model import embed_async
 from resolvers.auth import KeyScope
 from resolvers.rest import shapes
@@ -83,7 +83,7 @@ async def list_all(call: Call) -> Response:
     body = await call.body(ListBody, empty={})
     metadata = metadata_of(body.filters, "on peers")
     db = call.services.db
-    await ensure_workspace(call)
+    await workspaces.get(db, call.workspace)  # a read creates nothing: NOT_FOUND
     found = await read_all(
         lambda after, limit: peers.list_page(
             db, call.workspace, metadata=metadata, after=after, limit=limit

@@ -11,7 +11,7 @@ from graph.configuration import readable
 from graph.errors import NotFound
 from graph.props import NO_META
 from graph.records import MembershipRecord, SessionRecord
-from graph.repo import peers, sessions
+from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import check_peer_count
 from resolvers.auth import KeyScope
@@ -60,11 +60,9 @@ class PeerNamesBody(RootModel[list[str]]):
 
 def settings_of(given: PeerMap) -> list[MemberSettings]:
     return [
-        MemberSettings(
-            name,
-            True if s.observe_me is None else s.observe_me,
-            True if s.observe_others is None else s.observe_others,
-        )
+        # A setting not sent: true for a peer that joins, unchanged for a member (the SDK's
+        # plain add sends `{}`, which turned a member's observe_me false back on).
+        MemberSettings(name, s.observe_me, s.observe_others)
         for name, s in given.items()
     ]
 
@@ -128,7 +126,7 @@ async def list_all(call: Call) -> Response:
     body = await call.body(ListBody, empty={})
     metadata = metadata_of(body.filters, "on sessions")
     db = call.services.db
-    await ensure_workspace(call)
+    await workspaces.get(db, call.workspace)  # a read creates nothing: NOT_FOUND
     found = await read_all(
         lambda after, limit: sessions.list_page(
             db, call.workspace, metadata=metadata, active=None, peer=None, after=after, limit=limit
@@ -153,8 +151,18 @@ async def _update(call: Call, **changes: Any) -> Response:
     return JSONResponse(shapes.session(record))
 
 
+async def _active(call: Call, session: str) -> SessionRecord:
+    """The session, NOT_FOUND once deleted: a deleted session takes no change."""
+    record = await sessions.get(call.services.db, call.workspace, session)
+    if not record.active:
+        raise NotFound(f"session {session!r} was deleted")
+    return record
+
+
 async def update(call: Call) -> Response:
     body = await call.body(SessionUpdate, empty={})
+    call.principal.require_session(call.workspace, call.path("session"))
+    await _active(call, call.path("session"))
     return await _update(
         call, meta=meta(call, body.metadata, body.configuration, "session"), active=None
     )
@@ -179,7 +187,9 @@ async def add_peers(call: Call) -> Response:
     check_peer_count(list(given))  # before the workspace or session is created
     await ensure_workspace(call)
     absent = await creatable_peers(call, list(given))  # before the session is created
-    await get_or_create_session(call, session, NO_META)
+    record, _ = await get_or_create_session(call, session, NO_META)
+    if not record.active:
+        raise NotFound(f"session {session!r} was deleted")
     await create_peers(call, absent)
     await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))
     return await _session_answer(call, session)
@@ -189,6 +199,7 @@ async def set_peers(call: Call) -> Response:
     session = call.path("session")
     call.principal.require_session(call.workspace, session)
     given = (await call.body(PeerMapBody)).root
+    await _active(call, session)  # before any peer is created
     await ensure_peers(call, list(given))
     await sessions.set_peers(call.services.db, call.workspace, session, settings_of(given))
     return await _session_answer(call, session)

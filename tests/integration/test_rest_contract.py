@@ -268,6 +268,43 @@ async def test_a_refused_batch_creates_nothing(rest: httpx.AsyncClient) -> None:
     assert (await rest.post(f"/workspaces/{name}/peers/list")).json()["items"] == []
 
 
+async def test_reads_of_a_missing_workspace_are_not_found_and_create_nothing(
+    rest: httpx.AsyncClient, gql: GraphQLClient
+) -> None:
+    """Listing the peers or sessions of a misspelt workspace created it (a read that writes),
+    and GraphQL's lists answered an empty page where every other read said NOT_FOUND."""
+    name = f"rest-{uuid.uuid4().hex[:10]}"
+    for what in ("peers", "sessions"):
+        r = await rest.post(f"/workspaces/{name}/{what}/list")
+        assert r.status_code == 404, r.text
+    for query in (
+        "query($w: String!) { peers(workspace: $w) { nodes { name } } }",
+        "query($w: String!) { sessions(workspace: $w) { nodes { name } } }",
+        "query($w: String!) { messages(workspace: $w) { nodes { id } } }",
+    ):
+        assert await gql.error_code(query, {"w": name}) == "NOT_FOUND", query
+    assert (await rest.post("/workspaces", json={"id": name})).status_code == 201
+
+
+async def test_a_deleted_or_missing_session_takes_no_change_and_creates_no_peer(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    await seed(rest, workspace)
+    s = f"/workspaces/{workspace}/sessions"
+    r = await rest.put(f"{s}/nosuch/peers", json={"zed": {}})
+    assert r.status_code == 404
+    assert (await rest.post(s, json={"id": "gone"})).status_code == 201
+    assert (await rest.delete(f"{s}/gone")).status_code == 202
+    for r in (
+        await rest.post(f"{s}/gone/peers", json={"alice": {}}),
+        await rest.put(f"{s}/gone/peers", json={"alice": {}}),
+        await rest.put(f"{s}/gone", json={"metadata": {"topic": "bees"}}),
+    ):
+        assert r.status_code == 404 and "was deleted" in r.json()["detail"], r.text
+    listed = await rest.post(f"/workspaces/{workspace}/peers/list")
+    assert "zed" not in [p["id"] for p in listed.json()["items"]]
+
+
 # --- sessions and messages ---------------------------------------------------------------------
 
 
@@ -285,6 +322,10 @@ async def test_sessions_peers_and_configs(rest: httpx.AsyncClient, workspace: st
     assert r.json() == {"observe_me": False, "observe_others": True}
     r = await rest.put(f"{s}/s1/peers/bot/config", json={"observe_others": False})
     assert r.status_code == 204 and r.content == b""
+    r = await rest.get(f"{s}/s1/peers/bot/config")
+    assert r.json() == {"observe_me": False, "observe_others": False}
+    # Added again with no settings (the SDK's plain add_peers): a member keeps its own.
+    assert (await rest.post(f"{s}/s1/peers", json={"bot": {}})).status_code == 200
     r = await rest.get(f"{s}/s1/peers/bot/config")
     assert r.json() == {"observe_me": False, "observe_others": False}
     r = await rest.post(f"{s}/s1/peers", json={"carol": {"observe_me": True}})
