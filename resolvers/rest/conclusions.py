@@ -124,11 +124,11 @@ def selection(filters: dict[str, Any] | None) -> Selection:
         source = _id(source["contains"], "source_ids.contains")
     return Selection(
         source=source,
-        observer=_text(observer, "observer_id") if observer is not None else None,
-        observed=_text(observed, "observed_id") if observed is not None else None,
+        observer=_id(observer, "observer_id") if observer is not None else None,
+        observed=_id(observed, "observed_id") if observed is not None else None,
         session=None if session is None else _id(session, "session_id"),
         levels=levels,
-        ids=[_text(i, "id") for i in ids] if ids is not None else None,
+        ids=[_id(i, "id") for i in ids] if ids is not None else None,
     )
 
 

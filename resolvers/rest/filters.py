@@ -134,8 +134,11 @@ def session_allowlist(filters: Filters) -> list[str] | None:
     if isinstance(value, dict):
         _refuse_unknown(value, {"in"}, "on session_id")
         value = value.get("in")
-    if isinstance(value, str):
+    # An empty id or list would match nothing rather than, as leaving it out does, everything.
+    if isinstance(value, str) and value:
         return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
         return value
-    raise InvalidInput("filters.session_id must be an id, a list of ids or {in: [ids]}")
+    raise InvalidInput(
+        "filters.session_id must be an id, a list of ids or {in: [ids]}, none of them empty"
+    )

@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from graph.errors import Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, Unauthenticated
 from graph.records import ObservationRecord, Page
 from resolvers.rest import MODULES, filters, routes, shapes
+from resolvers.rest.conclusions import selection
 from resolvers.rest.http import BadRequest, error_answer
 from resolvers.rest.paging import PageQuery, numbered, read_all
 from resolvers.services import Services
@@ -125,6 +126,24 @@ def test_session_allowlist_forms() -> None:
     assert filters.session_allowlist(None) is None
     with pytest.raises(InvalidInput):
         filters.session_allowlist({"peer_id": "x"})
+    # Empty ids matched nothing, quietly: refused, as every other id filter's are.
+    for empty in ("", [], [""], {"in": []}):
+        with pytest.raises(InvalidInput):
+            filters.session_allowlist({"session_id": empty})
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"observer_id": "", "observed_id": "x"},
+        {"observer_id": "x", "observed_id": ""},
+        {"id": ""},
+        {"id": {"in": ["a", ""]}},
+    ],
+)
+def test_an_empty_conclusion_id_filter_is_refused(given: dict[str, object]) -> None:
+    with pytest.raises(InvalidInput):
+        selection(given)
 
 
 def _belief(level: str, content: str, when: datetime) -> ObservationRecord:
