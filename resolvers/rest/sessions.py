@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import BaseModel, Field, RootModel, field_validator
 from starlette.responses import JSONResponse, Response
 
 from graph.configuration import readable
@@ -43,6 +43,14 @@ class SessionCreate(BaseModel):
     metadata: dict[str, Any] | None = None
     configuration: dict[str, Any] | None = None
     peers: PeerMap | None = None
+    scopes: Any = None  # Honcho's scopes are not served: refused, never ignored
+
+    @field_validator("scopes")
+    @classmethod
+    def _no_scopes(cls, value: Any) -> Any:
+        if value:
+            raise ValueError("scopes are not supported: a session belongs to its workspace")
+        return value
 
 
 class SessionUpdate(BaseModel):

@@ -316,6 +316,9 @@ async def test_sessions_peers_and_configs(rest: httpx.AsyncClient, workspace: st
     fields(r.json(), SESSION_FIELDS)
     r = await rest.post(s, json={"id": "s1", "configuration": {"y": 2}})
     assert r.json()["configuration"] == {"x": {"deep": 1}, "y": 2}  # merged
+    # Scopes are not served: refused, not ignored (an empty list asks for none).
+    assert (await rest.post(s, json={"id": "s9", "scopes": ["team"]})).status_code == 422
+    assert (await rest.post(s, json={"id": "s1", "scopes": []})).status_code == 200
     r = await rest.get(f"{s}/s1/peers")
     assert {p["id"] for p in r.json()["items"]} == {"alice", "bot"}
     r = await rest.get(f"{s}/s1/peers/bot/config")
