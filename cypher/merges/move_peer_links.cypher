@@ -1,12 +1,15 @@
-// The source peer's session memberships and materialized dreams become the target's. A session
-// the target is already in keeps the target's settings. Dream runs follow the representations
+// The source peer's session memberships and materialized dreams become the target's: every
+// window of them (who was present when is read from the windows), but an open one where the
+// target has an open one too, whose settings it keeps. Dream runs follow the representations
 // they record. Sub-peer links move in graph/repo/members.py, each checked as an add is.
 MATCH (s:Peer {workspace: $workspace, name: $source})
 MATCH (t:Peer {workspace: $workspace, name: $target})
 CALL (s, t) {
   MATCH (s)-[p:PARTICIPATES_IN]->(x:Session)
-  OPTIONAL MATCH (t)-[q:PARTICIPATES_IN]->(x)
-  FOREACH (_ IN CASE WHEN q IS NULL THEN [1] ELSE [] END |
+  WITH p, x,
+       p.left_at IS NULL
+       AND EXISTS { (t)-[q:PARTICIPATES_IN]->(x) WHERE q.left_at IS NULL } AS both_open
+  FOREACH (_ IN CASE WHEN both_open THEN [] ELSE [1] END |
     CREATE (t)-[n:PARTICIPATES_IN]->(x)
     SET n = properties(p))
   DELETE p

@@ -1,12 +1,17 @@
-// The sub-peer takes the peer's place in the given sessions (same observation settings), and
-// the peer's waiting derive jobs of those sessions now derive for the sub-peer.
+// The sub-peer takes the peer's place in the given sessions: each of its windows, with their
+// observation settings (but an open one where the sub-peer has an open one already), and the
+// peer's waiting derive jobs of those sessions now derive for the sub-peer.
 MATCH (p:Peer {workspace: $workspace, name: $peer})
 MATCH (c:Peer {workspace: $workspace, name: $child})
 CALL (p, c) {
   MATCH (p)-[w:PARTICIPATES_IN]->(s:Session)
   WHERE s.name IN $sessions
-  MERGE (c)-[n:PARTICIPATES_IN]->(s)
-  ON CREATE SET n = properties(w)
+  WITH w, s,
+       w.left_at IS NULL
+       AND EXISTS { (c)-[o:PARTICIPATES_IN]->(s) WHERE o.left_at IS NULL } AS both_open
+  FOREACH (_ IN CASE WHEN both_open THEN [] ELSE [1] END |
+    CREATE (c)-[n:PARTICIPATES_IN]->(s)
+    SET n = properties(w))
   DELETE w
   RETURN count(*) AS sessions
 }

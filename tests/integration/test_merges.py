@@ -20,6 +20,7 @@ from graph.repo import (
     observations,
     peer_cards,
     queue_status,
+    sessions,
     workspaces,
 )
 from graph.repo.observation_search import ObservationQuery
@@ -773,6 +774,37 @@ async def test_a_split_moves_a_session_set_to_a_new_sub_peer(
     # An aggregated read of alice still reaches what moved.
     together = await contents(s, workspace, "agent", "alice", aggregated=("alice-work",))
     assert sorted(together) == ["I live in Paris.", "I work at the bank."]
+
+
+async def windows(s: Services, workspace: str, session: str, peer: str) -> list[bool]:
+    """Whether each of the peer's membership windows in the session is open, oldest first."""
+    members = await sessions.list_members(s.db, workspace, session, include_past=True)
+    return [m.left_at is None for m in sorted(members, key=lambda m: m.joined_at) if m.peer == peer]
+
+
+async def test_merges_and_splits_move_every_membership_window(
+    services: Services, workspace: str
+) -> None:
+    """A merge dropped every window of the source in a session the target had ever been in (the
+    target, gone from it, was not present again), and a split kept one window of a peer that
+    left and came back, perhaps the closed one."""
+    await make_peers(services, workspace, "alice", "alicia", "agent")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await sessions.remove_peers(services.db, workspace, "s1", ["alice"])
+    await sessions.add_peers(services.db, workspace, "s1", [MemberSettings("alicia")])
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alicia"], "alice", True)
+    )
+    await run_all(services, workspace)
+    assert await windows(services, workspace, "s1", "alice") == [False, True]
+    # alice left and came back: both windows go to the sub-peer, the open one open.
+    await sessions.remove_peers(services.db, workspace, "s1", ["alice"])
+    await sessions.add_peers(services.db, workspace, "s1", [MemberSettings("alice")])
+    split = splits.Split("alice", [splits.Part("alice-work", ["s1"])])
+    await splits.start(services.db, services.settings, workspace, split)
+    await run_all(services, workspace)
+    assert await windows(services, workspace, "s1", "alice-work") == [False, False, True]
+    assert await windows(services, workspace, "s1", "alice") == []
 
 
 async def test_a_message_posted_while_a_split_moves_its_session_goes_with_it(
