@@ -2,7 +2,10 @@
 // (their HAS_FILE edge included).
 // A card keeps its place: card.md for a peer's card of itself, cards/<observer>.md otherwise.
 // On a path the target already uses, a card of the target's wins (the moved one is deleted,
-// with its chunks; dreams rebuild cards) and a user file moves to merged/<source>/<path>.
+// with its chunks; dreams rebuild cards) and a user file moves to merged/<source>/<path>, or,
+// where that path is taken too (a file the target made there) or longer than $max_path
+// characters, to merged/<source>/<file id>/<name> (its last segment), else
+// merged/<source>/<file id>: a clash never fails the step (files are unique by path per peer).
 // Two cards of one batch can become one: the source's card of itself and the target's card of
 // the source are both the target's card of itself. The one the target wrote is kept.
 MATCH (f:File {workspace: $workspace})
@@ -27,9 +30,22 @@ UNWIND range(0, size(group) - 1) AS rank
 WITH group[rank].f AS f, group[rank].observer AS observer, peer, wanted, rank > 0 AS beaten
 OPTIONAL MATCH (clash:File {workspace: $workspace, peer: peer, path: wanted})
 WHERE clash <> f
+WITH f, peer, observer, wanted, beaten, clash,
+     'merged/' + $source + '/' + f.path AS aside,
+     'merged/' + $source + '/' + f.id + '/' + last(split(f.path, '/')) AS by_id
+WITH f, peer, observer, wanted, beaten, clash,
+     CASE
+       WHEN size(aside) <= $max_path
+            AND NOT EXISTS { (:File {workspace: $workspace, peer: peer, path: aside}) }
+         THEN aside
+       WHEN size(by_id) <= $max_path
+            AND NOT EXISTS { (:File {workspace: $workspace, peer: peer, path: by_id}) }
+         THEN by_id
+       ELSE 'merged/' + $source + '/' + f.id
+     END AS aside
 WITH f, peer, observer, wanted,
      (clash IS NOT NULL OR beaten) AND observer IS NOT NULL AS discard,
-     CASE WHEN clash IS NULL THEN wanted ELSE 'merged/' + $source + '/' + f.path END AS path
+     CASE WHEN clash IS NULL THEN wanted ELSE aside END AS path
 CALL (f, discard) {
   WITH f WHERE discard
   MATCH (f)-[:HAS_CHUNK]->(c:FileChunk)

@@ -40,7 +40,7 @@ from graph.repo import jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
-from graph.validation import check_name, now
+from graph.validation import MAX_PATH_CHARS, check_name, now
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder
 from reasoners.peers.renamed_words import RENAMED_PER_STEP, write_new_name
@@ -268,7 +268,7 @@ async def _step_source(
         if await _resolve_duplicates(tx, workspace, scopes, batch, threshold):
             return False  # the next step checks what is left
         await tx.rows("move_observes_edges", **base)
-    if _moved(await tx.one("move_peer_files", **keyed)) >= batch:
+    if _moved(await tx.one("move_peer_files", **keyed, max_path=MAX_PATH_CHARS)) >= batch:
         return False
     dropped = await members.move_links_in(
         tx, workspace, source, op.target, max_depth=settings.max_peer_depth

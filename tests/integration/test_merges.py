@@ -14,6 +14,7 @@ from graph.errors import Conflict, InvalidInput, NotFound
 from graph.keys import Representation, scope_key
 from graph.repo import (
     dream_writes,
+    files,
     job_admin,
     jobs,
     members,
@@ -437,6 +438,37 @@ async def test_a_value_replaced_in_one_view_comes_back_when_its_merged_replaceme
     )
     await derive(s, workspace)
     assert await homes(s, workspace) == ["Madrid"]
+
+
+async def test_a_file_whose_moved_aside_path_is_taken_or_too_long_still_moves(
+    services: Services, workspace: str
+) -> None:
+    """A user file moved aside to merged/<source>/<path> failed the step for ever when the
+    target had a file there too (files are unique by path), leaving the merge half done; a
+    path near the limit moved aside past it, and could no longer be read."""
+    await make_peers(services, workspace, "alice", "alicia")
+    writer = FileWriter(services.db, services.embedder, services.tokens, services.settings)
+    deep = "d/" * 250 + "x.md"  # 504 characters: 518 once moved aside
+    for peer, path in (
+        ("alice", "notes.md"),
+        ("alice", "merged/alicia/notes.md"),
+        ("alice", deep),
+        ("alicia", "notes.md"),
+        ("alicia", deep),
+    ):
+        await writer.create(workspace, peer, path, f"# {peer} {len(path)}")
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alicia"], "alice", True)
+    )
+    await run_all(services, workspace)
+    done = await queue_status.status(services.db, workspace, None, None)
+    assert done.dead == 0 and done.pending == 0
+    listed = await files.list_files(services.db, workspace, "alice", after=None, limit=20)
+    paths = sorted(f.path for f in listed.items)
+    assert len(paths) == 5 and {"notes.md", "merged/alicia/notes.md", deep} <= set(paths)
+    aside = [p for p in paths if p not in {"notes.md", "merged/alicia/notes.md", deep}]
+    assert all(p.startswith("merged/alicia/") and len(p) <= 512 for p in aside), aside
+    assert sorted(p.rsplit("/", 1)[1] for p in aside) == ["notes.md", "x.md"]
 
 
 async def test_a_rename_carries_keys_files_cards_and_sessions(
