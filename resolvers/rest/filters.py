@@ -6,6 +6,7 @@ rather than ignored, so a client never mistakes an unfiltered answer for a filte
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -88,6 +89,23 @@ def _metadata(value: Any) -> dict[str, Any] | None:
                 "metadata filters compare values for equality"
             )
     return value
+
+
+@dataclass(frozen=True)
+class SessionSelection:
+    metadata: dict[str, Any] | None = None
+    active: bool | None = None  # None: deleted sessions too
+
+
+def session_selection(filters: Filters) -> SessionSelection:
+    """Top-level metadata equality and `is_active` (true: not deleted; false: deleted)."""
+    if not filters:
+        return SessionSelection()
+    _refuse_unknown(filters, {"metadata", "is_active"}, "on sessions")
+    active = filters.get("is_active")
+    if active is not None and not isinstance(active, bool):
+        raise InvalidInput("filters.is_active must be true or false")
+    return SessionSelection(_metadata(filters.get("metadata")), active)
 
 
 def metadata_of(filters: Filters, where: str) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from graph.repo import members, peer_cards, peers, sessions, workspaces
 from reasoners.embeddings.model import embed_async
 from resolvers.auth import KeyScope
 from resolvers.rest import shapes
-from resolvers.rest.filters import messages_of, metadata_of
+from resolvers.rest.filters import messages_of, metadata_of, session_selection
 from resolvers.rest.http import Call
 from resolvers.rest.implicit import ensure_workspace, get_or_create_peer, meta
 from resolvers.rest.members import parse_depth
@@ -114,15 +114,15 @@ async def sessions_of(call: Call) -> Response:
     call.principal.require_peer(call.workspace, name)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    metadata = metadata_of(body.filters, "on sessions")
+    chosen = session_selection(body.filters)
     db = call.services.db
     await peers.get(db, call.workspace, name)
     found = await read_all(
         lambda after, limit: sessions.list_page(
             db,
             call.workspace,
-            metadata=metadata,
-            active=None,
+            metadata=chosen.metadata,
+            active=chosen.active,
             peer=name,
             after=after,
             limit=limit,

@@ -16,7 +16,7 @@ from graph.repo.sessions import MemberSettings
 from graph.validation import check_peer_count
 from resolvers.auth import KeyScope
 from resolvers.rest import shapes
-from resolvers.rest.filters import messages_of, metadata_of
+from resolvers.rest.filters import messages_of, session_selection
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.implicit import (
     creatable_peers,
@@ -132,12 +132,18 @@ async def list_all(call: Call) -> Response:
     call.principal.require_workspace(call.workspace)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    metadata = metadata_of(body.filters, "on sessions")
+    chosen = session_selection(body.filters)
     db = call.services.db
     await workspaces.get(db, call.workspace)  # a read creates nothing: NOT_FOUND
     found = await read_all(
         lambda after, limit: sessions.list_page(
-            db, call.workspace, metadata=metadata, active=None, peer=None, after=after, limit=limit
+            db,
+            call.workspace,
+            metadata=chosen.metadata,
+            active=chosen.active,
+            peer=None,
+            after=after,
+            limit=limit,
         )
     )
     found.sort(key=lambda s: (s.created_at, s.name))

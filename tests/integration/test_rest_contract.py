@@ -303,6 +303,16 @@ async def test_a_deleted_or_missing_session_takes_no_change_and_creates_no_peer(
         assert r.status_code == 404 and "was deleted" in r.json()["detail"], r.text
     listed = await rest.post(f"/workspaces/{workspace}/peers/list")
     assert "zed" not in [p["id"] for p in listed.json()["items"]]
+    # Listed with the rest, unless `is_active` says which (it was refused).
+    everyone = (await rest.post(f"{s}/list")).json()["items"]
+    assert "gone" in [x["id"] for x in everyone]
+    for active, expected in ((True, False), (False, True)):
+        body = {"filters": {"is_active": active}}
+        found = (await rest.post(f"{s}/list", json=body)).json()["items"]
+        assert ("gone" in [x["id"] for x in found]) is expected
+        assert all(x["is_active"] is active for x in found)
+    bad = await rest.post(f"{s}/list", json={"filters": {"is_active": "yes"}})
+    assert bad.status_code == 422
 
 
 # --- sessions and messages ---------------------------------------------------------------------
