@@ -1,6 +1,6 @@
 // The sub-peer takes the peer's place in the given sessions: each of its windows, with their
 // observation settings (but an open one where the sub-peer has an open one already), and the
-// peer's waiting derive jobs of those sessions now derive for the sub-peer.
+// peer's waiting derive jobs of those sessions now derive for the sub-peer, in its units.
 MATCH (p:Peer {workspace: $workspace, name: $peer})
 MATCH (c:Peer {workspace: $workspace, name: $child})
 CALL (p, c) {
@@ -18,7 +18,18 @@ CALL (p, c) {
 CALL () {
   MATCH (j:Job {workspace: $workspace, peer: $peer})
   WHERE j.session IN $sessions AND j.status IN ['pending', 'dead']
-  SET j.peer = $child
+  WITH j, CASE WHEN j.kind = 'derive'
+               THEN 'derive/' + $workspace + '/' + j.session + '/' + $child
+               ELSE j.work_unit END AS key
+  ORDER BY j.seq
+  WITH key, collect(j) AS moved
+  MERGE (u:WorkUnit {key: key})
+  ON CREATE SET u.workspace = $workspace, u.next_seq = 0
+  SET u.next_seq = coalesce(u.next_seq, 0) + size(moved)
+  WITH u, moved, u.next_seq - size(moved) AS base
+  UNWIND range(0, size(moved) - 1) AS i
+  WITH moved[i] AS j, u, base + i + 1 AS seq
+  SET j.peer = $child, j.work_unit = u.key, j.seq = seq
   RETURN count(j) AS jobs
 }
 RETURN sessions, jobs

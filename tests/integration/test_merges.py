@@ -471,6 +471,38 @@ async def test_a_file_whose_moved_aside_path_is_taken_or_too_long_still_moves(
     assert sorted(p.rsplit("/", 1)[1] for p in aside) == ["notes.md", "x.md"]
 
 
+async def test_waiting_derive_jobs_join_the_units_of_the_peer_they_now_derive_for(
+    services: Services, workspace: str
+) -> None:
+    """Moved jobs kept the source's unit: it outlived the source, and ran beside the target's
+    own unit of the session, so one (session, peer) was no longer derived one run at a time."""
+    await make_peers(services, workspace, "alice", "alicia", "agent")
+    members = [MemberSettings("alice"), MemberSettings("alicia"), MemberSettings("agent")]
+    await make_session(services, workspace, "s", members)
+    await post(services, workspace, "s", ("alice", "I live in Paris."))
+    await post(services, workspace, "s", ("alicia", "I have a dog."))
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alicia"], "alice", True)
+    )
+    await run_all(services, workspace)  # the derive jobs wait for their age: only the merge runs
+    waiting = await job_admin.list_jobs(
+        services.db,
+        workspace,
+        session="s",
+        peer=None,
+        statuses=["pending"],
+        with_errors=False,
+        limit=20,
+    )
+    derives = sorted((j for j in waiting if j.kind == "derive"), key=lambda j: j.seq)
+    assert [j.peer for j in derives] == ["alice", "alice"]
+    assert {j.work_unit for j in derives} == {f"derive/{workspace}/s/alice"}
+    assert derives[0].seq < derives[1].seq
+    await derive(services, workspace, ScriptedLLM({"deriver": verbatim}))
+    facts = await contents(services, workspace, "agent", "alice", levels=["explicit"])
+    assert sorted(facts) == ["I have a dog.", "I live in Paris."]
+
+
 async def test_a_rename_carries_keys_files_cards_and_sessions(
     services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
