@@ -19,4 +19,10 @@ CALL (o, fresh) {
 }
 MERGE (o)-[d:DERIVED_FROM]->(m)
 SET d.span = item.span
-RETURN count(o) AS reinforced
+// A belief is stated when its first message was: a repeat from an earlier message (derived
+// after a later one, as two sessions' units may run) dates it, and places it in its session.
+// `redated` rows: their words are the caller's to date anew.
+WITH o, m, m.created_at < coalesce(o.valid_at, o.created_at) AS earlier
+SET o.valid_at = CASE WHEN earlier THEN m.created_at ELSE o.valid_at END,
+    o.session = CASE WHEN earlier THEN m.session ELSE o.session END
+RETURN o.id AS id, o.content AS content, o.valid_at AS valid_at, earlier AS redated

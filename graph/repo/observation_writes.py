@@ -15,7 +15,8 @@ from graph.db import Tx
 from graph.errors import Conflict, RaceLost
 from graph.keys import scope_key
 from graph.props import node_props
-from graph.records import DreamClaim, to_datetime
+from graph.records import DreamClaim, required_datetime, to_datetime
+from graph.repo.invalidation import Redated
 from graph.repo.retrieval import OBSERVATIONS
 from graph.validation import now
 
@@ -272,6 +273,8 @@ class WriteOutcome:
     retired: int = 0  # facts dropped because they repeat a deleted or corrected belief
     # Representations that reached the dream threshold and claimed a dream: enqueue each.
     claims: list[DreamClaim] = field(default_factory=list)
+    # Beliefs a repeat from an earlier message dated anew: their words are the caller's to date.
+    redated: list[Redated] = field(default_factory=list)
 
 
 async def write_explicit(
@@ -400,12 +403,19 @@ async def write_explicit(
         {"id": belief, "message_id": message, "span": span}
         for (belief, message), span in repeated.items()
     ]
+    earliest: dict[str, Redated] = {}
     if repeats:
-        await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
+        for r in await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats):
+            if r["redated"]:
+                row = Redated(str(r["id"]), str(r["content"]), required_datetime(r["valid_at"]))
+                if r["id"] not in earliest or row.valid_at < earliest[r["id"]].valid_at:
+                    earliest[str(r["id"])] = row
     claims = [
         DreamClaim(
             workspace, c["observer"], c["observed"], c["job_id"], to_datetime(c["last_dream_at"])
         )
         for c in edges["claims"]
     ]
-    return WriteOutcome(created, len(repeats) - len(dropped), retired, claims)
+    return WriteOutcome(
+        created, len(repeats) - len(dropped), retired, claims, list(earliest.values())
+    )

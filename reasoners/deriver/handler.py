@@ -38,6 +38,7 @@ from reasoners.deriver.routing import observers_for
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import Usage
+from reasoners.peers.invalidation import date_anew
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import PreparationFailed, Prepared
 from reasoners.text.sense import same_claim
@@ -295,6 +296,8 @@ class DeriverHandler:
                 dream_triggers=dreams,
                 agrees=same_claim,
             )
+            # "(stated on ...)" in the words of a belief an earlier message now dates.
+            await date_anew(tx, self.embedder, workspace, outcome.redated)
             counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)
 

@@ -28,6 +28,7 @@ from tests.integration.derive_helpers import (
     target_messages,
     worker_for,
 )
+from tests.integration.dream_helpers import conversation, derive, say
 
 pytestmark = pytest.mark.integration
 
@@ -341,3 +342,30 @@ async def test_units_wait_for_their_trigger(services: Services, workspace: str) 
     long_text = "I really like jazz records from the fifties. " * 120  # > 1,024 tokens
     await post(services, workspace, "s1", ("alice", long_text.strip()))
     assert await worker.drain() == 1, "the token target makes a unit ready at once"
+
+
+async def test_a_repeat_from_an_earlier_message_dates_the_belief(
+    services: Services, workspace: str
+) -> None:
+    """June's "I live in Berlin" derived before March's (two sessions' units run in any order):
+    the belief kept June as when it was stated, its words said June, and the dialectic showed
+    Lisbon current until June, above evidence dated March."""
+    await conversation(services, workspace, "s2", "s3")
+    await say(services, workspace, "s3", "2024-06-01", "I live in Berlin.")
+    await derive(services, workspace)
+    await say(services, workspace, "s2", "2024-03-05", "I live in Berlin.")
+    await derive(services, workspace)
+    page = await observations.list_page(
+        services.db, workspace, ObservationQuery("agent", "alice"), after=None, limit=10
+    )
+    [berlin] = page.items
+    assert berlin.times_derived == 2
+    assert berlin.valid_at is not None and berlin.valid_at.date().isoformat() == "2024-03-05"
+    assert berlin.session == "s2"
+    assert berlin.content == "Alice lives in Berlin (stated on 2024-03-05)."
+    # A later repeat changes nothing of it.
+    await say(services, workspace, "s3", "2024-07-01", "I live in Berlin.")
+    await derive(services, workspace)
+    again = await observations.get_detail(services.db, workspace, berlin.id)
+    assert again.observation.content == berlin.content
+    assert again.observation.valid_at == berlin.valid_at
