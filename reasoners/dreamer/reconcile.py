@@ -8,6 +8,8 @@ stale belief that could have been settled.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -20,18 +22,21 @@ from reasoners.deriver.first_person import restated
 from reasoners.dreamer.reconcile_rules import (
     KEEP,
     UPDATE,
+    BeliefVerdict,
     ReconcileOutput,
     llm_verdicts,
     reconcile_messages,
     rule_verdicts,
 )
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.llm.interface import LLM, Usage
+from reasoners.llm.interface import LLM, LLMOutputInvalid, Usage
 from reasoners.text.spans import is_grounded
 
 # The model role reconciliation answers under: it reviews derived beliefs like the deduction
 # specialist does, so it shares that role's model setting.
 ROLE = "dreamer-deduction"
+log = logging.getLogger(__name__)
+RECONCILE_CHUNK = 25  # stale beliefs one reconciliation call judges (its answer stays small)
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,32 @@ def _dated(belief: StaleBelief, left: list[Source]) -> datetime | None:
     return picks[0].created_at if picks else None
 
 
+async def judge(
+    llm: LLM, view: Representation, current: Sequence[StaleBelief], guidance: str | None
+) -> tuple[list[BeliefVerdict], Usage]:
+    """The model's verdicts on current stale beliefs, RECONCILE_CHUNK at a time (a thousand
+    verdicts outgrow any answer's token limit). A part whose answer never fit the schema gets
+    none, so the rules judge it: a dream failing there failed again on every retry, and
+    reconciliation comes first in every dream of the view."""
+    given: list[BeliefVerdict] = []
+    usage = Usage()
+    for start in range(0, len(current), RECONCILE_CHUNK):
+        part = current[start : start + RECONCILE_CHUNK]
+        try:
+            answer = await llm.structured(
+                ROLE,
+                reconcile_messages(view.observer, view.observed, part, guidance),
+                ReconcileOutput,
+            )
+        except LLMOutputInvalid as exc:
+            log.warning("%s: %d stale beliefs reconciled by the rules: %s", view, len(part), exc)
+            usage = usage + exc.usage
+            continue
+        given.extend(answer.value.verdicts)
+        usage = usage + answer.usage
+    return given, usage
+
+
 async def reconcile_stale(
     db: Database,
     embedder: Embedder,
@@ -93,17 +124,11 @@ async def reconcile_stale(
         verdicts = rule_verdicts(beliefs)
     else:
         # The model judges current beliefs; history (superseded versions) keeps the rules.
-        answer = await llm.structured(
-            ROLE,
-            reconcile_messages(view.observer, view.observed, current, guidance),
-            ReconcileOutput,
+        given, usage = await judge(llm, view, current, guidance)
+        texts = sorted({(v.content or "").strip() for v in given if v.action == "update"} - {""})
+        verdicts = llm_verdicts(
+            beliefs, ReconcileOutput(verdicts=given), {t: exact_key(t) for t in texts}
         )
-        texts = sorted(
-            {(v.content or "").strip() for v in answer.value.verdicts if v.action == "update"}
-            - {""}
-        )
-        verdicts = llm_verdicts(beliefs, answer.value, {t: exact_key(t) for t in texts})
-        usage = answer.usage
     verdicts = [unlinking(v, read[v.id]) for v in verdicts]
     # Updated words, the model's or the zero-key recount, get their key and embedding.
     texts = sorted({v.content for v in verdicts if v.content is not None})

@@ -147,12 +147,18 @@ def reconcile_messages(
     return [system(instructions), user(f"Stale beliefs:\n\n{listing}")]
 
 
+def _unsourced(belief: StaleBelief) -> bool:
+    return belief.level == "explicit" and not any(s.live for s in belief.sources)
+
+
 def llm_verdicts(
     beliefs: Sequence[StaleBelief], answer: ReconcileOutput, exact_key: dict[str, str]
 ) -> list[Verdict]:
     """The model's verdicts, one per belief; a belief it skipped (or gave an update without
     text), and a superseded version (history, which the model is not shown), fall back to the
-    zero-key verdict. `exact_key` maps updated texts to their keys."""
+    zero-key verdict, and so does a fact whose every message was deleted: the model's confirm
+    brought it back with no evidence at all (an edited message's new text may still hold it,
+    reworded: that the model judges). `exact_key` maps updated texts to their keys."""
     given = {v.id: v for v in answer.verdicts}
     fallback = {v.id: v for v in rule_verdicts(beliefs)}
     decided: dict[str, Verdict] = {}
@@ -160,7 +166,11 @@ def llm_verdicts(
         if belief.superseded:
             continue  # judged below, once the current beliefs under it are
         v = given.get(belief.id)
-        if v is None or (v.action == "update" and not (v.content or "").strip()):
+        if (
+            _unsourced(belief)
+            or v is None
+            or (v.action == "update" and not (v.content or "").strip())
+        ):
             decided[belief.id] = fallback[belief.id]
         elif v.action == "tombstone":
             decided[belief.id] = Verdict(belief.id, DROP)

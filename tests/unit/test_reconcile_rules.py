@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
-from graph.keys import scope_key
+from graph.keys import Representation, scope_key
 from graph.repo.reconciliation import Premise, Source, StaleBelief, Verdict
 from reasoners.dreamer.prompt import GUIDANCE_HEADING
-from reasoners.dreamer.reconcile import unlinking
+from reasoners.dreamer.reconcile import RECONCILE_CHUNK, ROLE, judge, unlinking
 from reasoners.dreamer.reconcile_rules import (
     BeliefVerdict,
     ReconcileOutput,
@@ -19,8 +20,10 @@ from reasoners.dreamer.reconcile_rules import (
     reconcile_messages,
     rule_verdicts,
 )
+from reasoners.llm.interface import ChatMessage
 from reasoners.peers.merges import pair_repeats, scope_moves
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
+from tests.fakes.llm import ScriptedLLM
 
 
 def fact(id_: str, *sources: Source) -> StaleBelief:
@@ -302,3 +305,44 @@ def test_the_apps_guidance_follows_the_reconciliation_rules() -> None:
     expected = f"{plain[0]['content']}\n\n{GUIDANCE_HEADING}\n    Keep places."
     assert str(guided[0]["content"]) == expected
     assert guided[1] == plain[1]
+
+
+def test_a_fact_whose_every_message_was_deleted_is_dropped_whatever_the_model_says() -> None:
+    """The model confirmed "alice is divorced" after its only message was deleted: current
+    again, citing nothing live. An edited message's new text may still hold it, reworded."""
+    gone = fact("g", Source("m", False, "I am divorced.", "I am divorced"))
+    edited = fact("e", Source("n", True, "I am divorced now.", "I am single"))
+    answer = ReconcileOutput(
+        verdicts=[
+            BeliefVerdict(id="g", action="confirm"),
+            BeliefVerdict(id="e", action="update", content="alice is divorced."),
+        ]
+    )
+    verdicts = {v.id: v for v in llm_verdicts([gone, edited], answer, {"alice is divorced.": "k"})}
+    assert verdicts["g"] == Verdict("g", "drop")
+    assert verdicts["e"].action == "update"
+
+
+async def test_reconciliation_asks_in_parts_and_a_part_never_answered_falls_to_the_rules() -> None:
+    """A thousand verdicts in one answer outgrew its token limit: cut off, invalid on every
+    retry, and every later dream of the view failed the same way."""
+    beliefs = [derived(f"d{i:02}", "deductive", premise("p")) for i in range(30)]
+
+    def confirm_all(messages: list[ChatMessage], schema: Any) -> ReconcileOutput:
+        shown = str(messages[-1]["content"])
+        ids = [b.id for b in beliefs if f"[obs:{b.id}]" in shown]
+        return ReconcileOutput(verdicts=[BeliefVerdict(id=i, action="confirm") for i in ids])
+
+    llm = ScriptedLLM(max_retries=0).add(ROLE, confirm_all, "not an answer")
+    view = Representation("w", "agent", "alice")
+    given, usage = await judge(llm, view, beliefs, None)
+    assert [str(c.messages[-1]["content"]).count("[obs:d") for c in llm.calls] == [
+        RECONCILE_CHUNK,
+        30 - RECONCILE_CHUNK,
+    ]
+    assert [v.id for v in given] == [b.id for b in beliefs[:RECONCILE_CHUNK]]
+    assert usage.input_tokens > 0 and usage.output_tokens > 0  # the failed part's tokens too
+    # The part with no answer keeps the rules' verdicts (grounded: kept, not relinked).
+    verdicts = llm_verdicts(beliefs, ReconcileOutput(verdicts=given), {})
+    assert {v.relink for v in verdicts[:RECONCILE_CHUNK]} == {True}
+    assert {v.relink for v in verdicts[RECONCILE_CHUNK:]} == {False}
