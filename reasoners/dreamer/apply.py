@@ -18,6 +18,7 @@ from reasoners.dreamer.plan import (
     CardLine,
     DreamPlan,
     NewBelief,
+    Prune,
     Supersession,
     card_diff,
 )
@@ -150,7 +151,13 @@ async def apply_plan(
         applied.events.append(
             {"kind": "superseded", "old": _ref(row["old"]), "new": _ref(row["new"])}
         )
-    for row in await dream_writes.prune(tx, view, [(p.id, p.reason) for p in plan.prunes]):
+
+    async def prune(items: list[Prune]) -> list[dict[str, Any]]:
+        return await dream_writes.prune(tx, view, [(p.id, p.reason) for p in items])
+
+    for row in await _dropping_rejected(
+        prune, list(plan.prunes), lambda p: p.id, lenient=lenient, applied=applied
+    ):
         applied.pruned += 1
         applied.events.append({"kind": "pruned", "belief": _ref(row), "reason": row["reason"]})
 
@@ -188,6 +195,8 @@ async def apply_plan(
             applied.contradictions += belief.level == CONTRADICTION
             replaced = _ref(found["replaced"])
             applied.superseded += replaced is not None
+            if replaced is not None:  # what rested on it turns stale, as for a supersession
+                applied.superseded_ids.append(str(found["replaced"]["id"]))
             applied.events.append(
                 {
                     "kind": "belief",

@@ -307,6 +307,41 @@ async def test_llm_knowledge_update_creates_supersedes(services: Services, works
     assert run.tokens_in > 0  # the specialists' usage is recorded
 
 
+async def test_an_llm_update_written_as_a_new_belief_turns_what_rested_on_the_old_stale(
+    services: Services, workspace: str
+) -> None:
+    """update_belief with content replaced Paris, but a deduction built on Paris stayed current,
+    resting on a superseded premise (only update_belief by new_id made it stale)."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    france = dataclasses.replace(_derived("deductive", paris), content="alice lives in France.")
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [france], origin="dreamer:rules", now=now()
+        )
+    )
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            lisbon = id_of(messages, "Lisbon")
+            return turn(
+                call(
+                    "update_belief",
+                    old_id=paris,
+                    content="alice moved from Paris to Lisbon.",
+                    premise_ids=[lisbon],
+                )
+            )
+        assert tool_results(messages)[-1].startswith("accepted"), tool_results(messages)
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    detail = await observations.get_detail(services.db, workspace, france.id)
+    assert detail.observation.stale, detail.observation
+
+
 async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
     services: Services, workspace: str
 ) -> None:
