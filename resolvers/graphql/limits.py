@@ -1,4 +1,5 @@
-"""GraphQL document limits: depth, aliases and tokens, each failing with LIMIT_EXCEEDED.
+"""GraphQL document limits: depth, aliases, root-field cost and tokens, each failing with
+LIMIT_EXCEEDED.
 
 Depth and aliases are validation rules; the token limit runs before parsing, so a huge
 document is refused without building its syntax tree.
@@ -124,6 +125,80 @@ def alias_rule(max_aliases: int) -> type[ASTValidationRule]:
                     )
 
     return AliasLimit
+
+
+# What one root field costs in one document: a chat runs a tool loop of model calls, an
+# addMessages or a file write embeds up to its batch, a context runs seven reads at once, a
+# search two. Aliases repeated them past the per-key limits, which count operations, not
+# fields: sixteen `chat`s in one query, 1,600 messages in one request.
+ROOT_FIELD_COST = {
+    "chat": 8,
+    "chatStream": 8,
+    "addMessages": 8,
+    "createFile": 8,
+    "updateFile": 8,
+    "context": 2,
+    "searchMessages": 1,
+    "searchObservations": 1,
+    "searchFiles": 1,
+    "editMessage": 1,
+    "correctObservation": 1,
+}
+MAX_DOCUMENT_COST = 8  # one chat, or four contexts, or eight searches
+MAX_SCHEMA_FIELDS = 1  # a full introspection is some 3 MB built on the event loop
+
+
+def _root_keys(
+    selection_set: SelectionSetNode,
+    fragments: dict[str, FragmentDefinitionNode],
+    seen: set[str],
+) -> Iterator[tuple[str, str]]:
+    """(response key, field name) of an operation's root fields, through fragments (each
+    once); fields of one response key run once, however often they are written."""
+    for selection in selection_set.selections:
+        if isinstance(selection, FieldNode):
+            name = selection.name.value
+            yield (selection.alias.value if selection.alias else name), name
+        elif isinstance(selection, InlineFragmentNode):
+            yield from _root_keys(selection.selection_set, fragments, seen)
+        elif isinstance(selection, FragmentSpreadNode):
+            fragment = fragments.get(selection.name.value)
+            if fragment is not None and fragment.name.value not in seen:
+                seen.add(fragment.name.value)
+                yield from _root_keys(fragment.selection_set, fragments, seen)
+
+
+def cost_rule() -> type[ASTValidationRule]:
+    class RootFieldCost(ASTValidationRule):
+        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+            fragments = {
+                d.name.value: d
+                for d in self.context.document.definitions
+                if isinstance(d, FragmentDefinitionNode)
+            }
+            keys = dict(_root_keys(node.selection_set, fragments, set()))
+            cost = sum(ROOT_FIELD_COST.get(name, 0) for name in keys.values())
+            if cost > MAX_DOCUMENT_COST:
+                costly = sorted({n for n in keys.values() if n in ROOT_FIELD_COST})
+                self.report_error(
+                    limit_error(
+                        f"the operation costs {cost} (fields {costly}); the limit is "
+                        f"{MAX_DOCUMENT_COST}: one chat, addMessages or file write, four "
+                        "contexts or eight searches an operation; send the rest separately",
+                        "cost",
+                    )
+                )
+            schemas = sum(1 for name in keys.values() if name == "__schema")
+            if schemas > MAX_SCHEMA_FIELDS:
+                self.report_error(
+                    limit_error(
+                        f"the operation asks for __schema {schemas} times; the limit is "
+                        f"{MAX_SCHEMA_FIELDS}",
+                        "introspection",
+                    )
+                )
+
+    return RootFieldCost
 
 
 def surrogate_rule() -> type[ASTValidationRule]:

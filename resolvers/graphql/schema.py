@@ -13,7 +13,7 @@ from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes, QuietSchema
 from resolvers.graphql.files import FileMutation, FileQuery
-from resolvers.graphql.limits import TokenLimit, alias_rule, depth_rule, surrogate_rule
+from resolvers.graphql.limits import TokenLimit, alias_rule, cost_rule, depth_rule, surrogate_rule
 from resolvers.graphql.members import SCALARS, MemberMutation, MemberQuery
 from resolvers.graphql.mutations import Mutation as CoreMutation
 from resolvers.graphql.queries import Query as CoreQuery
@@ -66,6 +66,7 @@ def validation_rules(settings: Settings) -> list[type[ASTValidationRule]]:
     return [
         depth_rule(settings.max_query_depth, INTROSPECTION_DEPTH),
         alias_rule(settings.max_aliases),
+        cost_rule(),
         surrogate_rule(),
     ]
 

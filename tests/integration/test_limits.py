@@ -26,6 +26,56 @@ async def test_too_many_aliases_are_refused(gql: GraphQLClient) -> None:
     assert len(ok) == 15
 
 
+def named(field: str, i: int) -> str:
+    return field.replace("{i}", str(i))
+
+
+CHAT = 'c{i}: chat(workspace: "w", peer: "p", query: "q") { answer }'
+SEARCH = 's{i}: searchMessages(workspace: "w", query: "q") { score }'
+CONTEXT = 'x{i}: context(workspace: "w", tokens: 100) { text }'
+
+
+@pytest.mark.parametrize(
+    ("fields", "refused"),
+    [
+        ([named(CHAT, 0)], False),
+        ([named(CHAT, i) for i in range(2)], True),
+        ([named(SEARCH, i) for i in range(8)], False),
+        ([named(SEARCH, i) for i in range(9)], True),
+        ([named(CONTEXT, i) for i in range(4)], False),
+        ([named(CONTEXT, i) for i in range(3)] + [named(SEARCH, 0), named(SEARCH, 1)], False),
+        ([named(CONTEXT, i) for i in range(5)], True),
+        ([named(CHAT, 0), named(SEARCH, 0)], True),
+    ],
+)
+async def test_aliases_cannot_multiply_costly_root_fields(
+    gql: GraphQLClient, fields: list[str], refused: bool
+) -> None:
+    """Sixteen aliased chats, each a tool loop of model calls, passed every limit in one
+    query: the per-key limits count operations, not the fields in them."""
+    body = await gql.raw("query { " + " ".join(fields) + " }")
+    limits = [e["extensions"].get("limit") for e in body.get("errors") or []]
+    assert ("cost" in limits) is refused, body
+
+
+async def test_costly_fields_in_fragments_count_once_per_response_key(gql: GraphQLClient) -> None:
+    two = "fragment F on Query { " + named(CHAT, 0) + " } fragment G on Query { ...F ...F }"
+    body = await gql.raw("query { ...F ...G ... on Query { ...F } } " + two)
+    assert "cost" not in [e["extensions"].get("limit") for e in body.get("errors") or []]
+    other = "fragment H on Query { " + named(CHAT, 1) + " }"
+    body = await gql.raw("query { ...F ...H } " + two + " " + other)
+    assert "cost" in [e["extensions"].get("limit") for e in body["errors"]]
+
+
+async def test_one_schema_introspection_a_document(gql: GraphQLClient) -> None:
+    """Sixteen aliased __schema fields in a 5 KB document, sent with no key, built 3 MB of
+    answer on the event loop, stalling every request for 0.65 s."""
+    many = " ".join(f"s{i}: __schema {{ types {{ name }} }}" for i in range(2))
+    body = await gql.raw(f"query {{ {many} }}")
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "introspection"}
+    assert await gql.ok('query { __schema { types { name } } __type(name: "Query") { name } }')
+
+
 async def test_too_many_tokens_are_refused(gql: GraphQLClient) -> None:
     fields = " ".join(["version"] * 2100)
     body = await gql.raw(f"query {{ {fields} }}")
