@@ -134,6 +134,18 @@ def _sign(secret: str, payload: str) -> str:
     return _b64(hmac.new(secret.encode(), payload.encode(), hashlib.sha256).digest())
 
 
+def bounded_ttl(
+    issuer: Principal, ttl_seconds: int | None, *, now: float | None = None
+) -> int | None:
+    """The time to live of a key `issuer` issues: never past the issuer's own expiry (a key
+    issued for a minute could issue admin keys that never expired, and keys cannot be revoked
+    one by one)."""
+    if issuer.expires is None:
+        return ttl_seconds
+    left = max(1, int(issuer.expires - (now if now is not None else time.time())))
+    return left if ttl_seconds is None else min(ttl_seconds, left)
+
+
 def issue_key(
     secret: str,
     principal: Principal,

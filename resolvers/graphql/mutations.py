@@ -11,7 +11,7 @@ from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
-from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.auth import KeyScope, Principal, bounded_ttl, issue_key
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     CreateConfigurationArg,
@@ -348,7 +348,8 @@ class Mutation:
             int | None,
             strawberry.argument(
                 description="Seconds until the key expires, at least 1; omitted: it never "
-                "expires (rotating the server's secret revokes every key)."
+                "expires (rotating the server's secret revokes every key). A key issued with a "
+                "key that expires expires no later than that key."
             ),
         ] = None,
     ) -> str:
@@ -368,4 +369,6 @@ class Mutation:
             await peers.get(services.db, workspace, peer)
         if wanted.scope is KeyScope.SESSION and session is not None and workspace is not None:
             await sessions.get(services.db, workspace, session)
-        return issue_key(settings.auth_secret, wanted, ttl_seconds=ttl_seconds)
+        return issue_key(
+            settings.auth_secret, wanted, ttl_seconds=bounded_ttl(principal, ttl_seconds)
+        )

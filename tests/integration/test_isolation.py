@@ -34,7 +34,7 @@ from graph.repo import dream_runs
 from graph.validation import now
 from reasoners.dreamer import scheduling
 from resolvers.app import create_app
-from resolvers.auth import KeyScope, Principal, issue_key
+from resolvers.auth import KeyScope, Principal, issue_key, verify_key
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
@@ -1431,6 +1431,20 @@ async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world
     for variables in ({"scope": "PEER", "w": a.name, "p": "ghost0"},
                       {"scope": "SESSION", "w": a.name, "s": "ghost-session"}):  # fmt: skip
         assert await api.error_code(CREATE_KEY, variables, key=workspace_key) == "NOT_FOUND"
+
+
+async def test_a_key_that_expires_issues_keys_that_expire_no_later(api: Api, world: World) -> None:
+    """An admin key issued for a minute issued admin keys that never expired."""
+    short = issue_key(SECRET, Principal(KeyScope.ADMIN), ttl_seconds=60)
+    for ttl in (None, 3600, 30):
+        issued = await api.ok(
+            "mutation($t: Int) { createKey(scope: ADMIN, ttlSeconds: $t) }", {"t": ttl}, key=short
+        )
+        expires = verify_key(SECRET, issued["createKey"]).expires
+        assert expires is not None and expires <= time.time() + (ttl or 60) + 1, ttl
+        assert expires <= verify_key(SECRET, short).expires + 1  # type: ignore[operator]
+    lasting = await api.ok("mutation { createKey(scope: ADMIN) }", key=ADMIN_KEY)
+    assert verify_key(SECRET, lasting["createKey"]).expires is None
 
 
 async def test_a_peer_key_reads_files_down_its_tree_and_never_up(api: Api, world: World) -> None:
