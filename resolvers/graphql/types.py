@@ -108,6 +108,12 @@ class Workspace:
         )
 
 
+PEER_FIELD = (
+    " FORBIDDEN to a peer key of another peer (which may list this one as a sub-peer or "
+    "parent, by name)."
+)
+
+
 @strawberry.type(
     description="A participant (a user, an agent, a team...): it sends messages, holds beliefs "
     "about other peers and is the subject of theirs."
@@ -115,28 +121,37 @@ class Workspace:
 class Peer:
     workspace: str = strawberry.field(description="The workspace the peer belongs to.")
     name: str = strawberry.field(description="Unique name within the workspace.")
-    metadata: JSON = strawberry.field(description=METADATA)
-    configuration: JSON = strawberry.field(
-        description="Settings as a JSON object, your app's, but for `observe_me` (true, false "
-        "or null, checked, as Honcho clients read it back): false, and the peer's view of "
-        "itself is not derived in any session."
-    )
-    extraction_context: str | None = strawberry.field(
-        description="Instructions for fact extraction from this peer's messages, below a "
-        "message's and a session's own and above the workspace's when they disagree."
-    )
     created_at: datetime = strawberry.field(description="When the peer was created (UTC).")
+    # The app's data about the peer, each read checked: a peer listed as a sub-peer or parent
+    # of another is named to a key of that other, which may not read its record.
+    record: strawberry.Private[records.PeerRecord]
 
     @classmethod
     def of(cls, r: records.PeerRecord) -> Peer:
-        return cls(
-            workspace=r.workspace,
-            name=r.name,
-            metadata=as_json(r.metadata),
-            configuration=as_json(r.configuration),
-            extraction_context=r.extraction_context,
-            created_at=r.created_at,
-        )
+        return cls(workspace=r.workspace, name=r.name, created_at=r.created_at, record=r)
+
+    def _readable(self, info: strawberry.Info[Any, None]) -> records.PeerRecord:
+        info.context.principal.require_peer(self.workspace, self.name)
+        return self.record
+
+    @strawberry.field(description=METADATA + PEER_FIELD)
+    def metadata(self, info: strawberry.Info[Any, None]) -> JSON:
+        return as_json(self._readable(info).metadata)
+
+    @strawberry.field(
+        description="Settings as a JSON object, your app's, but for `observe_me` (true, false "
+        "or null, checked, as Honcho clients read it back): false, and the peer's view of "
+        "itself is not derived in any session." + PEER_FIELD
+    )
+    def configuration(self, info: strawberry.Info[Any, None]) -> JSON:
+        return as_json(self._readable(info).configuration)
+
+    @strawberry.field(
+        description="Instructions for fact extraction from this peer's messages, below a "
+        "message's and a session's own and above the workspace's when they disagree." + PEER_FIELD
+    )
+    def extraction_context(self, info: strawberry.Info[Any, None]) -> str | None:
+        return self._readable(info).extraction_context
 
 
 OBSERVE_ME = (

@@ -11,9 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field, StrictInt
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import InvalidInput, NotFound
+from graph.errors import Forbidden, InvalidInput, NotFound
 from graph.repo import members
 from graph.repo.members import Related
+from resolvers.auth import Principal
 from resolvers.rest import shapes
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.paging import PageQuery, page_of
@@ -40,8 +41,15 @@ def parse_depth(value: int | str) -> int:
     return min(depth, members.ALL)
 
 
-def related(r: Related) -> dict[str, Any]:
-    return {**shapes.peer(r.peer), "distance": r.distance}
+def related(principal: Principal, r: Related) -> dict[str, Any]:
+    """A peer above or below; one the key may not read (a peer key's parents and sub-peers)
+    comes with its name and no metadata or configuration, as GraphQL refuses those."""
+    shape = {**shapes.peer(r.peer), "distance": r.distance}
+    try:
+        principal.require_peer(r.peer.workspace, r.peer.name)
+    except Forbidden:
+        shape |= {"metadata": {}, "configuration": {}}
+    return shape
 
 
 async def add(call: Call) -> Response:
@@ -87,7 +95,7 @@ async def _listed(call: Call, below: bool) -> Response:
         from_end=q.reverse,
     )
     items = list(reversed(found.items)) if q.reverse else found.items
-    return JSONResponse(page_of(items, q, found.total, related))
+    return JSONResponse(page_of(items, q, found.total, lambda r: related(call.principal, r)))
 
 
 async def list_members(call: Call) -> Response:

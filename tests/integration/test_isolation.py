@@ -1288,6 +1288,14 @@ async def test_a_sub_peer_key_cannot_read_up_its_tree(api: Api, world: World) ->
     for case in ("Query.searchObservations", "Query.context", "Query.chat"):
         document = CASE[case].document.replace('"bob"', '"alice"', 1)
         assert await api.error_code(document, {"w": w}, key=bob) == "FORBIDDEN", case
+    # Its parents are named to it, not their records (the app's metadata and instructions).
+    parents = 'query($w: String!) { parentPeers(workspace: $w, peer: "bob") { peer { name%s } } }'
+    named = await api.ok(parents % "", {"w": w}, key=bob)
+    assert [p["peer"]["name"] for p in named["parentPeers"]] == ["alice"]
+    for name in ("metadata", "configuration", "extractionContext"):
+        assert await api.error_code(parents % f" {name}", {"w": w}, key=bob) == "FORBIDDEN"
+    own = 'query($w: String!) { peer(workspace: $w, name: "bob") { metadata configuration } }'
+    assert (await api.ok(own, {"w": w}, key=bob))["peer"] is not None
 
 
 async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) -> None:

@@ -971,10 +971,12 @@ async def test_no_key_posts_into_a_deleted_session(
 # --- sub-peers and files -----------------------------------------------------------------------
 
 
-async def test_members_and_parents(rest: httpx.AsyncClient, workspace: str) -> None:
+async def test_members_and_parents(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
     p = f"/workspaces/{workspace}/peers"
     for name in ("team", "ann", "ben"):
-        await rest.post(p, json={"id": name})
+        await rest.post(p, json={"id": name, "metadata": {"secret": name}})
     assert (await rest.post(f"{p}/team/members", json={"peer_id": "ann"})).status_code == 201
     assert (await rest.post(f"{p}/team/members", json={"peer_id": "ann"})).status_code == 200
     await rest.post(f"{p}/team/members", json={"peer_id": "ben"})
@@ -983,6 +985,11 @@ async def test_members_and_parents(rest: httpx.AsyncClient, workspace: str) -> N
     assert r.json()["items"][0]["distance"] == 1
     r = await rest.get(f"{p}/ann/parents")
     assert [x["id"] for x in r.json()["items"]] == ["team"]
+    assert r.json()["items"][0]["metadata"] == {"secret": "team"}
+    # ann's key is told its parent's name, not the app's metadata of a peer it may not read.
+    ann = key(KeyScope.PEER, workspace, peer="ann")
+    r = await secured.get(f"{p}/ann/parents", headers=ann)
+    assert [(x["id"], x["metadata"]) for x in r.json()["items"]] == [("team", {})]
     r = await rest.post(f"{p}/ann/members", json={"peer_id": "team"})
     assert r.status_code == 422  # a cycle
     assert (await rest.delete(f"{p}/team/members/ann")).status_code == 204
