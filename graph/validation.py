@@ -141,6 +141,18 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+MAX_IDS_PER_CALL = 1000  # message or job ids one call names (a deletion, a purge, a retry)
+
+
+def check_id_count(ids: Sequence[str], what: str) -> None:
+    """At most MAX_IDS_PER_CALL ids (LimitExceeded otherwise): each is read or written in the
+    call's one transaction, so the list bounds its size."""
+    if len(ids) > MAX_IDS_PER_CALL:
+        raise LimitExceeded(
+            f"{what}: {len(ids)} ids in one call; the limit is {MAX_IDS_PER_CALL}", limit="ids"
+        )
+
+
 def check_peer_count(names: Sequence[str]) -> None:
     """At most MAX_PEERS_PER_CHANGE peers (LimitExceeded otherwise)."""
     if len(names) > MAX_PEERS_PER_CHANGE:

@@ -10,7 +10,7 @@ from graph.db import Database, Tx
 from graph.errors import InvalidInput
 from graph.paging import decode_time_id, encode
 from graph.repo.jobs import JobRecord
-from graph.validation import now
+from graph.validation import check_id_count, now
 
 JOBS = "jobs"  # the name in its cursors
 
@@ -30,6 +30,8 @@ async def retry_dead(
     session: str | None,
     peer: str | None,
 ) -> int:
+    if ids is not None:
+        check_id_count(ids, "ids")
     row = await db.write_one(
         "retry_dead_jobs", workspace=workspace, ids=ids, session=session, peer=peer, now=now()
     )

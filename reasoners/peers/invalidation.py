@@ -22,7 +22,7 @@ from graph.records import MessageRecord, ObservationRecord
 from graph.repo import invalidation, jobs, sessions
 from graph.repo.invalidation import Invalidated
 from graph.settings import Settings
-from graph.validation import now, without_nul
+from graph.validation import check_id_count, now, without_nul
 from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.deriver.first_person import restated
 from reasoners.dreamer import scheduling
@@ -125,6 +125,7 @@ async def delete_messages(
 ) -> Outcome:
     if not ids:
         raise InvalidInput("name at least one message id to delete")
+    check_id_count(ids, "ids")
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
         deleted = await invalidation.delete_messages(tx, workspace, ids, now())

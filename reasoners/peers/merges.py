@@ -40,7 +40,7 @@ from graph.repo import jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.observation_writes import Candidate, find_repeats
 from graph.settings import Settings
-from graph.validation import MAX_PATH_CHARS, check_name, now
+from graph.validation import MAX_PATH_CHARS, check_name, check_peer_count, now
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder
 from reasoners.peers.renamed_words import RENAMED_PER_STEP, write_new_name
@@ -389,6 +389,7 @@ async def start(db: Database, settings: Settings, workspace: str, op: Operation)
     """Check the operation and queue its first job; returns the operation's id."""
     if not op.sources:
         raise InvalidInput("name at least one source peer")
+    check_peer_count(op.sources)
     if not op.merge and op.target in op.sources:
         raise InvalidInput(f"peer {op.target!r} already has that name: give it another")
     if op.target in op.sources or len(set(op.sources)) != len(op.sources):

@@ -43,7 +43,7 @@ from graph.errors import Conflict, InvalidInput, NotFound
 from graph.repo import invalidation, peers, purges
 from graph.repo import summaries as summary_repo
 from graph.settings import Settings
-from graph.validation import now
+from graph.validation import check_id_count, now
 from reasoners.peers import purge_end
 from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
@@ -356,6 +356,7 @@ async def purge_messages(
 ) -> PurgeReport:
     if not ids:
         raise InvalidInput("name at least one message id to purge")
+    check_id_count(ids, "ids")
     left = messages_left(workspace, ids)
     plan = await db.read_tx(left)
     if not plan.messages:

@@ -26,7 +26,7 @@ from graph.keys import peer_key
 from graph.repo import invalidation, jobs, members, peers, sessions
 from graph.repo.jobs import JobRecord, NewJob
 from graph.settings import Settings
-from graph.validation import check_name, now
+from graph.validation import check_id_count, check_name, check_peer_count, now
 from reasoners.peers.merges import (
     StepHandler,
     copy_peer,
@@ -166,6 +166,8 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
     await peers.get(db, workspace, split.peer)
     if not split.parts:
         raise InvalidInput("name at least one part: a sub-peer and its sessions")
+    check_peer_count([p.child for p in split.parts])
+    check_id_count([s for p in split.parts for s in p.sessions], "sessions")
     seen: set[str] = set()
     for part in split.parts:
         check_name(part.child, "child")

@@ -15,6 +15,7 @@ import strawberry
 
 from graph.errors import NotFound
 from graph.repo import messages, observations
+from graph.validation import check_id_count
 from reasoners.peers import invalidation, merges, purge, splits
 from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
@@ -230,6 +231,7 @@ class RestructureMutation:
         self, info: Info, workspace: Workspace, ids: MessageIds
     ) -> Invalidation:
         keys = [str(i) for i in ids]
+        check_id_count(keys, "ids")  # before they are read
         await _own_messages(info, workspace, keys)
         s = info.context.services
         return Invalidation.of(

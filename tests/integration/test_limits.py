@@ -176,3 +176,41 @@ async def test_several_operations_without_a_name_run_none(gql: GraphQLClient) ->
     named = await gql.http.post("/graphql", json={"query": document, "operationName": "A"})
     assert named.status_code == 200 and "version" in named.json()["data"]
     assert (await gql.raw('{ workspace(name: "several-ops") { name } }')).get("errors")
+
+
+@pytest.mark.parametrize(
+    ("document", "variables", "limit"),
+    [
+        (
+            "mutation($w: String!, $ids: [ID!]!) { deleteMessages(workspace: $w, ids: $ids) "
+            "{ ids } }",
+            {"ids": [f"m{i}" for i in range(1001)]},
+            "ids",
+        ),
+        (
+            "mutation($w: String!, $ids: [ID!]!) { purgeMessages(workspace: $w, ids: $ids) "
+            "{ messages } }",
+            {"ids": [f"m{i}" for i in range(1001)]},
+            "ids",
+        ),
+        (
+            "mutation($w: String!, $ids: [ID!]) { retryJobs(workspace: $w, ids: $ids) }",
+            {"ids": [f"j{i}" for i in range(1001)]},
+            "ids",
+        ),
+        (
+            "mutation($w: String!, $s: [String!]!) { mergePeers(workspace: $w, sources: $s, "
+            'target: "t") { operation } }',
+            {"s": [f"p{i}" for i in range(101)]},
+            "peers",
+        ),
+    ],
+)
+async def test_lists_of_ids_a_call_names_are_bounded(
+    gql: GraphQLClient, workspace: str, document: str, variables: dict[str, object], limit: str
+) -> None:
+    """Bounded only by the size of a JSON list (10,000): each id is read or written in the
+    call's one transaction."""
+    await gql.ok("mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
+    body = await gql.raw(document, {"w": workspace, **variables})
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": limit}, body
