@@ -306,7 +306,11 @@ class Database:
                 continue
             except ConstraintError as exc:
                 if attempt == retries:
-                    raise Conflict(f"conflicting write: {exc.message}") from exc
+                    # Neo4j's text (labels, properties, values) goes to the log only.
+                    log.warning("write kept breaking a constraint: %s", exc.message)
+                    raise Conflict(
+                        "a concurrent write conflicted with this one; try again"
+                    ) from exc
             except RaceLost as exc:
                 if attempt == retries:
                     raise
@@ -317,9 +321,8 @@ class Database:
                 if exc.code != ENTITY_NOT_FOUND:
                     raise
                 if attempt == retries:
-                    raise Conflict(
-                        f"changed while being written; try again: {exc.message}"
-                    ) from exc
+                    log.warning("write kept meeting deleted nodes: %s", exc.message)
+                    raise Conflict("changed while being written; try again") from exc
                 log.info("write met a node deleted meanwhile; running it again")
             except (*NEO4J_AWAY, DatabaseError) as exc:
                 if (unavailable := self._unavailable(exc)) is None:

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from graph.db import Database, Tx
-from graph.errors import Unavailable
+from graph.errors import BeliefgraphError, Unavailable
 from graph.repo import jobs
 from graph.repo.jobs import ClaimedUnit, JobResult, LeaseLost
 from reasoners.llm.interface import Usage
@@ -28,6 +28,15 @@ log = logging.getLogger("beliefgraph.worker")
 # Longest wait between two claims while claiming fails (Neo4j away): the wait doubles from the
 # poll interval, so an outage costs a few tries a second at first, then one every few seconds.
 MAX_CLAIM_WAIT = 5.0
+
+
+def job_error(error: BaseException) -> str:
+    """What a failed attempt records on its jobs, which keys of their peer or session read: our
+    own errors' messages, which are written for clients; of anything else, its kind only (the
+    traceback and text, which may quote the store or the model, go to the server log)."""
+    if isinstance(error, BeliefgraphError):
+        return f"{type(error).__name__}: {error.message}"
+    return f"{type(error).__name__} (details in the server log)"
 
 
 @dataclass(frozen=True)
@@ -307,7 +316,9 @@ class Worker:
             error: BaseException = exc
             if isinstance(exc, PreparationFailed):
                 taken, error = exc.taken, exc.__cause__ or exc
-            log.warning("unit %s failed: %s", unit.key, error)
+            # Ours say what to fix; anything else is logged whole, as its jobs record its kind.
+            ours = isinstance(error, BeliefgraphError)
+            log.warning("unit %s failed: %s", unit.key, error, exc_info=None if ours else error)
             # A renewal that finds the unit released by this failure is not a lost lease.
             committing.set()
             await self._fail(unit, error, taken, _billed(error, prepared))
@@ -328,7 +339,7 @@ class Worker:
             await jobs.fail(
                 self.db,
                 unit,
-                f"{type(error).__name__}: {error}",
+                job_error(error),
                 backoff=self.config.backoff,
                 max_backoff=self.config.max_backoff,
                 taken=taken,

@@ -69,7 +69,10 @@ class Job:
     max_attempts: int = strawberry.field(
         description="Attempts allowed before the job is dead-lettered."
     )
-    error: str | None = strawberry.field(description="The last failed attempt's error, if any.")
+    error: str | None = strawberry.field(
+        description="The last failed attempt's error, if any: its kind and, for the service's "
+        "own errors, its message; any other error's text is in the server log only."
+    )
     run_after: datetime = strawberry.field(
         description="The earliest time it may run (UTC): a derive job's max age (a token "
         "target or flushQueue makes it sooner), a paced dream's start, or a failed attempt's "

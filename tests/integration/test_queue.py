@@ -141,7 +141,8 @@ async def test_failures_back_off_then_dead_letter_with_the_error(
         limit=5,
     )
     assert dead.id == job_id and dead.attempts == 5
-    assert dead.error == f"ValueError: scripted failure of {job_id}"
+    # Not ours: its kind, its text to the log only (jobs are read by peer and session keys).
+    assert dead.error == "ValueError (details in the server log)"
 
     assert (
         await job_admin.retry_dead(services.db, workspace, ids=[job_id], session=None, peer=None)
