@@ -7,7 +7,6 @@ peer's.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator
 from datetime import datetime
 from enum import Enum
@@ -22,7 +21,7 @@ from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import ObservedArg, ObserverArg, WorkspaceArg, page_size
-from resolvers.graphql.polling import Interval, pause
+from resolvers.graphql.polling import Interval, wait
 from resolvers.shared_look import GONE
 
 RUNS_PER_POLL = 20
@@ -375,4 +374,4 @@ class DreamSubscription:
                 if len(runs) < RUNS_PER_POLL:
                     # Runs up to the count read are committed: any not returned were purged.
                     after_run = max(after_run, count or 0)
-                    await asyncio.sleep(pause(interval_seconds))
+                    await wait(interval_seconds, lambda: latest() == GONE)

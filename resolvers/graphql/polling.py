@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
 from typing import Annotated
 
 import strawberry
@@ -21,3 +24,14 @@ Interval = Annotated[
 def pause(requested: float) -> float:
     """Seconds to wait between polls: the requested interval, kept within the bounds."""
     return min(max(requested, MIN_INTERVAL), MAX_INTERVAL)
+
+
+async def wait(requested: float, done: Callable[[], bool]) -> None:
+    """Wait out the interval between polls (`pause`), ending early once `done()` says so: a
+    stream whose peer went ends within a look of the shared watcher, not a minute later."""
+    deadline = time.monotonic() + pause(requested)
+    while not done():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        await asyncio.sleep(min(left, MIN_INTERVAL))
