@@ -7,6 +7,7 @@ peer's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator
 from datetime import datetime
 from enum import Enum
@@ -105,6 +106,12 @@ class DreamEvent:
     )
     trigger: str | None = strawberry.field(default=None, description="On RUN events.")
     mode: str | None = strawberry.field(default=None, description="On RUN events.")
+    events: int | None = strawberry.field(
+        default=None,
+        description="On RUN events: how many events the run sends, this one included (indexes "
+        "0 to events - 1). A client cut off before the last resumes with afterRun set to the "
+        "run before this one, and drops what it had of it.",
+    )
 
 
 def events_of(run: DreamRunRecord) -> list[DreamEvent]:
@@ -159,6 +166,7 @@ def events_of(run: DreamRunRecord) -> list[DreamEvent]:
                     **common(index),
                 )
             )
+    found[0] = dataclasses.replace(found[0], events=len(found))
     return found
 
 

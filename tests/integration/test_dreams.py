@@ -840,7 +840,7 @@ async def test_a_purge_leaves_no_card_line_quoting_it_in_the_run_history(
 EVENTS = """subscription($w: String!, $after: Int) {
   dreamEvents(workspace: $w, observer: "agent", observed: "alice", afterRun: $after,
               intervalSeconds: 0.2) {
-    runNumber index kind belief { content } replaced { content } cardAdded cardRemoved
+    runNumber index kind events belief { content } replaced { content } cardAdded cardRemoved
   }
 }"""
 
@@ -881,6 +881,8 @@ async def test_a_subscriber_receives_each_runs_events_in_commit_order(
         (2, 1, "SUPERSEDED"),
         (2, 2, "CARD"),
     ]
+    # A RUN event says how many the run sends (a client cut off mid-run knows it was).
+    assert [e["events"] for e in events] == [3, None, None, 3, None, None]
     assert "Paris" in events[1]["replaced"]["content"]
     assert "Lisbon" in events[1]["belief"]["content"]
     assert "Porto" in events[4]["belief"]["content"]
