@@ -10,6 +10,7 @@ from typing import Any
 
 from graph.db import Database
 from graph.errors import NotFound
+from graph.validation import now
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ async def statuses(
     rows = await db.read(
         "count_queue_statuses",
         scopes=[{"workspace": s.workspace, "session": s.session, "peer": s.peer} for s in scopes],
+        now=now(),
     )
     by_names = {(r["workspace"], r["session"], r["peer"]): r for r in rows}
     return {

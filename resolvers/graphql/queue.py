@@ -26,7 +26,10 @@ class QueueStatus:
         description="Jobs waiting to run: not yet due (token target, max age, retry backoff) "
         "or due and waiting for a worker."
     )
-    running: int = strawberry.field(description="Jobs a worker is running now.")
+    running: int = strawberry.field(
+        description="Jobs a worker is running now (those of a worker that died count as "
+        "pending once its lease runs out, when the next worker may take them)."
+    )
     done: int = strawberry.field(
         description="Jobs finished within BELIEFGRAPH_JOB_RETENTION_DAYS (older ones are deleted)."
     )

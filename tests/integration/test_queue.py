@@ -184,6 +184,23 @@ async def test_a_unit_left_running_is_reclaimed_while_others_are_ready(
     assert again is not None and again.key == crashed.key
 
 
+async def test_a_job_whose_worker_died_is_not_reported_running(
+    services: Services, workspace: str
+) -> None:
+    """A worker killed mid-unit left its jobs "running" in queueStatus for as long as no worker
+    came, while no worker ran them (untilIdle waited for them)."""
+    await enqueue(services, workspace, units=1, per_unit=2)
+    crashed = await jobs.claim(
+        services.db, "crashed", lease=timedelta(milliseconds=300), max_jobs=10, workspace=workspace
+    )
+    assert crashed is not None
+    held = await queue_status.status(services.db, workspace, None, None)
+    assert (held.running, held.pending) == (2, 0)
+    await asyncio.sleep(0.5)
+    expired = await queue_status.status(services.db, workspace, None, None)
+    assert (expired.running, expired.pending) == (0, 2)
+
+
 class FlakyLeases(Database):
     """A database whose first `failures` lease extensions fail, as during a Neo4j outage."""
 
