@@ -1,9 +1,11 @@
 // Knowledge updates between existing beliefs of one representation ($scope): `new` replaces
 // `old`. Checked here, all or nothing: both exist in the representation, both are current
-// (neither stale, deleted nor superseded), they differ, the new one is not older (its latest
-// statement: valid_at, or a later live message that repeated it; else created_at), no belief
-// is replaced twice, and no belief both replaces and is replaced
-// in one write. The old belief keeps its content and its edges; it gets superseded_at and
+// (neither stale, deleted nor superseded), they differ, the new one does not rest on the old
+// (a deduction from it would leave neither current), the new one is not older (each side's
+// latest statement: valid_at, or a later live message that repeated it; else created_at: a
+// Lisbon of January said again in June is not replaced by a Berlin of March), no belief is
+// replaced twice, and no belief both replaces and is replaced in one write. The old belief
+// keeps its content and its edges; it gets superseded_at and
 // leaves default reads (asOf brings it back). No SUPERSEDES cycle can form: only a current
 // belief is replaced, only by another current one, and a replaced one never replaces again.
 UNWIND $updates AS u
@@ -11,7 +13,10 @@ OPTIONAL MATCH (new:Observation {id: u.new_id, workspace: $workspace})
 OPTIONAL MATCH (old:Observation {id: u.old_id, workspace: $workspace})
 WITH u, new, old, coalesce(new.valid_at, new.created_at) AS first_stated,
      COLLECT { MATCH (new)-[:DERIVED_FROM]->(m:Message) WHERE m.deleted_at IS NULL
-               RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS restated
+               RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS restated,
+     coalesce(old.valid_at, old.created_at) AS old_first,
+     COLLECT { MATCH (old)-[:DERIVED_FROM]->(m:Message) WHERE m.deleted_at IS NULL
+               RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS old_restated
 WITH u, new, old, CASE
   WHEN new IS NULL THEN 'no belief ' + u.new_id + ' in this workspace'
   WHEN old IS NULL THEN 'no belief ' + u.old_id + ' in this workspace'
@@ -26,9 +31,12 @@ WITH u, new, old, CASE
     THEN 'belief ' + u.old_id + ' is not current'
   WHEN new.superseded_at IS NOT NULL OR new.deleted_at IS NOT NULL OR coalesce(new.stale, false)
     THEN 'belief ' + u.new_id + ' is not current'
+  WHEN EXISTS { (new)-[:DERIVED_FROM*1..64]->(old) }
+    THEN 'belief ' + u.new_id + ' rests on belief ' + u.old_id + ': it cannot replace it'
   WHEN CASE WHEN restated > first_stated THEN restated ELSE first_stated END
-       < coalesce(old.valid_at, old.created_at)
-    THEN 'belief ' + u.new_id + ' is older than belief ' + u.old_id + ', which it would replace'
+       < CASE WHEN old_restated > old_first THEN old_restated ELSE old_first END
+    THEN 'belief ' + u.new_id + ' was last stated before belief ' + u.old_id
+         + ', which it would replace'
 END AS problem
 WITH collect({u: u, new: new, old: old, problem: problem}) AS checked
 WITH checked, [c IN checked WHERE c.problem IS NOT NULL] AS rejected

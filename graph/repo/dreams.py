@@ -240,6 +240,16 @@ async def current(db: Database, view: Representation, ids: Sequence[str]) -> lis
     return [Belief.from_row(r["observation"]) for r in rows]
 
 
+async def current_ids(tx: Tx, view: Representation, ids: Collection[str]) -> set[str]:
+    """Those of `ids` that are current beliefs of the representation, read in `tx`."""
+    if not ids:
+        return set()
+    rows = await tx.rows(
+        "list_current_ids", workspace=view.workspace, scope=view.key, ids=sorted(ids)
+    )
+    return {str(r["id"]) for r in rows}
+
+
 async def links(db: Database, view: Representation, ids: Sequence[str]) -> list[Belief]:
     """Current inductions and contradictions citing any of `ids`, with their premise ids."""
     if not ids:

@@ -43,6 +43,7 @@ from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
 
+LLM_DREAM_BATCH = 100  # new beliefs one LLM dream reads (its prompt stays a few thousand tokens)
 log = logging.getLogger("beliefgraph.dreamer")
 
 RULES, LLM_MODE = "rules", "llm"
@@ -117,10 +118,15 @@ class DreamHandler:
         # marked dreamed). The app's own requests dream, and so do threshold and idle dreams:
         # the beliefs of a session whose switch allowed them triggered those.
         full = trigger != scheduling.RECONCILE or dreams_enabled(configuration)
+        # With an LLM every new belief goes into one prompt, sent again on each turn of the
+        # specialists: at most LLM_DREAM_BATCH a dream, the rest left to the follow-up dream.
+        batch = (
+            self.settings.dream_batch
+            if mode == RULES
+            else min(self.settings.dream_batch, LLM_DREAM_BATCH)
+        )
         read = (
-            await dreams.pending(
-                self.db, view, limit=self.settings.dream_batch, with_embeddings=mode == RULES
-            )
+            await dreams.pending(self.db, view, limit=batch, with_embeddings=mode == RULES)
             if full
             else []
         )
@@ -178,7 +184,7 @@ class DreamHandler:
         )
         processed = [ProcessedBelief(b.id, *_keys(b, observed)) for b in read]
         origin = f"dreamer:{mode}"
-        more_waiting = len(read) >= self.settings.dream_batch
+        more_waiting = len(read) >= batch
 
         tally = DreamStats()  # this run's counts, set on each run of the transaction
 
@@ -198,10 +204,14 @@ class DreamHandler:
             # Read again here: cards switched off while the dream planned stay unwritten.
             cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
             plan_now = plan if cards_now else dataclasses.replace(plan, card=None)
-            if not full and cards_now:
-                # A dream that only reconciles takes off the card what rested on the beliefs
-                # it dropped, as applied, and writes nothing else there.
-                plan_now = dataclasses.replace(plan, card=without_support(state.card, set(dropped)))
+            if cards_now and plan.card is None and state.card:
+                # A plan that leaves the card (a dream that only reconciles, an LLM that wrote
+                # none) still takes off it what rested on beliefs no longer current: dropped
+                # here, deleted or corrected since, or replaced or pruned by this plan.
+                cited = {i for line in state.card for i in line.support}
+                current = await dreams.current_ids(tx, view, cited)
+                gone = (cited - current) | plan.superseded_ids | {p.id for p in plan.prunes}
+                plan_now = dataclasses.replace(plan, card=without_support(state.card, gone))
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(

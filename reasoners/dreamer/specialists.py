@@ -16,9 +16,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from graph.db import Database
 from graph.keys import Representation
@@ -66,6 +66,11 @@ MAX_SOURCES_SHOWN = 3
 
 # --- tool arguments -----------------------------------------------------------------------
 
+# A belief's words, stripped: blank text passed `min_length` and was written as a belief.
+Text = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONTENT)
+]
+
 
 class SearchArgs(BaseModel):
     query: str = Field(min_length=1, max_length=500, description="what to look for")
@@ -95,22 +100,24 @@ class UpdateArgs(BaseModel):
 
 
 class DeductionArgs(BaseModel):
-    content: str = Field(min_length=1, max_length=MAX_CONTENT)
+    content: Text
     premise_ids: list[str] = Field(description="every belief the deduction rests on (1 or more)")
 
 
 class ContradictionArgs(BaseModel):
-    content: str = Field(min_length=1, max_length=MAX_CONTENT, description="what conflicts")
+    content: Text = Field(description="what conflicts")
     observation_ids: list[str] = Field(description="the conflicting beliefs (2 or more)")
 
 
 class PruneArgs(BaseModel):
     observation_id: str = Field(description="a deductive or inductive belief")
-    reason: str = Field(min_length=1, max_length=300)
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 
 
 class CardLineArgs(BaseModel):
-    text: str = Field(min_length=1, max_length=MAX_ENTRY_CHARS)
+    text: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ENTRY_CHARS)
+    ]
     support: list[str] = Field(description="ids of the beliefs this line rests on")
 
 
@@ -119,7 +126,7 @@ class CardArgs(BaseModel):
 
 
 class InductionArgs(BaseModel):
-    content: str = Field(min_length=1, max_length=MAX_CONTENT)
+    content: Text
     pattern_type: Literal["preference", "behaviour", "trait", "temporal trend"]
     premise_ids: list[str] = Field(description="every supporting belief (2 or more)")
 

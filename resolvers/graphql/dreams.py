@@ -228,7 +228,9 @@ class DreamRun:
 @strawberry.type(description="The dream job scheduleDream made runnable or queued.")
 class ScheduledDream:
     job_id: strawberry.ID = strawberry.field(
-        description="The dream's job (see `jobs`, kind dream)."
+        description="The dream's job (see `jobs`, kind dream: listed under the observed "
+        "peer, `jobs(peer: observed)`, which a workspace key or the observed peer's key reads; "
+        "the observer's key follows it with `dreamEvents`)."
     )
     created: bool = strawberry.field(
         description="False when a dream of this representation was already waiting (it is "

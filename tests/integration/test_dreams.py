@@ -28,10 +28,11 @@ from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
-from reasoners.dreamer.handler import DreamHandler
+from reasoners.dreamer.handler import LLM_DREAM_BATCH, DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.embeddings.model import embed_async
-from reasoners.peers import purge
+from reasoners.ingest.beliefs import BeliefInput, add_beliefs
+from reasoners.peers import invalidation, purge
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
@@ -57,6 +58,7 @@ from tests.integration.dream_helpers import (
     turn,
     with_dreams,
 )
+from tests.integration.test_app_switches import configure
 
 pytestmark = pytest.mark.integration
 
@@ -342,6 +344,49 @@ async def test_an_llm_update_written_as_a_new_belief_turns_what_rested_on_the_ol
     assert detail.observation.stale, detail.observation
 
 
+async def test_an_llm_dream_reads_at_most_a_hundred_new_beliefs(
+    services: Services, workspace: str
+) -> None:
+    """Every new belief, up to the dream batch of 1,000, went into one prompt, sent again on
+    each turn: past the model's context, the dream failed for good."""
+    await conversation(services, workspace, "s1")
+    items = [BeliefInput("agent", "alice", f"alice owns item number {i}.") for i in range(101)]
+    for part in (items[:100], items[100:]):
+        await add_beliefs(services.db, services.embedder, services.settings, workspace, part)
+    llm = ScriptedLLM(
+        {"dreamer-deduction": lambda m, schema: "Done.", "dreamer-induction": no_patterns}
+    )
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)  # and the follow-up it queues
+    first = str(llm.calls_for("dreamer-deduction")[0].messages)
+    assert first.count("alice owns item number") == LLM_DREAM_BATCH == 100
+    read = sorted(run.observations for run in await runs(services, workspace))
+    assert read == [1, 100]
+
+
+@pytest.mark.parametrize("mode", ["llm", "off"])
+async def test_a_card_line_on_a_deleted_belief_goes_at_the_next_dream(
+    services: Services, workspace: str, mode: str
+) -> None:
+    """With an LLM that wrote no card, or with dreams off (a dream that only reconciles), a
+    line resting on a belief deleted since stayed on the card for good."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    paris = await belief_id(services, workspace, "Paris")
+    lines = [CardLine("Lives in Lisbon", (lisbon,)), CardLine("Knows Paris", (paris,))]
+    await services.db.write_tx(lambda tx: dream_writes.set_card(tx, view, lines, now=now()))
+    s = with_dreams(services, dream_mode="llm" if mode == "llm" else "rules")
+    if mode == "off":
+        await configure(s, workspace, {"dream": {"enabled": False}})
+    await invalidation.delete_observation(s.db, s.settings, workspace, lisbon)
+    llm = ScriptedLLM(
+        {"dreamer-deduction": lambda m, schema: "Done.", "dreamer-induction": no_patterns}
+    )
+    await derive(s, workspace, llm)  # the dream the deletion scheduled
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert card.entries == ["Knows Paris"], card.entries
+
+
 async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
     services: Services, workspace: str
 ) -> None:
@@ -383,6 +428,41 @@ async def _rejected(services: Services, work: Callable[[Tx], Awaitable[object]])
     with pytest.raises(ProvenanceRejected) as caught:
         await services.db.write_tx(work)
     return caught.value.message
+
+
+async def test_an_update_may_not_replace_a_belief_said_again_since_nor_one_it_rests_on(
+    services: Services, workspace: str
+) -> None:
+    """An LLM update was checked against the old belief's first statement only: Berlin (March)
+    replaced Lisbon (January, said again in June), which the rules keep. And a deduction could
+    replace its own premise, which then left neither current."""
+    await conversation(services, workspace, "s1")
+    for when, line in (
+        ("2024-01-10", "I live in Lisbon."),
+        ("2024-03-10", "I live in Berlin."),
+        ("2024-06-10", "I live in Lisbon."),
+    ):
+        await say(services, workspace, "s1", when, line)
+    await derive(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+    berlin = await belief_id(services, workspace, "Berlin")
+
+    def supersede(old: str, new: str) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dream_writes.supersede(
+            tx, view, [(old, new)], origin="dreamer:llm", now=now()
+        )
+
+    assert "was last stated before" in await _rejected(services, supersede(lisbon, berlin))
+    portugal = dataclasses.replace(_derived("deductive", lisbon), content="alice is in Portugal.")
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(
+            tx, view, [portugal], origin="dreamer:llm", now=now()
+        )
+    )
+    assert "rests on" in await _rejected(services, supersede(lisbon, portugal.id))
+    await services.db.write_tx(supersede(berlin, lisbon))  # the later one may replace
+    assert [c for c in await contents(services, workspace) if "Berlin" in c] == []
 
 
 def _derived(level: str, *premises: str, content: str = "derived") -> DerivedWrite:
@@ -439,7 +519,7 @@ async def test_the_cypher_write_rejects_bad_premises_and_writes_nothing(
         services, write(_derived("deductive", deduction.id))
     )
     # A replacement older than the belief it would replace.
-    assert "older than" in await _rejected(
+    assert "was last stated before" in await _rejected(
         services,
         lambda tx: dream_writes.supersede(
             tx, view, [(lisbon, paris)], origin="dreamer:llm", now=now()

@@ -5,9 +5,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from pydantic import BaseModel, ValidationError
 
 from graph.repo.dreams import Belief
 from reasoners.dreamer.prompt import render_belief
+from reasoners.dreamer.specialists import (
+    CardLineArgs,
+    ContradictionArgs,
+    DeductionArgs,
+    InductionArgs,
+    PruneArgs,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -34,3 +42,24 @@ def test_a_belief_stated_again_says_when() -> None:
     assert "valid 2024-01-10 00:00 UTC, stated again 2024-06-10 00:00 UTC" in render_belief(belief)
     once = Belief("o2", "Alice lives in Berlin.", "explicit", first, first, stated_last=first)
     assert "stated again" not in render_belief(once)
+
+
+@pytest.mark.parametrize(
+    ("model", "fields"),
+    [
+        (DeductionArgs, {"content": "   ", "premise_ids": ["a"]}),
+        (ContradictionArgs, {"content": "\n\t", "observation_ids": ["a", "b"]}),
+        (InductionArgs, {"content": " ", "pattern_type": "trait", "premise_ids": ["a", "b"]}),
+        (CardLineArgs, {"text": "  ", "support": ["a"]}),
+        (PruneArgs, {"observation_id": "a", "reason": " "}),
+    ],
+)
+def test_blank_words_from_the_model_are_refused(
+    model: type[BaseModel], fields: dict[str, object]
+) -> None:
+    """Whitespace passed `min_length` and was written as an empty belief or card line."""
+    with pytest.raises(ValidationError):
+        model.model_validate(fields)
+    text = next(k for k in ("content", "text", "reason") if k in fields)
+    made = model.model_validate({**fields, text: "  said here "})
+    assert getattr(made, text) == "said here"
