@@ -52,9 +52,10 @@ CALL () {
     ON CREATE SET k = properties(d)
     DELETE d
   }
+  // Any card of the workspace: one still to move (the source's) cites it under its old names.
   CALL (kept, dup) {
-    MATCH (f:File {workspace: $workspace, peer: kept.observed})
-    WHERE f.managed_by = 'system' AND f.card_observer = kept.observer
+    MATCH (f:File {workspace: $workspace})
+    WHERE f.managed_by = 'system'
       AND any(line IN coalesce(f.card_support, []) WHERE dup.id IN split(line, ' '))
     SET f.card_support = [line IN f.card_support |
       reduce(t = '', x IN split(line, ' ') |

@@ -1,17 +1,19 @@
 // The source peer's session memberships and materialized dreams become the target's: every
-// window of them (who was present when is read from the windows), but an open one where the
-// target has an open one too, whose settings it keeps. Dream runs follow the representations
-// they record. Sub-peer links move in graph/repo/members.py, each checked as an add is.
+// window of them (who was present when is read from the windows); where both are in a session
+// now, the target's open window keeps its settings and opens when the earlier of the two did.
+// Dream runs follow the representations they record. Sub-peer links move in
+// graph/repo/members.py, each checked as an add is.
 MATCH (s:Peer {workspace: $workspace, name: $source})
 MATCH (t:Peer {workspace: $workspace, name: $target})
 CALL (s, t) {
   MATCH (s)-[p:PARTICIPATES_IN]->(x:Session)
-  WITH p, x,
-       p.left_at IS NULL
-       AND EXISTS { (t)-[q:PARTICIPATES_IN]->(x) WHERE q.left_at IS NULL } AS both_open
-  FOREACH (_ IN CASE WHEN both_open THEN [] ELSE [1] END |
+  OPTIONAL MATCH (t)-[q:PARTICIPATES_IN]->(x) WHERE p.left_at IS NULL AND q.left_at IS NULL
+  FOREACH (_ IN CASE WHEN q IS NULL THEN [1] ELSE [] END |
     CREATE (t)-[n:PARTICIPATES_IN]->(x)
     SET n = properties(p))
+  // Both present now: the target's window, with its settings, opens when the first did.
+  FOREACH (_ IN CASE WHEN q IS NULL THEN [] ELSE [1] END |
+    SET q.joined_at = CASE WHEN p.joined_at < q.joined_at THEN p.joined_at ELSE q.joined_at END)
   DELETE p
   RETURN count(*) AS sessions
 }

@@ -20,9 +20,14 @@ CALL (o, fresh) {
 MERGE (o)-[d:DERIVED_FROM]->(m)
 SET d.span = item.span
 // A belief is stated when its first message was: a repeat from an earlier message (derived
-// after a later one, as two sessions' units may run) dates it, and places it in its session.
-// `redated` rows: their words are the caller's to date anew.
-WITH o, m, m.created_at < coalesce(o.valid_at, o.created_at) AS earlier
-SET o.valid_at = CASE WHEN earlier THEN m.created_at ELSE o.valid_at END,
-    o.session = CASE WHEN earlier THEN m.session ELSE o.session END
+// after a later one, as two sessions' units may run) dates it, and places it in its session;
+// of several repeats, the earliest, once per belief. History (a deleted or replaced belief)
+// keeps its dates. `redated` rows: their words are the caller's to date anew.
+WITH o, m
+ORDER BY m.created_at, m.id
+WITH o, collect(m)[0] AS first
+WITH o, first, o.deleted_at IS NULL AND o.superseded_at IS NULL
+               AND first.created_at < coalesce(o.valid_at, o.created_at) AS earlier
+SET o.valid_at = CASE WHEN earlier THEN first.created_at ELSE o.valid_at END,
+    o.session = CASE WHEN earlier THEN first.session ELSE o.session END
 RETURN o.id AS id, o.content AS content, o.valid_at AS valid_at, earlier AS redated

@@ -1,17 +1,18 @@
 // The sub-peer takes the peer's place in the given sessions: each of its windows, with their
-// observation settings (but an open one where the sub-peer has an open one already), and the
+// observation settings (where the sub-peer is in one already, its open window keeps its
+// settings and opens when the earlier of the two did), and the
 // peer's waiting derive jobs of those sessions now derive for the sub-peer, in its units.
 MATCH (p:Peer {workspace: $workspace, name: $peer})
 MATCH (c:Peer {workspace: $workspace, name: $child})
 CALL (p, c) {
   MATCH (p)-[w:PARTICIPATES_IN]->(s:Session)
   WHERE s.name IN $sessions
-  WITH w, s,
-       w.left_at IS NULL
-       AND EXISTS { (c)-[o:PARTICIPATES_IN]->(s) WHERE o.left_at IS NULL } AS both_open
-  FOREACH (_ IN CASE WHEN both_open THEN [] ELSE [1] END |
+  OPTIONAL MATCH (c)-[o:PARTICIPATES_IN]->(s) WHERE w.left_at IS NULL AND o.left_at IS NULL
+  FOREACH (_ IN CASE WHEN o IS NULL THEN [1] ELSE [] END |
     CREATE (c)-[n:PARTICIPATES_IN]->(s)
     SET n = properties(w))
+  FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
+    SET o.joined_at = CASE WHEN w.joined_at < o.joined_at THEN w.joined_at ELSE o.joined_at END)
   DELETE w
   RETURN count(*) AS sessions
 }

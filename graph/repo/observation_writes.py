@@ -403,19 +403,18 @@ async def write_explicit(
         {"id": belief, "message_id": message, "span": span}
         for (belief, message), span in repeated.items()
     ]
-    earliest: dict[str, Redated] = {}
+    redated: list[Redated] = []
     if repeats:
-        for r in await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats):
-            if r["redated"]:
-                row = Redated(str(r["id"]), str(r["content"]), required_datetime(r["valid_at"]))
-                if r["id"] not in earliest or row.valid_at < earliest[r["id"]].valid_at:
-                    earliest[str(r["id"])] = row
+        rows = await tx.rows("reinforce_observations", workspace=workspace, repeats=repeats)
+        redated = [
+            Redated(str(r["id"]), str(r["content"]), required_datetime(r["valid_at"]))
+            for r in rows
+            if r["redated"]
+        ]
     claims = [
         DreamClaim(
             workspace, c["observer"], c["observed"], c["job_id"], to_datetime(c["last_dream_at"])
         )
         for c in edges["claims"]
     ]
-    return WriteOutcome(
-        created, len(repeats) - len(dropped), retired, claims, list(earliest.values())
-    )
+    return WriteOutcome(created, len(repeats) - len(dropped), retired, claims, redated)

@@ -28,7 +28,8 @@ _HEDGES = {
     **dict.fromkeys(("might", "may", "could", "maybe", "perhaps", "possibly"), "possible"),
     **dict.fromkeys(("probably", "likely"), "probable"),
     **dict.fromkeys(("will", "shall"), "future"),
-    **dict.fromkeys(("would", "should"), "conditional"),
+    "would": "conditional",
+    "should": "obligation",
     **dict.fromkeys(("hopes", "hoping", "wants", "wanting", "wishes"), "wish"),
     **dict.fromkeys(("plans", "planning", "considering", "thinking"), "plan"),
 }

@@ -144,7 +144,7 @@ ROOT_FIELD_COST = {
     "editMessage": 1,
     "correctObservation": 1,
 }
-MAX_DOCUMENT_COST = 8  # one chat, or four contexts, or eight searches
+MAX_DOCUMENT_COST = 10  # one chat with a search or a context, five contexts, ten searches
 MAX_SCHEMA_FIELDS = 1  # a full introspection is some 3 MB built on the event loop
 
 
@@ -183,8 +183,9 @@ def cost_rule() -> type[ASTValidationRule]:
                 self.report_error(
                     limit_error(
                         f"the operation costs {cost} (fields {costly}); the limit is "
-                        f"{MAX_DOCUMENT_COST}: one chat, addMessages or file write, four "
-                        "contexts or eight searches an operation; send the rest separately",
+                        f"{MAX_DOCUMENT_COST}: one chat, addMessages or file write (with a "
+                        "search or a context), five contexts or ten searches an operation; "
+                        "send the rest separately",
                         "cost",
                     )
                 )

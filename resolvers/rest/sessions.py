@@ -223,6 +223,7 @@ async def remove_peers(call: Call) -> Response:
     session = call.path("session")
     call.principal.require_session(call.workspace, session)
     names = (await call.body(PeerNamesBody)).root
+    await _active(call, session)
     await sessions.remove_peers(call.services.db, call.workspace, session, names)
     return await _session_answer(call, session)
 
@@ -256,6 +257,7 @@ async def get_peer_config(call: Call) -> Response:
 
 async def set_peer_config(call: Call) -> Response:
     m = await _member(call)
+    await _active(call, call.path("session"))
     body = await call.body(PeerSettings, empty={})
     changed = MemberSettings(
         m.peer,

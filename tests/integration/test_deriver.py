@@ -363,6 +363,13 @@ async def test_a_repeat_from_an_earlier_message_dates_the_belief(
     assert berlin.valid_at is not None and berlin.valid_at.date().isoformat() == "2024-03-05"
     assert berlin.session == "s2"
     assert berlin.content == "Alice lives in Berlin (stated on 2024-03-05)."
+    # Two earlier repeats in one run: the earliest dates it, whichever row comes first.
+    await say(services, workspace, "s2", "2024-02-20", "I live in Berlin.")
+    await say(services, workspace, "s2", "2024-02-10", "I live in Berlin.")
+    await derive(services, workspace)
+    earliest = await observations.get_detail(services.db, workspace, berlin.id)
+    assert earliest.observation.content == "Alice lives in Berlin (stated on 2024-02-10)."
+    berlin = earliest.observation
     # A later repeat changes nothing of it.
     await say(services, workspace, "s3", "2024-07-01", "I live in Berlin.")
     await derive(services, workspace)

@@ -39,13 +39,14 @@ CONTEXT = 'x{i}: context(workspace: "w", tokens: 100) { text }'
     ("fields", "refused"),
     [
         ([named(CHAT, 0)], False),
+        ([named(CHAT, 0), named(SEARCH, 0)], False),  # the README's "A team" example
+        ([named(CHAT, 0), named(CONTEXT, 0)], False),
         ([named(CHAT, i) for i in range(2)], True),
-        ([named(SEARCH, i) for i in range(8)], False),
-        ([named(SEARCH, i) for i in range(9)], True),
-        ([named(CONTEXT, i) for i in range(4)], False),
-        ([named(CONTEXT, i) for i in range(3)] + [named(SEARCH, 0), named(SEARCH, 1)], False),
-        ([named(CONTEXT, i) for i in range(5)], True),
-        ([named(CHAT, 0), named(SEARCH, 0)], True),
+        ([named(SEARCH, i) for i in range(10)], False),
+        ([named(SEARCH, i) for i in range(11)], True),
+        ([named(CONTEXT, i) for i in range(5)], False),
+        ([named(CONTEXT, i) for i in range(6)], True),
+        ([named(CHAT, 0), named(CONTEXT, 0), named(SEARCH, 0)], True),
     ],
 )
 async def test_aliases_cannot_multiply_costly_root_fields(

@@ -408,6 +408,32 @@ async def homes(s: Services, workspace: str) -> list[str]:
     return [c for c in ("Madrid", "Berlin") if any(c in line for line in current)]
 
 
+async def test_a_card_still_to_move_stops_citing_the_repeat_a_merge_removes(
+    services: Services, workspace: str
+) -> None:
+    """The merge rewrote the support of the target's cards only: agent's card of alicia, moved
+    after the beliefs, cited the removed repeat (alicia's newer "Paris"), and a purge of the
+    message behind the belief kept missed that line."""
+    await make_peers(services, workspace, "alice", "alicia", "agent")
+    for session, peer in (("s1", "alice"), ("s2", "alicia")):
+        await make_session(
+            services, workspace, session, [MemberSettings(peer), MemberSettings("agent")]
+        )
+        await post(services, workspace, session, (peer, "I live in Paris."))
+        await derive(services, workspace, ScriptedLLM({"deriver": verbatim}))
+    older = await belief_id(services, workspace, "Paris", "agent", "alice")
+    newer = await belief_id(services, workspace, "Paris", "agent", "alicia")
+    view = Representation(workspace, "agent", "alicia")
+    line = [CardLine("Lives in Paris", (newer,))]
+    await services.db.write_tx(lambda tx: dream_writes.set_card(tx, view, line, now=now()))
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alicia"], "alice", True)
+    )
+    await run_all(with_dreams(services, dream_mode="off"), workspace)
+    card = await peer_cards.get(services.db, workspace, "agent", "alice")
+    assert card.support == [(older,)], card
+
+
 async def test_a_value_replaced_in_one_view_comes_back_when_its_merged_replacement_goes(
     services: Services, workspace: str
 ) -> None:
@@ -861,6 +887,21 @@ async def test_merges_and_splits_move_every_membership_window(
     )
     await run_all(services, workspace)
     assert await windows(services, workspace, "s1", "alice") == [False, True]
+    # Both present: one window, the target's, open since the earlier joined.
+    await make_peers(services, workspace, "ally")
+    await sessions.add_peers(services.db, workspace, "s1", [MemberSettings("ally")])
+    joined = await sessions.list_members(services.db, workspace, "s1", include_past=False)
+    alice_since = {m.peer: m.joined_at for m in joined}["alice"]
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alice"], "ally", True)
+    )
+    await run_all(services, workspace)
+    now_in = await sessions.list_members(services.db, workspace, "s1", include_past=False)
+    assert [(m.peer, m.joined_at) for m in now_in] == [("ally", alice_since)]
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["ally"], "alice", False)
+    )
+    await run_all(services, workspace)  # renamed back, for the split below
     # alice left and came back: both windows go to the sub-peer, the open one open.
     await sessions.remove_peers(services.db, workspace, "s1", ["alice"])
     await sessions.add_peers(services.db, workspace, "s1", [MemberSettings("alice")])

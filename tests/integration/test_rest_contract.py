@@ -299,6 +299,7 @@ async def test_a_deleted_or_missing_session_takes_no_change_and_creates_no_peer(
         await rest.post(f"{s}/gone/peers", json={"alice": {}}),
         await rest.put(f"{s}/gone/peers", json={"alice": {}}),
         await rest.put(f"{s}/gone", json={"metadata": {"topic": "bees"}}),
+        await rest.request("DELETE", f"{s}/gone/peers", json=["alice"]),
     ):
         assert r.status_code == 404 and "was deleted" in r.json()["detail"], r.text
     listed = await rest.post(f"/workspaces/{workspace}/peers/list")

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.unit
         ("Alice will move to Rome.", "Alice moved to Rome."),
         ("Alice never drinks coffee.", "Alice drinks coffee."),
         ("Alice might move to Rome.", "Alice will move to Rome."),
+        ("Alice would move to Rome.", "Alice should move to Rome."),
         ("Alice is employed at Google.", "Alice was employed at Google."),
         ("Alice works at Google.", "Alice worked at Google."),
     ],
