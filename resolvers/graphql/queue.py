@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncGenerator
 from datetime import datetime
@@ -11,13 +10,13 @@ from typing import Annotated
 import strawberry
 
 from graph.errors import NotFound
-from graph.repo import job_admin, queue_status
+from graph.repo import job_admin, queue_status, workspaces
 from graph.repo.jobs import JobRecord
 from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.auth import KeyScope, Principal
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import WorkspaceArg, page_size
-from resolvers.graphql.polling import Interval, pause
+from resolvers.graphql.polling import Interval, wait
 
 
 @strawberry.type(description="Background jobs in a scope, counted by status.")
@@ -55,7 +54,11 @@ class Job:
         description='What it does: "derive", "summarize", "dream", "restructure" (a rename or '
         'merge) or "split".'
     )
-    status: str = strawberry.field(description='"pending", "running", "done" or "dead".')
+    status: str = strawberry.field(
+        description='"pending", "running", "done" or "dead" (a job whose worker died stays '
+        '"running" until a worker takes it again; queueStatus counts it pending once its lease '
+        "has run out)."
+    )
     session: str | None = strawberry.field(
         description="The session it works on, for derive and summarize jobs."
     )
@@ -219,6 +222,8 @@ class QueueQuery:
             limit=page_size(info.context, first),
             after=after,
         )
+        if not records:  # NOT_FOUND for a workspace that does not exist, not an empty list
+            await workspaces.get(info.context.services.db, workspace)
         return [_job(r, info.context.principal) for r in records]
 
 
@@ -308,5 +313,6 @@ class Subscription:
                     last = current
                 if until_idle and last is not None and last.pending == 0 and last.running == 0:
                     return
-                await asyncio.sleep(pause(interval_seconds))
+                # Early once its scope is gone (a purged peer): NOT_FOUND within a look.
+                await wait(interval_seconds, lambda: isinstance(latest(), NotFound))
                 current = latest()

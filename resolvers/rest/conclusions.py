@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.errors import Forbidden, InvalidInput, NotFound
 from graph.records import ObservationRecord
-from graph.repo import observations, stated_observations
+from graph.repo import observations, stated_observations, workspaces
 from graph.repo.observation_search import ObservationQuery
 from reasoners.ingest.beliefs import BeliefInput, add_beliefs
 from reasoners.peers.invalidation import delete_observation
@@ -248,6 +248,8 @@ async def list_all(call: Call) -> Response:
                 limit=limit,
             )
         )
+    if not found:  # an empty list of a workspace that does not exist would say it has none
+        await workspaces.get(db, call.workspace)
     chosen_page, total = page_slice(list(reversed(found)), query)  # newest first
     return JSONResponse(page_of(await _shaped(call, chosen_page), query, total, lambda x: x))
 
@@ -263,6 +265,8 @@ async def search(call: Call) -> Response:
     hits = await search_observations(
         services.db, services.embedder, call.workspace, body.query, q, body.top_k
     )
+    if not hits:
+        await workspaces.get(services.db, call.workspace)
     return JSONResponse(await _shaped(call, [h.item for h in hits if h.within(body.distance)]))
 
 

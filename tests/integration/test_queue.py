@@ -19,10 +19,13 @@ from graph.repo import job_admin, jobs, queue_status
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
+from reasoners.peers import purge
 from reasoners.peers.merges import StepHandler
 from reasoners.peers.splits import SPLIT
 from reasoners.peers.starts import RESTRUCTURE
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig, alone_kinds
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.runtime import build_handlers
 from resolvers.services import Services
 from resolvers.shared_look import queue_statuses
@@ -750,3 +753,25 @@ async def test_a_workspace_being_deleted_has_no_queue_status(
     await services.db.write("mark_workspace_deleting", workspace=workspace, now=now())
     with pytest.raises(NotFound):
         await queue_status.status(services.db, workspace, None, None)
+
+
+async def test_a_peer_scoped_status_stream_ends_soon_after_its_peer_is_purged(
+    services: Services, workspace: str
+) -> None:
+    """Polling every 30 s, it ended up to 30 s after the purge, where dreamEvents ends within a
+    look of the shared watcher."""
+    await make_peers(services, workspace, "alice")
+    schema = build_schema(services.settings)
+    stream: Any = await schema.subscribe(
+        'subscription($w: String!) { queueStatus(workspace: $w, peer: "alice", '
+        "intervalSeconds: 30) { pending } }",
+        variable_values={"w": workspace},
+        context_value=Context(services, None),
+    )
+    first = await asyncio.wait_for(anext(stream), 10)
+    assert not first.errors, first.errors
+    waiting = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)
+    await purge.purge_peer(services.db, services.settings, workspace, "alice")
+    ended = await asyncio.wait_for(waiting, 5)
+    assert ended.errors and ended.errors[0].extensions["code"] == "NOT_FOUND", ended

@@ -277,7 +277,16 @@ async def test_reads_of_a_missing_workspace_are_not_found_and_create_nothing(
     for what in ("peers", "sessions"):
         r = await rest.post(f"/workspaces/{name}/{what}/list")
         assert r.status_code == 404, r.text
+    for path, body in (
+        ("conclusions/list", {}),
+        (
+            "conclusions/query",
+            {"query": "x", "filters": {"observer_id": "a", "observed_id": "b"}},
+        ),
+    ):
+        assert (await rest.post(f"/workspaces/{name}/{path}", json=body)).status_code == 404
     for query in (
+        "query($w: String!) { jobs(workspace: $w) { id } }",
         "query($w: String!) { peers(workspace: $w) { nodes { name } } }",
         "query($w: String!) { sessions(workspace: $w) { nodes { name } } }",
         "query($w: String!) { messages(workspace: $w) { nodes { id } } }",
