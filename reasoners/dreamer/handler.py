@@ -36,9 +36,9 @@ from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
 from reasoners.dreamer.plan import CardLine, DreamPlan, without_support
 from reasoners.dreamer.reconcile import reconcile_stale
-from reasoners.dreamer.rules import Neighbour, Related, keys_of, plan_rules
-from reasoners.dreamer.slots import CARD_PREFIXES
+from reasoners.dreamer.rules import keys_of, plan_rules
 from reasoners.dreamer.specialists import Specialists
+from reasoners.dreamer.surroundings import surroundings
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, Usage
 from reasoners.queue.worker import Prepared
@@ -47,17 +47,6 @@ LLM_DREAM_BATCH = 100  # new beliefs one LLM dream reads (its prompt stays a few
 log = logging.getLogger("beliefgraph.dreamer")
 
 RULES, LLM_MODE = "rules", "llm"
-NEIGHBOURS = 10  # nearest beliefs a new fact is compared with for inductions
-RELATED_LIMIT = 5000  # beliefs one lookup of slots or claims may return
-CARD_SLOTS = (
-    "name",
-    "age",
-    "residence",
-    "hometown",
-    "occupation",
-    "workplace",
-    "relationship status",
-)
 
 
 def dream_mode(settings: Settings, llm: LLM | None) -> str:
@@ -318,7 +307,9 @@ class DreamHandler:
         card: list[CardLine],
         settled: Collection[str] = (),
     ) -> DreamPlan:
-        related = await self.related(view, new, card, settled)
+        related = await surroundings(
+            self.db, view, new, card, settled, similarity=self.settings.dream_similarity
+        )
         return plan_rules(
             view.observed,
             new,
@@ -326,95 +317,6 @@ class DreamHandler:
             similarity=self.settings.dream_similarity,
             new_id=lambda: str(uuid.uuid4()),
         )
-
-    async def related(
-        self,
-        view: Representation,
-        new: Sequence[Belief],
-        card: list[CardLine],
-        settled: Collection[str] = (),
-    ) -> Related:
-        """What the graph holds around the new facts, through index lookups per new fact
-        (stale beliefs in `settled`, which this dream's reconciliation keeps, count)."""
-        ids = [b.id for b in new]
-        keys = [keys_of(b, view.observed) for b in new]
-        slots = {k.slot for k in keys if k.slot} | set(CARD_SLOTS)
-        slotted = await dreams.by_slots(
-            self.db,
-            view,
-            sorted(slots),
-            CARD_PREFIXES,
-            exclude=ids,
-            limit=RELATED_LIMIT,
-            settled=settled,
-        )
-        opposite = [
-            ("-" if k.claim.startswith("+") else "+") + k.claim[1:] for k in keys if k.claim
-        ]
-        by_claim = await dreams.by_claims(
-            self.db, view, opposite, exclude=ids, limit=RELATED_LIMIT, settled=settled
-        )
-        neighbours = await self._neighbours(view, new)
-        linked_ids = set(ids) | {n.belief.id for ns in neighbours.values() for n in ns}
-        linked_ids |= {b.id for bs in by_claim.values() for b in bs}
-        linked = await dreams.links(self.db, view, sorted(linked_ids))
-        return Related(
-            slotted=slotted,
-            by_claim=by_claim,
-            neighbours=neighbours,
-            inductions=[b for b in linked if b.level == "inductive"],
-            contradicted=frozenset(
-                frozenset(b.premise_ids) for b in linked if b.level == "contradiction"
-            ),
-            card=card,
-        )
-
-    async def _neighbours(
-        self, view: Representation, new: Sequence[Belief]
-    ) -> dict[str, list[Neighbour]]:
-        """Each new explicit fact's near-identical beliefs, both ways: the neighbours the
-        deriver recorded (read by id), a vector search for facts it recorded none for, and each
-        of those links reversed, so that an earlier fact also sees the later ones."""
-        threshold = self.settings.dream_similarity
-        explicit = [b for b in new if b.level == "explicit"]
-        searched = await dreams.near(
-            self.db,
-            view,
-            [b for b in explicit if b.near is None],
-            threshold=threshold,
-            neighbours=NEIGHBOURS,
-        )
-        recorded = {
-            b.id: [(i, s) for i, s in b.near if s >= threshold]
-            for b in explicit
-            if b.near is not None
-        }
-        wanted = {i for pairs in recorded.values() for i, _ in pairs}
-        known = {b.id: b for b in explicit}
-        found = {b.id: b for b in await dreams.current(self.db, view, sorted(wanted - set(known)))}
-        found.update(known)
-        links: dict[str, dict[str, float]] = {}
-
-        def link(a: str, b: str, similarity: float) -> None:
-            links.setdefault(a, {})[b] = max(similarity, links.get(a, {}).get(b, -1.0))
-
-        for key, pairs in recorded.items():
-            for other, similarity in pairs:
-                if other in found:
-                    link(key, other, similarity)
-                    link(other, key, similarity)
-        for key, hits in searched.items():
-            for belief, similarity in hits:
-                found.setdefault(belief.id, belief)
-                link(key, belief.id, similarity)
-                link(belief.id, key, similarity)
-        return {
-            key: [
-                Neighbour(found[other], similarity)
-                for other, similarity in sorted(links.get(key, {}).items(), key=lambda p: -p[1])
-            ]
-            for key in known
-        }
 
 
 def _keys(belief: Belief, observed: str) -> tuple[str | None, str | None]:
