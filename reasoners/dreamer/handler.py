@@ -151,6 +151,9 @@ class DreamHandler:
                 view,
                 cards=cards,
                 guidance=instructions(configuration, "dream", "peer_card") if cards else guidance,
+                before=lambda tx: reconciliation.apply(
+                    tx, view, settled.verdicts, utc_now(), settled.read
+                ),
             )
             # A dream asked for, or one a change scheduled (an edit, a merge), with nothing new
             # to read looks over the most recent beliefs.

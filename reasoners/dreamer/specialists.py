@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
-from graph.db import Database
+from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.records import ObservationRecord
 from graph.repo import observation_search, observations
@@ -180,6 +180,9 @@ class Specialists:
     card_before: list[CardLine] = field(default_factory=list)
     cards: bool = True  # False: the workspace has `peer_card.create: false`, no card tool
     guidance: str | None = None  # the app's instructions for dreams (and cards)
+    # What the commit writes before the plan (this dream's reconciliation), written first in
+    # each rehearsal too: a stale belief it keeps is current to the plan, as at the commit.
+    before: Callable[[Tx], Awaitable[object]] | None = None
 
     @property
     def query(self) -> ObservationQuery:
@@ -315,8 +318,11 @@ class Specialists:
     async def _propose(self, tool: str, candidate: DreamPlan, accepted: str) -> str:
         """Rehearse the plan with the edit; keep it only if every check passes."""
         try:
-            await self.db.rehearse(
-                lambda tx: apply_plan(
+
+            async def rehearsal(tx: Tx) -> None:
+                if self.before is not None:
+                    await self.before(tx)
+                await apply_plan(
                     tx,
                     self.view,
                     candidate,
@@ -325,7 +331,8 @@ class Specialists:
                     origin="dreamer:llm",
                     now=utc_now(),
                 )
-            )
+
+            await self.db.rehearse(rehearsal)
         except ProvenanceRejected as exc:
             result = f"rejected: {exc.message}"
         else:

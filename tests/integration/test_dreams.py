@@ -30,6 +30,7 @@ from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan
 from reasoners.dreamer.handler import LLM_DREAM_BATCH, DreamHandler
 from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
+from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.embeddings.model import embed_async
 from reasoners.ingest.beliefs import BeliefInput, add_beliefs
 from reasoners.peers import invalidation, purge
@@ -385,6 +386,40 @@ async def test_a_card_line_on_a_deleted_belief_goes_at_the_next_dream(
     await derive(s, workspace, llm)  # the dream the deletion scheduled
     card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
     assert card.entries == ["Knows Paris"], card.entries
+
+
+async def test_a_specialist_may_build_on_a_stale_belief_its_dreams_reconciliation_keeps(
+    services: Services, workspace: str
+) -> None:
+    """The dream showed the model a stale belief its own reconciliation keeps as current, but
+    the rehearsal, run without that reconciliation, rejected it as a premise ("stale"), where
+    the commit would have taken it."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    france = dataclasses.replace(_derived("deductive", paris), content="alice knows France.")
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(tx, view, [france], origin="dreamer:llm", now=now())
+    )
+    await invalidation.correct_observation(
+        services.db, services.embedder, services.settings, workspace, paris, "I lived in Paris."
+    )
+    assert (await observations.get_detail(services.db, workspace, france.id)).observation.stale
+
+    def dreamer(messages: Any, schema: Any) -> Any:
+        if schema is ReconcileOutput:  # keep it
+            return ReconcileOutput(verdicts=[BeliefVerdict(id=france.id, action="confirm")])
+        if not tool_results(messages):
+            return turn(
+                call("add_deduction", content="alice speaks French.", premise_ids=[france.id])
+            )
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": dreamer, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    results = [r for c in llm.calls_for("dreamer-deduction") for r in tool_results(c.messages)]
+    assert results and results[0].startswith("accepted"), results
+    assert "alice speaks French." in await contents(services, workspace, levels=["deductive"])
 
 
 async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
