@@ -20,8 +20,8 @@ from graph.db import Database, Tx
 from graph.keys import Representation
 from graph.records import DreamClaim, required_datetime, to_datetime
 from graph.repo.jobs import payload_json
-from graph.repo.observation_writes import neo4j_similarity
 from graph.repo.peer_cards import CardLine, card_path
+from graph.repo.repeats import neo4j_similarity
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from graph.keys import Representation, peer_key, scope_key
 from graph.records import WorkspaceRecord
 from graph.repo import jobs, members, peers
 from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
-from graph.repo.observation_writes import Candidate, find_repeats
+from graph.repo.repeats import Candidate, find_repeats
 from graph.settings import Settings
 from graph.validation import MAX_PATH_CHARS, check_name, check_peer_count, now
 from reasoners.dreamer import scheduling
