@@ -398,6 +398,8 @@ class Specialists:
         return await self._new("add_induction", belief)
 
     async def _prune(self, args: PruneArgs) -> str:
+        if any(p.id == args.observation_id for p in self.plan.prunes):
+            return f"error: [obs:{args.observation_id}] is marked stale already in this dream"
         return await self._propose(
             "prune_belief",
             self._with(prunes=[Prune(args.observation_id, args.reason.strip())]),

@@ -422,6 +422,33 @@ async def test_a_specialist_may_build_on_a_stale_belief_its_dreams_reconciliatio
     assert "alice speaks French." in await contents(services, workspace, levels=["deductive"])
 
 
+async def test_a_belief_pruned_twice_in_one_dream_counts_once(
+    services: Services, workspace: str
+) -> None:
+    """The second prune_belief of one id was accepted: the run counted two prunes and sent two
+    events for one belief."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    france = dataclasses.replace(_derived("deductive", paris), content="alice knows France.")
+    await services.db.write_tx(
+        lambda tx: dream_writes.create_derived(tx, view, [france], origin="dreamer:llm", now=now())
+    )
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            twice = [call("prune_belief", observation_id=france.id, reason="stale")] * 2
+            return turn(*twice)
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    results = tool_results(llm.calls_for("dreamer-deduction")[-1].messages)
+    assert results[0].startswith("accepted") and "already" in results[1], results
+    (run,) = await runs(services, workspace)
+    assert run.pruned == 1
+
+
 async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
     services: Services, workspace: str
 ) -> None:
