@@ -40,7 +40,7 @@ from reasoners.dreamer.rules import keys_of, plan_rules
 from reasoners.dreamer.specialists import Specialists
 from reasoners.dreamer.surroundings import surroundings
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.llm.interface import LLM, Usage
+from reasoners.llm.interface import LLM, LLMError, Usage, billed
 from reasoners.queue.worker import Prepared
 
 LLM_DREAM_BATCH = 100  # new beliefs one LLM dream reads (its prompt stays a few thousand tokens)
@@ -158,7 +158,10 @@ class DreamHandler:
             # A dream asked for, or one a change scheduled (an edit, a merge), with nothing new
             # to read looks over the most recent beliefs.
             asked = trigger in (scheduling.MANUAL, scheduling.RECONCILE)
-            plan, dreamed = await specialists.run(current, state.card, manual=asked)
+            try:
+                plan, dreamed = await specialists.run(current, state.card, manual=asked)
+            except LLMError as exc:  # the reconciliation's and the turns' tokens were billed
+                raise billed(exc, usage + specialists.usage) from None
             usage = usage + dreamed
             vectors = dict(specialists.vectors)
         if not cards:  # `peer_card.create: false`: the card stays as the app left it

@@ -29,7 +29,7 @@ from reasoners.dreamer.reconcile_rules import (
     rule_verdicts,
 )
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.llm.interface import LLM, LLMOutputInvalid, Usage
+from reasoners.llm.interface import LLM, LLMError, LLMOutputInvalid, Usage, billed
 from reasoners.text.spans import is_grounded
 
 # The model role reconciliation answers under: it reviews derived beliefs like the deduction
@@ -100,6 +100,8 @@ async def judge(
             log.warning("%s: %d stale beliefs reconciled by the rules: %s", view, len(part), exc)
             usage = usage + exc.usage
             continue
+        except LLMError as exc:  # the parts before were billed too
+            raise billed(exc, usage) from None
         given.extend(answer.value.verdicts)
         usage = usage + answer.usage
     return given, usage

@@ -52,6 +52,10 @@ ROLES: tuple[str, ...] = (
 class LLMError(BeliefgraphError):
     """Anything that kept an LLM call from producing a usable answer."""
 
+    # The tokens billed for the failed work before it failed, when known (see `billed`): a
+    # job runner charges them to the attempt.
+    usage: Usage
+
 
 class LLMUnavailable(LLMError, Unavailable):
     """The endpoint could not be reached or refused the call (network, timeout, 429, 5xx, auth).
@@ -279,3 +283,10 @@ class LLM(Protocol):
     async def aclose(self) -> None:
         """Release the connections the provider holds (called once, at shutdown)."""
         ...
+
+
+def billed(error: LLMError, spent: Usage) -> LLMError:
+    """`error`, carrying `spent` besides what it reports already: a dream that fails on its
+    twentieth call was billed for the nineteen before, which its job records."""
+    error.usage = spent + getattr(error, "usage", Usage())
+    return error

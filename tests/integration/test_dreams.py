@@ -33,6 +33,7 @@ from reasoners.dreamer.plan import DreamPlan, NewBelief, Supersession
 from reasoners.dreamer.reconcile_rules import BeliefVerdict, ReconcileOutput
 from reasoners.embeddings.model import embed_async
 from reasoners.ingest.beliefs import BeliefInput, add_beliefs
+from reasoners.llm.interface import LLMUnavailable
 from reasoners.peers import invalidation, purge
 from resolvers.graphql.context import Context
 from resolvers.graphql.schema import build_schema
@@ -447,6 +448,37 @@ async def test_a_belief_pruned_twice_in_one_dream_counts_once(
     assert results[0].startswith("accepted") and "already" in results[1], results
     (run,) = await runs(services, workspace)
     assert run.pruned == 1
+
+
+async def test_a_dream_that_fails_mid_way_charges_its_job_the_calls_before(
+    services: Services, workspace: str
+) -> None:
+    """The endpoint failing on a dream's later turn lost the tokens of every turn before: the
+    job showed 0, and the retry paid for them all again."""
+    await paris_then_lisbon(services, workspace)
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            return turn(call("search_beliefs", query="where does alice live"))
+        raise LLMUnavailable("the endpoint went away")
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    failed = [
+        j
+        for j in await job_admin.list_jobs(
+            services.db,
+            workspace,
+            session=None,
+            peer=None,
+            statuses=None,
+            with_errors=True,
+            limit=50,
+        )
+        if j.kind == "dream" and j.attempts
+    ]
+    assert failed and failed[0].error is not None and "went away" in failed[0].error
+    assert failed[0].tokens_in > 0 and failed[0].tokens_out > 0, failed[0]
 
 
 async def test_a_specialist_gets_rejections_as_feedback_and_only_accepted_edits_commit(
