@@ -37,7 +37,7 @@ from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
 from reasoners.deriver.routing import observers_for
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.llm.interface import Usage
+from reasoners.llm.interface import LLMError, Usage, billed
 from reasoners.peers.invalidation import date_anew
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import PreparationFailed, Prepared
@@ -235,7 +235,10 @@ class DeriverHandler:
                 instructions = InstructionHierarchy(
                     base.workspace, base.peer, base.session, message_instructions(batch, contexts)
                 )
-                extraction = await self.extractor.extract(batch, sender, instructions)
+                try:
+                    extraction = await self.extractor.extract(batch, sender, instructions)
+                except LLMError as exc:  # the batches before were billed too
+                    raise billed(exc, usage) from None
                 usage = usage + extraction.usage
                 self.stats.bad_citations += extraction.bad_citations
                 self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations

@@ -23,6 +23,7 @@ from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import (
+    echo_deriver,
     flush_and_drain,
     make_peers,
     make_session,
@@ -383,6 +384,40 @@ async def test_a_failed_derivation_charges_only_the_jobs_it_took(
     assert sum(len(j.payload["message_ids"]) for j in charged) <= MAX_UNIT_MESSAGES
     assert charged and all(j.error == "LLMUnavailable: the LLM is down" for j in charged)
     assert len(charged) < len(listed)
+
+
+async def test_a_derivation_that_fails_on_a_later_batch_charges_the_batches_before(
+    services: Services, workspace: str
+) -> None:
+    """The LLM failing on a run's second batch lost the first batch's tokens: the jobs showed
+    0, and the retry paid for it again."""
+    small = dataclasses.replace(services, settings=dataclasses.replace(
+        services.settings, deriver_batch_tokens=16
+    ))  # fmt: skip
+    await make_peers(small, workspace, "maya")
+    await make_session(small, workspace, "chat", [MemberSettings("maya")])
+    await post(
+        small,
+        workspace,
+        "chat",
+        *[("maya", f"I read book number {i} last week.") for i in range(4)],
+    )
+    calls = []
+
+    def first_then_down(messages: list[ChatMessage], schema: Any) -> Any:
+        calls.append(1)
+        return echo_deriver(messages, schema) if len(calls) == 1 else LLMUnavailable("down")
+
+    worker = worker_for(small, workspace, ScriptedLLM({"deriver": first_then_down}))
+    await job_admin.flush(small.db, workspace, None, None)
+    for _ in range(3):  # the session's summary job may be claimed first
+        await worker.run_once()
+    listed = await job_admin.list_jobs(
+        small.db, workspace, session=None, peer=None, statuses=None, with_errors=True, limit=50
+    )
+    charged = [j for j in listed if j.kind == "derive" and j.attempts]
+    assert len(calls) >= 2 and charged, (calls, listed)
+    assert sum(j.tokens_in for j in charged) > 0, charged
 
 
 async def test_a_large_unit_is_derived_a_part_at_a_time(services: Services, workspace: str) -> None:
