@@ -88,8 +88,7 @@ async def create(call: Call) -> Response:
     record, created = await get_or_create_session(
         call, body.id, meta(call, body.metadata, body.configuration, "session")
     )
-    if not record.active:
-        raise NotFound(f"session {body.id!r} was deleted")
+    live(record)
     if not created and (body.metadata is not None or body.configuration is not None):
         # An existing session takes new metadata; its configuration is merged key by key, into
         # what clients can read of the stored one (a value stored before the checks is dropped,
@@ -122,10 +121,7 @@ async def as_member(call: Call, name: str) -> SessionRecord | None:
     db = call.services.db
     if name not in await sessions.joined_by(db, call.workspace, principal.peer, [name]):
         return None
-    record = await sessions.get(db, call.workspace, name)
-    if not record.active:
-        raise NotFound(f"session {name!r} was deleted")
-    return record
+    return live(await sessions.get(db, call.workspace, name))
 
 
 async def list_all(call: Call) -> Response:
@@ -165,12 +161,15 @@ async def _update(call: Call, **changes: Any) -> Response:
     return JSONResponse(shapes.session(record))
 
 
-async def _active(call: Call, session: str) -> SessionRecord:
+def live(record: SessionRecord) -> SessionRecord:
     """The session, NOT_FOUND once deleted: a deleted session takes no change."""
-    record = await sessions.get(call.services.db, call.workspace, session)
     if not record.active:
-        raise NotFound(f"session {session!r} was deleted")
+        raise NotFound(f"session {record.name!r} was deleted")
     return record
+
+
+async def _active(call: Call, session: str) -> SessionRecord:
+    return live(await sessions.get(call.services.db, call.workspace, session))
 
 
 async def update(call: Call) -> Response:
@@ -201,9 +200,7 @@ async def add_peers(call: Call) -> Response:
     check_peer_count(list(given))  # before the workspace or session is created
     await ensure_workspace(call)
     absent = await creatable_peers(call, list(given))  # before the session is created
-    record, _ = await get_or_create_session(call, session, NO_META)
-    if not record.active:
-        raise NotFound(f"session {session!r} was deleted")
+    live((await get_or_create_session(call, session, NO_META))[0])
     await create_peers(call, absent)
     await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))
     return await _session_answer(call, session)
