@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graph.errors import Conflict
-from graph.repo import observations, peer_cards
+from graph.repo import messages, observations, peer_cards
 from graph.validation import now
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
@@ -362,3 +362,26 @@ async def test_an_old_value_said_again_in_other_words_and_then_deleted_leaves_on
     await dream(s, workspace, *AGENT_ALICE)
     numbers = [c for c in await contents(s, workspace) if "phone" in c]
     assert len(numbers) == 1 and "987" in numbers[0], numbers
+
+
+@pytest.mark.parametrize("in_turn", [False, True])
+@pytest.mark.parametrize("words", ["I live in Berlin.", "I moved to Berlin."])
+async def test_a_repeat_edited_into_the_value_it_replaced_ends_as_if_said_so(
+    services: Services, workspace: str, other_workspace: str, in_turn: bool, words: str
+) -> None:
+    """June edited from Lisbon to Berlin: June is derived again while March's Berlin is still
+    replaced, and the dream's reversal makes March's current after. The view ends as it would
+    had June said Berlin from the start: Lisbon replaced; the same words one belief stated in
+    March and June, other words a second belief of the one value."""
+    s = await talk(services, workspace, LISBON_BERLIN_LISBON, in_turn=in_turn)
+    recent = await messages.recent(s.db, workspace, "s1", 10)
+    [june] = [m.id for m in recent if m.created_at.month == 6]
+    await invalidation.edit_message(s.db, s.embedder, s.tokens, s.settings, workspace, june, words)
+    await derive(s, workspace)
+    await talk(services, other_workspace, (*LISBON_BERLIN, ("2024-06-10", words)), in_turn=in_turn)
+    assert sorted(await contents(s, workspace)) == sorted(await contents(s, other_workspace))
+    assert await homes(s, workspace) == ["Berlin"]
+    if words == "I live in Berlin.":
+        berlin = await belief_id(s, workspace, "Berlin")
+        detail = await observations.get_detail(s.db, workspace, berlin)
+        assert sorted(x.message.created_at.month for x in detail.sources) == [3, 6]
