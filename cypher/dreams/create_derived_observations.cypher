@@ -5,19 +5,37 @@
 //   is current: neither stale, deleted nor superseded;
 // - `supersedes` (a knowledge update) names a current belief of the same representation, not
 //   one of the premises, no newer than the new belief (valid from its latest premise), and no
-//   other item of the write names it too, neither as replaced nor as a premise.
+//   other item of the write names it too, neither as replaced nor as a premise;
+// - its words (content_key, the deriver's normalized text, when given) are not those of a
+//   current belief of the same representation and level, nor of an earlier item of the write
+//   (a dream repeating an earlier dream's deduction), unless it replaces that belief.
 // A new node has no incoming DERIVED_FROM edge, so its edges cannot close a cycle. The new
 // belief is valid from its latest premise's valid_at. One row per item: `problem` is null when
 // the item was fine (the write happened only if every problem is null).
 // The representation's OBSERVES edge is only read here: the dream counts what it created when
 // it finishes (finish_dream.cypher), its one write of the edge.
-UNWIND $beliefs AS b
-CALL (b) {
+UNWIND range(0, size($beliefs) - 1) AS i
+WITH i, $beliefs[i] AS b
+WITH b, [x IN $beliefs[..i] WHERE x.props.content_key IS NOT NULL
+                        AND x.props.content_key = b.props.content_key
+                        AND x.props.level = b.props.level] AS echoed
+CALL (b, echoed) {
   OPTIONAL MATCH (p:Observation)
   WHERE p.id IN b.premise_ids AND p.workspace = $workspace
-  WITH b, collect(p) AS found
+  WITH b, echoed, collect(p) AS found
   OPTIONAL MATCH (old:Observation {id: b.supersedes, workspace: $workspace})
-  WITH b, found, old,
+  OPTIONAL CALL (b) {
+    MATCH (x:Observation)
+    USING INDEX x:Observation(scope_key, content_key)
+    WHERE x.scope_key = b.props.scope_key AND x.content_key = b.props.content_key
+      AND x.workspace = $workspace AND x.level = b.props.level
+      AND x.deleted_at IS NULL AND x.superseded_at IS NULL AND NOT coalesce(x.stale, false)
+      AND x.id <> coalesce(b.supersedes, '')
+    RETURN x.id AS repeated
+    ORDER BY x.created_at, x.id
+    LIMIT 1
+  }
+  WITH b, echoed, found, old, repeated,
        CASE b.props.level
          WHEN 'deductive' THEN 1 WHEN 'inductive' THEN 2 WHEN 'contradiction' THEN 2
        END AS needed,
@@ -28,6 +46,10 @@ CALL (b) {
              OR p.superseded_at IS NOT NULL | p.id] AS retired
   RETURN CASE
     WHEN needed IS NULL THEN 'level ' + b.props.level + ' is not a derived level'
+    WHEN repeated IS NOT NULL
+      THEN 'belief ' + repeated + ' already says this (current, same level)'
+    WHEN size(echoed) > 0
+      THEN 'belief ' + echoed[0].props.id + ' of this write already says this'
     WHEN size(missing) > 0
       THEN 'premises not found in this workspace: '
            + reduce(s = '', id IN missing | s + CASE WHEN s = '' THEN '' ELSE ', ' END + id)

@@ -11,7 +11,8 @@
 // others), counts each such message once less in times_derived (at least 1), and takes its
 // session and time from one message left (its words too, with `redate`, only then): an edited
 // message derived again adds itself back if its new text still says it. `unlinked`: whether
-// the belief stopped citing one (a knowledge update that message made may be reversed).
+// the belief stopped citing one (a knowledge update that message made may be reversed);
+// `belief`: it as written, for the run's events.
 UNWIND $verdicts AS v
 MATCH (o:Observation {id: v.id, workspace: $workspace})
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.deleted_at IS NULL
@@ -69,4 +70,5 @@ OPTIONAL CALL (o, v, dropped) {
       o.embedding = CASE WHEN v.redate THEN v.embedding ELSE o.embedding END
   RETURN unlinked
 }
-RETURN o.id AS id, v.action AS action, coalesce(unlinked, 0) > 0 AS unlinked
+RETURN o.id AS id, v.action AS action, coalesce(unlinked, 0) > 0 AS unlinked,
+       o {.id, .level, .content} AS belief

@@ -40,6 +40,9 @@ class DerivedWrite:
     pattern_type: str | None = None
     confidence: float | None = None
     supersedes: str | None = None
+    # The content normalized as the deriver's exact dedup key: a current belief of the view at
+    # the same level with this key already says it, and the write is refused. None: unchecked.
+    content_key: str | None = None
 
 
 def _raise_rejected(row: dict[str, Any] | None) -> dict[str, Any]:
@@ -86,6 +89,7 @@ async def create_derived(
                     "stale": False,
                     "facets": [],
                     "origin": origin,
+                    "content_key": b.content_key,
                 },
             ),
         }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -126,6 +126,7 @@ async def stale(db: Database, view: Representation, *, limit: int) -> list[Stale
 class Applied:
     actions: dict[str, str]  # id -> action, for the verdicts applied
     unlinked: list[str]  # kept or updated beliefs that stopped citing an edited message
+    beliefs: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {id, level, content}
 
 
 async def apply(
@@ -156,4 +157,5 @@ async def apply(
     return Applied(
         {str(r["id"]): str(r["action"]) for r in rows},
         [str(r["id"]) for r in rows if r["unlinked"]],
+        {str(r["id"]): dict(r["belief"]) for r in rows},
     )

@@ -103,14 +103,9 @@ def first_jobs(jobs: Sequence[JobRecord], max_messages: int) -> list[JobRecord]:
 def share_usage(jobs: Sequence[JobRecord], usage: Usage) -> list[JobResult]:
     """Split a run's token usage over its jobs by how many messages each carried."""
     sizes = [max(1, len(job.payload.get("message_ids", []))) for job in jobs]
-    total = sum(sizes)
     return [
-        JobResult(
-            job.id,
-            tokens_in=usage.input_tokens * size // total,
-            tokens_out=usage.output_tokens * size // total,
-        )
-        for job, size in zip(jobs, sizes, strict=True)
+        JobResult(job.id, part.input_tokens, part.output_tokens)
+        for job, part in zip(jobs, usage.split(sizes), strict=True)
     ]
 
 

@@ -11,8 +11,10 @@ from typing import Any, TypeVar
 
 from graph.db import Tx
 from graph.keys import Representation
-from graph.repo import dream_writes
+from graph.repo import dream_writes, reconciliation
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
+from graph.repo.reconciliation import StaleBelief
+from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer.plan import (
     CONTRADICTION,
     CardLine,
@@ -50,6 +52,22 @@ def _ref(node: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "level": node.get("level"),
         "content": str(node.get("content") or "")[:EVENT_TEXT],
     }
+
+
+def reconciled_events(
+    reconciled: reconciliation.Applied, read: Mapping[str, StaleBelief]
+) -> list[dict[str, Any]]:
+    """The run's events for the verdicts written: each belief as it stands now, the verdict
+    (keep, update, drop) and why the belief was awaiting one."""
+    return [
+        {
+            "kind": "reconciled",
+            "belief": _ref(reconciled.beliefs.get(belief_id)),
+            "verdict": action,
+            "reason": read[belief_id].reason if belief_id in read else None,
+        }
+        for belief_id, action in reconciled.actions.items()
+    ]
 
 
 def card_changed(before: Sequence[CardLine], after: Sequence[CardLine]) -> bool:
@@ -175,6 +193,7 @@ async def apply_plan(
                     pattern_type=belief.pattern_type,
                     confidence=belief.confidence,
                     supersedes=belief.supersedes,
+                    content_key=exact_key(belief.content),
                 )
                 for belief in wave
             ],

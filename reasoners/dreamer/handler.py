@@ -33,7 +33,7 @@ from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.dreamer import scheduling
-from reasoners.dreamer.apply import apply_plan
+from reasoners.dreamer.apply import apply_plan, reconciled_events
 from reasoners.dreamer.plan import CardLine, DreamPlan, without_support
 from reasoners.dreamer.reconcile import reconcile_stale
 from reasoners.dreamer.rules import keys_of, plan_rules
@@ -249,7 +249,7 @@ class DreamHandler:
                 card_changes=applied.card_changes,
                 tokens_in=usage.input_tokens,
                 tokens_out=usage.output_tokens,
-                events=applied.events,
+                events=reconciled_events(reconciled, settled.read) + applied.events,
             )
             finished = await dream_runs.finish(
                 tx,
@@ -287,14 +287,9 @@ class DreamHandler:
                 applied.superseded,
             )
 
-        share = len(unit.jobs)
         results = [
-            JobResult(
-                j.id,
-                tokens_in=usage.input_tokens // share,
-                tokens_out=usage.output_tokens // share,
-            )
-            for j in unit.jobs
+            JobResult(j.id, part.input_tokens, part.output_tokens)
+            for j, part in zip(unit.jobs, usage.split([1] * len(unit.jobs)), strict=True)
         ]
 
         def committed() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, Literal, NotRequired, Protocol, TypedDict, TypeVar
@@ -104,6 +104,29 @@ class Usage:
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def split(self, weights: Sequence[int]) -> list[Usage]:
+        """This usage in parts proportional to `weights` (each at least 1) that add up to it
+        exactly: the tokens rounding leaves go to the parts with the largest remainders,
+        earlier parts first, so a run's jobs are billed what the run was, no token lost."""
+        return [
+            Usage(i, o)
+            for i, o in zip(
+                _apportion(self.input_tokens, weights),
+                _apportion(self.output_tokens, weights),
+                strict=True,
+            )
+        ]
+
+
+def _apportion(total: int, weights: Sequence[int]) -> list[int]:
+    whole = sum(weights)
+    parts = [total * w // whole for w in weights]
+    left = total - sum(parts)
+    by_remainder = sorted(range(len(weights)), key=lambda k: (-(total * weights[k] % whole), k))
+    for k in by_remainder[:left]:
+        parts[k] += 1
+    return parts
 
 
 @dataclass(frozen=True)

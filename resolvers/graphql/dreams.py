@@ -46,6 +46,11 @@ class DreamEventKind(Enum):
     CARD = strawberry.enum_value(
         "card", description="Lines added to and removed from the peer card."
     )
+    RECONCILED = strawberry.enum_value(
+        "reconciled",
+        description="A belief left stale by a change (a deleted, edited or corrected source) "
+        "judged: kept, reworded or dropped.",
+    )
 
 
 @strawberry.type(description="A belief as a dream event names it.")
@@ -69,7 +74,9 @@ class BeliefRef:
     "inductive or "
     "contradiction belief with its premises (and the belief it replaced, for a knowledge "
     "update). SUPERSEDED: `belief` replaced `replaced`. PRUNED: a derived belief marked stale. "
-    "CARD: lines added to and removed from the peer card."
+    "CARD: lines added to and removed from the peer card. RECONCILED: a belief awaiting a "
+    "verdict since a change left it stale, judged (these come first, after RUN: the dream "
+    "writes its verdicts before its plan)."
 )
 class DreamEvent:
     run: strawberry.ID = strawberry.field(description="The id of the run (DreamRun.id).")
@@ -80,7 +87,7 @@ class DreamEvent:
     belief: BeliefRef | None = strawberry.field(
         default=None,
         description="BELIEF: the new belief; SUPERSEDED: the newer version; PRUNED: the belief "
-        "marked stale.",
+        "marked stale; RECONCILED: the belief judged, with its words after the verdict.",
     )
     premises: list[BeliefRef] = strawberry.field(
         default_factory=list, description="BELIEF: the beliefs it was derived from."
@@ -96,7 +103,14 @@ class DreamEvent:
         default=None, description="BELIEF, for an induction: its confidence."
     )
     reason: str | None = strawberry.field(
-        default=None, description="PRUNED: why the belief was marked stale."
+        default=None,
+        description="PRUNED: why the belief was marked stale; RECONCILED: why it awaited a "
+        "verdict.",
+    )
+    verdict: str | None = strawberry.field(
+        default=None,
+        description='RECONCILED: "keep" (current again), "update" (current again, reworded) or '
+        '"drop" (tombstoned).',
     )
     card_added: list[str] = strawberry.field(
         default_factory=list, description="CARD: the lines added to the peer card."
@@ -153,6 +167,16 @@ def events_of(run: DreamRunRecord) -> list[DreamEvent]:
                 DreamEvent(
                     kind=DreamEventKind.PRUNED,
                     belief=BeliefRef.of(event["belief"]),
+                    reason=event.get("reason"),
+                    **common(index),
+                )
+            )
+        elif kind == "reconciled":
+            found.append(
+                DreamEvent(
+                    kind=DreamEventKind.RECONCILED,
+                    belief=BeliefRef.of(event.get("belief")),
+                    verdict=event.get("verdict"),
                     reason=event.get("reason"),
                     **common(index),
                 )

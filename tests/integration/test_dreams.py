@@ -23,6 +23,7 @@ from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine, card_path
 from graph.validation import now
+from reasoners.deriver.dedup import exact_key
 from reasoners.dialectic.chat import chat
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS
@@ -566,6 +567,60 @@ def _derived(level: str, *premises: str, content: str = "derived") -> DerivedWri
         content=content,
         embedding=[0.1] * 384,
         premise_ids=premises,
+    )
+
+
+async def test_the_cypher_write_refuses_a_belief_a_current_one_already_says(
+    services: Services, workspace: str
+) -> None:
+    """A model repeating an earlier dream's deduction word for word (case and end punctuation
+    aside) is refused; a stale or superseded one, another level, or the belief it replaces do
+    not count."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    lisbon = await belief_id(services, workspace, "Lisbon")
+
+    def said(
+        level: str, content: str, *premises: str, supersedes: str | None = None
+    ) -> DerivedWrite:
+        return dataclasses.replace(
+            _derived(level, *premises, content=content),
+            id=str(uuid.uuid4()),
+            content_key=exact_key(content),
+            supersedes=supersedes,
+        )
+
+    def write(*beliefs: DerivedWrite) -> Callable[[Tx], Awaitable[object]]:
+        return lambda tx: dream_writes.create_derived(
+            tx, view, list(beliefs), origin="dreamer:llm", now=now()
+        )
+
+    first = said("deductive", "Alice lives in Portugal.", lisbon)
+    await services.db.write_tx(write(first))
+    problem = await _rejected(services, write(said("deductive", "alice lives in portugal", lisbon)))
+    assert f"belief {first.id} already says this" in problem
+    # Two of one write: the second is the repeat.
+    one, two = (
+        said("deductive", "Alice likes trams.", lisbon),
+        said("deductive", "ALICE LIKES TRAMS", lisbon),
+    )
+    assert f"belief {one.id} of this write already says this" in await _rejected(
+        services, write(one, two)
+    )
+    # Replacing the belief with its own words is no repeat of another.
+    again = said("deductive", "Alice lives in Portugal.", lisbon, supersedes=first.id)
+    await services.db.write_tx(write(again))
+    # Once that one is stale, the words may be said again.
+    await services.db.write_tx(lambda tx: dream_writes.prune(tx, view, [(again.id, "test")]))
+    await services.db.write_tx(write(said("deductive", "Alice lives in Portugal.", lisbon)))
+    # Words of another level are another belief.
+    likes, hates = (
+        said("deductive", "Alice likes trams.", lisbon),
+        said("deductive", "Alice hates trams.", lisbon),
+    )
+    await services.db.write_tx(write(likes, hates))
+    await services.db.write_tx(
+        write(said("contradiction", "Alice likes trams.", likes.id, hates.id))
     )
 
 
@@ -1327,3 +1382,34 @@ async def test_a_dream_reads_what_one_derivation_wrote_in_the_order_it_was_state
     ]
     assert codes == [f"{n}{n}{n}" for n in range(6)]
     assert f"valid 2024-06-01 10:0{5 * apart} UTC" in shown
+
+
+async def test_a_runs_events_name_the_verdicts_it_wrote(
+    services: Services, workspace: str, gql: GraphQLClient
+) -> None:
+    """The Lisbon message edited to say something else: the dream that judges Lisbon, stale
+    since, names the verdict and why (verdicts were in no event)."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)
+    lisbon = await belief_id(s, workspace, "Lisbon")
+    (source,) = (await observations.get_detail(s.db, workspace, lisbon)).sources
+    await invalidation.edit_message(
+        s.db, s.embedder, s.tokens, s.settings, workspace, source.message.id, "I love jazz."
+    )
+    await derive(s, workspace)
+    data = await gql.ok(
+        """query($w: String!) {
+          dreamRuns(workspace: $w, observer: "agent", observed: "alice") {
+            runNumber events { kind verdict reason belief { id content } }
+          }
+        }""",
+        {"w": workspace},
+    )
+    judged = [
+        (e["belief"]["id"], e["verdict"], e["reason"])
+        for run in data["dreamRuns"]
+        for e in run["events"]
+        if e["kind"] == "RECONCILED"
+    ]
+    assert (lisbon, "drop", "its source message was edited") in judged, data

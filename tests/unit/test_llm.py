@@ -81,3 +81,23 @@ def test_errors_carry_the_codes_the_api_maps() -> None:
 
 def test_roles_cover_the_pipeline_and_every_dialectic_level() -> None:
     assert {"deriver", "summarizer", "dialectic-low", "dialectic-high"} <= set(ROLES)
+
+
+@pytest.mark.parametrize(
+    ("usage", "weights", "expected"),
+    [
+        (Usage(10, 7), [1, 1, 1], [(4, 3), (3, 2), (3, 2)]),
+        (Usage(100, 1), [3, 1], [(75, 1), (25, 0)]),
+        (Usage(5, 5), [1, 2, 2], [(1, 1), (2, 2), (2, 2)]),
+        (Usage(2, 0), [1, 1, 1], [(1, 0), (1, 0), (0, 0)]),
+        (Usage(0, 0), [4], [(0, 0)]),
+    ],
+)
+def test_a_usage_splits_into_parts_that_add_up_to_it(
+    usage: Usage, weights: list[int], expected: list[tuple[int, int]]
+) -> None:
+    """A run's tokens shared over its jobs: none lost to rounding (a dream of three jobs that
+    billed 10 tokens charged 9)."""
+    parts = usage.split(weights)
+    assert [(p.input_tokens, p.output_tokens) for p in parts] == expected
+    assert sum(parts, Usage()) == usage
