@@ -56,9 +56,12 @@ RETURN o {.*, embedding: null,
              span: d.span}] AS sources,
        // What it replaced, when the filters keep that version too (its words could quote a
        // session left out), with when this one was stated after that one last was (`until`).
+       // Of the views read only (a split can leave an edge between two), and not stale: a
+       // version whose message was deleted quotes it until a dream judges it.
        COLLECT {
          MATCH (o)-[s:SUPERSEDES]->(old:Observation)
           WHERE old.workspace = $workspace AND old.deleted_at IS NULL
+            AND old.scope_key IN $keys AND NOT coalesce(old.stale, false)
             AND ($as_of IS NULL OR s.at <= $as_of)
             AND (NOT $exclude_derived OR old.session IS NOT NULL)
             AND CASE WHEN $session_ids IS NULL OR old.session IN $session_ids THEN true
@@ -90,7 +93,7 @@ RETURN o {.*, embedding: null,
        // before, and repeated since, replaced it when it was repeated; null: not known).
        [(new:Observation)-[s:SUPERSEDES]->(o)
           WHERE new.workspace = $workspace AND new.deleted_at IS NULL
-            AND ($as_of IS NULL OR s.at <= $as_of)
+            AND new.scope_key IN $keys AND ($as_of IS NULL OR s.at <= $as_of)
           | new {.id, valid_at: CASE WHEN new.valid_at >= o_stated THEN new.valid_at
                                      ELSE COLLECT {
                                        MATCH (new)-[:DERIVED_FROM]->(m:Message)

@@ -14,6 +14,7 @@ from pydantic import (
     model_validator,
 )
 
+from graph.errors import InvalidInput
 from graph.models import ObservationLevel
 from graph.validation import aware
 from reasoners.llm.interface import ToolSpec
@@ -62,7 +63,10 @@ class MessagesByDateArgs(ToolArgs):
 
     @model_validator(mode="after")
     def _ordered(self) -> MessagesByDateArgs:
-        since, until = aware(self.since), aware(self.until)
+        try:
+            since, until = aware(self.since), aware(self.until)
+        except InvalidInput as exc:  # a model's date out of range is its error, not the user's
+            raise ValueError(exc.message) from None
         if since is not None and until is not None and since >= until:
             raise ValueError("since must be before until")
         return self

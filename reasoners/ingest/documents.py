@@ -74,7 +74,10 @@ def pdf_text(data: bytes, max_chars: int | None = None) -> str:
     total = 0
     try:
         for page in PdfReader(io.BytesIO(data)).pages:
-            text = (page.extract_text() or "").strip()
+            # As other uploads are stored: no NUL, and no lone surrogate (a ToUnicode map
+            # pointing at U+D800 passed through to a 500).
+            raw = without_nul(page.extract_text() or "")
+            text = raw.encode("utf-8", "replace").decode("utf-8").strip()
             total += len(text) + 2
             if max_chars is not None and total > max_chars:
                 raise LimitExceeded(

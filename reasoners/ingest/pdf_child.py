@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
+import logging
 import os
 import resource
 import signal
@@ -35,6 +36,7 @@ def _die_with_parent(parent: int) -> None:
 def main(argv: list[str]) -> int:
     max_chars, memory, parent = int(argv[1]), int(argv[2]), int(argv[3])
     _die_with_parent(parent)
+    logging.disable(logging.CRITICAL)  # its parent reads no stderr: nothing to write there
     # A decompression bomb then fails with MemoryError (InvalidInput) in this process; a
     # system that does not bound address space refuses, and the reader goes unbounded.
     with contextlib.suppress(ValueError, OSError):

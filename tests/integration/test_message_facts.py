@@ -9,12 +9,13 @@ from __future__ import annotations
 import pytest
 
 from graph.db import Tx
-from graph.repo import messages
+from graph.repo import message_search, messages
 from graph.repo.messages import MessageFilter
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
+from reasoners.peers import invalidation
 from reasoners.search.fusion import FACT_MARGIN
 from reasoners.search.messages import message_candidates, search_messages
 from resolvers.services import Services
@@ -95,3 +96,27 @@ async def test_a_belief_further_than_the_turn_changes_nothing(
     # A belief further from the question than its turn leaves the turn's score alone.
     await believe(services, workspace, "It rained all week in Lisbon", source=OTHERS[1])
     assert await ranks(services, workspace) == before
+
+
+async def test_a_belief_an_edit_left_stale_no_longer_lifts_its_turn(
+    services: Services, chat: str
+) -> None:
+    """The turn edited to say something else: its belief, stale until a dream judges it (for
+    good with dreams off), kept lifting it, so the search ranked it by the words it lost."""
+    workspace = chat
+    await believe(services, workspace, FACT)
+    assert (await ranks(services, workspace))[0] == SAID
+    recent = await messages.recent(services.db, workspace, "s1", 10)
+    [said] = [m for m in recent if m.content == SAID]
+    await invalidation.edit_message(
+        services.db,
+        services.embedder,
+        services.tokens,
+        services.settings,
+        workspace,
+        said.id,
+        "I'd rather not talk about my mornings.",
+    )
+    [vector] = services.embedder.embed([QUESTION])
+    scores = await message_search.fact_similarity(services.db, workspace, vector, [said.id])
+    assert scores == {}

@@ -882,6 +882,10 @@ async def test_conclusions_carry_their_sources_and_list_what_was_derived_from_on
     evidence = Evidence.model_validate(said["evidence"])
     cited = {o.id: o.source_ids for o in evidence.conclusions}
     assert cited == {bees: [], honey.id: [bees]}, cited
+    # A deleted premise is none any more: the stale belief it grounded lists no id that reads
+    # as a 404 (null, as for one that rests on no other belief).
+    assert (await rest.delete(f"{c}/{bees}")).status_code in (200, 204)
+    assert (await rest.get(f"{c}/{honey.id}")).json()["source_ids"] is None
 
 
 async def test_conclusions_list_across_representations(

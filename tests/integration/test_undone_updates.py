@@ -11,6 +11,7 @@ import pytest
 
 from graph.errors import Conflict
 from graph.repo import messages, observations, peer_cards
+from graph.repo.observation_search import ObservationQuery
 from graph.validation import now
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
@@ -385,3 +386,19 @@ async def test_a_repeat_edited_into_the_value_it_replaced_ends_as_if_said_so(
         berlin = await belief_id(s, workspace, "Berlin")
         detail = await observations.get_detail(s.db, workspace, berlin)
         assert sorted(x.message.created_at.month for x in detail.sources) == [3, 6]
+
+
+async def test_a_replaced_version_whose_message_was_deleted_is_not_shown_as_history(
+    services: Services, workspace: str
+) -> None:
+    """Berlin replaced Lisbon; Lisbon's message deleted: until a dream judged the old version,
+    the dialectic's evidence of Berlin quoted it ("replaces ... Lisbon")."""
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    berlin = await belief_id(s, workspace, "Berlin")
+    query = ObservationQuery(*AGENT_ALICE)
+    [before] = await observations.in_view(s.db, workspace, query, [berlin])
+    assert [o.content for o in before.replaces if "Lisbon" in o.content]
+    lisbon = await source_of(s, workspace, "Lisbon")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [lisbon])
+    [after] = await observations.in_view(s.db, workspace, query, [berlin])
+    assert after.replaces == []

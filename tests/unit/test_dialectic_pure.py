@@ -332,6 +332,14 @@ def test_tool_specs_are_json_schema_objects() -> None:
             "query: String should have at most",
         ),
         (ToolCall("11", "search_messages", {"query": "cello", "limit": 21}), "limit"),
+        (
+            ToolCall("12", "messages_by_date", {"since": "0001-01-01T00:00:00+14:00"}),
+            "outside the years 1 to 9999",
+        ),
+        (
+            ToolCall("13", "messages_by_date", {"until": "9999-12-31T23:59:00-05:00"}),
+            "outside the years 1 to 9999",
+        ),
     ],
 )
 async def test_bad_arguments_become_an_error_for_the_model(call: ToolCall, expected: str) -> None:

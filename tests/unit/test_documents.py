@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from graph.errors import InvalidInput
-from reasoners.ingest.documents import document_text, is_supported, pieces
+from reasoners.ingest.documents import document_text, is_supported, pdf_text, pieces
+from tests.pdfs import mapped_pdf
 
 
 def test_supported_types() -> None:
@@ -64,3 +65,10 @@ def test_a_malformed_pdf_is_invalid_input_whatever_pypdf_raises(name: str) -> No
     LimitReachedError, which were 500s."""
     with pytest.raises(InvalidInput, match="the PDF could not be read"):
         document_text("application/pdf", (FIXTURES / name).read_bytes())
+
+
+@pytest.mark.parametrize(("code", "expected"), [("D800", "x??x"), ("0000", "xx")])
+def test_a_pdf_text_is_cleaned_as_other_uploads(code: str, expected: str) -> None:
+    """A font mapping a letter to a lone surrogate made the upload a 500 (its text could not be
+    encoded), and to NUL a NUL-only piece that refused the whole batch."""
+    assert pdf_text(mapped_pdf("xAAx", code)) == expected

@@ -17,7 +17,7 @@ from graph.errors import InvalidInput, LimitExceeded, Unavailable
 from reasoners.ingest import pdf_reader
 from reasoners.ingest.pdf_reader import parse_answer, read_pdf
 from resolvers.connected import while_connected
-from tests.pdfs import slow_pdf, tiny_pdf
+from tests.pdfs import noisy_pdf, slow_pdf, tiny_pdf
 
 UNBOUNDED = 10**9
 
@@ -192,3 +192,27 @@ async def test_a_client_that_leaves_stops_its_reader() -> None:
         await while_connected(request, read_pdf(slow_pdf(40), UNBOUNDED), "before its PDF was read")
     assert time.monotonic() - started < 3.0
     assert readers_running() == 0
+
+
+def test_a_reader_writes_nothing_to_stderr_whatever_pypdf_logs() -> None:
+    """pypdf logged each unknown font encoding, quoting it: a 3 MB PDF wrote gigabytes to a
+    stderr the server held in memory (the server reads none now, and the reader writes none)."""
+    import subprocess
+
+    data = noisy_pdf(20)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reasoners.ingest.pdf_child",
+            "100000",
+            str(2**30),
+            str(os.getpid()),
+        ],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stderr == b""
+    assert b"hello" in done.stdout
