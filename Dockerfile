@@ -17,6 +17,8 @@ RUN pip install . && rm -rf /src
 RUN useradd --create-home --uid 10001 beliefgraph
 USER beliefgraph
 WORKDIR /home/beliefgraph
+# The user's own, so the volume compose mounts here starts with the user's ownership.
+RUN mkdir -p /home/beliefgraph/.cache/beliefgraph
 
 EXPOSE 8000
 CMD ["beliefgraph", "serve"]

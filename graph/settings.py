@@ -91,7 +91,8 @@ class Settings:
     auth: str = _setting(
         "BELIEFGRAPH_AUTH",
         "auto",
-        "auto | on | off. auto = off on a loopback host, on otherwise; off is refused off-loopback",
+        "auto | on | off. auto = off on a loopback host with only loopback names allowed, on "
+        "otherwise; off is refused off-loopback",
     )
     auth_secret: str = _setting(
         "BELIEFGRAPH_AUTH_SECRET",
@@ -260,7 +261,8 @@ class Settings:
     dream_batch: int = _setting(
         "BELIEFGRAPH_DREAM_BATCH",
         1000,
-        "Most new beliefs one dream reads; the rest go to the next dream, scheduled at once",
+        "Most new beliefs one dream reads (an LLM dream at most 100, as its prompt holds them "
+        "all); the rest go to the next dream, scheduled at once",
     )
     dream_similarity: float = _setting(
         "BELIEFGRAPH_DREAM_SIMILARITY",
@@ -365,8 +367,20 @@ class Settings:
         return self.message_passages == "on"
 
     @property
+    def public_names(self) -> bool:
+        """Whether BELIEFGRAPH_ALLOWED_HOSTS names a host other than loopback, or any: the
+        API is meant to be reached from elsewhere (a proxy on this machine, say)."""
+        listed = {h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()}
+        loopback = {"localhost", "127.0.0.1", "::1"}
+        return any(n not in loopback and not n.startswith("127.") for n in listed)
+
+    @property
     def auth_enabled(self) -> bool:
-        return self.auth == "on" or (self.auth == "auto" and not self.loopback)
+        """On when asked, or by default (auto) when the API is reachable from elsewhere: bound
+        to an address that is not loopback, or answering to a public name behind a proxy."""
+        return self.auth == "on" or (
+            self.auth == "auto" and (not self.loopback or self.public_names)
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

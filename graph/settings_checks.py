@@ -25,6 +25,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "dream_mode": ("auto", "rules", "llm", "off"),
 }
 PORT = (1, 65535)
+DAY = 86_400
 # Inclusive bounds; every number is also finite and not negative.
 RANGES: dict[str, tuple[float, float]] = {
     "port": PORT,
@@ -40,7 +41,21 @@ RANGES: dict[str, tuple[float, float]] = {
     "job_retention_days": (0, 36_500),
     "dedup_threshold": (0, 1),  # similarities
     "dream_similarity": (0, 1),
+    # Waits a request or a call may hold: a day at most.
+    "neo4j_timeout": (0, DAY),
+    "neo4j_start_timeout": (0, DAY),
+    "dialectic_tool_seconds": (0, DAY),
+    "job_lease": (0, DAY),
+    # What one process or request may take of the machine.
+    "worker_concurrency": (1, 256),
+    "max_request_bytes": (1, 2**30),
+    "embedding_batch_size": (1, 4096),
+    "max_page_size": (1, 10_000),
+    "max_batch": (1, 10_000),
 }
+# Any other number: at most this (ten years, in seconds): a time past it overflowed the date
+# arithmetic of every request that scheduled work (BELIEFGRAPH_DERIVER_MAX_AGE=1e12).
+CEILING = 315_360_000
 # Numbers where 0 would mean nothing works (0 may mean "at once" or "never" elsewhere).
 POSITIVE = (
     "neo4j_timeout",
@@ -98,6 +113,8 @@ def check(settings: Settings) -> None:
         # NaN and infinity parse as floats and failed later, with a traceback.
         if not math.isfinite(number) or number < 0:
             raise InvalidInput(f"{f.metadata['env']} must be a finite number from 0, not {number}")
+        if f.name not in RANGES and number > CEILING:
+            raise InvalidInput(f"{f.metadata['env']} must be at most {CEILING:,}, not {number:g}")
     for name, (low, high) in RANGES.items():
         if not low <= getattr(settings, name) <= high:
             what = "a port, " if (low, high) == PORT else "between "
@@ -111,6 +128,13 @@ def check(settings: Settings) -> None:
             "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"
         )
     if settings.auth_enabled and len(settings.auth_secret) < 32:
+        why = ""
+        if settings.auth == "auto":
+            why = (
+                " (BELIEFGRAPH_AUTH=auto turns it on for an API reachable from elsewhere: bound "
+                "to an address that is not loopback, or answering to a public name in "
+                "BELIEFGRAPH_ALLOWED_HOSTS)"
+            )
         raise InvalidInput(
-            "auth is on: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
+            f"auth is on{why}: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
         )

@@ -228,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     except BeliefgraphError as exc:
         print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a home that cannot be written, a disk full: said, not traced
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

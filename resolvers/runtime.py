@@ -58,6 +58,19 @@ def preflight(settings: Settings, env: Mapping[str, str]) -> None:
     llm_config_from_env(env)
 
 
+def check_dream_mode(settings: Settings, env: Mapping[str, str]) -> None:
+    """`BELIEFGRAPH_DREAM_MODE=llm` with no LLM configured, refused before anything starts
+    (open_services refuses it too, after Neo4j and the model were up)."""
+    if settings.dream_mode == "llm" and llm_config_from_env(env) is None:
+        raise InvalidInput(LLM_DREAMS_NEED_AN_LLM)
+
+
+LLM_DREAMS_NEED_AN_LLM = (
+    "BELIEFGRAPH_DREAM_MODE=llm needs an LLM endpoint; configure one, or use auto (the zero-key "
+    "dreamer when there is none) or rules"
+)
+
+
 async def open_services(
     settings: Settings,
     *,
@@ -77,8 +90,13 @@ async def open_services(
     try:
         if not await db.ping():
             raise Unavailable(
-                f"Neo4j does not answer at {settings.bolt_uri}: start it with "
-                "`beliefgraph neo4j start`, or set NEO4J_URI / NEO4J_PASSWORD"
+                f"Neo4j does not answer at {settings.bolt_uri}: "
+                + (
+                    "check NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD"
+                    if settings.neo4j_uri
+                    else "start it with `beliefgraph neo4j start`, or set NEO4J_URI / "
+                    "NEO4J_PASSWORD"
+                )
             )
         if embedder is None:
             embedder = await asyncio.to_thread(
@@ -104,10 +122,7 @@ async def open_services(
         llm = OpenAICompatibleLLM(config) if config is not None else None
     if settings.dream_mode == "llm" and llm is None:
         await db.close()
-        raise InvalidInput(
-            "BELIEFGRAPH_DREAM_MODE=llm needs an LLM endpoint; configure one, or use auto "
-            "(the zero-key dreamer when there is none) or rules"
-        )
+        raise InvalidInput(LLM_DREAMS_NEED_AN_LLM)
     log.info("provider: %s", "extractive (no LLM configured)" if llm is None else llm.mode)
     return Services(settings=settings, db=db, embedder=embedder, tokens=counter, llm=llm)
 

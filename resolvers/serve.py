@@ -20,11 +20,13 @@ from resolvers.graphql.websocket import MAX_FRAME_BYTES
 from resolvers.head_timeout import HeadTimeoutProtocol
 from resolvers.runtime import (
     build_worker,
+    check_dream_mode,
     close_services,
     neo4j_password,
     open_services,
     preflight,
 )
+from resolvers.startup_errors import StartupErrors
 from resolvers.web import assets
 
 log = logging.getLogger("beliefgraph")
@@ -46,7 +48,11 @@ def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
 
 def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     configure_logging()
+    # From the start, not once the API runs: a SIGTERM while Neo4j starts (a minute the first
+    # time) killed serve with no `finally`, and left the server it began running for good.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     preflight(settings, os.environ)  # before Neo4j starts; the CLI prints what it refuses
+    check_dream_mode(settings, os.environ)
     # Before Neo4j, the model and the worker start (25 s), not when uvicorn binds after them.
     if not port_free(settings.port, settings.host):
         raise Unavailable(
@@ -54,18 +60,19 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
             "stop it, or set BELIEFGRAPH_PORT to a free port"
         )
     if not manage_neo4j:
-        _run_api(settings)
+        if settings.neo4j_uri:
+            _run_api(settings)
+        else:  # the managed Neo4j another serve runs: it is in use while this one runs
+            with ManagedNeo4j(settings).in_use():
+                _run_api(settings)
         return 0
     server = ManagedNeo4j(settings)
     # The last serve or worker using a Neo4j a serve started stops it, even when that is not
     # the serve that started it (a restart that began before the old one had ended).
     try:
         with server.in_use():
-            if server.pid() is None:
-                server.start()
-                server.serve_marker.touch()
-            else:
-                server.start()  # waits until it answers
+            # Marked when it runs, before it answers: a start cut short is still stopped.
+            server.start(mark=server.pid() is None)  # waits until it answers
             log.info(
                 "Neo4j Browser: %s (user neo4j, password in %s)",
                 server.browser_url,
@@ -100,6 +107,8 @@ def _run_api(settings: Settings) -> None:
         assets.ensure(settings.home_path, settings.npm_registry)
     except BeliefgraphError as exc:
         log.warning("GraphiQL will not load until its files are downloaded: %s", exc.message)
+    except OSError as exc:  # a home that cannot be written (a read-only container)
+        log.warning("GraphiQL will not load: its files cannot be stored: %s", exc)
     password = neo4j_password(settings)
     app = create_app(
         settings,
@@ -113,22 +122,29 @@ def _run_api(settings: Settings) -> None:
     signal.signal(signal.SIGTERM, _exit_on_signal)
     # WebSocket frames carry subscriptions: held far below the HTTP body limit (uvicorn's
     # default is 16 MB), as the first ones are parsed before any key is seen.
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level="info",
-        ws_max_size=min(settings.max_request_bytes, MAX_FRAME_BYTES),
-        http=HeadTimeoutProtocol,
-        # Requests still running this long after SIGTERM are cancelled (PDFs queued for a
-        # reader made a shutdown wait ten seconds or more per PDF).
-        timeout_graceful_shutdown=SHUTDOWN_SECONDS,
-    )
+    guarded = StartupErrors(app)
+    try:
+        uvicorn.run(
+            guarded,
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            ws_max_size=min(settings.max_request_bytes, MAX_FRAME_BYTES),
+            http=HeadTimeoutProtocol,
+            # Requests still running this long after SIGTERM are cancelled (PDFs queued for a
+            # reader made a shutdown wait ten seconds or more per PDF).
+            timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+        )
+    except SystemExit:  # uvicorn's exit 3 for a failed start: the CLI prints ours, exit 1
+        if guarded.error is not None:
+            raise guarded.error from None
+        raise
 
 
 def run_worker(settings: Settings, *, concurrency: int | None, workspace: str | None) -> int:
     """`beliefgraph worker`: a worker process until SIGINT/SIGTERM, then a graceful stop."""
     configure_logging()
+    check_dream_mode(settings, os.environ)
 
     async def main() -> None:
         services = await open_services(settings, password=neo4j_password(settings))

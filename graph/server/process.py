@@ -115,14 +115,16 @@ class ManagedNeo4j:
 
     # -- process ----------------------------------------------------------------------------
 
-    def start(self, wait: bool = True) -> None:
-        """Start the server unless it already runs; with `wait`, return once it answers."""
+    def start(self, wait: bool = True, *, mark: bool = False) -> None:
+        """Start the server unless it already runs; with `wait`, return once it answers. With
+        `mark` (a serve), a server started here gets the serve marker as soon as it runs, so
+        a start cut short (a signal while it waits) still leaves it to be stopped."""
         # Two starters at once (parallel test workers, two terminals) must not race: the second
         # waits here, then finds the first one's server running.
         with self._locked():
-            self._start(wait)
+            self._start(wait, mark)
 
-    def _start(self, wait: bool) -> None:
+    def _start(self, wait: bool, mark: bool = False) -> None:
         pid = self.pid()
         if pid is not None:
             if self._entry_point(pid) == LEGACY_ENTRY_POINT:
@@ -167,6 +169,8 @@ class ManagedNeo4j:
             )
         self._process = process
         self.paths.pid_file.write_text(f"{process.pid}\n", encoding="utf-8")
+        if mark:
+            self.serve_marker.touch()
         if wait:
             self._wait_until_answering(process.pid, started_here=True)
 
@@ -313,6 +317,14 @@ class ManagedNeo4j:
                     f"stop it, or set {env_name(setting)} to a free port"
                 )
 
+    def _stop_if(self, started_here: bool) -> str:
+        """Stop a server this start began, which would be left up owned by no one; the words
+        an error adds to say so."""
+        if not started_here:
+            return ""
+        self.stop(timeout=30.0)
+        return " (the server this start began was stopped)"
+
     def failed_start(self) -> str | None:
         """Why this start's database failed, from debug.log; None while it has not."""
         return start_failure(self.paths.logs / "debug.log", self._debug_from)
@@ -341,13 +353,18 @@ class ManagedNeo4j:
                         return
                     last = f"{self.browser_url} does not answer yet"
                 except AuthError as exc:
+                    stopped = self._stop_if(started_here)
                     raise Unavailable(
                         f"Neo4j refused the password in {self.paths.password_file}: it does not "
                         f"match the database in {self.paths.data}. Restore the file, or stop the "
-                        f"server and delete {self.paths.data} to start over. ({exc.message})"
+                        f"server and delete {self.paths.data} to start over{stopped}. "
+                        f"({exc.message})"
                     ) from exc
                 except ClientError as exc:
-                    raise Unavailable(f"Neo4j answered with an error: {exc.message}") from exc
+                    stopped = self._stop_if(started_here)
+                    raise Unavailable(
+                        f"Neo4j answered with an error{stopped}: {exc.message}"
+                    ) from exc
                 except (Neo4jError, DriverError, OSError) as exc:
                     last = str(exc)  # still starting: Bolt closed or database not yet online
                     if started_here and (failure := self.failed_start()) is not None:

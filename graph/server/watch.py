@@ -58,6 +58,7 @@ class Neo4jWatch:
     restarts: deque[float] = field(default_factory=deque)
     said: str = ""  # the last state logged, so each is logged once
     owned: bool | None = None  # whether a serve started the server: read before any restart
+    failing: bool = False  # its last restart failed (and removed the pid file)
 
     def check(self) -> str:
         """Look once: "running", "stopped" (by an operator), "restarted", "failed" or
@@ -65,7 +66,9 @@ class Neo4jWatch:
         if self.server.pid() is not None:
             self.said = ""
             return "running"
-        if not self.server.paths.pid_file.exists():
+        # A failed start removes the pid file too: after one of the watch's own, no pid file
+        # is not an operator's stop, and it tries again (within MAX_RESTARTS).
+        if not self.server.paths.pid_file.exists() and not self.failing:
             self._say("stopped", "the managed Neo4j was stopped; serve leaves it stopped")
             return "stopped"
         now = self.clock()
@@ -93,11 +96,13 @@ class Neo4jWatch:
             self.server.start()
         except BeliefgraphError as exc:
             log.error("the managed Neo4j did not start again: %s", exc.message)
+            self.failing = True
             return "failed"
         finally:
             if self.owned:
                 self.server.serve_marker.touch()
         log.warning("the managed Neo4j runs again")
+        self.failing = False
         self.said = ""
         return "restarted"
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -160,6 +164,76 @@ def test_a_bench_leaves_a_shared_instance_to_the_bench_still_using_it(
     # An instance no bench started (serve's, `neo4j start`'s) is never stopped by a bench.
     alone = bench_neo4j(INSTANCE, bolt_port=27687, http_port=27474)
     assert alone.done(keep=False) is False and server.status().answering
+
+
+def test_a_refused_password_stops_the_server_its_start_began(server: ManagedNeo4j) -> None:
+    """The start failed with "refused the password" and left the server it had just begun
+    running, owned by no one."""
+    right = server.paths.password_file.read_text()
+    server.stop()
+    server.paths.password_file.write_text(secrets.token_urlsafe(32) + "\n")
+    try:
+        with pytest.raises(Unavailable, match="refused the password") as error:
+            server.start()
+        assert "this start began was stopped" in error.value.message
+        assert server.pid() is None
+    finally:
+        server.paths.password_file.write_text(right)
+        server.start()
+    assert server.status().answering
+
+
+def test_a_serve_stopped_while_neo4j_starts_stops_it(tmp_path: Path) -> None:
+    """SIGTERM to serve during the managed Neo4j's first start (a minute): serve died with no
+    `finally`, and the server it began ran on, for good (a later serve adopted it unmarked)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = _settings(27699, 27486)
+    jars = instance_paths(settings).lib.parent
+    (home / jars.name).symlink_to(jars)
+    env = {
+        **os.environ,
+        "BELIEFGRAPH_HOME": str(home),
+        "BELIEFGRAPH_PORT": str(_free_port()),
+        "BELIEFGRAPH_NEO4J_BOLT_PORT": "27699",
+        "BELIEFGRAPH_NEO4J_HTTP_PORT": "27486",
+        "BELIEFGRAPH_NEO4J_HEAP": "256m",
+        "BELIEFGRAPH_NEO4J_PAGECACHE": "64m",
+        "BELIEFGRAPH_NPM_REGISTRY": "http://127.0.0.1:9",  # GraphiQL's files: not needed
+    }
+    env.pop("NEO4J_URI", None)
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "resolvers.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    paths = instance_paths(Settings.from_env({"BELIEFGRAPH_HOME": str(home)}))
+    pid = None
+    try:
+        deadline = time.monotonic() + 60
+        while pid is None and time.monotonic() < deadline:
+            if paths.pid_file.exists() and paths.pid_file.read_text().strip():
+                pid = int(paths.pid_file.read_text())
+            time.sleep(0.05)
+        assert pid is not None, "serve never started Neo4j"
+        serve.send_signal(signal.SIGTERM)  # while Neo4j starts: it takes seconds to answer
+        assert serve.wait(timeout=90) != 0
+        deadline = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid), "the Neo4j serve began outlived it"
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def test_stop_leaves_no_process(server: ManagedNeo4j) -> None:

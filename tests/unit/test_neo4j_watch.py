@@ -36,8 +36,10 @@ class FakeServer:
     def start(self, wait: bool = True) -> None:
         self.starts += 1
         self.serve_marker.unlink(missing_ok=True)  # as ManagedNeo4j's start does
-        if self.fails:
+        if self.fails:  # as ManagedNeo4j's failed start does, its pid file goes
+            self.paths.pid_file.unlink(missing_ok=True)
             raise Unavailable("Neo4j exited while starting")
+        self.paths.pid_file.write_text("4242\n")
         self.alive = True
 
 
@@ -83,3 +85,22 @@ def test_a_server_that_keeps_dying_is_left_to_an_operator(tmp_path: Path) -> Non
     assert watch.check() == "restarted"
     # Failed starts cleared the serve's mark, and the one that worked was then left running.
     assert s.serve_marker.exists()
+
+
+def test_a_restart_that_failed_is_tried_again_not_read_as_an_operators_stop(
+    tmp_path: Path,
+) -> None:
+    """A failed start removes the pid file: the next look read that as an operator's stop and
+    left Neo4j down for good once its port was free again."""
+    s = server(tmp_path)
+    watch = Neo4jWatch(s, clock=lambda: 0.0)
+    s.alive, s.fails = False, True
+    assert watch.check() == "failed"
+    assert not s.paths.pid_file.exists()
+    s.fails = False  # the port is free again
+    assert watch.check() == "restarted" and s.starts == 2
+    assert watch.check() == "running"
+    # Once it ran again, a stop by an operator is one again.
+    s.alive = False
+    s.paths.pid_file.unlink()
+    assert watch.check() == "stopped"

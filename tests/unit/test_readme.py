@@ -27,3 +27,12 @@ def test_every_setting_is_documented() -> None:
         env for env, _, _ in [*documented_settings(), *LLM_SETTINGS] if f"`{env}`" not in README
     ]
     assert missing == []
+
+
+def test_the_settings_table_is_the_codes() -> None:
+    """Each row as `scripts/settings_table.py` prints it from the code: a description edited
+    in the README alone was lost the next time the table was printed."""
+    from scripts.settings_table import rows
+
+    stale = [row for row in rows() if row not in README.splitlines()]
+    assert stale == []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,13 +33,18 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_PORT", "70000", "1 to 65535"),
         ("BELIEFGRAPH_NEO4J_BOLT_PORT", "0", "1 to 65535"),
         ("BELIEFGRAPH_DEDUP_THRESHOLD", "1.5", "between 0 and 1"),
-        ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "positive"),
+        ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "between 1 and 1073741824"),
         ("BELIEFGRAPH_MAX_QUERY_DEPTH", "-1", "from 0"),
-        ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "positive"),
+        ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "between 1 and 4096"),
         ("BELIEFGRAPH_SUMMARY_SHORT_WORDS", "0", "between 2 and 10000"),
         # One word passed, and every summary job of the extractive summarizer failed.
         ("BELIEFGRAPH_SUMMARY_LONG_WORDS", "1", "between 2 and 10000"),
-        ("BELIEFGRAPH_MAX_BATCH", "0", "positive"),
+        ("BELIEFGRAPH_MAX_BATCH", "0", "between 1 and 10000"),
+        ("BELIEFGRAPH_DERIVER_MAX_AGE", "1e12", "at most 315,360,000"),
+        ("BELIEFGRAPH_DREAM_IDLE", "1e10", "at most 315,360,000"),
+        ("BELIEFGRAPH_WORKER_CONCURRENCY", "100000", "between 1 and 256"),
+        ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "between 0 and 86400"),
+        ("BELIEFGRAPH_MAX_REQUEST_BYTES", "2000000000", "between 1 and 1073741824"),
         ("BELIEFGRAPH_AUTH", "maybe", "auto, on or off, not 'maybe'"),
         ("BELIEFGRAPH_DREAM_MODE", "dreamy", "auto, rules, llm or off"),
         ("BELIEFGRAPH_MESSAGE_PASSAGES", "yes", "on or off"),
@@ -107,6 +115,8 @@ def test_a_misspelt_variable_is_named() -> None:
         ("BELIEFGRAPH_LLM_TIMEOUT", "abc", "BELIEFGRAPH_LLM_TIMEOUT='abc'"),
         ("BELIEFGRAPH_LLM_MODE", "foo", "LLM mode must be one of"),
         ("BELIEFGRAPH_LLM_MODEL_DERIVR", "m", "BELIEFGRAPH_LLM_MODEL_DERIVR names no role"),
+        # Refused once Neo4j had started and the model loaded, in a traceback.
+        ("BELIEFGRAPH_DREAM_MODE", "llm", "BELIEFGRAPH_DREAM_MODE=llm needs an LLM endpoint"),
     ],
 )
 def test_serve_refuses_a_bad_value_before_it_starts(
@@ -143,3 +153,60 @@ def test_the_managed_server_keeps_its_own_password(tmp_path: Path) -> None:
     assert generated != "other" and generated == neo4j_password(managed)
     own = Settings.from_env({"NEO4J_URI": "bolt://db:7687", "NEO4J_PASSWORD": "other"})
     assert neo4j_password(own) == "other"
+
+
+@pytest.mark.parametrize(
+    ("hosts", "on"),
+    [
+        ("", False),
+        ("localhost, 127.0.0.1,::1", False),
+        ("127.0.0.2", False),
+        ("memory.example.com", True),
+        ("localhost,memory.example.com", True),
+        ("*", True),
+    ],
+)
+def test_auth_auto_turns_on_for_a_public_name_behind_a_proxy(hosts: str, on: bool) -> None:
+    """A proxy on this machine forwards the world to 127.0.0.1: listing its public name left
+    auth off, and the API open to anyone, as admin."""
+    secret = {"BELIEFGRAPH_AUTH_SECRET": "s" * 32}
+    settings = Settings.from_env({"BELIEFGRAPH_ALLOWED_HOSTS": hosts, **secret})
+    assert settings.auth_enabled is on
+    if on:
+        with pytest.raises(InvalidInput, match="a public name in BELIEFGRAPH_ALLOWED_HOSTS"):
+            Settings.from_env({"BELIEFGRAPH_ALLOWED_HOSTS": hosts})
+    # Off when the operator says so (a proxy that authenticates on its own).
+    off = Settings.from_env({"BELIEFGRAPH_ALLOWED_HOSTS": hosts, "BELIEFGRAPH_AUTH": "off"})
+    assert not off.auth_enabled
+
+
+def test_serve_ends_a_failed_start_up_with_the_errors_line(tmp_path: Path) -> None:
+    """Neo4j not answering at NEO4J_URI: serve printed uvicorn's traceback of its lifespan and
+    exited 3 (the worker printed one line and exited 1), and told to run `neo4j start`."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    with socket.socket() as api:
+        api.bind(("127.0.0.1", 0))
+        api_port = api.getsockname()[1]
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "BELIEFGRAPH_HOME": str(tmp_path),
+        "NEO4J_URI": f"bolt://127.0.0.1:{port}",
+        "NEO4J_PASSWORD": "x",
+        "BELIEFGRAPH_PORT": str(api_port),
+        "BELIEFGRAPH_NEO4J_TIMEOUT": "1",
+        "BELIEFGRAPH_NPM_REGISTRY": "http://127.0.0.1:9",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "resolvers.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "error [UNAVAILABLE]: Neo4j does not answer" in done.stderr
+    assert "check NEO4J_URI" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
