@@ -125,12 +125,23 @@ async def state(db: Database, view: Representation) -> DreamState:
     )
     if row is None:
         return DreamState(0, [], exists=False)
+    return DreamState(int(row["dream_runs"]), _card(row))
+
+
+async def card_in(tx: Tx, view: Representation) -> list[CardLine]:
+    """The representation's card with each line's support, read in `tx`."""
+    row = await tx.one(
+        "get_dream_state", **view.params(), path=card_path(view.observer, view.observed)
+    )
+    return [] if row is None else _card(row)
+
+
+def _card(row: dict[str, Any]) -> list[CardLine]:
     support = list(row["card_support"])
-    card = [
+    return [
         CardLine(text, tuple(str(support[i]).split()) if i < len(support) else ())
         for i, text in enumerate(row["card"])
     ]
-    return DreamState(int(row["dream_runs"]), card)
 
 
 async def pending(

@@ -34,7 +34,8 @@ from graph.settings import Settings
 from graph.validation import now as utc_now
 from reasoners.dreamer import scheduling
 from reasoners.dreamer.apply import apply_plan, reconciled_events
-from reasoners.dreamer.plan import CardLine, DreamPlan, without_support
+from reasoners.dreamer.card_support import still_supported
+from reasoners.dreamer.plan import CardLine, DreamPlan
 from reasoners.dreamer.reconcile import reconcile_stale
 from reasoners.dreamer.rules import keys_of, plan_rules
 from reasoners.dreamer.specialists import Specialists
@@ -203,10 +204,9 @@ class DreamHandler:
                 # A plan that leaves the card (a dream that only reconciles, an LLM that wrote
                 # none) still takes off it what rested on beliefs no longer current: dropped
                 # here, deleted or corrected since, or replaced or pruned by this plan.
-                cited = {i for line in state.card for i in line.support}
-                current = await dreams.current_ids(tx, view, cited)
-                gone = (cited - current) | plan.superseded_ids | {p.id for p in plan.prunes}
-                plan_now = dataclasses.replace(plan, card=without_support(state.card, gone))
+                gone = plan.superseded_ids | {p.id for p in plan.prunes}
+                kept = await still_supported(tx, view, state.card, gone)
+                plan_now = dataclasses.replace(plan, card=kept)
             # Lenient: what changed since the plan was checked (a concurrent derivation, the
             # app's card edits) leaves an item out instead of failing the whole dream again.
             applied = await apply_plan(

@@ -26,6 +26,7 @@ from graph.validation import check_id_count, now, without_nul
 from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.deriver.first_person import restated
 from reasoners.dreamer import scheduling
+from reasoners.dreamer.card_support import drop_unsupported
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
 from reasoners.embeddings.tokens import TokenCounter
@@ -62,6 +63,12 @@ async def commit_reconciling(
     async def work(tx: Tx) -> tuple[Change, int]:
         changed = await change(tx)
         if not scheduling.enabled(settings):
+            # No dream will come to write their cards again: the lines that rested on what
+            # the change took away go now (they quoted deleted and edited words for good).
+            stamp = now()
+            for observer, observed in sorted(changed.invalidated.scopes):
+                view = Representation(workspace, observer, observed)
+                await drop_unsupported(tx, view, stamp)
             return changed, 0
         scheduled = 0
         for observer, observed in sorted(changed.invalidated.scopes):

@@ -402,3 +402,28 @@ async def test_a_replaced_version_whose_message_was_deleted_is_not_shown_as_hist
     await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [lisbon])
     [after] = await observations.in_view(s.db, workspace, query, [berlin])
     assert after.replaces == []
+
+
+@pytest.mark.parametrize("change", ["delete", "edit"])
+async def test_with_dreams_off_a_change_takes_its_lines_off_the_card(
+    services: Services, workspace: str, change: str
+) -> None:
+    """Cards written while dreams ran, then dreams switched off: a deleted or edited message's
+    fact stayed on the card (and in its file, and in every context) for good, as no dream came
+    to write it again."""
+    s = await moved(services, workspace, *LISBON_BERLIN)
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert any("Berlin" in line for line in card.entries), card.entries
+    off = with_dreams(services, dream_mode="off")
+    berlin = await source_of(s, workspace, "Berlin")
+    if change == "delete":
+        outcome = await invalidation.delete_messages(
+            off.db, off.embedder, off.settings, workspace, [berlin]
+        )
+    else:
+        _, outcome = await invalidation.edit_message(
+            off.db, off.embedder, off.tokens, off.settings, workspace, berlin, "I love jazz."
+        )
+    assert outcome.dreams == 0
+    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
+    assert not any("Berlin" in line for line in card.entries), card.entries
