@@ -99,7 +99,6 @@ async def finish(
     row = await tx.one(
         "finish_dream",
         **view.params(),
-        consumed=len(processed),
         now=run.finished_at,
         job_ids=list(job_ids),
         idle_at=idle_at,

@@ -183,6 +183,9 @@ async def update(call: Call) -> Response:
 
 async def delete(call: Call) -> Response:
     # A deleted session is kept inactive: its messages stay the evidence of what was derived.
+    # Workspace keys only, as GraphQL's deleteSession: a session key could delete its own
+    # session here, then reopen it through GraphQL's updateSession.
+    call.principal.require_workspace(call.workspace)
     await _update(call, active=False)
     return JSONResponse({"message": "Session deleted successfully"}, status_code=202)
 

@@ -19,6 +19,7 @@ import pytest
 from graph.db import Tx
 from graph.keys import Representation, peer_key
 from graph.repo import dream_runs, dream_writes, dreams, job_admin, jobs, observations, peer_cards
+from graph.repo.dream_runs import ProcessedBelief, RunRecord
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine, card_path
@@ -1413,3 +1414,31 @@ async def test_a_runs_events_name_the_verdicts_it_wrote(
         if e["kind"] == "RECONCILED"
     ]
     assert (lisbon, "drop", "its source message was edited") in judged, data
+
+
+async def test_a_dream_counts_what_still_waits_not_the_count_less_what_it_read(
+    services: Services, workspace: str
+) -> None:
+    """A dream read one belief a change had made pending (never counted) while a derivation
+    wrote another (counted): the finish took one off a count of one, and the belief written
+    meanwhile waited for no dream (no threshold, no idle time), for good."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1")
+    await say(s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.")
+    await job_admin.flush(s.db, workspace, None, None)
+    assert await worker_for(s, workspace, None).run_once()  # the derivation alone
+    view = Representation(workspace, *AGENT_ALICE)
+    chess = await belief_id(s, workspace, "chess")
+    tomatoes = await belief_id(s, workspace, "tomatoes")
+    # As if tomatoes were pending again by a change (uncounted), and chess new (counted).
+    await statements.write(s.db, "count_beliefs_as_undreamed", **view.params(), count=1)
+    stamp = now()
+    run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp, observations=1)
+
+    async def finish(tx: Tx) -> None:
+        processed = [ProcessedBelief(tomatoes, None, None)]
+        await dream_runs.finish(tx, view, run, processed, job_ids=[], idle_at=stamp)
+
+    await s.db.write_tx(finish)
+    [row] = await statements.read(s.db, "get_dream_counters", **view.params())
+    assert row["since_dream"] == 1 and row["idle_dream_at"] is not None, (chess, row)

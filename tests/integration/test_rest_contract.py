@@ -1241,6 +1241,12 @@ async def test_auth_and_isolation(
     in_s1 = key(KeyScope.SESSION, workspace, session="s1")
     r = await secured.post(peers_path, json={"id": "bot"}, headers=in_s1)
     assert r.status_code == 200 and r.json()["id"] == "bot"
+    # Deleting is for workspace keys, as GraphQL's deleteSession (a session key deleted its
+    # session here, then reopened it through GraphQL).
+    r = await secured.delete(f"/workspaces/{workspace}/sessions/s1", headers=in_s1)
+    assert r.status_code == 403, r.text
+    r = await rest.post(f"/workspaces/{workspace}/sessions/list", json={})
+    assert {x["id"]: x["is_active"] for x in r.json()["items"]}["s1"] is True
     await rest.post(peers_path, json={"id": "stranger"})
     for body in ({"id": "bot", "metadata": {"x": 1}}, {"id": "stranger"}):
         r = await secured.post(peers_path, json=body, headers=in_s1)
