@@ -19,6 +19,7 @@ from graph.errors import InvalidInput
 from graph.records import MessageRecord, ObservationRecord, SummaryRecord
 from graph.repo import messages, peer_cards, peers, sessions, summaries, workspaces
 from graph.repo import observation_search as top_repo
+from graph.repo.card_view import lines_in_view
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_query
 from reasoners.context.packing import (
@@ -190,7 +191,8 @@ async def representation(
         ),
         peer_cards.get(db, ws, observer, observed),
     )
-    return slice_order(relevant, top.most_derived, top.most_recent), card.entries, matched
+    lines = await lines_in_view(db, ws, card, query)
+    return slice_order(relevant, top.most_derived, top.most_recent), lines, matched
 
 
 async def latest_summary(

@@ -28,6 +28,7 @@ from typing import Any
 from graph.configuration import card_used, instructions, joined
 from graph.db import Database
 from graph.repo import peer_cards, peers, sessions, workspaces
+from graph.repo.card_view import lines_in_view
 from graph.validation import check_query
 from graph.validation import now as utc_now
 from reasoners.dialectic.citations import (
@@ -160,11 +161,12 @@ async def open_conversation(
         toolbox.search_messages(text, PREFETCH_MESSAGES, embedding=embedding),
         peer_cards.get(db, view.workspace, view.observer, view.observed),
     )
+    lines = await lines_in_view(db, view.workspace, card, view.query()) if toolbox.cards else []
     messages = dialectic_messages(
         view,
         text,
         today=now or utc_now(),
-        card=card.entries if toolbox.cards else [],
+        card=lines,
         prefetched=prefetched,
         turns=turns.items,
         tools=tools and reasoning.max_tool_iterations > 0,

@@ -30,6 +30,7 @@ from graph.errors import BeliefgraphError, InvalidInput, NotFound
 from graph.records import ObservationRecord
 from graph.repo import members, message_views, observation_search, peer_cards
 from graph.repo import observations as observation_repo
+from graph.repo.card_view import lines_in_view
 from graph.repo.files import is_reserved
 from graph.repo.peer_cards import card_path
 from reasoners.dialectic.evidence import (
@@ -367,7 +368,8 @@ class Toolbox:
     async def peer_card(self) -> PeerCardResult:
         s = self.view
         card = await peer_cards.get(self.db, s.workspace, s.observer, s.observed)
-        return PeerCardResult(s.observer, s.observed, card.entries)
+        lines = await lines_in_view(self.db, s.workspace, card, s.query())
+        return PeerCardResult(s.observer, s.observed, lines)
 
     # --- dispatch --------------------------------------------------------------------------------
 

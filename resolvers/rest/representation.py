@@ -12,6 +12,8 @@ from graph.configuration import card_used
 from graph.errors import InvalidInput
 from graph.records import ObservationRecord, SummaryRecord
 from graph.repo import messages, peer_cards, sessions, summaries, workspaces
+from graph.repo.card_view import lines_in_view
+from graph.repo.observation_search import ObservationQuery
 from reasoners.context.assemble import MAX_BUDGET, ContextRequest, get_context
 from reasoners.context.beliefs import BeliefSelection, select_beliefs
 from resolvers.rest import shapes
@@ -141,12 +143,13 @@ async def peer_context(call: Call) -> Response:
     db = call.services.db
     used = card_used(await workspaces.configuration_of(db, call.workspace))
     card = await peer_cards.get(db, call.workspace, observer, observed)
+    lines = await lines_in_view(db, call.workspace, card, ObservationQuery(observer, observed))
     return JSONResponse(
         {
             "peer_id": observer,
             "target_id": observed,
             "representation": shapes.representation(found),
-            "peer_card": (card.entries or None) if used else None,
+            "peer_card": (lines or None) if used else None,
         }
     )
 

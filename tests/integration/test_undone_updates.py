@@ -13,6 +13,7 @@ from graph.errors import Conflict
 from graph.repo import messages, observations, peer_cards
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import now
+from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
 from tests.integration.derive_helpers import worker_for
@@ -456,3 +457,37 @@ async def test_a_value_edited_in_meets_the_value_brought_back_whatever_runs_firs
     ], current
     card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
     assert any("Paris" in line for line in card.entries), card.entries
+
+
+async def test_a_read_shows_the_card_lines_of_the_beliefs_it_may_show(
+    services: Services, workspace: str
+) -> None:
+    """`excludeSessionIds` left a private session's beliefs out of the context, but not the
+    card line a dream wrote from one; and a line on a belief deleted since was shown until the
+    view's next dream."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-10", "I live in Lisbon.")
+    await say(s, workspace, "s2", "2024-02-10", "I work as a nurse.")
+    await derive(s, workspace)
+    await dream(s, workspace, *AGENT_ALICE)
+    entries = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert any("Lisbon" in x for x in entries) and any("nurse" in x for x in entries), entries
+
+    async def card(**filters: Any) -> list[str]:
+        request = ContextRequest(
+            workspace, 2000, peer_target="alice", peer_perspective="agent", **filters
+        )
+        return (await get_context(s.db, s.embedder, s.tokens, request)).card
+
+    assert len(await card()) == len(entries)
+    without_s1 = await card(exclude_session_ids=["s1"])
+    assert not any("Lisbon" in x for x in without_s1) and any("nurse" in x for x in without_s1)
+    only_s1 = await card(session_ids=["s1"])
+    assert any("Lisbon" in x for x in only_s1) and not any("nurse" in x for x in only_s1)
+    # The nurse message deleted, its dream not yet run: the card still cites the belief.
+    nurse = await source_of(s, workspace, "nurse")
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [nurse])
+    stored = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert any("nurse" in x for x in stored)
+    assert not any("nurse" in x for x in await card())
