@@ -28,6 +28,11 @@ MAX_TERMS = 64  # far below Lucene's clause limit; a longer query adds little to
 # Keys one field may name in a query. Lucene refuses a query of over 1,024 clauses, and a read
 # of a large sub-peer tree covers up to 2,000 peers; past this many the field is left out.
 MAX_KEY_CLAUSES = 512
+# A word no text holds, ORed into every words clause: when the analyzer makes no token of any
+# other word (characters it does not read, which _words cannot all foresee), the clause still
+# has one, matches nothing, and is not dropped, which left only the scope: every item in it
+# matched with the best text score. A term with no postings adds nothing to a match's score.
+NO_MATCH = "bgnomatchzq7x"
 
 
 def terms_query(text: str) -> str:
@@ -81,6 +86,7 @@ def scoped_query(
     terms = terms_query(text)
     if not terms:
         return ""
+    terms = f'{terms} OR "{NO_MATCH}"'
     clauses = []
     for name, keys in required.items():
         if not keys:

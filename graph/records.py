@@ -256,6 +256,8 @@ class SourcedObservation:
     # When the earliest of those that replaced it was stated (its valid_at): when it stopped
     # holding, which may be long before the update was written (superseded_at).
     replaced_on: datetime | None = None
+    # Its live sources in the sessions read; `sources` holds the first and the latest only.
+    source_count: int = 0
 
 
 @dataclass(frozen=True)

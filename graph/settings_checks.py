@@ -123,6 +123,15 @@ def check(settings: Settings) -> None:
     for name in POSITIVE:
         if getattr(settings, name) <= 0:
             raise InvalidInput(f"{env_name(name)} must be positive, not {getattr(settings, name)}")
+    if not settings.neo4j_database.strip():
+        raise InvalidInput("NEO4J_DATABASE must name a database (default neo4j), not be empty")
+    if settings.managed:
+        # One port for two listeners: the second to start failed, with the first's name.
+        ports = {"port": settings.port, "neo4j_bolt_port": settings.neo4j_bolt_port}
+        ports["neo4j_http_port"] = settings.neo4j_http_port
+        if len(set(ports.values())) < len(ports):
+            named = ", ".join(f"{env_name(n)}={p}" for n, p in ports.items())
+            raise InvalidInput(f"{named}: the API and the managed Neo4j need three ports")
     if settings.auth == "off" and not settings.loopback:
         raise InvalidInput(
             "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"

@@ -76,18 +76,21 @@ def check_path(path: str) -> str:
 # Longest search text or question: far beyond any real question, short enough that embedding
 # and Lucene parsing stay cheap.
 MAX_QUERY_CHARS = 2000
+# Longest question to the dialectic (Honcho's limit): its searches read the first
+# MAX_QUERY_CHARS of it.
+MAX_QUESTION_CHARS = 10_000
 # Peers one membership change may name (create, add, set, remove): a session with more is
 # built in several calls, and no call can hold a worker for minutes creating peers.
 MAX_PEERS_PER_CHANGE = 100
 
 
-def check_query(text: str, what: str = "query") -> str:
-    """A search text or question, stripped; refused when empty or over MAX_QUERY_CHARS."""
+def check_query(text: str, what: str = "query", limit: int = MAX_QUERY_CHARS) -> str:
+    """A search text or question, stripped; refused when empty or over `limit` characters."""
     stripped = text.strip()
     if not stripped:
         raise InvalidInput(f"{what}: empty")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"{what}: {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+    if len(text) > limit:
+        raise InvalidInput(f"{what}: {len(text)} characters; the limit is {limit}")
     return stripped
 
 

@@ -1,5 +1,5 @@
 // Observations of one or several representations (scope keys) by id, with their premise ids,
-// source spans and knowledge updates (what each replaced, what replaced it). Ids outside them
+// source spans (at most $max_sources, with their count) and knowledge updates (what each replaced, what replaced it). Ids outside them
 // (another observer's view, a session filtered out) return nothing, so a tool given such an
 // id cannot tell it from one that does not exist. A belief is in its own session and in its
 // live source messages' (list_observations.cypher). With $as_of, as they stood then: beliefs
@@ -30,7 +30,21 @@ WITH o, ($session_ids IS NULL OR o.session IN $session_ids)
                RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS restated
 // When it was last stated: its first message, or a live one that repeated it since.
 WITH o, own_session_shown,
-     CASE WHEN restated > o.valid_at THEN restated ELSE o.valid_at END AS o_stated
+     CASE WHEN restated > o.valid_at THEN restated ELSE o.valid_at END AS o_stated,
+     // Its live sources in the sessions read: the first (which dates it) and the latest
+     // $max_sources - 1 are returned (a fact said in 300 messages put 300 quotes in a
+     // prompt), with how many there are.
+     COLLECT {
+       MATCH (o)-[d:DERIVED_FROM]->(m:Message)
+       WHERE m.workspace = $workspace AND m.deleted_at IS NULL
+         AND ($session_ids IS NULL OR m.session IN $session_ids)
+         AND ($exclude_session_ids IS NULL OR NOT m.session IN $exclude_session_ids)
+       WITH d, m ORDER BY m.created_at, m.seq, m.id
+       RETURN {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
+                           .created_at, .seq, .token_count, .client_id, .received_at,
+                           .edited_at},
+               span: d.span}
+     } AS linked
 // Its sources are the messages of the sessions the filters keep; its session, when its own is
 // filtered out, the earliest of theirs (the reader is told those sessions are left out).
 RETURN o {.*, embedding: null,
@@ -47,13 +61,9 @@ RETURN o {.*, embedding: null,
                         }[0], o.session) END} AS observation,
        [(o)-[:DERIVED_FROM]->(p:Observation)
           WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premise_ids,
-       [(o)-[d:DERIVED_FROM]->(m:Message)
-          WHERE m.workspace = $workspace AND m.deleted_at IS NULL
-            AND ($session_ids IS NULL OR m.session IN $session_ids)
-            AND ($exclude_session_ids IS NULL OR NOT m.session IN $exclude_session_ids)
-          | {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                         .created_at, .seq, .token_count, .client_id, .received_at, .edited_at},
-             span: d.span}] AS sources,
+       CASE WHEN size(linked) <= $max_sources THEN linked
+            ELSE linked[..1] + linked[(size(linked) - $max_sources + 1)..] END AS sources,
+       size(linked) AS source_count,
        // What it replaced, when the filters keep that version too (its words could quote a
        // session left out), with when this one was stated after that one last was (`until`).
        // Of the views read only (a split can leave an edge between two), and not stale: a

@@ -21,6 +21,9 @@ from graph.records import (
 from graph.repo.observation_search import ObservationQuery
 
 BELIEFS = "observations"  # the name in its cursors
+# Sources of a belief a read returns: its first and its latest (a fact said in hundreds of
+# messages quoted each in the dialectic's prompt and citations).
+MAX_SOURCES = 10
 
 
 async def list_page(
@@ -107,6 +110,7 @@ async def in_view(
         exclude_derived=params["exclude_derived"],
         ids=ids,
         as_of=params["as_of"],
+        max_sources=MAX_SOURCES,
     )
     found = []
     for row in rows:
@@ -131,6 +135,7 @@ async def in_view(
                 ],
                 sorted(str(r["id"]) for r in row["replaced_by"]),
                 _earliest(to_datetime(r.get("valid_at")) for r in row["replaced_by"]),
+                int(row["source_count"]),
             )
         )
     return found

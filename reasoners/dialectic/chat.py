@@ -29,7 +29,7 @@ from graph.configuration import card_used, instructions, joined
 from graph.db import Database
 from graph.repo import peer_cards, peers, sessions, workspaces
 from graph.repo.card_view import lines_in_view
-from graph.validation import check_query
+from graph.validation import MAX_QUERY_CHARS, MAX_QUESTION_CHARS, check_query
 from graph.validation import now as utc_now
 from reasoners.dialectic.citations import (
     Citations,
@@ -145,7 +145,7 @@ async def open_conversation(
     now: datetime | None,
 ) -> Conversation:
     """Check the request, prefetch the evidence, and write the opening messages."""
-    text = check_query(query)
+    text = check_query(query, limit=MAX_QUESTION_CHARS)
     reasoning = levels.get(level)
     await peers.get(db, view.workspace, view.observer)
     if view.observed != view.observer:
@@ -158,7 +158,7 @@ async def open_conversation(
     # Independent reads: side by side, the opening waits for the slowest.
     prefetched, turns, card = await asyncio.gather(
         toolbox.prefetch(embedding, PREFETCH),
-        toolbox.search_messages(text, PREFETCH_MESSAGES, embedding=embedding),
+        toolbox.search_messages(text[:MAX_QUERY_CHARS], PREFETCH_MESSAGES, embedding=embedding),
         peer_cards.get(db, view.workspace, view.observer, view.observed),
     )
     lines = await lines_in_view(db, view.workspace, card, view.query()) if toolbox.cards else []

@@ -104,19 +104,22 @@ def resolve_citations(refs: list[tuple[str, str]], evidence: Evidence) -> Citati
     A cited derived belief brings its premises (as far as they were shown), and every cited
     observation its source messages, so a citation always reaches the message spans."""
     observation_ids: dict[str, None] = {}
-    message_ids: dict[str, None] = {}
+    # Each message with the span it is cited for: that of the belief that reached it (one
+    # message may ground two beliefs, each from its own words), else the best one shown.
+    message_ids: dict[str, str | None] = {}
     for kind, identifier in refs:
         if kind == "obs":
             for grounded in evidence.grounds(identifier):
                 observation_ids.setdefault(grounded, None)
                 for message_id in evidence.sources.get(grounded, []):
-                    message_ids.setdefault(message_id, None)
+                    span = evidence.source_spans.get((grounded, message_id))
+                    message_ids.setdefault(message_id, span)
         elif identifier in evidence.messages:
             message_ids.setdefault(identifier, None)
     observations = [evidence.observations[i] for i in observation_ids]
     messages = [
-        MessageCitation(i, evidence.messages[i].span, evidence.messages[i].message)
-        for i in message_ids
+        MessageCitation(i, span or evidence.messages[i].span, evidence.messages[i].message)
+        for i, span in message_ids.items()
         if i in evidence.messages
     ]
     return Citations(observations, messages)

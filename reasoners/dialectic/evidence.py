@@ -102,6 +102,9 @@ class Evidence:
     # so citing a derived belief cites its premises down to the message spans.
     premises: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, list[str]] = field(default_factory=dict)
+    # The span each observation was derived from in each source message: a message two beliefs
+    # came from is cited, for each, with its own span.
+    source_spans: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def add_observation(self, observation: ObservationRecord) -> None:
         self.observations.setdefault(observation.id, observation)
@@ -121,6 +124,9 @@ class Evidence:
         self.sources.setdefault(item.observation.id, [s.message.id for s in item.sources])
         for source in item.sources:
             self.add_message(source.message, source.span, SPAN_SOURCE)
+            if span := verbatim(source.span, source.message.content):
+                key = (item.observation.id, source.message.id)
+                self.source_spans.setdefault(key, span)
         for premise in item.premises:
             self.add_item(premise)
 
@@ -201,6 +207,7 @@ class ObservationItem:
     replaced_by: tuple[str, ...] = ()
     replaced_on: datetime | None = None  # when the earliest of replaced_by was stated
     about: str | None = None  # the sub-peer it is about, in a view aggregating sub-peers
+    source_count: int = 0  # its live sources read; `sources` holds the first and the latest
 
     def _until(self, old: Replaced) -> datetime | None:
         """When the replaced belief stopped holding: when this one was stated after it last
@@ -247,12 +254,14 @@ class ObservationItem:
         elif self.premise_ids:
             premises = ", ".join(f"[obs:{p}]" for p in self.premise_ids)
             lines.append(f"{indent}    premises: {premises}")
-        for s in self.sources:
+        for index, s in enumerate(self.sources):
             m = s.message
             lines.append(
                 f"{indent}    from [msg:{m.id}] {m.peer}, {when(m.created_at)}, "
                 f"session {m.session}: {quote(s.span or lead(m.content))}"
             )
+            if index == 0 and (left := self.source_count - len(self.sources)) > 0:
+                lines.append(f"{indent}    ... said in {left} more messages between these")
         return "\n".join(lines)
 
 

@@ -145,6 +145,7 @@ class Toolbox:
                 replaces=tuple(f.replaces),
                 replaced_by=tuple(f.replaced_by),
                 replaced_on=f.replaced_on,
+                source_count=f.source_count,
                 about=(
                     f.observation.observed if f.observation.observed != self.view.observed else None
                 ),

@@ -150,7 +150,7 @@ PeerArg = Annotated[
 QuestionArg = Annotated[
     str,
     strawberry.argument(
-        description="The question, in natural language (at most 2,000 characters)."
+        description="The question, in natural language (at most 10,000 characters)."
     ),
 ]
 TargetArg = Annotated[

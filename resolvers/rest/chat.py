@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from graph.errors import Forbidden, InvalidInput
 from graph.repo import members, observations
+from graph.validation import MAX_QUESTION_CHARS
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic.citations import Citations
 from reasoners.dialectic.evidence import View
@@ -25,11 +26,9 @@ from resolvers.rest.filters import session_allowlist
 from resolvers.rest.http import Call, log
 from resolvers.rest.members import parse_depth
 
-MAX_QUERY_CHARS = 10_000
-
 
 class ChatBody(BaseModel):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    query: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     stream: bool = False
     session_id: str | None = None
     target: str | None = None

@@ -154,10 +154,10 @@ async def test_chat_stream_without_a_model_streams_the_evidence(
 
 async def test_chat_stream_reports_errors_with_their_code(services: Services, world: str) -> None:
     async with served(services) as url:
-        too_long = await subscribe(url, CHAT_STREAM, {"w": world, "q": "x" * 2001})
+        too_long = await subscribe(url, CHAT_STREAM, {"w": world, "q": "x" * 10_001})
         unknown = await subscribe(url, CHAT_STREAM, {"w": f"{world}-gone", "q": "Anything?"})
     for received, code, text in (
-        (too_long, "INVALID_INPUT", "2001 characters; the limit is 2000"),
+        (too_long, "INVALID_INPUT", "10001 characters; the limit is 10000"),
         (unknown, "NOT_FOUND", "does not exist"),
     ):
         [error_event, done] = received

@@ -666,7 +666,12 @@ async def test_graphql_chat_answers_with_citations(
 
 async def test_graphql_chat_errors(services: Services, world: str, gql: GraphQLClient) -> None:
     base = {"w": world, "p": "bob", "t": "alice", "q": "Where?"}
-    assert await gql.error_code(CHAT, base | {"q": "x" * 2001}) == "INVALID_INPUT"
+    assert await gql.error_code(CHAT, base | {"q": "x" * 10_001}) == "INVALID_INPUT"
+    # Up to 10,000, as Honcho's clients send (a 3,000-character question was refused); its
+    # searches read the first 2,000.
+    long_question = "Where does alice live? " + "Tell me everything you know. " * 100
+    assert 2000 < len(long_question) <= 10_000
+    assert (await gql.ok(CHAT, base | {"q": long_question}))["chat"]["answer"]
     assert await gql.error_code(CHAT, base | {"q": "   "}) == "INVALID_INPUT"
     assert await gql.error_code(CHAT, base | {"p": "zed"}) == "NOT_FOUND"
     assert await gql.error_code(CHAT, base | {"t": "zed"}) == "NOT_FOUND"

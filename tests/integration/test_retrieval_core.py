@@ -423,6 +423,10 @@ async def test_fulltext_reads_words_of_every_script_and_no_query_of_stop_words(
     assert await text("हिन्दी") == ["मुझे हिन्दी भाषा पसंद है"]
     assert await text("爱丽丝喜欢什么水果") == ["爱丽丝喜欢苹果"]
     assert await text("to be or not to be") == []
+    # Characters the analyzer makes no word of, whatever the tokenizer's tables say (an
+    # ideograph of a late Unicode block, a halfwidth mark): every message matched.
+    for unread in ("〆", "ﾞ", "Ꟁ", "\u9ff0"):
+        assert await text(unread) == [], unread
 
 
 async def test_fulltext_hits_carry_their_similarity_to_the_query(

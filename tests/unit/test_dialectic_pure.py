@@ -269,6 +269,27 @@ def test_the_ledger_keeps_the_most_precise_span() -> None:
     assert evidence.messages["m-1"].span == "I moved to Lisbon"
 
 
+def test_a_message_two_beliefs_came_from_is_cited_with_each_ones_span() -> None:
+    """One message, two beliefs: citing the second cited the message with the first's span
+    (the ledger kept one span a message)."""
+    said = message("m-7", "I have a dog named Rex. I live in Lisbon.")
+    dog = ObservationItem(
+        observation("o-dog", "alice has a dog named Rex."),
+        sources=[SourceSpan(said, "I have a dog named Rex")],
+    )
+    home = ObservationItem(
+        observation("o-home", "alice lives in Lisbon."),
+        sources=[SourceSpan(said, "I live in Lisbon")],
+    )
+    evidence = Evidence()
+    evidence.add_item(dog)
+    evidence.add_item(home)
+    cited = resolve_citations([("obs", "o-home")], evidence)
+    assert [(m.id, m.span) for m in cited.messages] == [("m-7", "I live in Lisbon")]
+    cited = resolve_citations([("obs", "o-dog")], evidence)
+    assert [(m.id, m.span) for m in cited.messages] == [("m-7", "I have a dog named Rex")]
+
+
 def test_cite_all_cites_each_item_and_its_sources() -> None:
     evidence = Evidence()
     evidence.add_item(LIVES)
