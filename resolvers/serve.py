@@ -62,17 +62,23 @@ def serve(settings: Settings, *, manage_neo4j: bool) -> int:
     if not manage_neo4j:
         if settings.neo4j_uri:
             _run_api(settings)
-        else:  # the managed Neo4j another serve runs: it is in use while this one runs
-            with ManagedNeo4j(settings).in_use():
-                _run_api(settings)
+        else:  # the managed Neo4j another serve runs: in use while this one runs, and the
+            # last of its users stops it
+            server = ManagedNeo4j(settings)
+            try:
+                with server.in_use():
+                    _run_api(settings)
+            finally:
+                _stop_if_last(server)
         return 0
     server = ManagedNeo4j(settings)
     # The last serve or worker using a Neo4j a serve started stops it, even when that is not
     # the serve that started it (a restart that began before the old one had ended).
     try:
         with server.in_use():
-            # Marked when it runs, before it answers: a start cut short is still stopped.
-            server.start(mark=server.pid() is None)  # waits until it answers
+            # Marked when it runs, before it answers: a start cut short is still stopped. Only
+            # a server this start launches is marked (one found running is someone's already).
+            server.start(mark=True)  # waits until it answers
             log.info(
                 "Neo4j Browser: %s (user neo4j, password in %s)",
                 server.browser_url,

@@ -15,21 +15,27 @@
 MATCH (:Peer {workspace: $workspace, name: $observer})
       -[r:OBSERVES]->(:Peer {workspace: $workspace, name: $observed})
 SET r.dream_lock = true
-WITH r, randomUUID() AS fresh, r.dream_job AS held,
+WITH r, randomUUID() AS fresh, coalesce(r.since_dream, 0) AS undreamed, r.dream_job AS held,
      r.idle_dream_at AS idle, coalesce(r.observations, 0) AS beliefs,
      coalesce(r.dream_runs, 0) + 1 AS seq, r.last_dream_at AS last
-// What still waits is counted, not taken from the counter less what this dream read: beliefs
-// it counted may have left the view since (moved by a merge, split or rename, erased by a
-// purge: a threshold dream would read nothing and schedule the next, for ever), and beliefs a
-// change made pending again (a value an update's reversal or a reinstatement brought back, a
-// correction) were never counted: one written while this dream ran was then lost from the
-// count, and no dream came for it.
-WITH r, fresh, held, idle, beliefs, seq, last,
+// The count loses what this dream read of what it counted (dream_counted): a belief a change
+// made pending again (a value an update's reversal or a reinstatement brought back) was never
+// counted, and taking it off lost one written while the dream ran, which no dream then came
+// for. Beliefs the counter counted may have left the view since (moved by a merge, split or
+// rename, erased by a purge): what still waits is at most the unread pending beliefs there are,
+// or a threshold dream would read nothing and schedule the next, for ever.
+WITH r, fresh, held, idle, beliefs, seq, last, undreamed,
+     COUNT { MATCH (o:Observation)
+             WHERE o.id IN $processed_ids AND o.workspace = $workspace
+               AND o.dream_counted = true } AS consumed,
      COUNT { MATCH (o:Observation)
              USING INDEX o:Observation(scope_key, dream_pending)
              WHERE o.scope_key = $scope AND o.dream_pending = true
-               AND o.workspace = $workspace AND NOT o.id IN $processed_ids } AS remaining
-WITH r, fresh, held, idle, beliefs, seq, last, remaining,
+               AND o.workspace = $workspace AND NOT o.id IN $processed_ids } AS unread
+WITH r, fresh, held, idle, beliefs, seq, last,
+     CASE WHEN undreamed - consumed < unread
+          THEN CASE WHEN undreamed > consumed THEN undreamed - consumed ELSE 0 END
+          ELSE unread END AS remaining,
      held IS NOT NULL AND NOT held IN $job_ids
      AND EXISTS { MATCH (j:Job {id: held}) WHERE j.status IN ['pending', 'running'] } AS other
 WITH r, fresh, held, idle, beliefs, seq, last, remaining,
@@ -45,7 +51,7 @@ WITH r, fresh, follow, seq, remaining, CASE WHEN $dreamed THEN $now ELSE last EN
 CALL (r) {
   UNWIND $processed AS p
   MATCH (o:Observation {id: p.id, workspace: $workspace})
-  REMOVE o.dream_pending, o.near_ids, o.near_similarities
+  REMOVE o.dream_pending, o.dream_counted, o.near_ids, o.near_similarities
   SET o.slot = p.slot, o.claim_key = p.claim
   RETURN count(o) AS processed
 }

@@ -53,6 +53,9 @@ MATCH (:Peer {workspace: $workspace, name: item.props.observed})
 CREATE (o:Observation)
 SET o = item.props,
     o.view_write = [w IN writes WHERE w.observer = item.props.observer
-                                  AND w.observed = item.props.observed][0].writes
+                                  AND w.observed = item.props.observed][0].writes,
+    // Counted in the edge's undreamed beliefs: the dream that reads it takes it off the count
+    // (finish_dream.cypher), and only then.
+    o.dream_counted = CASE WHEN $dream_triggers THEN true END
 CREATE (o)-[:DERIVED_FROM {span: item.span}]->(m)
 RETURN o.id AS id, claims, writes

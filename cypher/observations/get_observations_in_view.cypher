@@ -1,10 +1,10 @@
 // Observations of one or several representations (scope keys) by id, with their premise ids,
-// source spans (at most $max_sources, with their count) and knowledge updates (what each replaced, what replaced it). Ids outside them
-// (another observer's view, a session filtered out) return nothing, so a tool given such an
-// id cannot tell it from one that does not exist. A belief is in its own session and in its
-// live source messages' (list_observations.cypher). With $as_of, as they stood then: beliefs
-// written later are absent, one superseded since is current, and only the knowledge updates
-// made by then are shown.
+// source spans (at most $max_sources, with their count) and knowledge updates (what each
+// replaced, what replaced it). Ids outside them (another observer's view, a session filtered
+// out) return nothing, so a tool given such an id cannot tell it from one that does not exist.
+// A belief is in its own session and in its live source messages' (list_observations.cypher).
+// With $as_of, as they stood then: beliefs written later are absent, one superseded since is
+// current, and only the knowledge updates made by then are shown.
 MATCH (o:Observation)
 WHERE o.id IN $ids AND o.workspace = $workspace
   AND o.scope_key IN $keys

@@ -3,4 +3,5 @@
 UNWIND $ids AS id
 MATCH (o:Observation {id: id, workspace: $workspace})
 RETURN o.id AS id,
-       [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premises
+       [(o)-[:DERIVED_FROM]->(p:Observation)
+          WHERE p.workspace = $workspace AND p.deleted_at IS NULL | p.id] AS premises

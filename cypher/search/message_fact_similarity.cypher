@@ -1,7 +1,7 @@
 // Each message's closest derived belief: the current beliefs taken from it (DERIVED_FROM, any
 // observer's view; not stale: an edit leaves one taken from the old text stale, and its words
-// must not lift the message), scored against the query on the vector index's 0-1 scale. Messages with no
-// such belief are absent.
+// must not lift the message), scored against the query on the vector index's 0-1 scale.
+// Messages with no such belief are absent.
 UNWIND $ids AS id
 MATCH (o:Observation)-[:DERIVED_FROM]->(m:Message {id: id})
 WHERE m.workspace = $workspace

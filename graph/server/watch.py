@@ -65,6 +65,7 @@ class Neo4jWatch:
         "gave up"."""
         if self.server.pid() is not None:
             self.said = ""
+            self.failing = False  # running again (an operator's start): a stop is theirs
             return "running"
         # A failed start removes the pid file too: after one of the watch's own, no pid file
         # is not an operator's stop, and it tries again (within MAX_RESTARTS).

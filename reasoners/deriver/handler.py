@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from graph.configuration import dreams_enabled, instructions, joined, observes_itself
 from graph.db import Database, Tx
 from graph.errors import Conflict
-from graph.keys import Representation
 from graph.records import (
     MembershipRecord,
     MessageRecord,
@@ -99,21 +98,6 @@ def first_jobs(jobs: Sequence[JobRecord], max_messages: int) -> list[JobRecord]:
         taken.append(job)
         total += size
     return taken
-
-
-async def _settle_edits(
-    tx: Tx, settings: Settings, workspace: str, facts: Sequence[ExplicitFact]
-) -> None:
-    """A dream now for each view of the facts, taken from edited messages: the edit's dream may
-    have run before this derivation (both are queued at once), and what the new text says
-    ("I live in Paris" where June said Lisbon) must still meet the value the edit brought back;
-    counted as an ordinary new belief, it waited for the threshold or the idle dream."""
-    if not scheduling.enabled(settings):
-        return
-    views = sorted({(f.observer, f.observed) for f in facts})
-    for observer, observed in views:
-        view = Representation(workspace, observer, observed)
-        await scheduling.on_demand_in(tx, settings, view, trigger=scheduling.RECONCILE)
 
 
 def share_usage(jobs: Sequence[JobRecord], usage: Usage) -> list[JobResult]:
@@ -314,9 +298,6 @@ class DeriverHandler:
             await date_anew(tx, self.embedder, workspace, outcome.redated)
             counts.written, counts.repeats = len(outcome.created), outcome.reinforced
             await scheduling.after_derivation(tx, self.settings, outcome.claims)
-            edited = {m.id for m in cited if m.edited_at is not None}
-            said_anew = [f for f in [*current, *(e for _, e in echoed)] if f.message_id in edited]
-            await _settle_edits(tx, self.settings, workspace, said_anew)
 
         def committed() -> None:
             self.stats.source_changed += counts.source_changed

@@ -20,6 +20,8 @@ The prompt (prompt.py), levels (levels.py) and citations (citations.py) are pure
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,7 +45,17 @@ from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevel, Reasoning
 from reasoners.dialectic.prompt import BUDGET_SPENT, dialectic_messages, extractive_text
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.llm.interface import LLM, ChatMessage, Usage, assistant_turn, tool_result, user
+from reasoners.llm.interface import (
+    LLM,
+    ChatMessage,
+    LLMError,
+    Usage,
+    assistant_turn,
+    tool_result,
+    user,
+)
+
+log = logging.getLogger(__name__)
 
 PREFETCH = 8
 # The view's turns closest to the question, shown beside the observations: a fact said but not
@@ -52,6 +64,7 @@ PREFETCH_MESSAGES = 4
 # A turn may ask for several calls at once; past this many, the rest are answered with an error
 # so that one turn cannot run an unbounded number of queries.
 MAX_CALLS_PER_TURN = 8
+READ_ENOUGH = "Error: this question has read as much as it may; answer from what it has."
 EXTRACTIVE_MODE = "extractive"
 
 
@@ -94,6 +107,7 @@ class Conversation:
     iterations: int = 0
     tool_calls: int = 0
     usage: Usage = field(default_factory=Usage)
+    tool_chars: int = 0  # tool output read so far
 
     def answer(self, text: str, mode: str) -> ChatAnswer:
         return ChatAnswer(
@@ -198,6 +212,13 @@ async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
             )
         except TimeoutError:
             break  # the cut-off turn's tokens are not reported: its answer never came
+        except LLMError:
+            if c.iterations == 0:
+                raise  # nothing read yet: the question fails as the endpoint did
+            # A later turn failed (the endpoint refused a long conversation, say): what the
+            # tools read so far is answered from, not thrown away.
+            log.warning("dialectic: turn %d failed; answering from what was read", c.iterations)
+            break
         c.usage += turn.usage
         if not turn.tool_calls:
             if turn.content and turn.content.strip():
@@ -211,14 +232,19 @@ async def run_tools(llm: LLM, conversation: Conversation) -> str | None:
                 result = f"Error: at most {MAX_CALLS_PER_TURN} tool calls per turn; not run."
             elif left <= 0:
                 result = "Error: the time for tools is spent; not run."
+            elif c.tool_chars >= c.level.tool_chars:
+                result = READ_ENOUGH
             else:
                 try:
                     result = await asyncio.wait_for(c.toolbox.dispatch(call), left)
                     c.tool_calls += 1
                 except TimeoutError:
                     result = "Error: the time for tools ran out; not finished."
+                c.tool_chars += len(result)
             c.messages.append(tool_result(call.id, result))
         c.iterations += 1
+        if c.tool_chars >= c.level.tool_chars:
+            break
     if budget > 0:
         c.messages.append(user(BUDGET_SPENT))
     return None
@@ -246,7 +272,17 @@ async def chat(
         return c.extractive()
     text = await run_tools(llm, c)
     if text is None:
-        turn = await llm.chat(c.level.role, c.messages)
+        try:
+            turn = await llm.chat(c.level.role, c.messages)
+        except LLMError:
+            if c.iterations == 0:
+                raise
+            # The forced answer failed too, after tools ran: the answer without a model, from
+            # the prefetched evidence, rather than none.
+            log.warning("dialectic: the final call failed; answering without the model")
+            return dataclasses.replace(
+                c.extractive(), iterations=c.iterations, tool_calls=c.tool_calls, usage=c.usage
+            )
         c.usage += turn.usage
         text = (turn.content or "").strip() or NO_ANSWER
     return c.answer(text, llm.mode)

@@ -12,6 +12,10 @@ from reasoners.llm.interface import DialecticLevel
 
 LEVEL_NAMES = tuple(level.value for level in DialecticLevel)
 TOOL_SECONDS = 120.0  # the setting's default
+# Tool output one question reads, all calls together (about 24,000 tokens): 12,000 characters
+# a call, 8 calls a turn and up to 50 turns overran any model's context, and the endpoint's
+# refusal failed the whole question.
+TOOL_CHARS = 96_000
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,7 @@ class ReasoningLevel:
     name: str
     max_tool_iterations: int  # model turns that may call tools before the answer is forced
     tool_seconds: float = TOOL_SECONDS  # what those turns and their tools may take in all
+    tool_chars: int = TOOL_CHARS  # what their tools' output may add up to
 
     @property
     def role(self) -> str:
@@ -32,6 +37,7 @@ class ReasoningLevels:
 
     budgets: Mapping[str, int]
     tool_seconds: float = TOOL_SECONDS
+    tool_chars: int = TOOL_CHARS
 
     def __post_init__(self) -> None:
         unknown = set(self.budgets) - set(LEVEL_NAMES)
@@ -47,7 +53,7 @@ class ReasoningLevels:
     def get(self, name: str) -> ReasoningLevel:
         if name not in self.budgets:
             raise InvalidInput(f"reasoning level {name!r} is not one of {', '.join(self.budgets)}")
-        return ReasoningLevel(name, self.budgets[name], self.tool_seconds)
+        return ReasoningLevel(name, self.budgets[name], self.tool_seconds, self.tool_chars)
 
     @classmethod
     def parse(

@@ -74,8 +74,9 @@ def pdf_text(data: bytes, max_chars: int | None = None) -> str:
     total = 0
     try:
         for page in PdfReader(io.BytesIO(data)).pages:
-            # As other uploads are stored: no NUL, and no lone surrogate (a ToUnicode map
-            # pointing at U+D800 passed through to a 500).
+            # No NUL, as every stored text; a lone surrogate (a ToUnicode map pointing at
+            # U+D800 passed through to a 500) becomes "?" (a text upload with one is refused,
+            # but a PDF's glyph map is not the sender's text).
             raw = without_nul(page.extract_text() or "")
             text = raw.encode("utf-8", "replace").decode("utf-8").strip()
             total += len(text) + 2

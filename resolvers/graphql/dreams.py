@@ -109,8 +109,8 @@ class DreamEvent:
     )
     verdict: str | None = strawberry.field(
         default=None,
-        description='RECONCILED: "keep" (current again), "update" (current again, reworded) or '
-        '"drop" (tombstoned).',
+        description='RECONCILED: "keep" (current again; for a replaced version, sound history '
+        'again), "update" (the same, reworded) or "drop" (tombstoned).',
     )
     card_added: list[str] = strawberry.field(
         default_factory=list, description="CARD: the lines added to the peer card."

@@ -32,15 +32,23 @@ from graph.validation import now
 from reasoners.dialectic.chat import (
     MAX_CALLS_PER_TURN,
     NO_ANSWER,
+    READ_ENOUGH,
     ChatAnswer,
     chat,
 )
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT
-from reasoners.dialectic.tools import Toolbox
+from reasoners.dialectic.tools import MAX_TOOL_CHARS, Toolbox
 from reasoners.embeddings.model import embed_async
-from reasoners.llm.interface import LLM, ChatMessage, ChatTurn, ToolCall, ToolSpec
+from reasoners.llm.interface import (
+    LLM,
+    ChatMessage,
+    ChatTurn,
+    LLMUnavailable,
+    ToolCall,
+    ToolSpec,
+)
 from resolvers.app import create_app
 from resolvers.auth import KeyScope, Principal, issue_key
 from resolvers.services import Services
@@ -487,6 +495,51 @@ async def test_the_iteration_budget_holds_and_the_answer_is_forced(
     result = await ask_bob(services, world, stubborn, "Pets?")
     assert len(stubborn.calls) == 3 and result.iterations == 2
     assert result.answer == NO_ANSWER
+
+
+async def test_a_later_turn_that_fails_is_answered_from_what_was_read(
+    services: Services, world: str
+) -> None:
+    """The endpoint refused the third turn (a conversation grown past its context): the whole
+    question failed UNAVAILABLE, and a client retried the whole loop."""
+    search = [ToolCall("c1", "search_observations", {"query": "home city"})]
+    refused = LLMUnavailable("context length exceeded", retryable=False)
+    llm = ScriptedLLM({"dialectic-medium": [search, search, refused, "alice lives in Lisbon."]})
+    result = await ask_bob(services, world, llm, "Where does alice live?", level="medium")
+    assert result.answer == "alice lives in Lisbon."
+    assert (result.iterations, result.tool_calls) == (2, 2)
+    assert llm.calls_for("dialectic-medium")[-1].tools is None
+    # The forced answer refused too: answered without the model, from what was prefetched.
+    both = ScriptedLLM({"dialectic-medium": [search, refused, refused]})
+    result = await ask_bob(services, world, both, "Where does alice live?", level="medium")
+    assert result.mode == "extractive" and "Lisbon" in result.answer
+    assert result.iterations == 1
+    # Refused at once, nothing read: the question fails as the endpoint did.
+    with pytest.raises(LLMUnavailable):
+        await ask_bob(
+            services, world, ScriptedLLM({"dialectic-medium": [refused]}), "?", level="medium"
+        )
+
+
+async def test_one_question_reads_a_bounded_amount_of_tool_output(
+    services: Services, world: str
+) -> None:
+    """12,000 characters a call, 8 calls a turn, up to 50 turns: nothing bounded the whole.
+    Once the question has read its share, calls answer that it has, and the answer is asked
+    for."""
+    wide = [ToolCall(f"c{i}", "search_observations", {"query": "alice"}) for i in range(8)]
+    llm = ScriptedLLM(
+        {"dialectic-max": lambda m, s: "done" if m[-1]["content"] == BUDGET_SPENT else wide}
+    )
+    small = dataclasses.replace(DEFAULT_LEVELS, tool_chars=1500)
+    result = await ask_bob(services, world, llm, "Everything?", level="max", levels=small)
+    [*_, last] = llm.calls_for("dialectic-max")
+    shown = [str(m["content"]) for m in last.messages if m["role"] == "tool"]
+    assert READ_ENOUGH in shown
+    read = sum(len(x) for x in shown if x != READ_ENOUGH)
+    assert 1500 <= read <= 1500 + MAX_TOOL_CHARS
+    assert result.iterations < DEFAULT_LEVELS.budgets["max"] and result.answer == "done"
+    assert last.tools is None  # the answer was asked for
 
 
 class SlowToolTurns(ScriptedLLM):

@@ -1431,7 +1431,7 @@ async def test_a_dream_counts_what_still_waits_not_the_count_less_what_it_read(
     chess = await belief_id(s, workspace, "chess")
     tomatoes = await belief_id(s, workspace, "tomatoes")
     # As if tomatoes were pending again by a change (uncounted), and chess new (counted).
-    await statements.write(s.db, "count_beliefs_as_undreamed", **view.params(), count=1)
+    await statements.write(s.db, "uncount_beliefs", **view.params(), count=1, ids=[tomatoes])
     stamp = now()
     run = RunRecord(str(uuid.uuid4()), "manual", "rules", stamp, stamp, observations=1)
 

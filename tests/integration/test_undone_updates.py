@@ -16,9 +16,7 @@ from graph.validation import now
 from reasoners.context.assemble import ContextRequest, get_context
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
-from tests.integration.derive_helpers import worker_for
 from tests.integration.dream_helpers import (
-    all_jobs,
     belief_id,
     contents,
     conversation,
@@ -430,33 +428,6 @@ async def test_with_dreams_off_a_change_takes_its_lines_off_the_card(
     assert outcome.dreams == 0
     card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
     assert not any("Berlin" in line for line in card.entries), card.entries
-
-
-async def test_a_value_edited_in_meets_the_value_brought_back_whatever_runs_first(
-    services: Services, workspace: str
-) -> None:
-    """The edit queues June's derivation and a dream at once. The dream ran first (it handed
-    Berlin the slot back), then June's Paris was derived: counted as an ordinary new belief, no
-    dream came for it, and Berlin and Paris stayed current, the card quoting Berlin."""
-    s = await together(services, workspace, *LISBON_BERLIN_LISBON)
-    [june] = await june_repeat(s, workspace)
-    await invalidation.edit_message(
-        s.db, s.embedder, s.tokens, s.settings, workspace, june, "I live in Paris."
-    )
-    # Unflushed, the edit's derivation waits for more of the session's messages (up to
-    # BELIEFGRAPH_DERIVER_MAX_AGE), and its dream runs first.
-    waiting = [j for j in await all_jobs(s, workspace) if j.status == "pending"]
-    assert {j.kind for j in waiting} == {"derive", "dream"}
-    await worker_for(s, workspace, None).drain()
-    waiting = [j.kind for j in await all_jobs(s, workspace) if j.status == "pending"]
-    assert waiting == ["derive"]
-    await derive(s, workspace)
-    current = await contents(s, workspace)
-    assert [c for c in ("Lisbon", "Berlin", "Paris") if any(c in x for x in current)] == [
-        "Paris"
-    ], current
-    card = await peer_cards.get(s.db, workspace, *AGENT_ALICE)
-    assert any("Paris" in line for line in card.entries), card.entries
 
 
 async def test_a_read_shows_the_card_lines_of_the_beliefs_it_may_show(

@@ -104,3 +104,18 @@ def test_a_restart_that_failed_is_tried_again_not_read_as_an_operators_stop(
     s.alive = False
     s.paths.pid_file.unlink()
     assert watch.check() == "stopped"
+
+
+def test_a_stop_after_an_operators_start_is_theirs_again(tmp_path: Path) -> None:
+    """A failed restart, then an operator's `neo4j start`: their later `neo4j stop` was read
+    as a failed restart, and the watch started Neo4j against them."""
+    s = server(tmp_path)
+    watch = Neo4jWatch(s, clock=lambda: 0.0)
+    s.alive, s.fails = False, True
+    assert watch.check() == "failed"
+    s.alive, s.fails = True, False  # `beliefgraph neo4j start`
+    s.paths.pid_file.write_text("4242\n")
+    assert watch.check() == "running"
+    s.alive = False
+    s.paths.pid_file.unlink()  # `beliefgraph neo4j stop`
+    assert watch.check() == "stopped" and s.starts == 1
