@@ -40,9 +40,10 @@ from reasoners.dialectic.citations import (
     parse_citations,
     resolve_citations,
 )
-from reasoners.dialectic.evidence import MessageItem, ObservationItem, View
+from reasoners.dialectic.evidence import ObservationItem, View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevel, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT, dialectic_messages, extractive_text
+from reasoners.dialectic.tool_results import MessageItem
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import (

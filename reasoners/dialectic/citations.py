@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from graph.records import MessageRecord, ObservationRecord
-from reasoners.dialectic.evidence import Evidence, MessageItem, ObservationItem
+from reasoners.dialectic.evidence import Evidence, ObservationItem
+from reasoners.dialectic.tool_results import MessageItem
 
 _MARKER = re.compile(r"(?<![A-Za-z0-9_])(obs|msg)\s*:\s*([A-Za-z0-9][A-Za-z0-9_-]*)")
 

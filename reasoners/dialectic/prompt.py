@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from reasoners.dialectic.evidence import MessageItem, ObservationItem, View, day
+from reasoners.dialectic.evidence import ObservationItem, View, day
+from reasoners.dialectic.tool_results import MessageItem
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.transcript import indented
 

@@ -98,7 +98,8 @@ class ContextBlob:
         description="How many beliefs of the slice did not fit the budget (the least relevant)."
     )
     messages_dropped: int = strawberry.field(
-        description="How many of the session's recent messages did not fit the budget."
+        description="How many of the session's latest 500 messages (the most a context "
+        "reads) did not fit the budget; older ones are not counted."
     )
     matched_messages_dropped: int = strawberry.field(
         description="How many matched messages did not fit the budget."

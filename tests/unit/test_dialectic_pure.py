@@ -23,13 +23,13 @@ from reasoners.dialectic.evidence import (
     SPAN_MATCH,
     SPAN_SOURCE,
     Evidence,
-    MessageItem,
     ObservationItem,
     View,
     matched_span,
 )
 from reasoners.dialectic.levels import DEFAULT_LEVELS, LEVEL_NAMES, ReasoningLevels
 from reasoners.dialectic.prompt import DIALECTIC_SYSTEM_PROMPT, dialectic_messages, extractive_text
+from reasoners.dialectic.tool_results import MessageItem
 from reasoners.dialectic.tool_specs import TOOL_SPECS
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import Embedder
