@@ -14,15 +14,11 @@
 // the item was fine (the write happened only if every problem is null).
 // The representation's OBSERVES edge is only read here: the dream counts what it created when
 // it finishes (finish_dream.cypher), its one write of the edge.
-UNWIND range(0, size($beliefs) - 1) AS i
-WITH i, $beliefs[i] AS b
-WITH b, [x IN $beliefs[..i] WHERE x.props.content_key IS NOT NULL
-                        AND x.props.content_key = b.props.content_key
-                        AND x.props.level = b.props.level] AS echoed
-CALL (b, echoed) {
+UNWIND $beliefs AS b
+CALL (b) {
   OPTIONAL MATCH (p:Observation)
   WHERE p.id IN b.premise_ids AND p.workspace = $workspace
-  WITH b, echoed, collect(p) AS found
+  WITH b, collect(p) AS found
   OPTIONAL MATCH (old:Observation {id: b.supersedes, workspace: $workspace})
   OPTIONAL CALL (b) {
     MATCH (x:Observation)
@@ -35,7 +31,7 @@ CALL (b, echoed) {
     ORDER BY x.created_at, x.id
     LIMIT 1
   }
-  WITH b, echoed, found, old, repeated,
+  WITH b, found, old, repeated,
        CASE b.props.level
          WHEN 'deductive' THEN 1 WHEN 'inductive' THEN 2 WHEN 'contradiction' THEN 2
        END AS needed,
@@ -48,8 +44,6 @@ CALL (b, echoed) {
     WHEN needed IS NULL THEN 'level ' + b.props.level + ' is not a derived level'
     WHEN repeated IS NOT NULL
       THEN 'belief ' + repeated + ' already says this (current, same level)'
-    WHEN size(echoed) > 0
-      THEN 'belief ' + echoed[0].props.id + ' of this write already says this'
     WHEN size(missing) > 0
       THEN 'premises not found in this workspace: '
            + reduce(s = '', id IN missing | s + CASE WHEN s = '' THEN '' ELSE ', ' END + id)
@@ -83,7 +77,20 @@ CALL (b, echoed) {
       THEN 'belief ' + b.supersedes + ' is superseded twice in one write'
   END AS problem
 }
-WITH collect({b: b, problem: problem}) AS checked
+WITH collect({b: b, problem: problem}) AS items
+// An item that says what an earlier, sound item of the write says is a repeat of it (an earlier
+// item refused on its own account leaves the later one standing).
+WITH [i IN range(0, size(items) - 1) |
+      {b: items[i].b,
+       problem: coalesce(items[i].problem,
+                         'belief ' + [j IN range(0, i - 1)
+                                      WHERE items[j].problem IS NULL
+                                        AND items[j].b.props.content_key IS NOT NULL
+                                        AND items[j].b.props.content_key
+                                            = items[i].b.props.content_key
+                                        AND items[j].b.props.level = items[i].b.props.level
+                                      | items[j].b.props.id][0]
+                         + ' of this write already says this')}] AS checked
 WITH checked, [c IN checked WHERE c.problem IS NOT NULL] AS rejected
 CALL (checked, rejected) {
   WITH checked WHERE size(rejected) = 0

@@ -608,6 +608,13 @@ async def test_the_cypher_write_refuses_a_belief_a_current_one_already_says(
     assert f"belief {one.id} of this write already says this" in await _rejected(
         services, write(one, two)
     )
+    # An earlier item refused on its own account leaves the later one standing (a lenient
+    # dream wrote neither).
+    bad = said("deductive", "Alice rides trams.", "missing-id")
+    good = said("deductive", "Alice rides trams.", lisbon)
+    with pytest.raises(ProvenanceRejected) as refused:
+        await services.db.write_tx(write(bad, good))
+    assert refused.value.ids == [bad.id]
     # Replacing the belief with its own words is no repeat of another.
     again = said("deductive", "Alice lives in Portugal.", lisbon, supersedes=first.id)
     await services.db.write_tx(write(again))
