@@ -56,6 +56,30 @@ def flocked(path: Path, operation: int) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def command_line(pid: int, *, proc: Path = Path("/proc")) -> str | None:
+    """`pid`'s command line, its arguments joined by spaces; None when no such process runs.
+    Read from /proc, or from `ps` where there is none (macOS)."""
+    if proc.is_dir():
+        try:
+            return " ".join(
+                a.decode(errors="replace")
+                for a in (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+            )
+        except OSError:
+            return None
+    try:
+        done = subprocess.run(
+            ["ps", "-ww", "-o", "command=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def _signal(pid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError):  # it exited on its own meanwhile
         os.kill(pid, signum)
@@ -268,31 +292,21 @@ class ManagedNeo4j:
             yield
 
     def _entry_point(self, pid: int) -> str | None:
-        """The server class `pid` runs if it is this instance's server (read from /proc)."""
-        try:
-            args = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            return None
-        if str(self.paths.conf).encode() not in args:
+        """The server class `pid` runs if it is this instance's server (its command line)."""
+        args = command_line(pid)
+        if args is None or f"--config-dir {self.paths.conf} " not in args + " ":
             return None
         for entry in (ENTRY_POINT, LEGACY_ENTRY_POINT):
-            if entry.encode() in args:
+            if entry in args:
                 return entry
         return None
 
     def _is_ours(self, pid: int) -> bool:
-        """True if `pid` is alive and is this instance's server (pids get reused)."""
+        """True if `pid` is alive and is this instance's server (pids get reused: a pid file
+        that outlived a reboot names another program, which a stop would have killed)."""
         if self._process is not None and self._process.pid == pid:
             return self._process.poll() is None
-        if Path("/proc").is_dir():
-            return self._entry_point(pid) is not None
-        try:
-            os.kill(pid, 0)  # no /proc (macOS): liveness is the best we can check
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return False
-        return True
+        return self._entry_point(pid) is not None
 
     def _wait_for_exit(self, pid: int, timeout: float) -> bool:
         if self._process is not None and self._process.pid == pid:

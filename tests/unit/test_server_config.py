@@ -24,7 +24,7 @@ from graph.server.layout import (
     set_password_command,
 )
 from graph.server.probe import port_free
-from graph.server.process import ManagedNeo4j
+from graph.server.process import ManagedNeo4j, command_line
 from graph.settings import Settings
 
 pytestmark = pytest.mark.unit
@@ -342,3 +342,20 @@ def test_stopping_a_frozen_server_does_not_wait_out_the_timeout(tmp_path: Path) 
     assert server.stop(timeout=20.0)
     assert time.monotonic() - began < 5.0
     assert frozen.returncode == -signal.SIGTERM
+
+
+@pytest.mark.parametrize("proc", [Path("/proc"), Path("/no/proc/here")])
+def test_a_process_is_known_by_its_command_line_with_or_without_proc(proc: Path) -> None:
+    """Without /proc (macOS) a pid counted as the server when it was alive: a pid file that
+    outlived a reboot named another program, which `neo4j stop` then killed."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "--config-dir"])
+    try:
+        seen = command_line(child.pid, proc=proc)
+        assert seen is not None and "time.sleep(30)" in seen and "--config-dir" in seen
+    finally:
+        child.kill()
+        child.wait()
+    assert command_line(child.pid, proc=proc) is None
