@@ -121,6 +121,16 @@ class Conversation:
             usage=self.usage,
         )
 
+    def fallback(self) -> ChatAnswer:
+        """The answer without the model after the tools ran (the model's answer was refused),
+        with what the loop spent."""
+        return dataclasses.replace(
+            self.extractive(),
+            iterations=self.iterations,
+            tool_calls=self.tool_calls,
+            usage=self.usage,
+        )
+
     def extractive(self) -> ChatAnswer:
         return ChatAnswer(
             answer=extractive_text(self.view, self.prefetched, self.turns),
@@ -281,9 +291,7 @@ async def chat(
             # The forced answer failed too, after tools ran: the answer without a model, from
             # the prefetched evidence, rather than none.
             log.warning("dialectic: the final call failed; answering without the model")
-            return dataclasses.replace(
-                c.extractive(), iterations=c.iterations, tool_calls=c.tool_calls, usage=c.usage
-            )
+            return c.fallback()
         c.usage += turn.usage
         text = (turn.content or "").strip() or NO_ANSWER
     return c.answer(text, llm.mode)
@@ -320,10 +328,19 @@ async def chat_stream(
         yield ChatEvent(delta=text)
     else:
         pieces: list[str] = []
-        async for delta in llm.stream(c.level.role, c.messages):
-            if delta:
-                pieces.append(delta)
-                yield ChatEvent(delta=delta)
+        try:
+            async for delta in llm.stream(c.level.role, c.messages):
+                if delta:
+                    pieces.append(delta)
+                    yield ChatEvent(delta=delta)
+        except LLMError:
+            if pieces or c.iterations == 0:
+                raise  # what was sent cannot be taken back; nothing was read to answer from
+            log.warning("dialectic: the final call failed; answering without the model")
+            answer = c.fallback()
+            yield ChatEvent(delta=answer.answer)
+            yield ChatEvent(answer=answer)
+            return
         text = "".join(pieces).strip()
         if not text:
             text = NO_ANSWER

@@ -35,6 +35,7 @@ from reasoners.dialectic.chat import (
     READ_ENOUGH,
     ChatAnswer,
     chat,
+    chat_stream,
 )
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevels
@@ -514,6 +515,22 @@ async def test_a_later_turn_that_fails_is_answered_from_what_was_read(
     result = await ask_bob(services, world, both, "Where does alice live?", level="medium")
     assert result.mode == "extractive" and "Lisbon" in result.answer
     assert result.iterations == 1
+    # Streamed, the same: the answer without the model, in one delta.
+    streaming = ScriptedLLM({"dialectic-medium": [search, refused]})
+    events = [
+        e
+        async for e in chat_stream(
+            services.db,
+            services.embedder,
+            streaming,
+            View(world, "bob", "alice"),
+            "Where does alice live?",
+            level="medium",
+        )
+    ]
+    [delta, last] = events
+    assert last.answer is not None and last.answer.mode == "extractive"
+    assert delta.delta == last.answer.answer and "Lisbon" in delta.delta
     # Refused at once, nothing read: the question fails as the endpoint did.
     with pytest.raises(LLMUnavailable):
         await ask_bob(
