@@ -516,7 +516,7 @@ async def test_a_later_turn_that_fails_is_answered_from_what_was_read(
     assert result.mode == "extractive" and "Lisbon" in result.answer
     assert result.iterations == 1
     # Streamed, the same: the answer without the model, in one delta.
-    streaming = ScriptedLLM({"dialectic-medium": [search, refused]})
+    streaming = ScriptedLLM({"dialectic-medium": [search, refused, refused]})
     events = [
         e
         async for e in chat_stream(
