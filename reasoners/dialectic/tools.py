@@ -388,10 +388,14 @@ class Toolbox:
             args = model.model_validate(call.arguments)
         except ValidationError as exc:
             return argument_error(call.name, exc)
+        before, shown = self.evidence.snapshot(), ""
         try:
-            return clip((await self._run(args)).render())
+            shown = clip((await self._run(args)).render())
+            return shown
         except (NotFound, InvalidInput) as exc:
             return f"Error: {exc.message}"
+        finally:  # only what the model was shown may be cited
+            self.evidence.forget_unshown(before, shown)
 
     async def _run(self, args: ToolArgs) -> ToolResult:
         match args:

@@ -290,6 +290,27 @@ def test_a_message_two_beliefs_came_from_is_cited_with_each_ones_span() -> None:
     assert [(m.id, m.span) for m in cited.messages] == [("m-7", "I have a dog named Rex")]
 
 
+def test_what_a_tool_recorded_but_did_not_show_cannot_be_cited() -> None:
+    """A tool's answer cut at 12,000 characters (or timed out) had recorded every node it
+    read: citations brought in nodes the model never saw."""
+    evidence = Evidence()
+    evidence.add_item(LIVES)  # shown before
+    before = evidence.snapshot()
+    cello = ObservationItem(
+        observation("o-9", "alice plays the cello."), sources=[SourceSpan(CELLO_TURN, "cello")]
+    )
+    evidence.add_item(cello)
+    evidence.forget_unshown(before, "[obs:o-1] ... (output cut here)")
+    assert list(evidence.observations) == ["o-1"] and "m-2" not in evidence.messages
+    cited = resolve_citations([("obs", "o-9"), ("msg", "m-2")], evidence)
+    assert (cited.observations, cited.messages) == ([], [])
+    # Shown, it stays.
+    before = evidence.snapshot()
+    evidence.add_item(cello)
+    evidence.forget_unshown(before, cello.render())
+    assert "o-9" in evidence.observations and "m-2" in evidence.messages
+
+
 def test_cite_all_cites_each_item_and_its_sources() -> None:
     evidence = Evidence()
     evidence.add_item(LIVES)
