@@ -17,7 +17,7 @@ RETURN o {.id, .level, .content, .stale_reason, .session, .valid_at,
           version: coalesce(o.stale_version, 0),
           superseded: o.superseded_at IS NOT NULL} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
-          | p {.id, .content, .level, .reconcile_pending, .session,
+          | p {.id, .content, .level, .reconcile_pending, .session, .valid_at,
                stands: p.deleted_at IS NULL AND p.scope_key = o.scope_key
                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
                current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)

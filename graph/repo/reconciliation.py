@@ -23,6 +23,7 @@ class Premise:
     # Current but for staleness: a premise judged in the same pass grounds the belief only if
     # it stands for it (a superseded premise never grounds a current belief, kept or not).
     stands: bool = True
+    valid_at: datetime | None = None  # when it was stated first
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 bool(p.get("reconcile_pending")),
                 p.get("session"),
                 bool(p.get("stands", True)),
+                to_datetime(p.get("valid_at")),
             )
             for p in row["premises"]
         ),

@@ -14,13 +14,15 @@ went is tombstoned, and a premise stands for it while neither deleted nor stale.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from graph.repo.reconciliation import Premise, StaleBelief, Verdict
-from reasoners.dreamer.induction_text import MIN_INDUCTION_SESSIONS, recounted
+from reasoners.dreamer.induction_text import MIN_INDUCTION_SESSIONS, recounted, sentence_of
 from reasoners.dreamer.prompt import GUIDANCE_HEADING
+from reasoners.dreamer.slots import core_text
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.spans import is_grounded
 from reasoners.text.transcript import indented
@@ -28,6 +30,9 @@ from reasoners.text.transcript import indented
 KEEP, UPDATE, DROP = "keep", "update", "drop"
 NEEDED = {"deductive": 1, "inductive": 2, "contradiction": 2}
 SHOWN_CHARS = 400
+
+
+_EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def _current(belief: StaleBelief, kept: set[str], judged: set[str]) -> list[Premise]:
@@ -55,7 +60,9 @@ def _verdict(belief: StaleBelief, kept: set[str], judged: set[str]) -> Verdict:
     if belief.level != "inductive":
         return Verdict(belief.id, KEEP)
     sessions = len({p.session for p in still if p.session})
-    words = recounted(belief.content, len(still), sessions)
+    # Told in the words of the latest premise left, as a new induction is in its latest's.
+    latest = max(still, key=lambda p: (p.valid_at is not None, p.valid_at or _EPOCH, p.id))
+    words = recounted(belief.content, len(still), sessions, sentence_of(core_text(latest.content)))
     if words is None:
         return Verdict(belief.id, KEEP)
     if sessions < MIN_INDUCTION_SESSIONS:

@@ -29,6 +29,8 @@ from graph.repo.peer_cards import CardLine
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.schema import DeriverOutput
+from reasoners.dreamer.induction_text import induction_text, sentence_of
+from reasoners.dreamer.slots import core_text
 from reasoners.llm.interface import ChatMessage
 from reasoners.peers import invalidation, merges, purge, splits
 from reasoners.peers.files import FileWriter
@@ -1022,7 +1024,9 @@ async def test_an_induction_kept_after_a_split_cites_and_counts_what_stayed(
     assert (await gql.ok(SPLIT, {"w": workspace}))["splitPeer"]["target"] == "alice"
     await run_all(s, workspace)
     detail = await observations.get_detail(s.db, workspace, induction.id)
-    assert detail.observation.content == words.replace("3 times across 3", "2 times across 2")
+    # Counted anew, in the words of the latest premise that stayed.
+    latest = (await observations.get_detail(s.db, workspace, ids[2])).observation.content
+    assert detail.observation.content == induction_text(2, 2, sentence_of(core_text(latest)))
     assert not detail.observation.stale
     assert sorted(p.id for p in detail.premises) == sorted(ids)
     [moved] = [

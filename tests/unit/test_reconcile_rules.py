@@ -75,8 +75,15 @@ def test_a_kept_induction_in_the_zero_key_words_states_its_counts_as_they_are() 
     """An induction kept after a split moved one of its premises away still said "3 times
     across 3 sessions"."""
 
+    words_of = {
+        "a": "Bot reads on Saturdays (stated on 2024-01-06).",
+        "b": "Bot reads at weekends (stated on 2024-02-03).",
+        "c": "bot reads on weekends (stated on 2024-03-02).",
+    }
+
     def said(id_: str, session: str, current: bool = True) -> Premise:
-        return Premise(id_, f"content {id_}", "explicit", current, False, session)
+        when = datetime(2024, 1 + "abc".index(id_), 6, tzinfo=UTC)
+        return Premise(id_, words_of[id_], "explicit", current, False, session, valid_at=when)
 
     words = "A recurring pattern (3 times across 3 sessions): Bot reads on weekends."
     moved = StaleBelief(
@@ -95,8 +102,17 @@ def test_a_kept_induction_in_the_zero_key_words_states_its_counts_as_they_are() 
     )  # fmt: skip
     by_id = {v.id: v for v in rule_verdicts([moved, same, llm_words, one_session])}
     assert by_id["l"].action == "drop", "a pattern left in one session is no pattern"
+    # Told in the words of the latest premise left (the one quoted may be the one that went,
+    # its message deleted: its words stayed in a current belief).
     assert by_id["i"] == Verdict(
         "i", "update", "A recurring pattern (2 times across 2 sessions): Bot reads on weekends."
+    )
+    latest_gone = replace(
+        moved, id="m", premises=(said("a", "s1"), said("b", "s2"), said("c", "s3", False))
+    )
+    [reworded] = rule_verdicts([latest_gone])
+    assert reworded.content == (
+        "A recurring pattern (2 times across 2 sessions): Bot reads at weekends."
     )
     assert (by_id["j"].action, by_id["k"].action) == ("keep", "keep")
 
