@@ -328,7 +328,8 @@ class ManagedNeo4j:
             if not port_free(port):
                 raise Unavailable(
                     f"port {port} on 127.0.0.1 (Neo4j {what}) is taken by another program: "
-                    f"stop it, or set {env_name(setting)} to a free port"
+                    f"stop it, or set {env_name(setting)} to a free port",
+                    port_taken=port,
                 )
 
     def _stop_if(self, started_here: bool) -> str:

@@ -78,16 +78,17 @@ class Neo4jWatch:
         if len(self.restarts) >= MAX_RESTARTS:
             self._say(
                 "gave up",
-                f"the managed Neo4j exited {MAX_RESTARTS} times in {RESTART_WINDOW:.0f} s; not "
-                f"starting it again: see {self.server.paths.logs}, then `beliefgraph neo4j "
-                "start`",
+                f"the managed Neo4j was started {MAX_RESTARTS} times in {RESTART_WINDOW:.0f} s "
+                f"and did not stay up; not starting it again: see {self.server.paths.logs}, then "
+                "`beliefgraph neo4j start`",
             )
             return "gave up"
         self.restarts.append(now)
-        log.error(
-            "the managed Neo4j exited on its own (see %s); starting it again",
-            self.server.paths.logs,
-        )
+        if not self.failing:
+            log.error(
+                "the managed Neo4j exited on its own (see %s); starting it again",
+                self.server.paths.logs,
+            )
         # A start clears the mark that a serve started this server (which makes the serve
         # stop it when it stops), even one that fails: whatever the start did, the mark is put
         # back, or a server started again would outlive the serve.
@@ -98,6 +99,10 @@ class Neo4jWatch:
         except BeliefgraphError as exc:
             log.error("the managed Neo4j did not start again: %s", exc.message)
             self.failing = True
+            if "port_taken" in exc.details:
+                # It never ran: a port held a while (another program, a slow exit) is waited
+                # out, not counted as a crash (three looks, 15 s, gave up for good).
+                self.restarts.pop()
             return "failed"
         finally:
             if self.owned:

@@ -28,6 +28,7 @@ class FakeServer:
     alive: bool = True
     starts: int = 0
     fails: bool = False
+    port_taken: bool = False  # a start refused before it runs anything
     log: list[str] = field(default_factory=list)
 
     def pid(self) -> int | None:
@@ -36,6 +37,9 @@ class FakeServer:
     def start(self, wait: bool = True) -> None:
         self.starts += 1
         self.serve_marker.unlink(missing_ok=True)  # as ManagedNeo4j's start does
+        if self.port_taken:
+            self.paths.pid_file.unlink(missing_ok=True)
+            raise Unavailable("port 7687 on 127.0.0.1 (Neo4j Bolt) is taken", port_taken=7687)
         if self.fails:  # as ManagedNeo4j's failed start does, its pid file goes
             self.paths.pid_file.unlink(missing_ok=True)
             raise Unavailable("Neo4j exited while starting")
@@ -119,3 +123,15 @@ def test_a_stop_after_an_operators_start_is_theirs_again(tmp_path: Path) -> None
     s.alive = False
     s.paths.pid_file.unlink()  # `beliefgraph neo4j stop`
     assert watch.check() == "stopped" and s.starts == 1
+
+
+def test_a_port_held_a_while_is_waited_out_not_counted_as_a_crash(tmp_path: Path) -> None:
+    """Its Bolt port held for 20 s after a kill -9: three refused starts in 15 s read as a crash
+    loop, and the watch gave up for good."""
+    s = server(tmp_path)
+    watch = Neo4jWatch(s, clock=lambda: 0.0)
+    s.alive, s.port_taken = False, True
+    for _ in range(MAX_RESTARTS * 4):
+        assert watch.check() == "failed"
+    s.port_taken = False
+    assert watch.check() == "restarted" and watch.check() == "running"
