@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from graph.errors import InvalidInput
 
@@ -116,13 +117,20 @@ def check(settings: Settings) -> None:
         if f.name not in RANGES and number > CEILING:
             raise InvalidInput(f"{f.metadata['env']} must be at most {CEILING:,}, not {number:g}")
     for name, (low, high) in RANGES.items():
-        if not low <= getattr(settings, name) <= high:
+        value = getattr(settings, name)
+        if name in POSITIVE and low == 0 and not 0 < value <= high:
+            raise InvalidInput(f"{env_name(name)} must be more than 0 and at most {_fmt(high)}")
+        if not low <= value <= high:
             what = "a port, " if (low, high) == PORT else "between "
             joiner = " to " if (low, high) == PORT else " and "
             raise InvalidInput(f"{env_name(name)} must be {what}{_fmt(low)}{joiner}{_fmt(high)}")
     for name in POSITIVE:
         if getattr(settings, name) <= 0:
             raise InvalidInput(f"{env_name(name)} must be positive, not {getattr(settings, name)}")
+    if settings.neo4j_uri:
+        parsed = _neo4j_uri(settings.neo4j_uri)
+        if parsed is not None:
+            raise InvalidInput(f"NEO4J_URI={settings.neo4j_uri!r}: {parsed}")
     if not settings.neo4j_database.strip():
         raise InvalidInput("NEO4J_DATABASE must name a database (default neo4j), not be empty")
     if settings.managed:
@@ -136,7 +144,7 @@ def check(settings: Settings) -> None:
         raise InvalidInput(
             "BELIEFGRAPH_AUTH=off is only allowed when BELIEFGRAPH_HOST is a loopback address"
         )
-    if settings.auth_enabled and len(settings.auth_secret) < 32:
+    if settings.auth_enabled and len(settings.auth_secret.strip()) < 32:
         why = ""
         if settings.auth == "auto":
             why = (
@@ -147,3 +155,25 @@ def check(settings: Settings) -> None:
         raise InvalidInput(
             f"auth is on{why}: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
         )
+
+
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def _neo4j_uri(uri: str) -> str | None:
+    """What is wrong with a Neo4j URI, None if nothing: a bad one failed start-up in the
+    driver's traceback."""
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError as exc:
+        return f"not a URI the driver reads ({exc})"
+    if parts.scheme not in NEO4J_SCHEMES:
+        return f"the scheme must be one of {', '.join(NEO4J_SCHEMES)}"
+    if not parts.hostname:
+        return "it names no host"
+    # A neo4j:// URI may carry a routing context (?policy=...); nothing else takes more.
+    routed = parts.scheme.startswith("neo4j")
+    if parts.path not in ("", "/") or parts.fragment or (parts.query and not routed):
+        return "it takes a scheme, a host and a port only (neo4j:// a routing context too)"
+    return None if port is None or 0 < port < 65536 else "its port is out of range"

@@ -231,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a home that cannot be written, a disk full: said, not traced
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C before the server ran (a first start): no traceback
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ key, it returns None and the extractive (no-LLM) providers run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -87,12 +88,13 @@ LLM_SETTINGS: list[tuple[str, str, str]] = [
         "60",
         "Seconds one LLM request may wait for the next bytes (a streamed answer: for each "
         "event); a call is cut off after this times (BELIEFGRAPH_LLM_MAX_RETRIES + 1), a "
-        "structured one (re-asks each retried) after that times (retries + 1) again",
+        "structured one (re-asks each retried) after that times (retries + 1) again; at most 3600",
     ),
     (
         "BELIEFGRAPH_LLM_MAX_RETRIES",
         "2",
-        "Retries after a transport failure (429, 5xx, timeout) and re-asks after invalid output",
+        "Retries after a transport failure (429, 5xx, timeout) and re-asks after invalid "
+        "output; at most 20",
     ),
     (
         "BELIEFGRAPH_LLM_MODE",
@@ -100,7 +102,7 @@ LLM_SETTINGS: list[tuple[str, str, str]] = [
         "Structured output: json_schema | tools | json_object | md_json "
         "(try tools or json_object when a local model ignores JSON schema)",
     ),
-    ("BELIEFGRAPH_LLM_MAX_TOKENS", "2048", "Most output tokens per LLM call"),
+    ("BELIEFGRAPH_LLM_MAX_TOKENS", "2048", "Most output tokens per LLM call (1 to 1,000,000)"),
     (
         "BELIEFGRAPH_LLM_MAX_TOKENS_PARAM",
         "max_tokens",
@@ -109,14 +111,19 @@ LLM_SETTINGS: list[tuple[str, str, str]] = [
 ]
 
 
-def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float]) -> Any:
+def _number(env: Mapping[str, str], name: str, kind: type[int] | type[float], high: float) -> Any:
+    """The number `name` holds (None: unset), finite and at most `high` (the lower bounds are
+    LLMConfig's): a timeout of 1e300 or inf, or 10^12 retries, was accepted."""
     raw = env.get(name, "")
     if not raw:
         return None
     try:
-        return kind(raw)
+        number = kind(raw)
     except ValueError as exc:
         raise InvalidInput(f"{name}={raw!r} is not a valid {kind.__name__}") from exc
+    if not math.isfinite(number) or number > high:
+        raise InvalidInput(f"{name} must be a finite number of at most {high:g}, not {raw}")
+    return number
 
 
 def llm_config_from_env(env: Mapping[str, str]) -> LLMConfig | None:
@@ -146,12 +153,12 @@ def _config(env: Mapping[str, str], base_url: str | None, api_key: str) -> LLMCo
     values: dict[str, Any] = {"base_url": base_url, "api_key": api_key, "models": models}
     if env.get("BELIEFGRAPH_LLM_MODEL"):
         values["model"] = env["BELIEFGRAPH_LLM_MODEL"]
-    for key, name, kind in (
-        ("timeout_s", "BELIEFGRAPH_LLM_TIMEOUT", float),
-        ("max_retries", "BELIEFGRAPH_LLM_MAX_RETRIES", int),
-        ("max_tokens", "BELIEFGRAPH_LLM_MAX_TOKENS", int),
+    for key, name, kind, high in (
+        ("timeout_s", "BELIEFGRAPH_LLM_TIMEOUT", float, 3600),  # an hour a call
+        ("max_retries", "BELIEFGRAPH_LLM_MAX_RETRIES", int, 20),
+        ("max_tokens", "BELIEFGRAPH_LLM_MAX_TOKENS", int, 1_000_000),
     ):
-        number = _number(env, name, kind)
+        number = _number(env, name, kind, high)
         if number is not None:
             values[key] = number
     for key, name in (

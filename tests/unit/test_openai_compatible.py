@@ -592,3 +592,22 @@ def test_every_setting_is_listed_once_with_a_description() -> None:
     assert defaults["BELIEFGRAPH_LLM_MODE"] == config.mode
     assert int(defaults["BELIEFGRAPH_LLM_MAX_TOKENS"]) == config.max_tokens
     assert defaults["BELIEFGRAPH_LLM_MAX_TOKENS_PARAM"] == config.max_tokens_param
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BELIEFGRAPH_LLM_TIMEOUT", "nan"),
+        ("BELIEFGRAPH_LLM_TIMEOUT", "inf"),
+        ("BELIEFGRAPH_LLM_TIMEOUT", "1e300"),
+        ("BELIEFGRAPH_LLM_MAX_RETRIES", "1000000000000"),
+        ("BELIEFGRAPH_LLM_MAX_TOKENS", "1000000000000"),
+    ],
+)
+def test_llm_numbers_are_finite_and_bounded_with_or_without_an_endpoint(
+    name: str, value: str
+) -> None:
+    """A timeout of inf or 1e300 and 10^12 retries were accepted."""
+    for endpoint in ({}, {"BELIEFGRAPH_LLM_BASE_URL": "http://127.0.0.1:9/v1"}):
+        with pytest.raises(InvalidInput, match=name):
+            llm_config_from_env({**endpoint, name: value})

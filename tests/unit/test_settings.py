@@ -26,7 +26,7 @@ pytestmark = pytest.mark.unit
         # or the driver; a negative lease started a worker that dropped every unit it claimed.
         ("BELIEFGRAPH_JOB_LEASE", "nan", "finite"),
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "inf", "finite"),
-        ("BELIEFGRAPH_JOB_LEASE", "0", "positive"),
+        ("BELIEFGRAPH_JOB_LEASE", "0", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_JOB_LEASE", "-1", "from 0"),
         ("BELIEFGRAPH_JOB_BACKOFF", "-5", "from 0"),
         # Port 70000 was taken as 4464 (uvicorn's modulo), while the log said 70000.
@@ -43,9 +43,14 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_DERIVER_MAX_AGE", "1e12", "at most 315,360,000"),
         ("BELIEFGRAPH_DREAM_IDLE", "1e10", "at most 315,360,000"),
         ("BELIEFGRAPH_WORKER_CONCURRENCY", "100000", "between 1 and 256"),
-        ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "between 0 and 86400"),
+        ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "2000000000", "between 1 and 1073741824"),
         ("NEO4J_DATABASE", " ", "must name a database"),
+        ("NEO4J_URI", "nonsense://foo", "the scheme must be one of"),
+        ("NEO4J_URI", "bolt://[::1", "not a URI the driver reads"),
+        ("NEO4J_URI", "bolt://127.0.0.1:abc", "not a URI the driver reads"),
+        ("NEO4J_URI", "bolt://127.0.0.1:7687?x=1", "a scheme, a host and a port only"),
+        ("BELIEFGRAPH_NEO4J_TIMEOUT", "0", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_NEO4J_HTTP_PORT", "7687", "need three ports"),
         ("BELIEFGRAPH_PORT", "7474", "need three ports"),
         ("BELIEFGRAPH_AUTH", "maybe", "auto, on or off, not 'maybe'"),
@@ -55,8 +60,8 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_MAX_PEER_DEPTH", "0", "between 1 and 32"),
         ("BELIEFGRAPH_FILE_CHUNK_TOKENS", "8", "between 16 and 256"),
         ("BELIEFGRAPH_WARMUP_SECONDS", "4000", "between 0 and 3600"),
-        ("BELIEFGRAPH_DREAM_SIMILARITY", "1.5", "between 0 and 1"),
-        ("BELIEFGRAPH_DREAM_SIMILARITY", "0", "positive"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "1.5", "more than 0 and at most 1"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "0", "more than 0 and at most 1"),
     ],
 )
 def test_a_bad_number_is_refused_naming_its_variable(env: str, value: str, says: str) -> None:
@@ -213,3 +218,13 @@ def test_serve_ends_a_failed_start_up_with_the_errors_line(tmp_path: Path) -> No
     assert "error [UNAVAILABLE]: Neo4j does not answer" in done.stderr
     assert "check NEO4J_URI" in done.stderr
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_a_secret_of_spaces_is_no_secret() -> None:
+    with pytest.raises(InvalidInput, match="BELIEFGRAPH_AUTH_SECRET"):
+        Settings.from_env({"BELIEFGRAPH_AUTH": "on", "BELIEFGRAPH_AUTH_SECRET": " " * 40})
+
+
+@pytest.mark.parametrize("uri", ["bolt://localhost", "neo4j+s://db.example.com:7687/?policy=eu"])
+def test_a_neo4j_uri_the_driver_reads_is_taken(uri: str) -> None:
+    assert Settings.from_env({"NEO4J_URI": uri}).neo4j_uri == uri
