@@ -22,6 +22,7 @@ from neo4j import (
     unit_of_work,
 )
 from neo4j.exceptions import (
+    AuthError,
     ClientError,
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
@@ -353,8 +354,19 @@ class Database:
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""
+        return await self.refusal(timeout) is None
+
+    async def refusal(self, timeout: float = 1.0) -> str | None:
+        """Why Neo4j does not answer a trivial statement within `timeout` seconds (None: it
+        does): it refused the credentials, has no such database, or did not answer."""
         try:
             row = await asyncio.wait_for(self.read_one("ping"), timeout)
-        except (TimeoutError, Unavailable, Neo4jError, OSError):
-            return False
-        return row is not None and row["ok"] == 1
+        except AuthError:
+            return "it refused the user name or password"
+        except Neo4jError as exc:
+            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+                return "it has no such database (NEO4J_DATABASE)"
+            return f"it answered {exc.code}"
+        except (TimeoutError, Unavailable, OSError):
+            return "it does not answer"
+        return None if row is not None and row["ok"] == 1 else "it does not answer"

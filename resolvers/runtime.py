@@ -88,11 +88,11 @@ async def open_services(
     preflight(settings, os.environ if env is None else env)
     db = Database.connect(settings, password if password is not None else neo4j_password(settings))
     try:
-        if not await db.ping():
+        if (refused := await db.refusal()) is not None:
             raise Unavailable(
-                f"Neo4j does not answer at {settings.bolt_uri}: "
+                f"Neo4j at {settings.bolt_uri}: {refused}; "
                 + (
-                    "check NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD"
+                    "check NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD and NEO4J_DATABASE"
                     if settings.neo4j_uri
                     else "start it with `beliefgraph neo4j start`, or set NEO4J_URI / "
                     "NEO4J_PASSWORD"

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from graph.db import Database
 from graph.server.layout import has_jars, instance_paths
 from graph.server.process import ManagedNeo4j
 from graph.settings import Settings
@@ -101,3 +102,22 @@ async def test_an_outage_is_reported_fast_and_recovered_from(
             assert time.monotonic() < deadline, "no recovery within 30 s of the restart"
         body = (await client.post("/graphql", json={"query": "{ health { ok neo4j } }"})).json()
         assert body["data"]["health"] == {"ok": True, "neo4j": True}
+
+
+async def test_a_neo4j_that_refuses_says_why(test_settings: Settings, neo4j_password: str) -> None:
+    """A wrong password or database read as "Neo4j does not answer", though it answered."""
+    cases = [
+        (test_settings, "not-the-password", "it refused the user name or password"),
+        (
+            dataclasses.replace(test_settings, neo4j_database="nosuchdb"),
+            neo4j_password,
+            "it has no such database (NEO4J_DATABASE)",
+        ),
+        (test_settings, neo4j_password, None),
+    ]
+    for settings, password, why in cases:
+        db = Database.connect(settings, password)
+        try:
+            assert await db.refusal(10) == why
+        finally:
+            await db.close()
