@@ -172,8 +172,17 @@ def _neo4j_uri(uri: str) -> str | None:
         return f"the scheme must be one of {', '.join(NEO4J_SCHEMES)}"
     if not parts.hostname:
         return "it names no host"
-    # A neo4j:// URI may carry a routing context (?policy=...); nothing else takes more.
-    routed = parts.scheme.startswith("neo4j")
-    if parts.path not in ("", "/") or parts.fragment or (parts.query and not routed):
-        return "it takes a scheme, a host and a port only (neo4j:// a routing context too)"
+    if parts.username is not None or parts.password is not None:
+        return "a user goes in NEO4J_USER and NEO4J_PASSWORD, not in the URI"
+    # A neo4j:// URI may carry a routing context (?policy=x, each key once, with a value); a
+    # path is ignored by the driver.
+    if parts.fragment:
+        return "it takes no fragment"
+    if parts.query:
+        if not parts.scheme.startswith("neo4j"):
+            return "only a neo4j:// URI takes a routing context (?key=value)"
+        pairs = [p.partition("=") for p in parts.query.split("&")]
+        keys = [k for k, _, _ in pairs]
+        if any(not k or not v for k, _, v in pairs) or len(set(keys)) < len(keys):
+            return "its routing context must give each key once, with a value"
     return None if port is None or 0 < port < 65536 else "its port is out of range"

@@ -25,7 +25,10 @@ WITH o, mv,
      $merge AND o.level <> 'explicit' AND o.deleted_at IS NULL
        AND NOT coalesce(o.stale, false) AS invalidate,
      o.level = 'explicit' AND o.deleted_at IS NULL AND o.superseded_at IS NULL AS check
+// Counted by the edge it left (dream_counted): the target's count never counted it, so its
+// dream must not take it off (it lost beliefs written meanwhile from the count).
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
+REMOVE o.dream_counted
 FOREACH (_ IN CASE WHEN check THEN [1] ELSE [] END |
   SET o.dedup_pending = true, o.moved_by = $moved_by + ' ' + mv.from_scope)
 FOREACH (_ IN CASE WHEN invalidate THEN [1] ELSE [] END |

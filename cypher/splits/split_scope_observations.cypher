@@ -12,5 +12,7 @@ CALL (mv) {
 }
 WITH o, mv
 LIMIT $batch
+// Counted by the edge it left (dream_counted): the sub-peer's count never counted it.
 SET o.observer = mv.observer, o.observed = mv.observed, o.scope_key = mv.scope
+REMOVE o.dream_counted
 RETURN collect({id: o.id, scope: mv.scope, from: mv.from_scope}) AS moved

@@ -97,12 +97,18 @@ class Neo4jWatch:
         try:
             self.server.start()
         except BeliefgraphError as exc:
-            log.error("the managed Neo4j did not start again: %s", exc.message)
             self.failing = True
             if "port_taken" in exc.details:
                 # It never ran: a port held a while (another program, a slow exit) is waited
-                # out, not counted as a crash (three looks, 15 s, gave up for good).
+                # out, not counted as a crash (three looks, 15 s, gave up for good); said once.
                 self.restarts.pop()
+                self._say(
+                    "port taken",
+                    f"the managed Neo4j cannot start again yet: {exc.message}; trying again "
+                    f"every {self.every:g} s",
+                )
+            else:
+                log.error("the managed Neo4j did not start again: %s", exc.message)
             return "failed"
         finally:
             if self.owned:

@@ -68,7 +68,7 @@ class ReasoningLevels:
                 )
             budgets[name.strip()] = int(value)
         try:
-            return cls(budgets, tool_seconds)
+            return cls(budgets, tool_seconds, (base or DEFAULT_LEVELS).tool_chars)
         except InvalidInput as exc:
             raise InvalidInput(f"BELIEFGRAPH_DIALECTIC_LEVELS: {exc.message}") from exc
 

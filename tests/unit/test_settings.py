@@ -49,7 +49,10 @@ pytestmark = pytest.mark.unit
         ("NEO4J_URI", "nonsense://foo", "the scheme must be one of"),
         ("NEO4J_URI", "bolt://[::1", "not a URI the driver reads"),
         ("NEO4J_URI", "bolt://127.0.0.1:abc", "not a URI the driver reads"),
-        ("NEO4J_URI", "bolt://127.0.0.1:7687?x=1", "a scheme, a host and a port only"),
+        ("NEO4J_URI", "bolt://127.0.0.1:7687?x=1", "only a neo4j:// URI takes a routing"),
+        ("NEO4J_URI", "neo4j+s://user@db.example.com", "a user goes in NEO4J_USER"),
+        ("NEO4J_URI", "neo4j://db.example.com?policy=", "each key once, with a value"),
+        ("NEO4J_URI", "neo4j://db.example.com?a=1&a=2", "each key once, with a value"),
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "0", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_NEO4J_HTTP_PORT", "7687", "need three ports"),
         ("BELIEFGRAPH_PORT", "7474", "need three ports"),
@@ -226,6 +229,14 @@ def test_a_secret_of_spaces_is_no_secret() -> None:
         Settings.from_env({"BELIEFGRAPH_AUTH": "on", "BELIEFGRAPH_AUTH_SECRET": " " * 40})
 
 
-@pytest.mark.parametrize("uri", ["bolt://localhost", "neo4j+s://db.example.com:7687/?policy=eu"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "bolt://localhost",
+        "neo4j+s://db.example.com:7687/?policy=eu",
+        "bolt://[::1]:7687",
+        "BOLT://localhost:7687/neo4j",
+    ],
+)
 def test_a_neo4j_uri_the_driver_reads_is_taken(uri: str) -> None:
     assert Settings.from_env({"NEO4J_URI": uri}).neo4j_uri == uri
