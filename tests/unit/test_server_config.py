@@ -351,11 +351,13 @@ def test_a_process_is_known_by_its_command_line_with_or_without_proc(proc: Path)
     import subprocess
     import sys
 
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "--config-dir"])
+    script = "import time; print('up', flush=True); time.sleep(30)"
+    child = subprocess.Popen([sys.executable, "-c", script, "--config-dir"], stdout=subprocess.PIPE)
     try:
+        assert child.stdout is not None and child.stdout.readline() == b"up\n"  # exec'd
         seen = command_line(child.pid, proc=proc)
-        assert seen is not None and "time.sleep(30)" in seen and "--config-dir" in seen
+        assert seen is not None and script in seen and "--config-dir" in seen
     finally:
         child.kill()
-        child.wait()
+        child.communicate()  # reaped, its pipe closed
     assert command_line(child.pid, proc=proc) is None
