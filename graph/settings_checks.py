@@ -54,9 +54,11 @@ RANGES: dict[str, tuple[float, float]] = {
     "max_page_size": (1, 10_000),
     "max_batch": (1, 10_000),
 }
-# Any other number: at most this (ten years, in seconds): a time past it overflowed the date
-# arithmetic of every request that scheduled work (BELIEFGRAPH_DERIVER_MAX_AGE=1e12).
+# Any other time: at most this (ten years, in seconds): a time past it overflowed the date
+# arithmetic of every request that scheduled work (BELIEFGRAPH_DERIVER_MAX_AGE=1e12). Any other
+# count or size: at most COUNT_CEILING.
 CEILING = 315_360_000
+COUNT_CEILING = 10_000_000
 # Numbers where 0 would mean nothing works (0 may mean "at once" or "never" elsewhere).
 POSITIVE = (
     "neo4j_timeout",
@@ -114,8 +116,9 @@ def check(settings: Settings) -> None:
         # NaN and infinity parse as floats and failed later, with a traceback.
         if not math.isfinite(number) or number < 0:
             raise InvalidInput(f"{f.metadata['env']} must be a finite number from 0, not {number}")
-        if f.name not in RANGES and number > CEILING:
-            raise InvalidInput(f"{f.metadata['env']} must be at most {CEILING:,}, not {number:g}")
+        ceiling = COUNT_CEILING if isinstance(f.default, int) else CEILING
+        if f.name not in RANGES and number > ceiling:
+            raise InvalidInput(f"{f.metadata['env']} must be at most {ceiling:,}, not {number:g}")
     for name, (low, high) in RANGES.items():
         value = getattr(settings, name)
         if name in POSITIVE and low == 0 and not 0 < value <= high:

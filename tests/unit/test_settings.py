@@ -42,6 +42,7 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_MAX_BATCH", "0", "between 1 and 10000"),
         ("BELIEFGRAPH_DERIVER_MAX_AGE", "1e12", "at most 315,360,000"),
         ("BELIEFGRAPH_DREAM_IDLE", "1e10", "at most 315,360,000"),
+        ("BELIEFGRAPH_MAX_QUERY_DEPTH", "300000000", "at most 10,000,000"),
         ("BELIEFGRAPH_WORKER_CONCURRENCY", "100000", "between 1 and 256"),
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "2000000000", "between 1 and 1073741824"),
