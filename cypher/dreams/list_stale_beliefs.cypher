@@ -18,6 +18,11 @@ RETURN o {.id, .level, .content, .stale_reason, .session, .valid_at,
           superseded: o.superseded_at IS NOT NULL} AS belief,
        [(o)-[:DERIVED_FROM]->(p:Observation) WHERE p.workspace = $workspace
           | p {.id, .content, .level, .reconcile_pending, .session, .valid_at,
+               // When a live message last stated it (a repeat may be later than valid_at).
+               stated_last: COLLECT { MATCH (p)-[:DERIVED_FROM]->(k:Message)
+                                      WHERE k.deleted_at IS NULL
+                                      RETURN k.created_at ORDER BY k.created_at DESC
+                                      LIMIT 1 }[0],
                stands: p.deleted_at IS NULL AND p.scope_key = o.scope_key
                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
                current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)

@@ -24,6 +24,13 @@ class Premise:
     # it stands for it (a superseded premise never grounds a current belief, kept or not).
     stands: bool = True
     valid_at: datetime | None = None  # when it was stated first
+    stated_last: datetime | None = None  # when a live message last stated it
+
+    @property
+    def stated(self) -> datetime | None:
+        """When it was last stated: its first statement, or a live repeat since."""
+        known = [t for t in (self.valid_at, self.stated_last) if t is not None]
+        return max(known) if known else None
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 p.get("session"),
                 bool(p.get("stands", True)),
                 to_datetime(p.get("valid_at")),
+                to_datetime(p.get("stated_last")),
             )
             for p in row["premises"]
         ),

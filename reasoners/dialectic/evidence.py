@@ -107,22 +107,28 @@ class Evidence:
     # came from is cited, for each, with its own span.
     source_spans: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def snapshot(self) -> tuple[frozenset[str], frozenset[str]]:
+    def snapshot(self) -> tuple[frozenset[str], dict[str, EvidenceMessage]]:
         """The observations and messages recorded so far (for forget_unshown)."""
-        return frozenset(self.observations), frozenset(self.messages)
+        return frozenset(self.observations), dict(self.messages)
 
-    def forget_unshown(self, before: tuple[frozenset[str], frozenset[str]], shown: str) -> None:
+    def forget_unshown(
+        self, before: tuple[frozenset[str], dict[str, EvidenceMessage]], shown: str
+    ) -> None:
         """Forget what a tool recorded since `before` that its answer, cut to size (or never
         sent: timed out), does not show: a citation of it would cite a node the model never
-        saw."""
+        saw. A message shown before keeps the span it had then."""
         seen_observations, seen_messages = before
         for oid in [o for o in self.observations if o not in seen_observations]:
             if f"[obs:{oid}]" not in shown:
                 del self.observations[oid]
                 self.premises.pop(oid, None)
                 self.sources.pop(oid, None)
-        for mid in [m for m in self.messages if m not in seen_messages]:
-            if f"[msg:{mid}]" not in shown:
+        for mid in list(self.messages):
+            if f"[msg:{mid}]" in shown:
+                continue
+            if mid in seen_messages:
+                self.messages[mid] = seen_messages[mid]
+            else:
                 del self.messages[mid]
         for key in [k for k in self.source_spans if k[0] not in self.observations]:
             del self.source_spans[key]

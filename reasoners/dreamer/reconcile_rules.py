@@ -60,8 +60,8 @@ def _verdict(belief: StaleBelief, kept: set[str], judged: set[str]) -> Verdict:
     if belief.level != "inductive":
         return Verdict(belief.id, KEEP)
     sessions = len({p.session for p in still if p.session})
-    # Told in the words of the latest premise left, as a new induction is in its latest's.
-    latest = max(still, key=lambda p: (p.valid_at is not None, p.valid_at or _EPOCH, p.id))
+    # Told in the words of the premise left that was stated last, as a new induction is.
+    latest = max(still, key=lambda p: (p.stated is not None, p.stated or _EPOCH, p.id))
     words = recounted(belief.content, len(still), sessions, sentence_of(core_text(latest.content)))
     if words is None:
         return Verdict(belief.id, KEEP)

@@ -304,6 +304,14 @@ def test_what_a_tool_recorded_but_did_not_show_cannot_be_cited() -> None:
     assert list(evidence.observations) == ["o-1"] and "m-2" not in evidence.messages
     cited = resolve_citations([("obs", "o-9"), ("msg", "m-2")], evidence)
     assert (cited.observations, cited.messages) == ([], [])
+    # A message shown before keeps the span it had then, whatever the unshown part upgraded.
+    evidence.add_message(CELLO_TURN, "cello", SPAN_MATCH)  # a grep showed it
+    before = evidence.snapshot()
+    evidence.add_message(CELLO_TURN, "I play the cello", SPAN_SOURCE)
+    assert evidence.messages["m-2"].span == "I play the cello"
+    evidence.forget_unshown(before, "nothing shown")
+    assert evidence.messages["m-2"].span == "cello"
+    del evidence.messages["m-2"]
     # Shown, it stays.
     before = evidence.snapshot()
     evidence.add_item(cello)

@@ -114,6 +114,13 @@ def test_a_kept_induction_in_the_zero_key_words_states_its_counts_as_they_are() 
     assert reworded.content == (
         "A recurring pattern (2 times across 2 sessions): Bot reads at weekends."
     )
+    # Stated last is what counts: a premise first said earlier but repeated since is the latest.
+    repeated = replace(said("a", "s1"), stated_last=datetime(2024, 6, 1, tzinfo=UTC))
+    by_repeat = replace(latest_gone, id="n", premises=(repeated, *latest_gone.premises[1:]))
+    [reworded] = rule_verdicts([by_repeat])
+    assert reworded.content == (
+        "A recurring pattern (2 times across 2 sessions): Bot reads on Saturdays."
+    )
     assert (by_id["j"].action, by_id["k"].action) == ("keep", "keep")
 
 
