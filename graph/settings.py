@@ -50,7 +50,7 @@ class Settings:
         "BELIEFGRAPH_HOME",
         "",
         "Cache folder outside the checkout: Neo4j jars, data, logs, password, venv "
-        "(default ~/.cache/beliefgraph)",
+        "(default ~/.cache/beliefgraph; an absolute path, ~ allowed)",
     )
     neo4j_version: str = _setting(
         "BELIEFGRAPH_NEO4J_VERSION",
@@ -319,7 +319,7 @@ class Settings:
 
     @property
     def home_path(self) -> Path:
-        return Path(self.home or _default_home())
+        return Path(self.home).expanduser() if self.home else Path(_default_home())
 
     @property
     def managed(self) -> bool:

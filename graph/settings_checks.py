@@ -134,6 +134,9 @@ def check(settings: Settings) -> None:
         parsed = _neo4j_uri(settings.neo4j_uri)
         if parsed is not None:
             raise InvalidInput(f"NEO4J_URI={settings.neo4j_uri!r}: {parsed}")
+    if settings.home and not settings.home_path.is_absolute():
+        # Relative, it was read against whatever folder a command ran in (a checkout).
+        raise InvalidInput(f"BELIEFGRAPH_HOME must be an absolute path, not {settings.home!r}")
     if not settings.neo4j_database.strip():
         raise InvalidInput("NEO4J_DATABASE must name a database (default neo4j), not be empty")
     if settings.managed:

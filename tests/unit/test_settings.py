@@ -47,6 +47,7 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "2000000000", "between 1 and 1073741824"),
         ("NEO4J_DATABASE", " ", "must name a database"),
+        ("BELIEFGRAPH_HOME", "relative/home", "must be an absolute path"),
         ("NEO4J_URI", "nonsense://foo", "the scheme must be one of"),
         ("NEO4J_URI", "bolt://[::1", "not a URI the driver reads"),
         ("NEO4J_URI", "bolt://127.0.0.1:abc", "not a URI the driver reads"),
@@ -241,3 +242,10 @@ def test_a_secret_of_spaces_is_no_secret() -> None:
 )
 def test_a_neo4j_uri_the_driver_reads_is_taken(uri: str) -> None:
     assert Settings.from_env({"NEO4J_URI": uri}).neo4j_uri == uri
+
+
+def test_a_home_under_the_users_folder_may_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    assert str(Settings.from_env({"BELIEFGRAPH_HOME": "~/memory"}).home_path) == (
+        "/home/someone/memory"
+    )
