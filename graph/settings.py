@@ -26,6 +26,12 @@ def _default_home() -> str:
 
 
 MAX_PEER_DEPTH_CAP = settings_checks.MAX_PEER_DEPTH_CAP
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address is this machine's loopback."""
+    return host in LOOPBACK_NAMES or host.startswith("127.")
 
 
 @dataclass(frozen=True)
@@ -332,7 +338,7 @@ class Settings:
 
     @property
     def loopback(self) -> bool:
-        return self.host in {"127.0.0.1", "localhost", "::1"} or self.host.startswith("127.")
+        return is_loopback(self.host)
 
     @property
     def app_url(self) -> str:
@@ -359,7 +365,7 @@ class Settings:
         if not listed:
             if self.host in {"0.0.0.0", "::", ""}:
                 return None  # every interface: the operator names hosts, or any (auth is on)
-            listed = {"localhost", "127.0.0.1", "::1", self.host.lower()}
+            listed = {*LOOPBACK_NAMES, self.host.lower()}
         return frozenset(listed)
 
     @property
@@ -371,8 +377,7 @@ class Settings:
         """Whether BELIEFGRAPH_ALLOWED_HOSTS names a host other than loopback, or any: the
         API is meant to be reached from elsewhere (a proxy on this machine, say)."""
         listed = {h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()}
-        loopback = {"localhost", "127.0.0.1", "::1"}
-        return any(n not in loopback and not n.startswith("127.") for n in listed)
+        return any(not is_loopback(n) for n in listed)
 
     @property
     def auth_enabled(self) -> bool:

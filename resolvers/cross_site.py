@@ -22,11 +22,11 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graph.errors import ErrorCode
+from graph.settings import LOOPBACK_NAMES
 from resolvers.hosts import host_name
 from resolvers.refusals import refusal
 
 OTHER_SITES = frozenset({"cross-site", "same-site"})
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 # Neo4j Browser, on another port, fetches its guide and style; /health is a cheap read.
 OPEN_PATHS = ("/browser/", "/health")
 
