@@ -196,7 +196,8 @@ class Mutation:
         active: Annotated[
             bool | None,
             strawberry.argument(
-                description="Close (false: it takes no more messages) or reopen (true) the session."
+                description="Close (false: it takes no more messages) or reopen (true) the "
+                "session. Reopening takes a workspace key."
             ),
         ] = None,
         context: Annotated[
@@ -208,6 +209,10 @@ class Mutation:
         ] = UNSET,
     ) -> Session:
         info.context.principal.require_session(workspace, name)
+        if active:
+            # A closed session may be a deleted one (REST deletes by closing, workspace keys
+            # only): its own key may not bring it back.
+            info.context.principal.require_workspace(workspace)
         services = info.context.services
         record = await sessions.update(
             services.db,

@@ -1333,6 +1333,18 @@ async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) ->
     assert (await api.ok(session, {"w": w, "n": "s1"}, key=s1))["session"]["name"] == "s1"
     assert await api.error_code(session, {"w": w, "n": "s2"}, key=s1) == "FORBIDDEN"
 
+    # It may close its session, not reopen it: a closed session may be one a workspace key
+    # deleted (REST deletes by closing).
+    active = """mutation($w: String!, $a: Boolean!) {
+      updateSession(workspace: $w, name: "s1", active: $a) { active }
+    }"""
+    closed = await api.ok(active, {"w": w, "a": False}, key=s1)
+    assert closed["updateSession"]["active"] is False
+    assert await api.error_code(active, {"w": w, "a": True}, key=s1) == "FORBIDDEN"
+    assert (await api.ok(session, {"w": w, "n": "s1"}, key=s1))["session"]["name"] == "s1"
+    reopened = await api.ok(active, {"w": w, "a": True}, key=a.key(KeyScope.WORKSPACE))
+    assert reopened["updateSession"]["active"] is True
+
 
 WORKSPACES = """
 query($after: String) {
