@@ -31,8 +31,7 @@ from graph.records import ObservationRecord
 from graph.repo import members, message_views, observation_search, peer_cards
 from graph.repo import observations as observation_repo
 from graph.repo.card_view import lines_in_view
-from graph.repo.files import is_reserved
-from graph.repo.peer_cards import card_path
+from reasoners.dialectic import view_files
 from reasoners.dialectic.evidence import (
     MAX_PROVENANCE_NODES,
     SPAN_LEAD,
@@ -74,7 +73,6 @@ from reasoners.dialectic.tool_specs import (
 )
 from reasoners.embeddings.model import Embedder
 from reasoners.llm.interface import ToolCall, ToolSpec
-from reasoners.search.files import search_files
 from reasoners.search.in_view import ranked_in_view
 from reasoners.search.observations import search_observations
 from reasoners.text.terms import best_sentence
@@ -85,8 +83,6 @@ MAX_TOOL_CHARS = 12_000
 PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
-FILE_OVERFETCH = 3  # file passages asked per one shown (the card rule drops some)
-MAX_FILE_HITS = 240  # passages one file search of the dialectic reads at most
 
 
 def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
@@ -312,27 +308,7 @@ class Toolbox:
         return Provenance(observation_id, nodes, truncated)
 
     async def search_files(self, query: str, limit: int = 5) -> FileResults:
-        """Passages of the covered peers' files. Peer cards are (observer, observed) views:
-        only this view's own cards show; other files only to an asker who may read them."""
-        own_cards = {(p, card_path(o, p)) for o, p in self.view.pairs} if self.cards else set()
-        peers = [p for _, p in self.view.pairs]
-        # Asked wide, since the card rule drops some hits after the search; wider again while
-        # it drops so many that the page is short and more were there (other observers' cards
-        # of a peer can fill the first hits).
-        asked = limit * FILE_OVERFETCH
-        while True:
-            hits = await search_files(
-                self.db, self.embedder, self.view.workspace, peers, query, asked
-            )
-            kept = [
-                h.item
-                for h in hits
-                if (h.item.peer, h.item.path) in own_cards
-                or (self.view.read_files and not is_reserved(h.item.path))
-            ]
-            if len(kept) >= limit or len(hits) < asked or asked >= MAX_FILE_HITS:
-                return FileResults(query, kept[:limit])
-            asked = min(asked * 4, MAX_FILE_HITS)
+        return await view_files.search(self.db, self.embedder, self.view, self.cards, query, limit)
 
     def _covered(self, peer: str | None) -> str:
         """`peer` if this view covers it (the observed peer or an aggregated sub-peer)."""

@@ -14,6 +14,8 @@ from graph.repo import messages, observations, peer_cards
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import now
 from reasoners.context.assemble import ContextRequest, get_context
+from reasoners.dialectic.evidence import View
+from reasoners.dialectic.tools import Toolbox
 from reasoners.peers import invalidation, purge
 from resolvers.services import Services
 from tests.integration.dream_helpers import (
@@ -454,6 +456,11 @@ async def test_a_read_shows_the_card_lines_of_the_beliefs_it_may_show(
     assert len(await card()) == len(entries)
     without_s1 = await card(exclude_session_ids=["s1"])
     assert not any("Lisbon" in x for x in without_s1) and any("nurse" in x for x in without_s1)
+    # The dialectic's file search reads the card's file, where every line is: the same rule.
+    files = Toolbox(s.db, s.embedder, View(workspace, *AGENT_ALICE, exclude_session_ids=("s1",)))
+    passages = [c.content for c in (await files.search_files("Lisbon nurse", limit=10)).passages]
+    assert any("nurse" in x for x in passages), passages
+    assert not any("Lisbon" in x for x in passages), passages
     only_s1 = await card(session_ids=["s1"])
     assert any("Lisbon" in x for x in only_s1) and not any("nurse" in x for x in only_s1)
     # The nurse message deleted, its dream not yet run: the card still cites the belief.
