@@ -165,7 +165,7 @@ class DreamHandler:
                 raise billed(exc, usage + specialists.usage) from None
             usage = usage + dreamed
             vectors = dict(specialists.vectors)
-        if not cards:  # `peer_card.create: false`: the card stays as the app left it
+        if not cards:  # `peer_card.create: false`: no line is added or reworded
             plan.card = None
         missing = [b for b in plan.beliefs if b.id not in vectors]
         began = time.perf_counter()
@@ -200,10 +200,12 @@ class DreamHandler:
             # Read again here: cards switched off while the dream planned stay unwritten.
             cards_now = card_created(await workspaces.configuration_in(tx, view.workspace))
             plan_now = plan if cards_now else dataclasses.replace(plan, card=None)
-            if cards_now and plan.card is None and state.card:
+            if plan_now.card is None and state.card:
                 # A plan that leaves the card (a dream that only reconciles, an LLM that wrote
-                # none) still takes off it what rested on beliefs no longer current: dropped
-                # here, deleted or corrected since, or replaced or pruned by this plan.
+                # none, cards off) still takes off it what rested on beliefs no longer current:
+                # dropped here, deleted or corrected since, or replaced or pruned by this plan.
+                # With cards off nothing is added or reworded, but a dream's old line quoting
+                # deleted words would stay for good.
                 gone = plan.superseded_ids | {p.id for p in plan.prunes}
                 kept = await still_supported(tx, view, state.card, gone)
                 plan_now = dataclasses.replace(plan, card=kept)

@@ -124,6 +124,26 @@ async def test_no_dream_writes_a_card_where_creating_cards_is_off(
     assert card[0] == "Prefers email" and "Lisbon" in card[1]
 
 
+async def test_with_cards_off_a_line_on_a_deleted_belief_still_goes(
+    services: Services, workspace: str
+) -> None:
+    """Cards switched off after a dream wrote a line: a change's dream adds nothing, but the
+    line quoting what was deleted goes (it stayed for good), and the app's own line stays."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await lisbon(s, workspace)
+    await peer_cards.set_card(s.db, workspace, *AGENT_ALICE, ["Prefers email"])
+    await dream_now(s, workspace, *AGENT_ALICE)
+    card = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert card[0] == "Prefers email" and "Lisbon" in card[1], card
+    await configure(s, workspace, {"peer_card": {"create": False}})
+    [said] = (
+        await messages.list_page(s.db, workspace, MessageFilter(session="s1"), after=None, limit=1)
+    ).items
+    await invalidation.delete_messages(s.db, s.embedder, s.settings, workspace, [said.id])
+    await worker_for(s, workspace, None).drain()  # the dream the deletion scheduled
+    assert (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries == ["Prefers email"]
+
+
 async def test_a_card_not_in_use_is_left_out_of_contexts_and_answers(
     services: Services, workspace: str, rest: httpx.AsyncClient
 ) -> None:
