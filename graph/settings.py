@@ -213,7 +213,7 @@ class Settings:
         "BELIEFGRAPH_DEDUP_THRESHOLD",
         0.95,
         "Cosine at or above which a new observation counts as a repeat of one in its scope "
-        "(if both state the same numbers)",
+        "(if both state the same numbers), from 0.5 to 1",
     )
     summary_short_every: int = _setting(
         "BELIEFGRAPH_SUMMARY_SHORT_EVERY", 20, "Messages between short session summaries"
@@ -274,7 +274,7 @@ class Settings:
         "BELIEFGRAPH_DREAM_SIMILARITY",
         0.85,
         "Cosine at or above which the zero-key dreamer counts two facts as near-identical "
-        "(an induction needs 3 from 2 sessions)",
+        "(an induction needs 3 from 2 sessions), from 0.5 to 1",
     )
     dream_iterations: int = _setting(
         "BELIEFGRAPH_DREAM_ITERATIONS",

@@ -40,8 +40,10 @@ RANGES: dict[str, tuple[float, float]] = {
     "warmup_seconds": (0, 3600),
     "neo4j_answer_timeout": (0, 86_400),
     "job_retention_days": (0, 36_500),
-    "dedup_threshold": (0, 1),  # similarities
-    "dream_similarity": (0, 1),
+    # Similarities: below a half, sentences on different subjects count as one (a dedup
+    # threshold of 0 merged every new belief stating no number into an older one).
+    "dedup_threshold": (0.5, 1),
+    "dream_similarity": (0.5, 1),
     # Waits a request or a call may hold: a day at most.
     "neo4j_timeout": (0, DAY),
     "neo4j_start_timeout": (0, DAY),
@@ -87,7 +89,6 @@ POSITIVE = (
     "purge_batch",
     "dream_batch",
     "dream_iterations",
-    "dream_similarity",
 )
 
 

@@ -32,7 +32,8 @@ pytestmark = pytest.mark.unit
         # Port 70000 was taken as 4464 (uvicorn's modulo), while the log said 70000.
         ("BELIEFGRAPH_PORT", "70000", "1 to 65535"),
         ("BELIEFGRAPH_NEO4J_BOLT_PORT", "0", "1 to 65535"),
-        ("BELIEFGRAPH_DEDUP_THRESHOLD", "1.5", "between 0 and 1"),
+        ("BELIEFGRAPH_DEDUP_THRESHOLD", "1.5", "between 0.5 and 1"),
+        ("BELIEFGRAPH_DEDUP_THRESHOLD", "0", "between 0.5 and 1"),
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "between 1 and 1073741824"),
         ("BELIEFGRAPH_MAX_QUERY_DEPTH", "-1", "from 0"),
         ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "between 1 and 4096"),
@@ -65,8 +66,8 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_MAX_PEER_DEPTH", "0", "between 1 and 32"),
         ("BELIEFGRAPH_FILE_CHUNK_TOKENS", "8", "between 16 and 256"),
         ("BELIEFGRAPH_WARMUP_SECONDS", "4000", "between 0 and 3600"),
-        ("BELIEFGRAPH_DREAM_SIMILARITY", "1.5", "more than 0 and at most 1"),
-        ("BELIEFGRAPH_DREAM_SIMILARITY", "0", "more than 0 and at most 1"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "1.5", "between 0.5 and 1"),
+        ("BELIEFGRAPH_DREAM_SIMILARITY", "0.49", "between 0.5 and 1"),
     ],
 )
 def test_a_bad_number_is_refused_naming_its_variable(env: str, value: str, says: str) -> None:
