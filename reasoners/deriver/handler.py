@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from graph.configuration import dreams_enabled, instructions, joined, observes_itself
@@ -136,6 +136,27 @@ def dedupe_within(
         )
     kept = [fact for i, fact in enumerate(facts) if i not in repeats]
     return kept, [(facts[r], facts[i]) for i, r in sorted(repeats.items())]
+
+
+def survivors(
+    facts: Sequence[ExplicitFact], echoes: Sequence[Echo], gone: Collection[str]
+) -> tuple[list[ExplicitFact], list[Echo]]:
+    """The facts and echoes whose message is not `gone`. A gone fact's first echo left takes
+    its place, and its other echoes echo that one: a fact said again in a later message is
+    still said there (it went, unwritten, with the first message)."""
+    stand_in: dict[int, ExplicitFact] = {}
+    kept_echoes: list[Echo] = []
+    for first, echo in echoes:
+        if echo.message_id in gone:
+            continue
+        if first.message_id not in gone:
+            kept_echoes.append((first, echo))
+        elif id(first) in stand_in:
+            kept_echoes.append((stand_in[id(first)], echo))
+        else:
+            stand_in[id(first)] = echo
+    kept = [stand_in.get(id(f), f) for f in facts if f.message_id not in gone or id(f) in stand_in]
+    return kept, kept_echoes
 
 
 def _instructions(
@@ -272,8 +293,7 @@ class DeriverHandler:
                     f"{len(changed.moved)} messages of {unit.key} were moved to another peer "
                     "while derived; they are derived again for it"
                 )
-            current = [f for f in planned if f.message_id not in changed.gone]
-            echoed = [(k, e) for k, e in echoes if e.message_id not in changed.gone]
+            current, echoed = survivors(planned, echoes, changed.gone)
             counts.source_changed = len(planned) - len(current)
             if counts.source_changed:
                 log.info(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graph.keys import Representation
-from graph.repo import dream_writes, job_admin, jobs, queue_status, summaries
+from graph.repo import dream_writes, job_admin, jobs, observations, queue_status, summaries
 from graph.repo import messages as message_repo
 from graph.repo.dream_writes import DerivedWrite
 from graph.repo.jobs import ClaimedUnit
@@ -119,6 +119,32 @@ async def test_a_message_deleted_while_derived_gives_no_belief(
     deriver = worker.handlers["derive"]
     assert isinstance(deriver, ChangedWhileRead) and isinstance(deriver.inner, DeriverHandler)
     assert deriver.inner.stats.source_changed == 1
+
+
+async def test_a_fact_said_again_outlives_its_first_message_deleted_while_derived(
+    services: Services, workspace: str
+) -> None:
+    """The second saying was kept as a repeat of the first, and went with it: the belief was
+    lost though a message still says it."""
+    await make_peers(services, workspace, "maya")
+    await make_session(services, workspace, "chat", [MemberSettings("maya")])
+    said = ("maya", "I live in Paris.")
+    await post(services, workspace, "chat", said, ("maya", "Nice weather."), said, said)
+    first, _, second, third = await message_repo.by_seq(services.db, workspace, "chat", 0, 3)
+
+    async def delete() -> None:
+        await invalidation.delete_messages(
+            services.db, services.embedder, services.settings, workspace, [first.id]
+        )
+
+    await drain_with(services, workspace, "derive", delete)
+    assert sorted(await beliefs(services, workspace, "maya", "maya")) == [
+        "I live in Paris.",
+        "Nice weather.",
+    ]
+    paris = await belief_id(services, workspace, "Paris", "maya", "maya")
+    detail = await observations.get_detail(services.db, workspace, paris)
+    assert sorted(s.message.id for s in detail.sources) == sorted([second.id, third.id])
 
 
 async def test_a_message_edited_while_derived_gives_beliefs_of_the_new_text_only(
