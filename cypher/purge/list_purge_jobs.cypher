@@ -2,7 +2,9 @@
 // ($peer, null when only messages are purged) and the dreams of its representations (their
 // work unit is dream/<workspace>/<observer>/<observed>); the caller picks from their payloads.
 MATCH (j:Job {workspace: $workspace})
-WHERE j.session IN $sessions OR j.peer = $peer
-   OR (j.kind = 'dream' AND (j.work_unit STARTS WITH $dream_prefix
-                             OR j.work_unit ENDS WITH $dream_suffix))
+// Every job has a status: the (workspace, status) index serves the lookup.
+WHERE j.status IS NOT NULL
+  AND (j.session IN $sessions OR j.peer = $peer
+       OR (j.kind = 'dream' AND (j.work_unit STARTS WITH $dream_prefix
+                                 OR j.work_unit ENDS WITH $dream_suffix)))
 RETURN j.id AS id, j.kind AS kind, j.peer AS peer, j.payload AS payload

@@ -8,8 +8,11 @@ OPTIONAL MATCH (w:Workspace {name: sc.workspace})
 OPTIONAL MATCH (s:Session {workspace: sc.workspace, name: sc.session})
 OPTIONAL MATCH (p:Peer {workspace: sc.workspace, name: sc.peer})
 CALL (sc) {
+  // Every job has a status: the (workspace, status) index serves the lookup (a label scan of
+  // every tenant's jobs without it).
   OPTIONAL MATCH (j:Job {workspace: sc.workspace})
-  WHERE (sc.session IS NULL OR j.session = sc.session) AND (sc.peer IS NULL OR j.peer = sc.peer)
+  WHERE j.status IS NOT NULL
+    AND (sc.session IS NULL OR j.session = sc.session) AND (sc.peer IS NULL OR j.peer = sc.peer)
   WITH j, CASE WHEN j.status = 'running'
                  AND NOT EXISTS { MATCH (u:WorkUnit {key: j.work_unit})
                                   WHERE u.lease_until >= $now }

@@ -1,9 +1,10 @@
-// Deletes one batch of the workspace's nodes, label by label so that each lookup can use an
-// index; the caller repeats until a batch comes back short.
+// Deletes one batch of the workspace's nodes, label by label so that each lookup uses an
+// index (graph/schema.py); the caller repeats until a batch comes back short.
 CALL () {
   MATCH (n:Message {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Observation {workspace: $workspace}) RETURN n LIMIT $batch
-  UNION MATCH (n:Job {workspace: $workspace}) RETURN n LIMIT $batch
+  // Every job has a status: the (workspace, status) index serves the lookup.
+  UNION MATCH (n:Job {workspace: $workspace}) WHERE n.status IS NOT NULL RETURN n LIMIT $batch
   UNION MATCH (n:WorkUnit {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:Summary {workspace: $workspace}) RETURN n LIMIT $batch
   UNION MATCH (n:FileChunk {workspace: $workspace}) RETURN n LIMIT $batch

@@ -1,5 +1,7 @@
+// Names are never empty: `> ''` lets the name index find and order them (a label scan of every
+// workspace and a sort without it).
 MATCH (w:Workspace)
-WHERE $after IS NULL OR w.name > $after
+WHERE w.name > coalesce($after, '')
 RETURN w {.*} AS workspace
 ORDER BY w.name
 LIMIT $limit

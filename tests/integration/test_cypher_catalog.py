@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,3 +134,46 @@ async def _explains(services: Services, catalog: cypher.Catalog, name: str) -> N
         result = await session.run(f"{cypher.LANGUAGE} EXPLAIN {catalog.source(name)}", params)
         summary = await result.consume()
     assert summary.plan is not None
+
+
+# Statements that may read a whole label or relationship type: start-up and upgrade steps that
+# visit every node of it once, and the warm-up's degree counts. Any other statement finds its
+# nodes through an index: a label scan there reads every tenant's nodes on each call.
+SCANS_ALLOWED = {
+    "clear_scope_index_marks",  # upgrade
+    "find_interrupted_purges",  # start-up
+    "largest_peers",  # warm-up
+    "largest_views",  # warm-up
+    "list_chunks_without_embedding",  # start-up
+    "list_messages_without_passages",  # start-up backfill
+    "list_observes_cards",  # upgrade
+    "list_unkeyed_sessions",  # upgrade
+    "mark_schema",  # one node
+    "read_message_properties",  # upgrade
+    "read_observation_properties",  # upgrade
+    "set_missing_valid_at",  # upgrade
+    "set_schema_version",  # one node
+}
+SCANS = ("NodeByLabelScan", "AllNodesScan", "RelationshipTypeScan")
+
+
+async def test_only_start_up_and_upgrade_statements_scan_a_label(services: Services) -> None:
+    scanning = set()
+    catalog = cypher.catalog()
+    async with services.db.driver.session(database=services.db.database) as session:
+        for name in catalog.names():
+            if name.startswith(NOT_EXPLAINABLE_PREFIXES):
+                continue
+            params = {p: None for p in catalog.parameters(name)}
+            result = await session.run(f"{cypher.LANGUAGE} EXPLAIN {catalog.source(name)}", params)
+            plan = (await result.consume()).plan
+            assert plan is not None
+            if any(scan in op for op in _operators(plan) for scan in SCANS):
+                scanning.add(name)
+    assert scanning == SCANS_ALLOWED
+
+
+def _operators(plan: dict[str, Any]) -> Iterator[str]:
+    yield str(plan["operatorType"])
+    for child in plan.get("children", []):
+        yield from _operators(child)
