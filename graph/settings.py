@@ -289,7 +289,10 @@ class Settings:
         "BELIEFGRAPH_WORKER_CONCURRENCY", 2, "Work units a worker process runs at once"
     )
     job_max_attempts: int = _setting(
-        "BELIEFGRAPH_JOB_MAX_ATTEMPTS", 5, "Attempts before a job is dead-lettered"
+        "BELIEFGRAPH_JOB_MAX_ATTEMPTS",
+        10,
+        "Attempts before a job is dead-lettered (10 with the default backoff: retried for "
+        "about half an hour, as long as an LLM endpoint may be down)",
     )
     restructure_batch: int = _setting(
         "BELIEFGRAPH_RESTRUCTURE_BATCH",
