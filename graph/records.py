@@ -268,6 +268,8 @@ class ObservationDetail:
     dependents: list[ObservationRecord] = field(default_factory=list)
     replaces: list[ObservationRecord] = field(default_factory=list)  # what it superseded
     replaced_by: list[ObservationRecord] = field(default_factory=list)
+    source_count: int = 0  # sources holds the first and the latest of these
+    dependent_count: int = 0  # dependents holds the latest of these
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ BELIEFS = "observations"  # the name in its cursors
 # Sources of a belief a read returns: its first and its latest (a fact said in hundreds of
 # messages quoted each in the dialectic's prompt and citations).
 MAX_SOURCES = 10
+# A belief read by id shows more, still bounded: a fact said in 5,000 messages read them all.
+DETAIL_SOURCES = 50
+DETAIL_DEPENDENTS = 500
 
 
 async def list_page(
@@ -74,8 +77,21 @@ async def list_workspace_page(
     )
 
 
-async def get_detail(db: Database, workspace: str, observation_id: str) -> ObservationDetail:
-    row = await db.read_one("get_observation", workspace=workspace, id=observation_id)
+async def get_detail(
+    db: Database,
+    workspace: str,
+    observation_id: str,
+    *,
+    max_sources: int = DETAIL_SOURCES,
+    max_dependents: int = DETAIL_DEPENDENTS,
+) -> ObservationDetail:
+    row = await db.read_one(
+        "get_observation",
+        workspace=workspace,
+        id=observation_id,
+        max_sources=max_sources,
+        max_dependents=max_dependents,
+    )
     if row is None:
         raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
     return ObservationDetail(
@@ -86,6 +102,8 @@ async def get_detail(db: Database, workspace: str, observation_id: str) -> Obser
             for s in row["sources"]
         ],
         dependents=[ObservationRecord.from_row(d) for d in row["dependents"]],
+        source_count=int(row["source_count"]),
+        dependent_count=int(row["dependent_count"]),
         replaces=[ObservationRecord.from_row(r) for r in row["replaces"]],
         replaced_by=[ObservationRecord.from_row(r) for r in row["replaced_by"]],
     )

@@ -227,7 +227,13 @@ async def correct_observation(
         # Its view first: two corrections of one belief at once each read it current, and both
         # replaced it. The second now reads it after the first commits, and is refused.
         await invalidation.lock_views(tx, workspace, observation_ids=[observation_id])
-        row = await tx.one("get_observation", workspace=workspace, id=observation_id)
+        row = await tx.one(
+            "get_observation",
+            workspace=workspace,
+            id=observation_id,
+            max_sources=1,  # only the belief is read here
+            max_dependents=0,
+        )
         if row is None:
             raise NotFound(
                 f"observation {observation_id!r} does not exist in workspace {workspace!r}"

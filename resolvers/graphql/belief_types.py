@@ -7,6 +7,7 @@ from datetime import datetime
 import strawberry
 
 from graph import models, records
+from graph.repo.observations import DETAIL_DEPENDENTS, DETAIL_SOURCES
 from resolvers.graphql.types import Message, described_enum
 
 ObservationLevel = models.ObservationLevel
@@ -123,9 +124,15 @@ class ObservationDetail:
         "contradiction; empty for an explicit fact)."
     )
     sources: list[SourceSpan] = strawberry.field(
-        description="The messages it was taken from, each with its verbatim span."
+        description="The messages it was taken from, each with its verbatim span: the first "
+        f"and the latest, {DETAIL_SOURCES} at most (sourceCount says how many there are)."
     )
-    dependents: list[Observation] = strawberry.field(description="The beliefs derived from it.")
+    source_count: int = strawberry.field(description="How many messages it was taken from.")
+    dependents: list[Observation] = strawberry.field(
+        description=f"The beliefs derived from it, latest first, {DETAIL_DEPENDENTS} at most "
+        "(dependentCount says how many there are)."
+    )
+    dependent_count: int = strawberry.field(description="How many beliefs were derived from it.")
     replaces: list[Observation] = strawberry.field(
         description="The beliefs this one superseded (a knowledge update keeps them)."
     )
@@ -139,7 +146,9 @@ class ObservationDetail:
             observation=Observation.of(d.observation),
             premises=[Observation.of(p) for p in d.premises],
             sources=[SourceSpan(message=Message.of(s.message), span=s.span) for s in d.sources],
+            source_count=d.source_count,
             dependents=[Observation.of(p) for p in d.dependents],
+            dependent_count=d.dependent_count,
             replaces=[Observation.of(p) for p in d.replaces],
             replaced_by=[Observation.of(p) for p in d.replaced_by],
         )

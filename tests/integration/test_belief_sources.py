@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from graph.repo import observations
+from graph.repo import observations, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
-from graph.repo.observations import MAX_SOURCES
+from graph.repo.observations import DETAIL_DEPENDENTS, MAX_SOURCES
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.tools import Toolbox
 from resolvers.services import Services
+from tests.bench import stale_bench
 from tests.integration.dream_helpers import belief_id, conversation, derive, say
 
 pytestmark = pytest.mark.integration
@@ -36,3 +37,23 @@ async def test_a_belief_said_many_times_returns_its_first_and_latest_sources(
     shown = (await toolbox.item(belief)).render()
     assert shown.count("from [msg:") == MAX_SOURCES
     assert f"said in {SAID - MAX_SOURCES} more messages" in shown
+    # Read by id: the same rule, wider (50 and 500 by default).
+    detail = await observations.get_detail(services.db, workspace, belief, max_sources=4)
+    assert detail.source_count == SAID
+    assert [s.message.created_at.day for s in detail.sources] == [1, SAID - 2, SAID - 1, SAID]
+
+
+async def test_a_belief_read_by_id_shows_its_latest_dependents_and_how_many(
+    services: Services, workspace: str
+) -> None:
+    await workspaces.get_or_create(services.db, workspace)
+    for name in ("agent", "alice"):
+        await peers.get_or_create(services.db, workspace, name)
+    [premise] = await stale_bench.create(services, workspace, "p-", 1)
+    many = DETAIL_DEPENDENTS + 20
+    children = await stale_bench.create(services, workspace, "c-", many, level="deductive")
+    await stale_bench.link(services, [{"child": c, "premise": premise} for c in children])
+    detail = await observations.get_detail(services.db, workspace, premise)
+    assert detail.dependent_count == many
+    assert len(detail.dependents) == DETAIL_DEPENDENTS
+    assert len({d.id for d in detail.dependents}) == DETAIL_DEPENDENTS
