@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.configuration import dreams_enabled, instructions, joined, observes_itself
@@ -58,6 +58,10 @@ MAX_FACTS_PER_MESSAGE = 20
 # with the square of its facts; a claim of 20 upload jobs held 2,000 long messages. A run takes
 # at least one job, and jobs are made of at most half this many (schedule.MAX_JOB_MESSAGES).
 MAX_UNIT_MESSAGES = 2 * MAX_JOB_MESSAGES
+# How far into the session past its first message one run reads: it loads every turn between
+# its first message and its last, and a dead job retried a day late, with the day's jobs
+# behind it, loaded the whole day (a group chat where the peer speaks once in hundreds too).
+MAX_WINDOW_MESSAGES = 1_000
 
 
 @dataclass
@@ -98,6 +102,23 @@ def first_jobs(jobs: Sequence[JobRecord], max_messages: int) -> list[JobRecord]:
         taken.append(job)
         total += size
     return taken
+
+
+def near_first(
+    jobs: Sequence[JobRecord], seqs: Mapping[str, int], max_span: int
+) -> list[JobRecord]:
+    """The first of `jobs` whose messages (their seqs: `seqs`, those still there) lie within
+    `max_span` turns of the first one's first message, and never none (pure)."""
+    kept: list[JobRecord] = []
+    start: int | None = None
+    for job in jobs:
+        mine = [seqs[i] for i in job.payload.get("message_ids", []) if i in seqs]
+        if kept and start is not None and mine and max(mine) - start > max_span:
+            break
+        kept.append(job)
+        if start is None and mine:
+            start = min(mine)
+    return kept
 
 
 def share_usage(jobs: Sequence[JobRecord], usage: Usage) -> list[JobResult]:
@@ -186,17 +207,23 @@ class DeriverHandler:
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         taken = first_jobs(unit.jobs, MAX_UNIT_MESSAGES)  # the rest wait (jobs.complete)
         try:
-            return await self._prepare(unit, taken)
+            head = unit.jobs[0]
+            ids = [mid for job in taken for mid in job.payload.get("message_ids", [])]
+            pending = await message_repo.by_ids(self.db, head.workspace, ids)
+            taken = near_first(taken, {m.id: m.seq for m in pending}, MAX_WINDOW_MESSAGES)
+            return await self._prepare(unit, taken, pending)
         except LeaseLost:
             raise
         except Exception as exc:  # an LLM down charges the jobs this run took, not the rest
             raise PreparationFailed({job.id for job in taken}) from exc
 
-    async def _prepare(self, unit: ClaimedUnit, taken: list[JobRecord]) -> Prepared:
+    async def _prepare(
+        self, unit: ClaimedUnit, taken: list[JobRecord], read: list[MessageRecord]
+    ) -> Prepared:
         head = unit.jobs[0]
         workspace, session = head.workspace, head.session or ""
-        ids = [mid for job in taken for mid in job.payload.get("message_ids", [])]
-        pending = await message_repo.by_ids(self.db, workspace, ids)
+        ids = {mid for job in taken for mid in job.payload.get("message_ids", [])}
+        pending = [m for m in read if m.id in ids]
         if not pending:  # deleted meanwhile: nothing to derive
             return Prepared(results=[JobResult(j.id) for j in taken])
         window = await message_repo.by_seq(

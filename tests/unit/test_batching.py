@@ -5,7 +5,7 @@ import pytest
 
 from graph.repo.jobs import JobRecord
 from reasoners.deriver.batching import DeriverBatch, SessionMessage, batch_messages
-from reasoners.deriver.handler import first_jobs
+from reasoners.deriver.handler import first_jobs, near_first
 
 pytestmark = pytest.mark.unit
 
@@ -179,3 +179,17 @@ def test_a_run_takes_the_first_jobs_up_to_its_message_cap_and_never_none() -> No
     assert [j.id for j in first_jobs(jobs, 50)] == ["j0", "j1"]
     assert [j.id for j in first_jobs(jobs, 49)] == ["j0"]
     assert [j.id for j in first_jobs([_job(0, 80)], 50)] == ["j0"]  # one job is never split
+
+
+def test_a_run_reads_no_further_into_the_session_than_its_window() -> None:
+    """A dead job retried a day late, with the day's jobs behind it, loaded the whole day."""
+    jobs = [_job(0, 2), _job(1, 2), _job(2, 2)]
+    seqs = {"m0-0": 10, "m0-1": 12, "m1-0": 400, "m1-1": 1_010, "m2-0": 1_011, "m2-1": 1_012}
+    assert [j.id for j in near_first(jobs, seqs, 1_000)] == ["j0", "j1"]
+    assert [j.id for j in near_first(jobs, seqs, 999)] == ["j0"]
+    assert [j.id for j in near_first(jobs, seqs, 0)] == ["j0"]  # never none
+    # Jobs whose messages are gone cost nothing and are kept; the window starts at the first
+    # message still there.
+    gone_first = {"m1-0": 400, "m1-1": 401, "m2-0": 1_400, "m2-1": 1_401}
+    assert [j.id for j in near_first(jobs, gone_first, 1_000)] == ["j0", "j1"]
+    assert [j.id for j in near_first(jobs, gone_first, 1_001)] == ["j0", "j1", "j2"]
