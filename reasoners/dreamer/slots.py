@@ -291,7 +291,9 @@ def _value(raw: str, pattern: Pattern) -> str | None:
 
 # A later clause of a fact that names the peer again: "Alice just moved, alice lives in Berlin
 # now" (the extractive deriver's words for "Actually I just moved, I live in Berlin now").
-_CLAUSE = re.compile(r"[,;] ")
+# Where a later clause may start: after a comma, semicolon or colon, or a spaced dash ("Big
+# news: alice lives in Berlin now" filled no slot, and Lisbon stayed her home for good).
+_CLAUSE = re.compile(r"[,;:] | [-\u2013\u2014] ")
 
 
 def slot_of(content: str, name: str) -> SlotFill | None:

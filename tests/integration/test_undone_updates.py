@@ -79,6 +79,24 @@ LISBON_BERLIN = (("2024-01-10", "I live in Lisbon."), ("2024-03-10", "I live in 
 LISBON_BERLIN_LISBON = (*LISBON_BERLIN, ("2024-06-10", "I live in Lisbon."))
 
 
+@pytest.mark.parametrize("how", [moved, together])
+async def test_a_move_told_after_a_preamble_replaces_the_old_home(
+    services: Services, workspace: str, how: Any
+) -> None:
+    """ "Big news: I live in Berlin now." filled no slot (the words before the colon), and the
+    plain "I live in Berlin." said later only repeated it: Lisbon stayed home, on the card too."""
+    s = await how(
+        services,
+        workspace,
+        ("2024-01-10", "Hi Bob! I live in Lisbon."),
+        ("2024-03-05", "Big news: I live in Berlin now. I don't eat meat."),
+        ("2024-04-01", "I live in Berlin."),
+    )
+    assert await homes(s, workspace) == ["Berlin"]
+    card = (await peer_cards.get(s.db, workspace, *AGENT_ALICE)).entries
+    assert any("Berlin" in x for x in card) and not any("Lisbon" in x for x in card), card
+
+
 async def test_deleting_the_newer_value_brings_the_older_back(
     services: Services, workspace: str
 ) -> None:

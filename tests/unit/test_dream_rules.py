@@ -89,6 +89,11 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
             "berlin",
         ),
         ("Alice might move, alice lives in Berlin now.", None, None),
+        # ...or after a colon or a spaced dash ("Big news: I live in Berlin now").
+        ("Big news: alice lives in Berlin now (stated on 2024-03-05).", "residence", "berlin"),
+        ("Big news \u2014 alice lives in Berlin now.", "residence", "berlin"),
+        ("Rumour: alice might live in Berlin.", None, None),
+        ("Alice's flight at 10:30 alice lives in Berlin.", None, None),
         ("Alice called, her sister lives in Rome.", None, None),
         # Contact details, normalised: grouped another way, a number is the same number.
         ("Alice's new phone number is 555-9876 (stated on 2024-01-01).", "phone number", "5559876"),
