@@ -271,11 +271,13 @@ def config_text(settings: Settings, paths: InstancePaths) -> str:
         "server.fleet_discovery.enabled=false",
         "server.http.x_forward.enabled=false",
         "client.allow_telemetry=false",
+        "browser.allow_outgoing_connections=false",
         # New databases speak Cypher 25 (statements also say so themselves, for older stores).
         "db.query.default_language=CYPHER_25",
         # Neo4j Browser may fetch beliefgraph's guide and style (served by the API), and loads
         # both once connected: beliefs captioned with their text, peers with their names.
-        f"browser.remote_content_hostname_whitelist=guides.neo4j.com,localhost,{app_host}",
+        "browser.remote_content_hostname_whitelist=guides.neo4j.com,"
+        + ",".join(dict.fromkeys(["localhost", app_host])),
         f"browser.post_connect_cmd=style {app}/browser/style.grass; play {app}/browser/guide.html",
     ]
     return "\n".join(lines) + "\n"
