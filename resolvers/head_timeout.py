@@ -64,29 +64,36 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         if self.refused:
             return
         counting = self.reading_head
+        if counting:
+            # The piece that ends the head counts up to its end, before it is parsed: counted
+            # after, a head of the limit and one more read (up to 256 KiB) was taken.
+            end = data.find(b"\r\n\r\n")
+            if self.head_bytes + (len(data) if end < 0 else end + 4) > MAX_HEAD_BYTES:
+                self._refuse_head(data)
+                return
         super().data_received(data)
-        if not counting or not self.reading_head or self.transport.is_closing():
-            return  # a body's bytes, or a head completed by this piece
-        self.head_bytes += len(data)
-        if self.head_bytes > MAX_HEAD_BYTES:
-            self._disarm()
-            self.transport.write(
-                refusal(
-                    431,
-                    "Request Header Fields Too Large",
-                    ErrorCode.LIMIT_EXCEEDED,
-                    f"a request's head (its request line and headers) may have at most "
-                    f"{MAX_HEAD_BYTES} bytes",
-                    limit="head",
-                    rest=self._rest(),
-                )
+        if counting and self.reading_head:
+            self.head_bytes += len(data)
+
+    def _refuse_head(self, piece: bytes) -> None:
+        self._disarm()
+        self.transport.write(
+            refusal(
+                431,
+                "Request Header Fields Too Large",
+                ErrorCode.LIMIT_EXCEEDED,
+                f"a request's head (its request line and headers) may have at most "
+                f"{MAX_HEAD_BYTES} bytes",
+                limit="head",
+                rest=self._rest(piece),
             )
-            # Closed at once with the rest of the head unread, the socket would be reset and
-            # the answer lost; the client reads it while what it still sends is dropped.
-            self.refused = True
-            if self.transport.can_write_eof():
-                self.transport.write_eof()
-            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+        )
+        # Closed at once with the rest of the head unread, the socket would be reset and the
+        # answer lost; the client reads it while what it still sends is dropped.
+        self.refused = True
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -115,9 +122,14 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
-    def _rest(self) -> bool:
-        """Whether the target read so far is a REST route's (they answer `{"detail": ...}`)."""
-        return is_rest_path(bytes(getattr(self, "url", b"") or b"").decode("latin-1"))
+    def _rest(self, unparsed: bytes = b"") -> bool:
+        """Whether the target read so far is a REST route's (they answer `{"detail": ...}`):
+        the parser's, else the one at the start of `unparsed` (a head refused unparsed)."""
+        target = bytes(getattr(self, "url", b"") or b"")
+        if not target:
+            words = unparsed.split(b" ", 2)
+            target = words[1] if len(words) > 1 else b""
+        return is_rest_path(target.decode("latin-1"))
 
     def _arm(self) -> None:
         self._disarm()

@@ -31,7 +31,7 @@ from resolvers.graphql.websocket import (
     MAX_SOCKETS_PER_WORKSPACE,
     MAX_SUBSCRIPTIONS,
 )
-from resolvers.head_timeout import HEAD_SECONDS
+from resolvers.head_timeout import HEAD_SECONDS, MAX_HEAD_BYTES
 from tests.e2e.conftest import Served
 
 pytestmark = pytest.mark.e2e
@@ -762,6 +762,17 @@ async def test_a_head_over_its_size_limit_is_refused_before_it_is_read(
     assert time.monotonic() - started < 3
     async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
         assert (await client.get("/health")).status_code == 200
+    # Just over it, in one piece that also ends the head: that piece was not counted, and a
+    # head of up to the limit and one more read was answered (probe W: 135 to 190 KB).
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    over = b"X-Big: " + b"x" * (MAX_HEAD_BYTES + 10_000) + b"\r\n"
+    writer.write(b"GET /v3/health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + over + b"\r\n")
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    answer = await asyncio.wait_for(reader.read(4096), 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:100]
+    assert b'"detail"' in answer  # a REST route's shape, read from the unparsed head
     # A head within the limit is answered as before.
     async with httpx.AsyncClient(base_url=served.url, timeout=5) as client:
         r = await client.get("/health", headers={"X-Fine": "y" * 60_000})
