@@ -15,7 +15,7 @@ from neomodel import StructuredNode
 from neomodel.exceptions import DeflateError, RequiredProperty
 
 from graph.configuration import ConfigKind, check_configuration
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, LimitExceeded
 
 
 def node_props(model: type[StructuredNode], data: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,8 +49,18 @@ def dump_json(value: Mapping[str, Any] | None, *, limit: int, what: str) -> str:
     plain = json.dumps(given, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     size = len(plain.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise InvalidInput(f"{what} is {size} bytes; the limit is {limit}")
+        raise LimitExceeded(f"{what} is {size} bytes; the limit is {limit}", limit="metadata")
     return text
+
+
+def checked_filter(
+    value: Mapping[str, Any] | None, *, limit: int, what: str
+) -> Mapping[str, Any] | None:
+    """A metadata filter no larger than stored metadata may be (`limit`): a larger one could
+    match nothing, and one of 300,000 keys held the server for a second and a half."""
+    if value:
+        dump_json(value, limit=limit, what=what)
+    return value
 
 
 def meta_kv(value: Mapping[str, Any] | None) -> list[str]:

@@ -92,6 +92,13 @@ def validate_batch(items: Sequence[MessageInput], settings: Settings) -> list[st
             metadata_json.append(
                 dump_json(item.metadata, limit=settings.max_metadata_bytes, what="metadata")
             )
+        except LimitExceeded as exc:
+            raise LimitExceeded(
+                f"messages[{index}].metadata: {exc.message}",
+                limit="metadata",
+                index=index,
+                field="metadata",
+            ) from exc
         except InvalidInput as exc:
             raise _item_error(index, "metadata", exc.message) from exc
     return metadata_json

@@ -23,6 +23,12 @@ from graph.errors import BeliefgraphError, ErrorCode
 
 log = logging.getLogger("beliefgraph.api")
 
+# graphql-core's own introspection limit, which says no more than this.
+INTROSPECTION_REFUSED = "Maximum introspection depth exceeded"
+INTROSPECTION = (
+    "the introspection nests `fields`, `inputFields`, `interfaces` or `possibleTypes` more "
+    "than 3 levels deep; ask for a type by name (`__type`) instead"
+)
 COMPLEX = (
     "the document is too complex to validate: too many fields of one selection to compare "
     "(a field repeated many times, say), or fragments its operations share; send a smaller one"
@@ -43,6 +49,9 @@ def coded(error: GraphQLError) -> GraphQLError:
         # fragments): past it, it gave up with "Validation aborted." and no reason.
         extensions.update(code=ErrorCode.LIMIT_EXCEEDED.value, limit="complexity")
         return _with(error, COMPLEX, extensions)
+    if original is None and error.message == INTROSPECTION_REFUSED:
+        extensions.update(code=ErrorCode.LIMIT_EXCEEDED.value, limit="introspection")
+        return _with(error, INTROSPECTION, extensions)
     if original is None or isinstance(original, GraphQLError):
         extensions["code"] = ErrorCode.INVALID_INPUT.value
         return _with(error, error.message, extensions)

@@ -11,7 +11,7 @@ from strawberry.scalars import JSON
 
 from graph.configuration import ConfigKind
 from graph.errors import InvalidInput
-from graph.props import Meta
+from graph.props import Meta, checked_filter
 from graph.repo.messages import MessageFilter
 from graph.validation import check_limit
 from resolvers.graphql.belief_types import ObservationLevel
@@ -193,7 +193,14 @@ def page_size(context: Context, first: int | None) -> int:
     return check_limit(first, context.services.settings.max_page_size)
 
 
-def message_filter(value: MessageFilterInput | None) -> MessageFilter:
+def filter_map(context: Context, value: Any, what: str) -> dict[str, Any] | None:
+    """A metadata filter argument: an object, no larger than stored metadata may be."""
+    given = as_map(value, what)
+    checked_filter(given, limit=context.services.settings.max_metadata_bytes, what=what)
+    return given
+
+
+def message_filter(context: Context, value: MessageFilterInput | None) -> MessageFilter:
     if value is None:
         return MessageFilter()
     return MessageFilter(
@@ -201,5 +208,5 @@ def message_filter(value: MessageFilterInput | None) -> MessageFilter:
         peer=value.peer,
         since=value.since,
         until=value.until,
-        metadata=as_map(value.metadata, "filter.metadata"),
+        metadata=filter_map(context, value.metadata, "filter.metadata"),
     )

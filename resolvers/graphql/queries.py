@@ -33,7 +33,7 @@ from resolvers.graphql.inputs import (
     QueryArg,
     SessionIdsArg,
     WorkspaceArg,
-    as_map,
+    filter_map,
     message_filter,
     page_size,
 )
@@ -128,7 +128,7 @@ class Query:
         page = await peers.list_page(
             info.context.services.db,
             workspace,
-            metadata=as_map(metadata, "metadata"),
+            metadata=filter_map(info.context, metadata, "metadata"),
             after=after,
             limit=page_size(info.context, first),
         )
@@ -171,7 +171,7 @@ class Query:
         page = await sessions.list_page(
             info.context.services.db,
             workspace,
-            metadata=as_map(metadata, "metadata"),
+            metadata=filter_map(info.context, metadata, "metadata"),
             active=active,
             peer=peer,
             after=after,
@@ -227,7 +227,7 @@ class Query:
         first: FirstArg = None,
         after: AfterArg = None,
     ) -> Connection[Message]:
-        filters = message_filter(filter)
+        filters = message_filter(info.context, filter)
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)
         await workspaces.get(info.context.services.db, workspace)
         page = await messages.list_page(
@@ -282,7 +282,7 @@ class Query:
             ),
         ] = None,
     ) -> list[MessageHit]:
-        filters = message_filter(filter)
+        filters = message_filter(info.context, filter)
         if filters.peer is None and depth != ONE_LEVEL:
             raise InvalidInput("depth chooses among a peer's sub-peers: give filter.peer with it")
         info.context.principal.require_peer_or_session(workspace, filters.peer, filters.session)

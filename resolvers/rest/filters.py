@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from graph.errors import InvalidInput
+from graph.props import checked_filter
 from graph.repo.messages import MessageFilter
 from graph.validation import aware
 
@@ -76,12 +77,14 @@ OPERATORS = frozenset(
 )
 
 
-def _metadata(value: Any) -> dict[str, Any] | None:
-    """Equality of top-level keys; an operator object (`{"gte": 2}`) is refused, not compared."""
+def _metadata(value: Any, limit: int) -> dict[str, Any] | None:
+    """Equality of top-level keys; an operator object (`{"gte": 2}`) is refused, not compared,
+    and one larger than stored metadata may be (`limit`) too."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise InvalidInput("filters.metadata must be an object")
+    checked_filter(value, limit=limit, what="filters.metadata")
     for key, wanted in value.items():
         if isinstance(wanted, dict) and wanted and set(wanted) <= OPERATORS:
             raise InvalidInput(
@@ -97,7 +100,7 @@ class SessionSelection:
     active: bool | None = None  # None: deleted sessions too
 
 
-def session_selection(filters: Filters) -> SessionSelection:
+def session_selection(filters: Filters, limit: int) -> SessionSelection:
     """Top-level metadata equality and `is_active` (true: not deleted; false: deleted)."""
     if not filters:
         return SessionSelection()
@@ -105,18 +108,18 @@ def session_selection(filters: Filters) -> SessionSelection:
     active = filters.get("is_active")
     if active is not None and not isinstance(active, bool):
         raise InvalidInput("filters.is_active must be true or false")
-    return SessionSelection(_metadata(filters.get("metadata")), active)
+    return SessionSelection(_metadata(filters.get("metadata"), limit), active)
 
 
-def metadata_of(filters: Filters, where: str) -> dict[str, Any] | None:
+def metadata_of(filters: Filters, where: str, limit: int) -> dict[str, Any] | None:
     """Top-level metadata equality, the one filter peer and session lists take."""
     if not filters:
         return None
     _refuse_unknown(filters, {"metadata"}, where)
-    return _metadata(filters.get("metadata"))
+    return _metadata(filters.get("metadata"), limit)
 
 
-def messages_of(filters: Filters, session: str | None) -> MessageFilter:
+def messages_of(filters: Filters, session: str | None, limit: int) -> MessageFilter:
     """Sender, session, metadata and created_at bounds (gte/gt and lte/lt)."""
     if not filters:
         return MessageFilter(session=session)
@@ -129,7 +132,7 @@ def messages_of(filters: Filters, session: str | None) -> MessageFilter:
         if not isinstance(bounds, dict) or set(bounds) - {"gte", "gt", "lte", "lt"}:
             raise InvalidInput("filters.created_at takes gte, gt, lte or lt")
         since, until = time_bounds(bounds)
-    metadata = _metadata(filters.get("metadata"))
+    metadata = _metadata(filters.get("metadata"), limit)
     peer = filters.get("peer_id")
     scoped = filters.get("session_id")
     return MessageFilter(

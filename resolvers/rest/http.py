@@ -97,6 +97,11 @@ class Call:
     def workspace(self) -> str:
         return self.path("workspace")
 
+    @property
+    def metadata_limit(self) -> int:
+        """The largest metadata, and so the largest metadata filter that can match."""
+        return self.services.settings.max_metadata_bytes
+
     async def raw(self) -> Any:
         """The JSON body, or None when there is none."""
         data = await self.request.body()

@@ -134,7 +134,7 @@ async def list_all(call: Call) -> Response:
     call.principal.require_session(call.workspace, session)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    filters = messages_of(body.filters, session)
+    filters = messages_of(body.filters, session, call.metadata_limit)
     db = call.services.db
     await sessions.get(db, call.workspace, session)
     found = await messages.numbered_page(

@@ -81,7 +81,7 @@ async def list_all(call: Call) -> Response:
     call.principal.require_workspace(call.workspace)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    metadata = metadata_of(body.filters, "on peers")
+    metadata = metadata_of(body.filters, "on peers", call.metadata_limit)
     db = call.services.db
     await workspaces.get(db, call.workspace)  # a read creates nothing: NOT_FOUND
     found = await read_all(
@@ -114,7 +114,7 @@ async def sessions_of(call: Call) -> Response:
     call.principal.require_peer(call.workspace, name)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    chosen = session_selection(body.filters)
+    chosen = session_selection(body.filters, call.metadata_limit)
     db = call.services.db
     await peers.get(db, call.workspace, name)
     found = await read_all(
@@ -174,7 +174,7 @@ async def search(call: Call) -> Response:
     call.principal.require_peer(call.workspace, name)
     body = await call.body(PeerSearchBody)
     services = call.services
-    asked = messages_of(body.filters, None)
+    asked = messages_of(body.filters, None, call.metadata_limit)
     depth = 0 if asked.peer == name else parse_depth(body.depth)
     covered = await members.aggregation_set(
         services.db,

@@ -128,7 +128,7 @@ async def list_all(call: Call) -> Response:
     call.principal.require_workspace(call.workspace)
     query = call.query(PageQuery)
     body = await call.body(ListBody, empty={})
-    chosen = session_selection(body.filters)
+    chosen = session_selection(body.filters, call.metadata_limit)
     db = call.services.db
     await workspaces.get(db, call.workspace)  # a read creates nothing: NOT_FOUND
     found = await read_all(
@@ -274,7 +274,7 @@ async def search(call: Call) -> Response:
     body = await call.body(SearchBody)
     await sessions.get(call.services.db, call.workspace, session)
     return await search_messages_json(
-        call, body.query, messages_of(body.filters, session), body.limit
+        call, body.query, messages_of(body.filters, session, call.metadata_limit), body.limit
     )
 
 

@@ -123,7 +123,9 @@ async def delete(call: Call) -> Response:
 async def search(call: Call) -> Response:
     call.principal.require_workspace(call.workspace)
     body = await call.body(SearchBody)
-    return await search_messages_json(call, body.query, messages_of(body.filters, None), body.limit)
+    return await search_messages_json(
+        call, body.query, messages_of(body.filters, None, call.metadata_limit), body.limit
+    )
 
 
 async def search_messages_json(

@@ -175,7 +175,7 @@ async def test_size_limits(services: Services, workspace: str) -> None:
         await peer_cards.set_card(services.db, workspace, observer, "alice", ["Likes tea"])
     with pytest.raises(InvalidInput, match="BELIEFGRAPH_MAX_FILE_CHARS"):
         await writer.create(workspace, "alice", "big.md", "x" * 101)
-    with pytest.raises(InvalidInput, match=r"metadata is \d+ bytes"):
+    with pytest.raises(LimitExceeded, match=r"metadata is \d+ bytes"):
         await writer.create(workspace, "alice", "m.md", "x", {"k": "v" * 60})
     await writer.create(workspace, "alice", "one.md", "x" * 100)
     await writer.create(workspace, "alice", "two.md", "y")

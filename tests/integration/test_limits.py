@@ -17,6 +17,38 @@ async def test_too_deep_query_is_refused(gql: GraphQLClient, workspace: str) -> 
     assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "depth"}
 
 
+async def test_introspection_nested_too_deep_is_a_limit(gql: GraphQLClient) -> None:
+    """graphql-core's own rule refused it as INVALID_INPUT, saying only "Maximum introspection
+    depth exceeded" (probe W)."""
+    nested = "query { __schema { types { fields { type { fields { type { fields { name }"
+    nested += " }" * 7
+    body = await gql.raw(nested)
+    error = body["errors"][0]
+    assert error["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "introspection"}
+    assert "__type" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "query($w: String!, $m: JSON) { peers(workspace: $w, metadata: $m) { nodes { name } } }",
+        "query($w: String!, $m: JSON) { sessions(workspace: $w, metadata: $m) { nodes { name } } }",
+        "query($w: String!, $m: JSON) { messages(workspace: $w, filter: {metadata: $m}) "
+        "{ nodes { id } } }",
+    ],
+)
+async def test_a_metadata_filter_is_no_larger_than_metadata(
+    gql: GraphQLClient, workspace: str, query: str
+) -> None:
+    """A filter of 300,000 keys went to Neo4j, holding the server 1.5 s a request (probe W);
+    none larger than stored metadata may be can match."""
+    await gql.ok("mutation($w: String!) { createWorkspace(name: $w) { name } }", {"w": workspace})
+    wide = {f"k{i}": i for i in range(2_000)}
+    body = await gql.raw(query, {"w": workspace, "m": wide})
+    assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "metadata"}
+    assert await gql.ok(query, {"w": workspace, "m": {"k1": 1}})
+
+
 async def test_too_many_aliases_are_refused(gql: GraphQLClient) -> None:
     aliases = " ".join(f"v{i}: version" for i in range(16))
     body = await gql.raw(f"query {{ {aliases} }}")

@@ -84,7 +84,7 @@ def test_the_metadata_limit_counts_the_utf8_a_client_sends() -> None:
     """It counted the stored ASCII escapes: 3,000 "é" (6,011 bytes) were counted as 18,011."""
     accented = {"note": "é" * 3000}
     assert dump_json(accented, limit=6011, what="configuration")
-    with pytest.raises(InvalidInput, match="configuration is 6011 bytes; the limit is 6010"):
+    with pytest.raises(LimitExceeded, match="configuration is 6011 bytes; the limit is 6010"):
         dump_json(accented, limit=6010, what="configuration")
     assert json.loads(dump_json(accented, limit=6011, what="configuration")) == accented
     emoji = {"n": "🙂" * 1000}  # four bytes each in UTF-8, twelve escaped

@@ -93,13 +93,22 @@ def test_message_filters_map_and_refuse_unknown_keys() -> None:
     f = filters.messages_of(
         {"peer_id": "alice", "metadata": {"k": 1}, "created_at": {"gte": "2026-01-01T00:00:00"}},
         "s1",
+        16384,
     )
     assert (f.session, f.peer, f.metadata) == ("s1", "alice", {"k": 1})
     assert f.since == datetime(2026, 1, 1, tzinfo=UTC)
     with pytest.raises(InvalidInput, match="token_count"):
-        filters.messages_of({"token_count": {"gt": 3}}, None)
+        filters.messages_of({"token_count": {"gt": 3}}, None, 16384)
     with pytest.raises(InvalidInput, match="this session"):
-        filters.messages_of({"session_id": "other"}, "s1")
+        filters.messages_of({"session_id": "other"}, "s1", 16384)
+    # No larger than stored metadata may be: a 300,000-key filter held the server 1.5 s.
+    wide = {"metadata": {f"k{i}": i for i in range(2_000)}}
+    with pytest.raises(LimitExceeded, match=r"filters\.metadata is .* the limit is 16384"):
+        filters.messages_of(wide, None, 16384)
+    with pytest.raises(LimitExceeded):
+        filters.metadata_of(wide, "on peers", 16384)
+    with pytest.raises(LimitExceeded):
+        filters.session_selection(wide, 16384)
 
 
 def test_time_bounds_keep_gt_and_lte_apart_from_gte_and_lt() -> None:
