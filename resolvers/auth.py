@@ -55,7 +55,7 @@ class Principal:
             return
         if self.scope is KeyScope.WORKSPACE and self.workspace == workspace:
             return
-        raise self._deny(f"workspace {workspace!r} as a whole")
+        raise self._deny(f"this in workspace {workspace!r}: it takes a key for the whole workspace")
 
     def in_workspace(self, workspace: str) -> None:
         """Any access inside the workspace (narrower checks follow)."""

@@ -23,6 +23,8 @@ class Context:
     connection_params: dict[str, Any] | None = None
     # Whom a WebSocket is counted against (its key's holder), once acknowledged.
     socket_holder: Principal | None = None
+    # Why its connection_init was refused: the close frame's reason.
+    refusal: str | None = None
 
     @cached_property
     def summaries(self) -> DataLoader[SummaryKey, list[SummaryRecord]]:

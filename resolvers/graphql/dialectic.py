@@ -23,9 +23,9 @@ from resolvers.fair_share import share_for
 from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
+    ChatExcludeSessionIdsArg,
+    ChatSessionIdsArg,
     ExcludeDerivedArg,
-    ExcludeSessionIdsArg,
-    SessionIdsArg,
     WorkspaceArg,
 )
 from resolvers.graphql.members import ONE_LEVEL, DepthArg, aggregated
@@ -235,8 +235,8 @@ class DialecticQuery:
         reasoning_level: LevelArg = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
         depth: DepthArg = ONE_LEVEL,
-        session_ids: SessionIdsArg = None,
-        exclude_session_ids: ExcludeSessionIdsArg = None,
+        session_ids: ChatSessionIdsArg = None,
+        exclude_session_ids: ChatExcludeSessionIdsArg = None,
         exclude_derived: ExcludeDerivedArg = False,
     ) -> ChatAnswer:
         filters = SessionFilters(depth, session_ids, exclude_session_ids, exclude_derived)
@@ -271,8 +271,8 @@ class DialecticSubscription:
         reasoning_level: LevelArg = ReasoningLevel.LOW,
         as_of: Annotated[datetime | None, strawberry.argument(description=AS_OF)] = None,
         depth: DepthArg = ONE_LEVEL,
-        session_ids: SessionIdsArg = None,
-        exclude_session_ids: ExcludeSessionIdsArg = None,
+        session_ids: ChatSessionIdsArg = None,
+        exclude_session_ids: ChatExcludeSessionIdsArg = None,
         exclude_derived: ExcludeDerivedArg = False,
     ) -> AsyncGenerator[ChatEvent, None]:
         filters = SessionFilters(depth, session_ids, exclude_session_ids, exclude_derived)

@@ -40,7 +40,7 @@ class DreamRun:
         "asked: scheduleDream) or reconcile (a change left beliefs to settle: an edit, "
         "deletion, correction, merge, split or rename, or another dream's knowledge update)."
     )
-    mode: str = strawberry.field(description="rules (no LLM) or llm")
+    mode: str = strawberry.field(description="How it dreamed: rules (no LLM) or llm.")
     started_at: datetime = strawberry.field(description="When the dream started (UTC).")
     finished_at: datetime = strawberry.field(description="When it committed (UTC).")
     observations_read: int = strawberry.field(

@@ -20,7 +20,7 @@ from reasoners.peers.files import FileWriter
 from reasoners.search.files import search_files
 from reasoners.search.hybrid import Hit
 from resolvers.graphql.context import Info
-from resolvers.graphql.inputs import as_map, page_size
+from resolvers.graphql.inputs import QueryArg, as_map, page_size
 from resolvers.graphql.members import ONE_LEVEL, Depth
 from resolvers.graphql.types import Connection, as_json, connection
 
@@ -117,7 +117,10 @@ class FileQuery:
         workspace: Workspace,
         peer: PeerName,
         first: Annotated[
-            int | None, strawberry.argument(description="Page size (default 20).")
+            int | None,
+            strawberry.argument(
+                description="Page size: 1 to the page-size limit (100 by default); 20 when omitted."
+            ),
         ] = None,
         after: Annotated[
             str | None,
@@ -143,7 +146,7 @@ class FileQuery:
         info: Info,
         workspace: Workspace,
         peer: Annotated[str, strawberry.argument(description="The peer whose files are searched.")],
-        query: Annotated[str, strawberry.argument(description="What to look for.")],
+        query: QueryArg,
         depth: Annotated[
             Depth,
             strawberry.argument(

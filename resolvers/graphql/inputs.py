@@ -138,11 +138,15 @@ UpdateConfigurationArg = Annotated[
 ]
 
 # Session filters of representation reads (observations, context, chat), as arguments.
-SESSIONS = (
-    "Only beliefs (and, in chat, messages) from these sessions: a belief is from the session "
-    "it is dated by and from each session of a message that states it. An empty list matches "
-    "none."
+_SESSIONS = (
+    "Only {what} from these sessions: a belief is from the session it is dated by and from "
+    "each session of a message that states it. An empty list matches none."
 )
+_EXCLUDED = (
+    "Leave out {what} from these sessions: a belief that a message of another session states "
+    "too stays, and so do derived beliefs, which have no session."
+)
+SESSIONS = _SESSIONS.format(what="beliefs")
 LEVELS = "Only beliefs of these levels (default: all); an empty list matches none."
 INCLUDE_STALE = (
     "Also return stale beliefs (something they rest on changed and the next dream has not "
@@ -152,14 +156,18 @@ INCLUDE_SUPERSEDED = "Also return beliefs a newer version has replaced; default 
 IncludeStaleArg = Annotated[bool, strawberry.argument(description=INCLUDE_STALE)]
 IncludeSupersededArg = Annotated[bool, strawberry.argument(description=INCLUDE_SUPERSEDED)]
 SessionIdsArg = Annotated[list[str] | None, strawberry.argument(description=SESSIONS)]
+# The dialectic reads messages too.
+ChatSessionIdsArg = Annotated[
+    list[str] | None,
+    strawberry.argument(description=_SESSIONS.format(what="beliefs and messages")),
+]
 LevelsArg = Annotated[list[ObservationLevel] | None, strawberry.argument(description=LEVELS)]
 ExcludeSessionIdsArg = Annotated[
+    list[str] | None, strawberry.argument(description=_EXCLUDED.format(what="beliefs"))
+]
+ChatExcludeSessionIdsArg = Annotated[
     list[str] | None,
-    strawberry.argument(
-        description="Leave out beliefs (and, in chat, messages) from these sessions: a belief "
-        "that a message of another session states too stays, and so do derived beliefs, which "
-        "have no session."
-    ),
+    strawberry.argument(description=_EXCLUDED.format(what="beliefs and messages")),
 ]
 ExcludeDerivedArg = Annotated[
     bool,

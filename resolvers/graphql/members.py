@@ -6,10 +6,14 @@ key; a peer key may list the peers above and below its own peer.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Annotated, NewType
 
 import strawberry
+from strawberry.scalars import JSON
+from strawberry.schema.types.scalar import DEFAULT_SCALAR_REGISTRY
 from strawberry.types.scalar import ScalarDefinition
 
 from graph.errors import InvalidInput
@@ -32,12 +36,23 @@ def parse_depth(value: object) -> int:
 Depth = NewType("Depth", int)
 ONE_LEVEL = Depth(1)  # the default depth of reads and listings
 SCALARS: dict[object, ScalarDefinition] = {
+    # The library's descriptions, in the product's words (its JSON's linked a standard's PDF).
+    JSON: dataclasses.replace(
+        DEFAULT_SCALAR_REGISTRY[JSON],
+        description="Any JSON value; as metadata or a configuration, a JSON object.",
+        specified_by_url=None,
+    ),
+    datetime: dataclasses.replace(
+        DEFAULT_SCALAR_REGISTRY[datetime],
+        description="An ISO 8601 date and time, such as 2024-03-05T14:30:00Z; one without an "
+        "offset is read as UTC.",
+    ),
     Depth: strawberry.scalar(
         name="Depth",
         description='How many MEMBER_OF levels to follow: 0 (the peer alone), 1, 2, ... or "ALL".',
         serialize=lambda value: "ALL" if value >= members.ALL else value,
         parse_value=parse_depth,
-    )
+    ),
 }
 
 

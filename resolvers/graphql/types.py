@@ -334,7 +334,9 @@ class MessageHit:
 
 @strawberry.type(description="Whether the service can work.")
 class Health:
-    ok: bool = strawberry.field(description="True when the service can reach Neo4j.")
+    ok: bool = strawberry.field(
+        description="True when the service can answer: today, when Neo4j answered (as `neo4j`)."
+    )
     neo4j: bool = strawberry.field(description="True when Neo4j answered.")
     version: str = strawberry.field(description="The service's version.")
 

@@ -23,6 +23,7 @@ import contextlib
 import json
 import time
 from collections import Counter
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -32,6 +33,7 @@ from starlette.requests import Request
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http.async_base_view import AsyncWebSocketAdapter
 from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
@@ -146,6 +148,28 @@ def malformed(message: object) -> str | None:
     return None
 
 
+class Reasoned(AsyncWebSocketAdapter):
+    """A socket whose refusal at connection_init says why: the protocol handler closes it with
+    4403 "Forbidden" alone, and a client sending no key, or an invalid one, was not told."""
+
+    def __init__(self, socket: AsyncWebSocketAdapter, context: Context) -> None:
+        super().__init__(socket.view)
+        self.socket = socket
+        self.context = context
+
+    def iter_json(self, *, ignore_parsing_errors: bool = False) -> AsyncGenerator[object, None]:
+        return self.socket.iter_json(ignore_parsing_errors=ignore_parsing_errors)
+
+    async def send_json(self, message: Mapping[str, object]) -> None:
+        await self.socket.send_json(message)
+
+    async def close(self, code: int, reason: str) -> None:
+        if code == 4403 and reason == "Forbidden" and self.context.refusal:
+            # A close frame's reason holds at most 123 bytes.
+            reason = self.context.refusal.encode()[:123].decode(errors="ignore")
+        await self.socket.close(code=code, reason=reason)
+
+
 class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
     view: GraphQLWebSocket
     expiry: asyncio.Task[None] | None = None
@@ -180,6 +204,7 @@ class CodedHandler(BaseGraphQLTransportWSHandler[Context, None]):
         await super().handle_task_exception(error)
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        self.websocket = Reasoned(self.websocket, self.context)
         await super().handle_connection_init(message)
         if not self.connection_acknowledged or self.expiry is not None:
             return
@@ -285,29 +310,33 @@ class GraphQLWebSocket(GraphQL[Context, None]):
             # Read once: a key that expired between two reads would escape as an error (1011).
             holder = context.principal
         except BeliefgraphError as exc:
-            raise ConnectionRejectionError({"message": exc.message}) from exc
+            raise self._refused(context, exc.message) from exc
         if self.services.settings.auth_enabled:
             # Counted by whom the key names, not by its text: the same key spelled with more
             # spaces, or another key minted for the same peer, shares the count.
             if self.open_sockets[holder] >= MAX_SOCKETS_PER_KEY:
-                raise ConnectionRejectionError(
-                    {"message": f"{MAX_SOCKETS_PER_KEY} sockets are open for this key's holder"}
+                raise self._refused(
+                    context, f"{MAX_SOCKETS_PER_KEY} sockets are open for this key's holder"
                 )
             workspace = holder.workspace
             if workspace is not None and (
                 self.workspace_sockets[workspace] >= MAX_SOCKETS_PER_WORKSPACE
             ):
-                raise ConnectionRejectionError(
-                    {
-                        "message": f"{MAX_SOCKETS_PER_WORKSPACE} sockets are open for the keys "
-                        "of this workspace"
-                    }
+                raise self._refused(
+                    context,
+                    f"{MAX_SOCKETS_PER_WORKSPACE} sockets are open for the keys of this workspace",
                 )
             self.open_sockets[holder] += 1
             if workspace is not None:
                 self.workspace_sockets[workspace] += 1
             context.socket_holder = holder
         return await super().on_ws_connect(context)
+
+    @staticmethod
+    def _refused(context: Context, why: str) -> ConnectionRejectionError:
+        """The refusal of a connection_init; its socket closes (4403) saying why."""
+        context.refusal = why
+        return ConnectionRejectionError({"message": why})
 
     def forget_socket(self, context: Context) -> None:
         """A socket counted by on_ws_connect has closed."""

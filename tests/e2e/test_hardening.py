@@ -903,12 +903,21 @@ async def test_a_head_the_server_cannot_read_gets_a_coded_answer(
 async def test_a_socket_without_a_key_is_refused_at_connection_init(
     served_with_auth: Served,
 ) -> None:
-    """With auth on it was acknowledged and held open, with nothing it could do."""
+    """With auth on it was acknowledged and held open, with nothing it could do; then it was
+    closed saying only "Forbidden" (probe W), where HTTP says what is missing."""
     async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as socket_:
         await socket_.send(json.dumps({"type": "connection_init"}))
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await asyncio.wait_for(socket_.recv(), 10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    assert "missing API key" in closed.value.rcvd.reason, closed.value.rcvd.reason
+    async with websockets.connect(served_with_auth.ws, subprotocols=[TRANSPORT_WS]) as socket_:
+        forged = {"type": "connection_init", "payload": {"Authorization": "Bearer bg.nope"}}
+        await socket_.send(json.dumps(forged))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(socket_.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    assert closed.value.rcvd.reason not in ("", "Forbidden"), closed.value.rcvd.reason
 
 
 async def test_a_key_that_expires_stops_working_on_its_open_socket(

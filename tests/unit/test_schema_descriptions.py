@@ -66,3 +66,16 @@ def test_the_walk_sees_a_missing_description() -> None:
 
     schema = from_sdl('"The root."\ntype Query {\n  "Described."\n  a(x: Int): Int\n  b: Int\n}')
     assert undescribed(schema) == ["argument Query.a(x)", "field Query.b"]
+
+
+def test_descriptions_stand_on_their_own() -> None:
+    """No link out, and none of the library's texts: JSON's linked a standard's PDF, DateTime's
+    said only "Date with time (isoformat)" (probe W)."""
+    schema = build_schema(Settings.from_env({}))
+    texts = {
+        name: named.description or ""
+        for name, named in schema._schema.type_map.items()
+        if not name.startswith("__") and name not in BUILT_IN_SCALARS
+    }
+    assert not [n for n, text in texts.items() if "http" in text or "](" in text]
+    assert "isoformat" not in texts["DateTime"] and "UTC" in texts["DateTime"]
