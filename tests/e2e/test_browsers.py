@@ -83,6 +83,13 @@ async def test_graphiql_runs_a_subscription_over_its_websocket(
     result = page.locator(".graphiql-response")
     await result.get_by_text('"pending": 0').wait_for(timeout=30_000)
     assert "not HTTP" not in await result.inner_text()
+    # A query typed over it and run at once goes over HTTP: GraphiQL's parsed document was
+    # still the subscription's, and its own fetcher refused it (probe W).
+    await page.locator(".graphiql-query-editor .CodeMirror").first.click()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.insert_text("query { health { ok } }")
+    await page.keyboard.press("Control+Enter")
+    await result.get_by_text('"ok": true').wait_for(timeout=30_000)
     await page.close()
 
 

@@ -122,9 +122,14 @@
     return iterator;
   }
 
+  // Routed by the text it runs. GraphiQL's parsed document (`documentAST`) can lag behind the
+  // editor: a query typed over a subscription and run at once still carried the
+  // subscription's, and GraphiQL's own fetcher refused it for want of a socket.
   function fetcher(params, options) {
     if (isSubscription(params)) return overSocket(params, options && options.headers);
-    return overHttp(params, options);
+    var http = Object.assign({}, options);
+    delete http.documentAST;
+    return overHttp(params, http);
   }
 
   var example = [
