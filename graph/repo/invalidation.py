@@ -203,8 +203,11 @@ async def _drop_summaries(tx: Tx, workspace: str, session: str, from_seq: int) -
     return {str(r["kind"]): int(r["up_to"]) for r in rows}
 
 
-async def session_message_ids(tx: Tx, workspace: str, session: str) -> list[str]:
-    rows = await tx.rows("list_session_message_ids", workspace=workspace, session=session)
+async def session_message_ids(tx: Tx, workspace: str, session: str, limit: int) -> list[str]:
+    """The first `limit` of the session's live messages."""
+    rows = await tx.rows(
+        "list_session_message_ids", workspace=workspace, session=session, limit=limit
+    )
     return [str(r["id"]) for r in rows]
 
 

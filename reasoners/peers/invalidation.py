@@ -22,7 +22,7 @@ from graph.records import MessageRecord, ObservationRecord
 from graph.repo import invalidation, jobs, sessions
 from graph.repo.invalidation import Invalidated
 from graph.settings import Settings
-from graph.validation import check_id_count, now, without_nul
+from graph.validation import MAX_IDS_PER_CALL, check_id_count, now, without_nul
 from reasoners.deriver.dedup import check_belief, exact_key
 from reasoners.deriver.first_person import restated
 from reasoners.dreamer import scheduling
@@ -50,17 +50,20 @@ class Invalidating(Protocol):
 Change = TypeVar("Change", bound=Invalidating)
 
 
+View = tuple[str, str]  # (observer, observed)
+
+
 async def commit_reconciling(
     db: Database, settings: Settings, workspace: str, change: Callable[[Tx], Awaitable[Change]]
-) -> tuple[Change, int]:
+) -> tuple[Change, set[View]]:
     """Run `change` and schedule a dream now for each representation it left with stale
     beliefs, in one transaction: a crash between the two would leave stale beliefs that no
-    dream comes for (nothing else schedules one for them). Returns the change and how many
-    representations got a dream. The representations are known only once the change has
+    dream comes for (nothing else schedules one for them). Returns the change and the
+    representations that got a dream. The representations are known only once the change has
     locked its beliefs, so their edges are locked after them, the other way round from a
     dream's commit: a deadlock between the two is possible, and runs again (Database.write_tx)."""
 
-    async def work(tx: Tx) -> tuple[Change, int]:
+    async def work(tx: Tx) -> tuple[Change, set[View]]:
         changed = await change(tx)
         if not scheduling.enabled(settings):
             # No dream will come to write their cards again: the lines that rested on what
@@ -69,8 +72,8 @@ async def commit_reconciling(
             for observer, observed in sorted(changed.invalidated.scopes):
                 view = Representation(workspace, observer, observed)
                 await drop_unsupported(tx, view, stamp)
-            return changed, 0
-        scheduled = 0
+            return changed, set()
+        scheduled: set[View] = set()
         for observer, observed in sorted(changed.invalidated.scopes):
             view = Representation(workspace, observer, observed)
             # None: a peer of the representation is gone, and nothing is left to reconcile.
@@ -78,7 +81,7 @@ async def commit_reconciling(
                 await scheduling.on_demand_in(tx, settings, view, trigger=scheduling.RECONCILE)
                 is not None
             ):
-                scheduled += 1
+                scheduled.add((observer, observed))
         return changed, scheduled
 
     return await db.write_tx(work)
@@ -144,24 +147,43 @@ async def delete_messages(
     missing = sorted(set(ids) - set(deleted.ids))
     if missing and not deleted.ids:
         raise NotFound(f"no live message with id {missing[0]!r} in workspace {workspace!r}")
-    return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
+    return Outcome(deleted.ids, deleted.invalidated.stale, len(dreams))
 
 
 async def delete_session(
-    db: Database, embedder: Embedder, settings: Settings, workspace: str, session: str
+    db: Database,
+    embedder: Embedder,
+    settings: Settings,
+    workspace: str,
+    session: str,
+    *,
+    batch: int = MAX_IDS_PER_CALL,
 ) -> Outcome:
-    """Tombstone every message of the session (the session itself stays, empty)."""
+    """Tombstone every message of the session (the session itself stays, empty), `batch`
+    messages per transaction: in one, a session of 200,000 messages ran past
+    every time limit, the same again on each try. One cut short leaves the rest live, and
+    running it again goes on."""
     await sessions.get(db, workspace, session)
+    ids: list[str] = []
+    stale: list[str] = []
+    dreamed: set[View] = set()
+    listed = [0]  # the last batch's size
 
     async def work(tx: Tx) -> invalidation.DeletedMessages:
-        ids = await invalidation.session_message_ids(tx, workspace, session)
+        some = await invalidation.session_message_ids(tx, workspace, session, batch)
+        listed[0] = len(some)
         # Every message goes: no summary is left to write again.
-        deleted = await invalidation.delete_messages(tx, workspace, ids, now())
+        deleted = await invalidation.delete_messages(tx, workspace, some, now())
         await date_anew(tx, embedder, workspace, deleted.redated)
         return deleted
 
-    deleted, dreams = await commit_reconciling(db, settings, workspace, work)
-    return Outcome(deleted.ids, deleted.invalidated.stale, dreams)
+    while True:
+        deleted, dreams = await commit_reconciling(db, settings, workspace, work)
+        ids += deleted.ids
+        stale += deleted.invalidated.stale
+        dreamed |= dreams
+        if listed[0] < batch:
+            return Outcome(ids, stale, len(dreamed))
 
 
 async def edit_message(
@@ -205,7 +227,7 @@ async def edit_message(
         return edited
 
     edited, dreams = await commit_reconciling(db, settings, workspace, work)
-    return edited.message, Outcome([message_id], edited.invalidated.stale, dreams)
+    return edited.message, Outcome([message_id], edited.invalidated.stale, len(dreams))
 
 
 async def correct_observation(
@@ -266,7 +288,7 @@ async def correct_observation(
         return await invalidation.correct_observation(tx, workspace, observation_id, props, stamp)
 
     corrected, dreams = await commit_reconciling(db, settings, workspace, work)
-    return Outcome([corrected.new_id], corrected.invalidated.stale, dreams)
+    return Outcome([corrected.new_id], corrected.invalidated.stale, len(dreams))
 
 
 async def delete_observation(
@@ -276,4 +298,4 @@ async def delete_observation(
         return await invalidation.delete_observation(tx, workspace, observation_id, now())
 
     deleted, dreams = await commit_reconciling(db, settings, workspace, work)
-    return Outcome([deleted.id] if deleted.changed else [], deleted.invalidated.stale, dreams)
+    return Outcome([deleted.id] if deleted.changed else [], deleted.invalidated.stale, len(dreams))

@@ -441,6 +441,26 @@ async def test_deleting_a_session_tombstones_its_messages(
     assert await gql.error_code(delete, {"w": workspace, "s": "nope"}) == "NOT_FOUND"
 
 
+async def test_a_session_is_deleted_a_batch_at_a_time(services: Services, workspace: str) -> None:
+    """In one transaction, a session of 200,000 messages ran past every time limit, the same
+    again on each try."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    for day in range(1, 8):
+        await say(s, workspace, "s1", f"2024-01-{day:02d}", f"I visited museum number {day}.")
+    await say(s, workspace, "s2", "2024-01-09", "I live in Oslo.")
+    await derive(s, workspace)
+    assert len(await contents(s, workspace)) == 8
+    outcome = await invalidation.delete_session(
+        s.db, s.embedder, s.settings, workspace, "s1", batch=3
+    )
+    assert len(outcome.ids) == len(set(outcome.ids)) == 7
+    assert outcome.dreams == 2  # agent's view and alice's own, each once over three batches
+    assert len(set(outcome.stale)) == len(outcome.stale) == 2 * 7  # the museums, in each view
+    left = (await messages.list_page(s.db, workspace, MessageFilter(), after=None, limit=50)).items
+    assert [m.content for m in left] == ["I live in Oslo."]
+
+
 # --- purge --------------------------------------------------------------------------------------
 
 PURGE_MESSAGES = """mutation($w: String!, $ids: [ID!]!) {
