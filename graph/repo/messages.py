@@ -359,8 +359,13 @@ class Unsplit:
     content: str
 
 
-async def without_passages(db: Database, limit: int, workspace: str | None) -> list[Unsplit]:
-    rows = await db.read("list_messages_without_passages", limit=limit, workspace=workspace)
+async def without_passages(
+    db: Database, limit: int, workspace: str | None, after: str = ""
+) -> list[Unsplit]:
+    """The next `limit` messages without passages whose id sorts after `after`, in id order."""
+    rows = await db.read(
+        "list_messages_without_passages", limit=limit, workspace=workspace, after=after
+    )
     return [Unsplit(str(r["workspace"]), str(r["id"]), str(r["content"])) for r in rows]
 
 

@@ -40,6 +40,7 @@ class PassageBackfill:
     clock: Callable[[], float] = time.monotonic
     stored: int = 0
     idle_until: float | None = None  # a scan found nothing: no other scan before this time
+    after: str = ""  # where this pass is, by message id
 
     @property
     def finished(self) -> bool:
@@ -49,14 +50,17 @@ class PassageBackfill:
         """Embed one batch; returns how many messages got their passages."""
         if self.finished:
             return 0
-        pending = await messages.without_passages(self.db, self.batch, self.workspace)
+        pending = await messages.without_passages(self.db, self.batch, self.workspace, self.after)
         if not pending:
+            # The pass is over: the next starts from the first id again.
+            self.after = ""
             self.idle_until = self.clock() + self.recheck
             if self.stored:
                 log.info("passages embedded for %d earlier messages; none left", self.stored)
                 self.stored = 0
             return 0
         self.idle_until = None
+        self.after = pending[-1].id
         vectors = await embed_messages(self.embedder, [m.content for m in pending])
         stored = await messages.set_passages(
             self.db, [(m, v.passages or []) for m, v in zip(pending, vectors, strict=True)]

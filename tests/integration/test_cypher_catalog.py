@@ -145,7 +145,6 @@ SCANS_ALLOWED = {
     "largest_peers",  # warm-up
     "largest_views",  # warm-up
     "list_chunks_without_embedding",  # start-up
-    "list_messages_without_passages",  # start-up backfill
     "list_observes_cards",  # upgrade
     "list_unkeyed_sessions",  # upgrade
     "mark_schema",  # one node
