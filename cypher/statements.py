@@ -157,6 +157,7 @@ Statement = Literal[
     "list_dream_runs",
     "list_dream_runs_since",
     "list_files",
+    "list_fulltext_definitions",
     "list_jobs",
     "list_legacy_indexes",
     "list_member_layer",

@@ -220,9 +220,11 @@ async def migrate(db: Database, version: int) -> None:
             log.info("migrated to layout 3: moved %d peer cards into files", cards)
     if version < 4:
         # Creating them again is idempotent, so a crash between drop and create is harmless.
-        # Only those that exist: a new graph has none, and said it rebuilt them.
-        rows = await db.read("list_legacy_indexes", names=REBUILT_IN_4)
-        rebuilt = [str(r["name"]) for r in rows if r["name"] in REBUILT_IN_4]
+        # Only those that exist in an earlier form: a new graph has none, and said it rebuilt
+        # them; and a start cut short while the rebuilt ones filled (the layout is recorded
+        # once they are online) threw them away again on every restart.
+        rows = await db.read("list_fulltext_definitions", names=REBUILT_IN_4)
+        rebuilt = [str(r["name"]) for r in rows if not _layout_4(r)]
         for name in rebuilt:
             await db.write("drop_index", name=name)
         if rebuilt:
@@ -241,6 +243,13 @@ async def migrate(db: Database, version: int) -> None:
                 messages,
                 beliefs,
             )
+
+
+def _layout_4(index: Row) -> bool:
+    """Whether a fulltext index is in its layout-4 form: the English analyzer, and for
+    message_text the sender's name among its properties."""
+    sender = index["name"] != "message_text" or "peer" in index["properties"]
+    return index["analyzer"] == "english" and sender
 
 
 async def drop_outdated_message_vectors(db: Database) -> bool:

@@ -82,6 +82,16 @@ async def test_layout_3_fulltext_indexes_are_rebuilt_with_the_english_analyzer(
         assert indexes[name]["analyzer"] == "english", name
     assert "peer" in indexes["message_text"]["properties"]
     assert await migrations.mark(db) == migrations.SCHEMA_VERSION
+
+    # A start cut short while the rebuilt indexes filled records no layout: the next start
+    # keeps them (it dropped and rebuilt them again, every restart).
+    ids = {n: await statements.read(db, "index_id", name=n) for n in migrations.REBUILT_IN_4}
+    await db.write("set_schema_version", version=3)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="beliefgraph"):
+        await install_schema(db, services.settings.embedding_dim)
+    assert "layout 4" not in caplog.text
+    assert {n: await statements.read(db, "index_id", name=n) for n in ids} == ids
     # Stemmed and stop words dropped: "evidences" finds "Some evidence.", and a query of
     # stop words alone matches nothing rather than every message.
     found = await message_search.text_candidates(
