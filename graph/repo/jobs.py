@@ -283,8 +283,9 @@ async def complete(
 ) -> None:
     """Mark the unit's jobs in `results` done and free the unit, in the caller's transaction
     (with the work). The jobs in `again` made progress and go on later: they wait again in
-    their places, as new (requeue_jobs.cypher). The unit's other jobs (a handler that did the
-    first part of a large unit) go back to waiting, their attempt not counted."""
+    their places, as new (requeue_jobs.cypher), with the tokens `results` gives them. The
+    unit's other jobs (a handler that did the first part of a large unit) go back to waiting,
+    their attempt not counted."""
     await _lock(tx, unit)
     if not await _held(tx, unit):
         raise LeaseLost(LOST.format(key=unit.key))
@@ -293,11 +294,20 @@ async def complete(
     if later:
         await tx.rows("release_jobs", key=unit.key, owner=unit.owner, ids=later, now=now())
     if again:
+        used = {r.id: r for r in results}
+        going_on = [used.get(i, JobResult(i)) for i in again]
         row = await tx.one(
-            "requeue_jobs", key=unit.key, owner=unit.owner, ids=list(again), now=now()
+            "requeue_jobs",
+            key=unit.key,
+            owner=unit.owner,
+            jobs=[
+                {"id": r.id, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out} for r in going_on
+            ],
+            now=now(),
         )
         if row is None or int(row["requeued"]) != len(again):
             raise LeaseLost(LOST.format(key=unit.key))
+        results = [r for r in results if r.id not in set(again)]
     row = await tx.one(
         "complete_jobs",
         key=unit.key,

@@ -16,6 +16,12 @@ async def latest(db: Database, workspace: str, session: str, kind: str) -> Summa
     return SummaryRecord.from_row(row["summary"]) if row else None
 
 
+async def latest_id(tx: Tx, workspace: str, session: str, kind: str) -> str | None:
+    """The id of the session's latest summary of `kind`, read in `tx`."""
+    row = await tx.one("get_latest_summary", workspace=workspace, session=session, kind=kind)
+    return str(row["summary"]["id"]) if row else None
+
+
 async def list_for_sessions(
     db: Database, workspace: str, sessions: list[str], *, kind: str | None, limit: int
 ) -> dict[str, list[SummaryRecord]]:

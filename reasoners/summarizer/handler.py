@@ -31,6 +31,7 @@ class SummarizerHandler:
     llm: LLM | None
     tokens: TokenCounter
     settings: Settings
+    run_messages: int = 0  # the most messages one run folds in; 0: MAX_RUN_MESSAGES
 
     def word_limit(self, kind: str) -> int:
         if kind == "long":
@@ -41,7 +42,10 @@ class SummarizerHandler:
         # Jobs of a session run in order; each folds in what arrived since the last summary.
         plans: list[tuple[str, str, int]] = []  # kind, text, up_to
         usage_by_job: list[JobResult] = []
+        again: list[str] = []
         latest: dict[str, tuple[str | None, int]] = {}
+        based_on: dict[str, str | None] = {}  # kind -> the stored summary a plan folds into
+        read: list[MessageRecord] = []
         head = unit.jobs[0]
         workspace, session = head.workspace, head.session or ""
 
@@ -52,30 +56,40 @@ class SummarizerHandler:
         guidance = await self._guidance(workspace, session) if self.llm is not None else None
         for job in unit.jobs:
             kind = str(job.payload.get("kind", "short"))
-            up_to = int(job.payload.get("up_to_seq", 0))
+            wanted = int(job.payload.get("up_to_seq", 0))
             if kind not in latest:
                 previous = await summaries.latest(self.db, workspace, session, kind)
+                based_on[kind] = previous.id if previous else None
                 latest[kind] = (
                     (previous.content, previous.up_to_message) if previous else (None, -1)
                 )
             text, covered = latest[kind]
-            if up_to <= covered:
+            if wanted <= covered:
                 usage_by_job.append(JobResult(job.id))
                 continue
+            # A bounded part at a time: after an edit early in a session of 100,000 messages,
+            # one run read them all and wrote nothing until the end.
+            up_to = min(wanted, covered + (self.run_messages or MAX_RUN_MESSAGES))
             new = await message_repo.by_seq(self.db, workspace, session, covered + 1, up_to)
-            if not new:
+            if new:
+                summary, usage = await self._summarize(kind, text, new, guidance)
+                latest[kind] = (summary, up_to)
+                plans.append((kind, summary, up_to))
+                read += new
+                usage_by_job.append(JobResult(job.id, usage.input_tokens, usage.output_tokens))
+            else:
                 # Every message it would fold in was deleted or purged since it was queued: a
                 # summary of nothing (or the last one again) would claim messages it never read.
                 usage_by_job.append(JobResult(job.id))
-                continue
-            summary, usage = await self._summarize(kind, text, new, guidance)
-            latest[kind] = (summary, up_to)
-            plans.append((kind, summary, up_to))
-            usage_by_job.append(JobResult(job.id, usage.input_tokens, usage.output_tokens))
+            if up_to < wanted:
+                again.append(job.id)  # it goes on from here in the unit's next claim
+                break  # the unit's later jobs wait for it
 
         async def write(tx: Tx) -> None:
             await sessions.lock(tx, workspace, session)
-            if await summaries.resets(tx, workspace, session) != resets:
+            if await summaries.resets(tx, workspace, session) != resets and await self._moved_on(
+                tx, workspace, session, read, plans, based_on
+            ):
                 # It may quote a message deleted, edited or purged since: the unit fails and
                 # runs again on what is there now.
                 raise Conflict(
@@ -93,7 +107,27 @@ class SummarizerHandler:
                     token_count=self.tokens.count(text),
                 )
 
-        return Prepared(results=usage_by_job, write=write if plans else None)
+        return Prepared(results=usage_by_job, write=write if plans else None, again=again)
+
+    @staticmethod
+    async def _moved_on(
+        tx: Tx,
+        workspace: str,
+        session: str,
+        read: list[MessageRecord],
+        plans: list[tuple[str, str, int]],
+        based_on: dict[str, str | None],
+    ) -> bool:
+        """Whether a change since the read touched what the plans quote: a message they fold
+        in, or one the summary they fold into covered (the change removed that summary). A
+        change past them (an app editing its latest message) left the session's count moved,
+        and failed every long run again."""
+        if read and (await message_repo.changed_since_read(tx, workspace, read)).gone:
+            return True
+        for kind in {kind for kind, _, _ in plans}:
+            if await summaries.latest_id(tx, workspace, session, kind) != based_on[kind]:
+                return True
+        return False
 
     async def _guidance(self, workspace: str, session: str) -> str | None:
         """The `custom_instructions` (top-level and `summary`) of the workspace, then the
@@ -127,6 +161,8 @@ class SummarizerHandler:
         return summary, usage
 
 
+# The most messages one run folds into a summary; the job goes on from there in a later claim.
+MAX_RUN_MESSAGES = 2_000
 # The most message tokens one summarizing prompt folds in (a model's context holds far more;
 # the prompt's instructions and the summary so far come on top).
 FOLD_TOKENS = 8000

@@ -189,6 +189,36 @@ async def test_a_message_removed_while_summarized_is_not_in_the_summary(
     assert short is not None and short.content == "maya mentioned nowhere"
 
 
+async def test_an_edit_past_what_a_summary_reads_does_not_fail_it(
+    services: Services, workspace: str
+) -> None:
+    """Any change in the session failed the summary and ran it again: an app editing its
+    latest message as it streams failed every long summary (dead after its attempts)."""
+    services = with_dreams(services, summary_short_every=5, summary_long_every=1000)
+    await paris_chat(services, workspace, turns=7)
+    [last] = await message_repo.by_seq(services.db, workspace, "chat", 6, 6)
+
+    async def edit_the_latest() -> None:
+        await invalidation.edit_message(
+            services.db, services.embedder, services.tokens, services.settings, workspace,
+            last.id, "Line 6, edited as it streamed.",
+        )  # fmt: skip
+
+    await drain_with(services, workspace, "summarize", edit_the_latest)
+    short = await summaries.latest(services.db, workspace, "chat", "short")
+    assert short is not None and short.up_to_message == 4
+    done = await job_admin.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["done"],
+        with_errors=False,
+        limit=50,
+    )
+    assert [j.attempts for j in done if j.kind == "summarize"] == [1]
+
+
 async def test_a_message_deleted_while_a_dream_runs_gets_a_dream_of_its_own(
     services: Services, workspace: str
 ) -> None:

@@ -15,6 +15,8 @@ from graph.repo.sessions import MemberSettings
 from reasoners.deriver.handler import MAX_FACTS_PER_MESSAGE, MAX_UNIT_MESSAGES, DeriverHandler
 from reasoners.llm.interface import ChatMessage, LLMUnavailable
 from reasoners.peers import invalidation, purge
+from reasoners.queue.worker import Worker, WorkerConfig
+from reasoners.summarizer.handler import SummarizerHandler
 from reasoners.summarizer.schema import SummaryOutput
 from reasoners.text.spans import is_grounded
 from resolvers.graphql.context import Context
@@ -245,6 +247,54 @@ async def test_an_llm_summary_of_many_long_messages_folds_them_in_parts(
     assert all(services.tokens.count(p) < 9000 for p in prompts)
     short = await summaries.latest(services.db, workspace, "chat", "short")
     assert short is not None and (short.content, short.up_to_message) == ("part 2", 19)
+
+
+async def test_a_long_stretch_is_summarized_a_bounded_part_per_run(
+    services: Services, workspace: str
+) -> None:
+    """After an edit early in a session of 100,000 messages, one run read them all and wrote
+    nothing until the end (and a failure near it lost everything)."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    prompts: list[str] = []
+
+    def summarize(messages: list[ChatMessage], schema: Any) -> dict[str, str]:
+        prompts.append(str(messages[-1]["content"]))
+        return {"summary": f"part {len(prompts)}"}
+
+    settings = dataclasses.replace(
+        services.settings, summary_short_every=20, summary_long_every=1000
+    )
+    services = dataclasses.replace(services, settings=settings)
+    llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
+    await post(
+        services, workspace, "chat", *[("maya", f"Line {i} of the chat.") for i in range(20)]
+    )
+    base = worker_for(services, workspace, llm)
+    handler = base.handlers["summarize"]
+    assert isinstance(handler, SummarizerHandler)
+    parts = {**base.handlers, "summarize": dataclasses.replace(handler, run_messages=7)}
+    worker = Worker(services.db, parts, WorkerConfig(workspace=workspace))
+    await flush_and_drain(services, workspace, worker)
+    short = await summaries.list_for_session(services.db, workspace, "chat", kind="short", limit=10)
+    assert [(s.up_to_message, s.content) for s in short] == [
+        (19, "part 3"),
+        (13, "part 2"),
+        (6, "part 1"),
+    ]
+    assert "part 2" in prompts[2]  # each part folds into the one before
+    done = await job_admin.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["done"],
+        with_errors=False,
+        limit=50,
+    )
+    [job] = [j for j in done if j.kind == "summarize"]
+    # Each run's tokens kept: the fake counts the words of '{"summary": "part N"}'.
+    assert job.tokens_out == 3 * 3, job
 
 
 async def test_a_summary_far_over_its_word_limit_is_re_asked_never_stored(
