@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import TypeVar
 
 import numpy as np
 
@@ -12,9 +10,6 @@ from graph.errors import LimitExceeded
 from reasoners.text.numbers import figures
 from reasoners.text.sense import same_claim
 from reasoners.text.spans import normalize
-
-IdT = TypeVar("IdT")
-
 
 # A belief states one fact. Its exact key is indexed with its representation's key, and
 # Neo4j's range index refuses a key of more than about 8 KB, so a longer one could not be
@@ -45,42 +40,6 @@ def check_belief(content: str, what: str) -> None:
         )
 
 
-def cosine(left: Sequence[float], right: Sequence[float]) -> float:
-    """Cosine similarity; 0.0 when either vector is all zeros (it points nowhere)."""
-    if len(left) != len(right):
-        raise ValueError(f"embedding dimensions differ: {len(left)} != {len(right)}")
-    dot = math.fsum(a * b for a, b in zip(left, right, strict=True))
-    norms = math.hypot(*left) * math.hypot(*right)
-    if norms == 0.0:
-        return 0.0
-    return dot / norms
-
-
-def find_duplicate(
-    candidate_embedding: Sequence[float],
-    candidate_key: str,
-    existing: Sequence[tuple[IdT, str, Sequence[float]]],
-    threshold: float = 0.95,
-) -> IdT | None:
-    """The id of an existing item that duplicates the candidate, or None.
-
-    An equal, non-empty exact key wins outright (the first such item). Otherwise the most
-    similar item whose cosine similarity is >= threshold, the earliest on ties. Vectors need
-    not be normalized: cosine divides by their norms.
-    """
-    if candidate_key:
-        for item_id, key, _ in existing:
-            if key == candidate_key:
-                return item_id
-    best_id: IdT | None = None
-    best_score = threshold
-    for item_id, _, embedding in existing:
-        score = cosine(candidate_embedding, embedding)
-        if score >= best_score and (best_id is None or score > best_score):
-            best_id, best_score = item_id, score
-    return best_id
-
-
 def repeated_items(
     keys: Sequence[str],
     embeddings: Sequence[Sequence[float]],
@@ -88,12 +47,11 @@ def repeated_items(
     contents: Sequence[str] | None = None,
 ) -> list[int | None]:
     """For items in order, None for one that is kept, else the index of the earlier kept item
-    it repeats by `find_duplicate`'s rule (the same text, else the most similar). The same
-    answers as calling it item by item, with the cosines computed as one matrix product per item
-    rather than in Python (a long message can yield a thousand facts, and comparing each with
-    the others in Python took minutes). With `contents`, a similar item repeats only one that
-    says the same (`same_claim`: numbers, negation, tense, which `find_duplicate` does not
-    know)."""
+    it repeats: the first with the same non-empty key, else the most similar at a cosine of at
+    least `threshold` (the earliest on ties; a zero vector repeats nothing). The cosines are
+    one matrix product per item rather than Python loops (a long message can yield a thousand
+    facts, and comparing each with the others in Python took minutes). With `contents`, a
+    similar item repeats only one that says the same (`same_claim`: numbers, negation, tense)."""
     if not keys:
         return []
     vectors = np.asarray(embeddings, dtype=np.float64)

@@ -9,6 +9,7 @@ transaction, together with the jobs' completion.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
@@ -386,4 +387,6 @@ class DeriverHandler:
                         session=message.session,
                     )
                 )
-        return dedupe_within(planned, self.settings.dedup_threshold)
+        # Off the event loop: its pairwise similarities grow with the square of the facts, and
+        # the loop also answers requests and renews this unit's lease.
+        return await asyncio.to_thread(dedupe_within, planned, self.settings.dedup_threshold)

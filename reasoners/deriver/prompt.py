@@ -5,7 +5,7 @@ everything that varies goes into the user message. Turns are rendered by
 reasoners/text/transcript.py, with their prompt index, so the model cites a message by index.
 
 Prompt indices are positions in `DeriverBatch.conversation` (context turns, then the span), so
-`index_to_message_id` and `cited_message` map the model's citations back without extra state.
+`cited_message` maps the model's citations back without extra state.
 """
 
 from __future__ import annotations
@@ -118,11 +118,6 @@ class InstructionHierarchy:
 
 
 # --- deriver ----------------------------------------------------------------------------------
-
-
-def index_to_message_id(batch: DeriverBatch) -> dict[int, str]:
-    """Prompt index -> message id, for every message shown to the deriver."""
-    return {index: message.id for index, message in enumerate(batch.conversation)}
 
 
 def cited_message(batch: DeriverBatch, index: int) -> SessionMessage | None:

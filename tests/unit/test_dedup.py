@@ -1,20 +1,55 @@
 import math
 import random
+from collections.abc import Sequence
+from typing import TypeVar
 
 import pytest
 
 from graph.errors import LimitExceeded
-from reasoners.deriver.dedup import (
-    belief_fits,
-    check_belief,
-    cosine,
-    exact_key,
-    find_duplicate,
-    repeated_items,
-)
+from reasoners.deriver.dedup import belief_fits, check_belief, exact_key, repeated_items
 from reasoners.text.numbers import figures, same_figures
 
 pytestmark = pytest.mark.unit
+
+IdT = TypeVar("IdT")
+
+
+# The rule repeated_items follows, item by item in plain Python: the oracle it is checked
+# against.
+def cosine(left: Sequence[float], right: Sequence[float]) -> float:
+    """Cosine similarity; 0.0 when either vector is all zeros (it points nowhere)."""
+    if len(left) != len(right):
+        raise ValueError(f"embedding dimensions differ: {len(left)} != {len(right)}")
+    dot = math.fsum(a * b for a, b in zip(left, right, strict=True))
+    norms = math.hypot(*left) * math.hypot(*right)
+    if norms == 0.0:
+        return 0.0
+    return dot / norms
+
+
+def find_duplicate(
+    candidate_embedding: Sequence[float],
+    candidate_key: str,
+    existing: Sequence[tuple[IdT, str, Sequence[float]]],
+    threshold: float = 0.95,
+) -> IdT | None:
+    """The id of an existing item that duplicates the candidate, or None.
+
+    An equal, non-empty exact key wins outright (the first such item). Otherwise the most
+    similar item whose cosine similarity is >= threshold, the earliest on ties. Vectors need
+    not be normalized: cosine divides by their norms.
+    """
+    if candidate_key:
+        for item_id, key, _ in existing:
+            if key == candidate_key:
+                return item_id
+    best_id: IdT | None = None
+    best_score = threshold
+    for item_id, _, embedding in existing:
+        score = cosine(candidate_embedding, embedding)
+        if score >= best_score and (best_id is None or score > best_score):
+            best_id, best_score = item_id, score
+    return best_id
 
 
 def test_exact_key_ignores_case_spacing_quotes_and_end_punctuation() -> None:

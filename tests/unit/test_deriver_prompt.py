@@ -12,7 +12,6 @@ from reasoners.deriver.prompt import (
     InstructionHierarchy,
     cited_message,
     deriver_messages,
-    index_to_message_id,
     message_instructions,
 )
 from reasoners.deriver.schema import MAX_OBSERVATIONS, DeriverOutput
@@ -63,7 +62,7 @@ def test_every_message_has_its_index_speaker_mark_and_timestamp() -> None:
 
 def test_indices_map_back_to_message_ids_and_only_target_messages_can_be_cited() -> None:
     batch = _batch()
-    assert index_to_message_id(batch) == {0: "m0", 1: "m1", 2: "m2", 3: "m3"}
+    assert [m.id for m in batch.conversation] == ["m0", "m1", "m2", "m3"]
     cited = cited_message(batch, 3)
     assert cited is not None and cited.id == "m3"
     assert cited_message(batch, 0) is None  # bob's turn: context only
