@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from graph import models
-from graph.db import Database
-from graph.errors import NotFound
+from graph.db import Database, Tx
+from graph.errors import Conflict, NotFound
 from graph.keys import scope_key
 from graph.props import node_props
 from graph.records import ObservationRecord
@@ -65,8 +65,19 @@ async def create(
         )
         for i, b in enumerate(beliefs)
     ]
-    rows = await db.write("create_stated_observations", workspace=workspace, observations=props)
-    return [ObservationRecord.from_row(r["observation"]) for r in rows]
+
+    async def work(tx: Tx) -> list[ObservationRecord]:
+        rows = await tx.rows("create_stated_observations", workspace=workspace, observations=props)
+        if len(rows) != len(props):
+            # A peer merged away or deleted since it was checked: its rows were not written,
+            # and the answer listed fewer beliefs than sent, saying nothing. None is kept.
+            raise Conflict(
+                f"{len(props) - len(rows)} of the beliefs name a peer that no longer exists "
+                "(deleted, or merged away meanwhile); nothing was stored"
+            )
+        return [ObservationRecord.from_row(r["observation"]) for r in rows]
+
+    return await db.write_tx(work)
 
 
 async def get_current(db: Database, workspace: str, observation_id: str) -> ObservationRecord:

@@ -39,9 +39,10 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from graph.db import Tx
+from graph.errors import Conflict
 from graph.keys import Representation, scope_key
 from graph.records import DreamClaim
-from graph.repo import dreams, job_admin, observations
+from graph.repo import dreams, job_admin, observations, stated_observations
 from graph.repo import messages as message_repo
 from graph.repo.dream_runs import ProcessedBelief, RunRecord, finish, lock
 from graph.repo.dream_writes import DerivedWrite, create_derived
@@ -50,12 +51,14 @@ from graph.repo.observation_search import ObservationQuery
 from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.retrieval import OBSERVATIONS
 from graph.repo.sessions import MemberSettings
+from graph.repo.stated_observations import StatedBelief
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
 from reasoners.dreamer import scheduling
 from reasoners.peers.merges import Operation, _step_source
 from reasoners.peers.splits import Part, _step_part
 from resolvers.services import Services
+from tests import statements
 from tests.integration.derive_helpers import (
     make_peers,
     make_session,
@@ -607,3 +610,41 @@ async def test_dreams_finishing_while_derivations_write_do_not_deadlock(
         lambda tx: finish(tx, view, run, [], job_ids=[], idle_at=None)
     )
     assert (finished.seq, finished.remaining) == (DREAM_ROUNDS + 1, explicit - DERIVED)
+
+
+@dataclass
+class PeerGoneBeforeTheWrite:
+    """The database, with a peer deleted between a caller's checks and its write."""
+
+    db: Any
+    workspace: str
+    peer: str
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+    async def write_tx(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        await statements.write(
+            self.db, "delete_peer_node", workspace=self.workspace, name=self.peer
+        )
+        result: T = await self.db.write_tx(work)
+        return result
+
+
+async def test_stated_beliefs_naming_a_peer_gone_meanwhile_are_refused_whole(
+    services: Services, workspace: str
+) -> None:
+    """The rows of a peer merged away between the check and the write were dropped, and the
+    answer listed fewer beliefs than were sent, saying nothing."""
+    await make_peers(services, workspace, "agent", "alice", "bob")
+    [a, b] = services.embedder.embed(["alice likes tea", "bob likes coffee"])
+    beliefs = [
+        StatedBelief("agent", "alice", "alice likes tea", exact_key("alice likes tea"), a),
+        StatedBelief("agent", "bob", "bob likes coffee", exact_key("bob likes coffee"), b),
+    ]
+    racing = PeerGoneBeforeTheWrite(services.db, workspace, "bob")
+    with pytest.raises(Conflict, match="1 of the beliefs name a peer that no longer exists"):
+        await stated_observations.create(racing, workspace, beliefs)
+    query = ObservationQuery("agent", "alice")
+    page = await observations.list_page(services.db, workspace, query, after=None, limit=10)
+    assert page.items == []  # nothing of the batch was kept
