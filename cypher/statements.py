@@ -49,6 +49,7 @@ Statement = Literal[
     "create_index_file_workspace",
     "create_index_job_queue",
     "create_index_job_unit",
+    "create_index_job_unit_status",
     "create_index_job_work_unit",
     "create_index_job_workspace",
     "create_index_message_peer",

@@ -8,8 +8,10 @@ WITH DISTINCT j.work_unit AS key
 MATCH (u:WorkUnit {key: key})
 WHERE u.lease_until IS NULL OR u.lease_until < $now
 CALL (key) {
+  // Through the (unit, status, seq) index, as list_unit_head_jobs.cypher.
   MATCH (h:Job {work_unit: key})
-  WHERE h.status IN ['pending', 'running']
+  USING INDEX h:Job(work_unit, status, seq)
+  WHERE h.status IN ['pending', 'running'] AND h.seq IS NOT NULL
   RETURN h ORDER BY h.seq LIMIT 1
 }
 WITH u, h

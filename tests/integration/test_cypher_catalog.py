@@ -176,3 +176,26 @@ def _operators(plan: dict[str, Any]) -> Iterator[str]:
     yield str(plan["operatorType"])
     for child in plan.get("children", []):
         yield from _operators(child)
+
+
+def _details(plan: dict[str, Any]) -> Iterator[str]:
+    yield str(plan.get("args", {}).get("Details", ""))
+    for child in plan.get("children", []):
+        yield from _details(child)
+
+
+@pytest.mark.parametrize(
+    "name", ["list_unit_head_jobs", "find_ready_units", "ready_units_at_token_target"]
+)
+async def test_a_units_unfinished_jobs_are_found_without_its_finished_ones(
+    services: Services, name: str
+) -> None:
+    """By the unit alone, each claim read every done job the unit kept (seven days of them)."""
+    catalog = cypher.catalog()
+    params = {p: None for p in catalog.parameters(name)}
+    async with services.db.driver.session(database=services.db.database) as session:
+        result = await session.run(f"{cypher.LANGUAGE} EXPLAIN {catalog.source(name)}", params)
+        plan = (await result.consume()).plan
+    assert plan is not None
+    by_unit = [d for d in _details(plan) if "Job(work_unit" in d]
+    assert by_unit and all("Job(work_unit, status, seq)" in d for d in by_unit), by_unit
