@@ -56,6 +56,7 @@ Statement = Literal[
     "create_index_message_session",
     "create_index_message_session_seq",
     "create_index_message_workspace",
+    "create_index_message_workspace_time",
     "create_index_observation_key",
     "create_index_observation_key_claim",
     "create_index_observation_key_content",

@@ -1,8 +1,13 @@
 // Keyset pagination on (created_at, seq, id): the messages of a batch share their time, and
 // their place in the session puts them in the order they were said. Every filter is optional
-// (null = no filter).
-MATCH (m:Message {workspace: $workspace})
-WHERE m.deleted_at IS NULL
+// (null = no filter). Read in time order through the (workspace, created_at) index from
+// $lower (the later of `since` and the cursor's time), stopping once the page is full: each
+// page read and sorted every message of the workspace. (Ordering by the workspace first lets
+// the planner take the index's order.)
+MATCH (m:Message)
+USING INDEX m:Message(workspace, created_at)
+WHERE m.workspace = $workspace AND m.created_at >= $lower
+  AND m.deleted_at IS NULL
   AND ($session IS NULL OR m.session = $session)
   AND ($peer IS NULL OR m.peer = $peer)
   AND ($since IS NULL OR m.created_at >= $since)
@@ -13,5 +18,5 @@ WHERE m.deleted_at IS NULL
            AND (m.seq > $after_seq OR (m.seq = $after_seq AND m.id > $after_id))))
 RETURN m {.id, .workspace, .session, .peer, .content, .context, .metadata, .created_at, .seq,
           .token_count, .client_id, .received_at, .edited_at} AS message
-ORDER BY m.created_at, m.seq, m.id
+ORDER BY m.workspace, m.created_at, m.seq, m.id
 LIMIT $limit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from graph import models
@@ -218,19 +218,23 @@ async def list_page(
     db: Database, workspace: str, filters: MessageFilter, *, after: str | None, limit: int
 ) -> Page[MessageRecord]:
     after_time, after_seq, after_id = decode_time_seq_id(after, MESSAGES)
+    given = filters.params()
+    bounds = [t for t in (given["since"], aware(after_time)) if t is not None]
     rows = await db.read(
         "list_messages",
         workspace=workspace,
+        lower=max(bounds, default=EARLIEST),
         after_time=after_time,
         after_seq=after_seq,
         after_id=after_id,
         limit=limit + 1,
-        **filters.params(),
+        **given,
     )
     return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), _cursor)
 
 
 MESSAGES = "messages"  # the name in its cursors
+EARLIEST = datetime(1, 1, 1, tzinfo=UTC)  # before any message
 
 
 def _cursor(message: MessageRecord) -> str:

@@ -95,7 +95,7 @@ async def test_many_writers_into_one_session_all_get_their_messages_stored(
         (
             {"peer": "alice", "content": "hi", "metadata": {"k": "v" * 20_000}},
             "metadata",
-            "INVALID_INPUT",
+            "LIMIT_EXCEEDED",
         ),
     ],
 )
