@@ -18,7 +18,7 @@ from graph.repo import sessions, summaries, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult
 from graph.settings import Settings
 from reasoners.embeddings.tokens import TokenCounter
-from reasoners.llm.interface import LLM, Usage
+from reasoners.llm.interface import LLM, LLMError, Usage, billed
 from reasoners.queue.worker import Prepared
 from reasoners.summarizer.extractive import extractive_summary
 from reasoners.summarizer.prompt import summary_messages
@@ -72,7 +72,11 @@ class SummarizerHandler:
             up_to = min(wanted, covered + (self.run_messages or MAX_RUN_MESSAGES))
             new = await message_repo.by_seq(self.db, workspace, session, covered + 1, up_to)
             if new:
-                summary, usage = await self._summarize(kind, text, new, guidance)
+                try:
+                    summary, usage = await self._summarize(kind, text, new, guidance)
+                except LLMError as exc:  # the jobs of this claim before it were billed too
+                    spent = sum((Usage(r.tokens_in, r.tokens_out) for r in usage_by_job), Usage())
+                    raise billed(exc, spent) from None
                 latest[kind] = (summary, up_to)
                 plans.append((kind, summary, up_to))
                 read += new
@@ -149,13 +153,16 @@ class SummarizerHandler:
         # every message since the last summary, past any model's context, and the job died.
         summary, usage = previous, Usage()
         for part in parts_within(new, FOLD_TOKENS):
-            result = await self.llm.structured(
-                "summarizer",
-                summary_messages(
-                    "long" if kind == "long" else "short", summary, part, limit, guidance
-                ),
-                bounded_summary(limit),
-            )
+            try:
+                result = await self.llm.structured(
+                    "summarizer",
+                    summary_messages(
+                        "long" if kind == "long" else "short", summary, part, limit, guidance
+                    ),
+                    bounded_summary(limit),
+                )
+            except LLMError as exc:  # the parts before it were billed too
+                raise billed(exc, usage) from None
             summary, usage = result.value.summary, usage + result.usage
         assert summary is not None  # `new` is never empty
         return summary, usage

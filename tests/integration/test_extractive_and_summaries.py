@@ -297,6 +297,45 @@ async def test_a_long_stretch_is_summarized_a_bounded_part_per_run(
     assert job.tokens_out == 3 * 3, job
 
 
+async def test_a_summary_failing_on_a_later_part_bills_the_parts_before(
+    services: Services, workspace: str
+) -> None:
+    """The summarizer lost the tokens of the parts it had folded when a later one failed."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    calls: list[str] = []
+
+    def summarize(messages: list[ChatMessage], schema: Any) -> Any:
+        calls.append("asked")
+        if len(calls) == 2:
+            return LLMUnavailable("the LLM is down")
+        return {"summary": "part one"}
+
+    settings = dataclasses.replace(
+        services.settings, summary_short_every=20, summary_long_every=1000
+    )
+    services = dataclasses.replace(services, settings=settings)
+    llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
+    long = " ".join(["gardening"] * 600)  # about 600 tokens each: two parts
+    await post(services, workspace, "chat", *[("maya", f"{i} {long}") for i in range(20)])
+    await job_admin.flush(services.db, workspace, None, None)
+    worker = worker_for(services, workspace, llm)
+    while len(calls) < 2:
+        assert await worker.run_once()
+    failed = await job_admin.list_jobs(
+        services.db,
+        workspace,
+        session=None,
+        peer=None,
+        statuses=["pending"],
+        with_errors=True,
+        limit=50,
+    )
+    [job] = [j for j in failed if j.kind == "summarize"]
+    assert job.error == "LLMUnavailable: the LLM is down"
+    assert job.tokens_in > 0 and job.tokens_out == 3  # '{"summary": "part one"}'
+
+
 async def test_a_summary_far_over_its_word_limit_is_re_asked_never_stored(
     services: Services, workspace: str
 ) -> None:
