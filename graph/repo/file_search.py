@@ -23,6 +23,7 @@ from graph.repo.retrieval import (
     TextScored,
     Thresholds,
     index_rounds,
+    text_by_key_parts,
     text_search,
 )
 
@@ -110,20 +111,23 @@ async def text_candidates(
     *,
     embedding: list[float] | None = None,
 ) -> TextScored[FileChunkRecord]:
-    keys = [peer_key(workspace, p) for p in peers]
-    query = scoped_query(text, field="content", required={"peer_key": keys})
-    if not query:
-        return []
 
-    async def fetch(candidates: int) -> Row | None:
-        return await db.read_one(
-            "search_file_chunks_fulltext",
-            workspace=workspace,
-            peers=peers,
-            query=query,
-            candidates=candidates,
-            limit=limit,
-            embedding=embedding,
-        )
+    async def search(keys: list[str]) -> TextScored[FileChunkRecord]:
+        query = scoped_query(text, field="content", required={"peer_key": keys})
+        if not query:
+            return []
 
-    return await text_search(fetch, FILES, limit, "chunk", FileChunkRecord.from_row)
+        async def fetch(candidates: int) -> Row | None:
+            return await db.read_one(
+                "search_file_chunks_fulltext",
+                workspace=workspace,
+                peers=peers,
+                query=query,
+                candidates=candidates,
+                limit=limit,
+                embedding=embedding,
+            )
+
+        return await text_search(fetch, FILES, limit, "chunk", FileChunkRecord.from_row)
+
+    return await text_by_key_parts([peer_key(workspace, p) for p in peers], limit, search)

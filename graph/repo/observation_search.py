@@ -27,6 +27,7 @@ from graph.repo.retrieval import (
     TextScored,
     Thresholds,
     index_rounds,
+    text_by_key_parts,
     text_search,
 )
 from graph.validation import aware
@@ -171,24 +172,30 @@ async def text_candidates(
     *,
     embedding: list[float] | None = None,
 ) -> TextScored[ObservationRecord]:
-    lucene = scoped_query(text, field="content", required={"scope_key": query.keys(workspace)})
-    if not lucene:
-        return []
 
-    # Lucene ranks within the representations already; more hits are asked for only when the
-    # filters (stale, sessions, levels, dates) left the page short and Lucene had more to give.
-    async def fetch(candidates: int) -> Row | None:
-        return await db.read_one(
-            "search_observations_fulltext",
-            workspace=workspace,
-            query=lucene,
-            candidates=candidates,
-            limit=limit,
-            embedding=embedding,
-            **query.params(workspace),
+    async def search(keys: list[str]) -> TextScored[ObservationRecord]:
+        lucene = scoped_query(text, field="content", required={"scope_key": keys})
+        if not lucene:
+            return []
+
+        # Lucene ranks within the representations already; more hits are asked for only when
+        # the filters (stale, sessions, levels, dates) left the page short and Lucene had more.
+        async def fetch(candidates: int) -> Row | None:
+            return await db.read_one(
+                "search_observations_fulltext",
+                workspace=workspace,
+                query=lucene,
+                candidates=candidates,
+                limit=limit,
+                embedding=embedding,
+                **query.params(workspace),
+            )
+
+        return await text_search(
+            fetch, OBSERVATIONS, limit, "observation", ObservationRecord.from_row
         )
 
-    return await text_search(fetch, OBSERVATIONS, limit, "observation", ObservationRecord.from_row)
+    return await text_by_key_parts(query.keys(workspace), limit, search)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from graph.lucene import MAX_KEY_CLAUSES
+
 T = TypeVar("T")
 Rows = list[dict[str, Any]]
 Scored = list[tuple[T, float]]
@@ -204,3 +206,19 @@ async def text_search(
         if len(rows) >= limit or raw < candidates or candidates >= kind.max_text_candidates:
             return text_scored(rows, key, record)
         candidates = min(candidates * GROWTH, kind.max_text_candidates)
+
+
+async def text_by_key_parts(
+    keys: list[str],
+    limit: int,
+    search: Callable[[list[str]], Awaitable[TextScored[T]]],
+) -> TextScored[T]:
+    """`search` over `keys` in parts Lucene can hold as one clause (MAX_KEY_CLAUSES each), the
+    best `limit` of all: past that many keys the query left its scope out, and Lucene's best
+    hits, before the statement kept the scope's, could all be another tenant's."""
+    if len(keys) <= MAX_KEY_CLAUSES:
+        return await search(keys)
+    found: TextScored[T] = []
+    for at in range(0, len(keys), MAX_KEY_CLAUSES):
+        found += await search(keys[at : at + MAX_KEY_CLAUSES])
+    return sorted(found, key=lambda hit: hit[1], reverse=True)[:limit]

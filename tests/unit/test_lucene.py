@@ -6,6 +6,7 @@ import pytest
 
 from graph.keys import peer_key, scope_key, session_key, workspace_key
 from graph.lucene import MAX_KEY_CLAUSES, NO_MATCH, scoped_query, terms_query
+from graph.repo.retrieval import text_by_key_parts
 
 pytestmark = pytest.mark.unit
 
@@ -95,3 +96,22 @@ def test_a_field_with_more_keys_than_lucene_takes_is_left_to_the_statement() -> 
     assert wide == f'+ws:k1 +content:("bees" OR "{NO_MATCH}")'
     narrow = scoped_query("bees", field="content", required={"ws": ["k1"], "peer_key": some})
     assert narrow.count(" OR ") == MAX_KEY_CLAUSES and some[-1] in narrow  # and NO_MATCH
+
+
+async def test_a_search_over_more_keys_than_a_clause_holds_runs_in_parts() -> None:
+    """Past MAX_KEY_CLAUSES keys the query left its scope out: Lucene's best hits, before the
+    statement kept the scope's, could all be another tenant's (beliefs or files over 512
+    peers)."""
+    keys = [f"k{i}" for i in range(2 * MAX_KEY_CLAUSES + 3)]
+    asked: list[list[str]] = []
+
+    async def search(part: list[str]) -> list[tuple[str, float, float | None]]:
+        asked.append(part)
+        return [(key, float(int(key[1:])), None) for key in part if int(key[1:]) % 100 == 7]
+
+    found = await text_by_key_parts(keys, 4, search)
+    assert [len(part) for part in asked] == [MAX_KEY_CLAUSES, MAX_KEY_CLAUSES, 3]
+    assert [key for part in asked for key in part] == keys
+    assert [hit[0] for hit in found] == ["k1007", "k907", "k807", "k707"]  # best of all parts
+    asked.clear()
+    assert await text_by_key_parts(keys[:5], 4, search) == [] and asked == [keys[:5]]
