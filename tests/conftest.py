@@ -55,7 +55,7 @@ def _empty(uri: str, user: str, password: str, database: str) -> None:
 def _sole_session(root: Path) -> Iterator[None]:
     """Hold the managed test instance for this session. A second session at once would empty
     the first's graph as it starts, and the first would stop the server under the second."""
-    from graph.server.process import flocked
+    from graph.server.locks import flocked
 
     with contextlib.ExitStack() as held:
         try:

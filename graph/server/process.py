@@ -37,23 +37,11 @@ from graph.server.layout import (
     java_command,
     listening_ports,
 )
+from graph.server.locks import flocked
 from graph.server.logs import file_size, log_tails, rotate_console_log, start_failure
 from graph.server.password import read_or_create_password, set_initial_password
 from graph.server.probe import browser_answers, ping, ping_driver, port_free
 from graph.settings import Settings
-
-
-@contextlib.contextmanager
-def flocked(path: Path, operation: int) -> Iterator[None]:
-    """`path` (created with its folder) locked with flock `operation` for the block; with
-    LOCK_NB, BlockingIOError when another holder conflicts."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, operation)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def command_line(pid: int, *, proc: Path = Path("/proc")) -> str | None:

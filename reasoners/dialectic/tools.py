@@ -43,6 +43,7 @@ from reasoners.dialectic.evidence import (
     matched_span,
     when,
 )
+from reasoners.dialectic.tool_output import ToolResult, clip
 from reasoners.dialectic.tool_results import (
     ContextWindow,
     FileResults,
@@ -77,29 +78,9 @@ from reasoners.search.in_view import ranked_in_view
 from reasoners.search.observations import search_observations
 from reasoners.text.terms import best_sentence
 
-# Longest tool output the model gets; a longer one is cut with a note, so that one broad call
-# cannot crowd the rest of the conversation out of the model's context.
-MAX_TOOL_CHARS = 12_000
 PREMISE_DEPTH = 2  # levels of premises shown under a derived belief
 MAX_PREMISES_SHOWN = 6  # premises shown per derived belief
 MAX_PEERS_LISTED = 100  # sub-peers or parents one tool call lists
-
-
-def clip(text: str, limit: int = MAX_TOOL_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + "\n(output cut here; ask for less, e.g. a smaller limit)"
-
-
-ToolResult = (
-    ObservationResults
-    | MessageResults
-    | MessageContext
-    | Provenance
-    | PeerCardResult
-    | PeerList
-    | FileResults
-)
 
 
 # --- the toolbox ------------------------------------------------------------------------------

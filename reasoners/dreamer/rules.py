@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graph.repo.peer_cards import MAX_ENTRIES, MAX_ENTRY_CHARS, one_line
+from reasoners.dreamer.claims import claim_of
 from reasoners.dreamer.induction_text import (
     MIN_INDUCTION_FACTS,
     MIN_INDUCTION_SESSIONS,
@@ -52,7 +53,6 @@ from reasoners.dreamer.slots import (
     RESIDENCE,
     WORKPLACE,
     Slot,
-    claim_of,
     core_text,
     slot_of,
 )

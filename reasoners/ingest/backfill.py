@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph.db import Database
-from graph.repo import messages
+from graph.repo import message_passages
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.passages import embed_messages
 
@@ -50,7 +50,9 @@ class PassageBackfill:
         """Embed one batch; returns how many messages got their passages."""
         if self.finished:
             return 0
-        pending = await messages.without_passages(self.db, self.batch, self.workspace, self.after)
+        pending = await message_passages.without_passages(
+            self.db, self.batch, self.workspace, self.after
+        )
         if not pending:
             # The pass is over: the next starts from the first id again.
             self.after = ""
@@ -62,7 +64,7 @@ class PassageBackfill:
         self.idle_until = None
         self.after = pending[-1].id
         vectors = await embed_messages(self.embedder, [m.content for m in pending])
-        stored = await messages.set_passages(
+        stored = await message_passages.set_passages(
             self.db, [(m, v.passages or []) for m, v in zip(pending, vectors, strict=True)]
         )
         self.stored += stored

@@ -8,8 +8,9 @@ from typing import Any
 from graph.db import Tx
 from graph.repo import invalidation
 from reasoners.deriver.dedup import belief_fits, exact_key
+from reasoners.dreamer.claims import claim_of
 from reasoners.dreamer.plan import EXPLICIT
-from reasoners.dreamer.slots import claim_of, slot_of
+from reasoners.dreamer.slots import slot_of
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.text.names import renamed
 

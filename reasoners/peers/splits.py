@@ -27,13 +27,8 @@ from graph.repo import invalidation, jobs, members, peers, sessions
 from graph.repo.jobs import JobRecord, NewJob
 from graph.settings import Settings
 from graph.validation import check_id_count, check_name, check_peer_count, now
-from reasoners.peers.merges import (
-    StepHandler,
-    copy_peer,
-    dream_target,
-    restructure_job,
-    scope_moves,
-)
+from reasoners.peers.merges import copy_peer, dream_target, scope_moves
+from reasoners.peers.restructure_steps import StepHandler, restructure_job
 from reasoners.peers.starts import check_not_purged, check_not_queued, lock_starts
 
 SPLIT = "split"

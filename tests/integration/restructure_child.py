@@ -13,7 +13,8 @@ import sys
 import time
 
 from graph.repo.jobs import JobRecord
-from reasoners.peers.merges import RestructureHandler, StepHandler
+from reasoners.peers.merges import RestructureHandler
+from reasoners.peers.restructure_steps import StepHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
 from reasoners.peers.starts import RESTRUCTURE
 from resolvers.services import Services

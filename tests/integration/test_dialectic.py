@@ -40,7 +40,8 @@ from reasoners.dialectic.chat import (
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevels
 from reasoners.dialectic.prompt import BUDGET_SPENT
-from reasoners.dialectic.tools import MAX_TOOL_CHARS, Toolbox
+from reasoners.dialectic.tool_output import MAX_TOOL_CHARS
+from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import embed_async
 from reasoners.llm.interface import (
     LLM,

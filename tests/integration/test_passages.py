@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.repo import message_search, messages
+from graph.repo import message_passages, message_search
 from graph.repo.messages import MessageFilter
 from graph.repo.retrieval import MESSAGES
 from graph.repo.sessions import MemberSettings
@@ -144,14 +144,14 @@ async def test_the_backfill_never_overwrites_a_changed_message(
 ) -> None:
     await seed(services, workspace)
     await statements.write(services.db, "forget_message_passages", workspace=workspace)
-    pending = await messages.without_passages(services.db, 10, workspace)
+    pending = await message_passages.without_passages(services.db, 10, workspace)
     assert len(pending) == 3
     # Listed, then edited before the write: the stale vectors must not land.
     changed = replace(pending[0], content="something else")
-    assert await messages.set_passages(services.db, [(changed, [0.5] * 4)]) == 0
-    assert await messages.set_passages(services.db, [(pending[1], [])]) == 1
+    assert await message_passages.set_passages(services.db, [(changed, [0.5] * 4)]) == 0
+    assert await message_passages.set_passages(services.db, [(pending[1], [])]) == 1
     # Stored once: a second worker's write of the same batch changes nothing.
-    assert await messages.set_passages(services.db, [(pending[1], [0.5])]) == 0
+    assert await message_passages.set_passages(services.db, [(pending[1], [0.5])]) == 0
     assert (await stored(services, workspace))[pending[1].content] == []
 
 

@@ -20,7 +20,7 @@ from graph.repo.jobs import ClaimedUnit, JobRecord, JobResult, NewJob
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.peers import purge
-from reasoners.peers.merges import StepHandler
+from reasoners.peers.restructure_steps import StepHandler
 from reasoners.peers.splits import SPLIT
 from reasoners.peers.starts import RESTRUCTURE
 from reasoners.queue.worker import Prepared, Worker, WorkerConfig, alone_kinds

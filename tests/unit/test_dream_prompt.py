@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from graph.repo.dreams import Belief
 from reasoners.dreamer.prompt import render_belief
-from reasoners.dreamer.specialists import (
+from reasoners.dreamer.specialist_tools import (
     CardLineArgs,
     ContradictionArgs,
     DeductionArgs,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from reasoners.dreamer.apply import waves
+from reasoners.dreamer.claims import claim_of
 from reasoners.dreamer.plan import (
     Belief,
     CardLine,
@@ -20,7 +21,7 @@ from reasoners.dreamer.plan import (
     without_support,
 )
 from reasoners.dreamer.rules import Neighbour, Related, plan_rules
-from reasoners.dreamer.slots import claim_of, slot_of
+from reasoners.dreamer.slots import slot_of
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "slot_pairs.jsonl"
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
