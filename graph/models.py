@@ -166,7 +166,7 @@ class Observation(StructuredNode):
     # Set on a belief a merge moved into another representation, until the merge has checked
     # it against the beliefs there by the dedup rule (reasoners/peers/merges.py).
     dedup_pending = BooleanProperty()
-    # Written by the dream that read it, for later dreams' index lookups (dreamer/slots.py):
+    # Written by the dream that read it, for later dreams' index lookups (dreamer/slots.py, dreamer/claims.py):
     # the attribute the fact fills, and its claim with polarity ("+..." / "-...").
     slot = StringProperty()
     claim_key = StringProperty()
