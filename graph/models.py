@@ -166,8 +166,9 @@ class Observation(StructuredNode):
     # Set on a belief a merge moved into another representation, until the merge has checked
     # it against the beliefs there by the dedup rule (reasoners/peers/merges.py).
     dedup_pending = BooleanProperty()
-    # Written by the dream that read it, for later dreams' index lookups (dreamer/slots.py, dreamer/claims.py):
-    # the attribute the fact fills, and its claim with polarity ("+..." / "-...").
+    # Written by the dream that read it, for later dreams' index lookups: the attribute the
+    # fact fills (dreamer/slots.py), and its claim with polarity ("+..." / "-...",
+    # dreamer/claims.py).
     slot = StringProperty()
     claim_key = StringProperty()
     # Written by the deriver's duplicate probe, which already searches the representation for

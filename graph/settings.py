@@ -30,8 +30,8 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def is_loopback(host: str) -> bool:
-    """Whether a host name or address is this machine's loopback."""
-    return host in LOOPBACK_NAMES or host.startswith("127.")
+    """Whether a host name or address is this machine's loopback (names in any case)."""
+    return host.lower() in LOOPBACK_NAMES or host.startswith("127.")
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,7 @@ def config_text(settings: Settings, paths: InstancePaths) -> str:
     bolt = f"127.0.0.1:{settings.neo4j_bolt_port}"
     http = f"127.0.0.1:{settings.neo4j_http_port}"
     app = settings.browser_app_url
-    app_host = app.split("://", 1)[1].rsplit(":", 1)[0].strip("[]")
+    app_host = app.split("://", 1)[1].rsplit(":", 1)[0].strip("[]").lower()
     lines = [
         "# Written by beliefgraph (graph/server) on every start; edits here are overwritten.",
         "# Loopback only: the managed server is for this machine.",
@@ -271,7 +271,6 @@ def config_text(settings: Settings, paths: InstancePaths) -> str:
         "server.fleet_discovery.enabled=false",
         "server.http.x_forward.enabled=false",
         "client.allow_telemetry=false",
-        "browser.allow_outgoing_connections=false",
         # New databases speak Cypher 25 (statements also say so themselves, for older stores).
         "db.query.default_language=CYPHER_25",
         # Neo4j Browser may fetch beliefgraph's guide and style (served by the API), and loads

@@ -89,10 +89,11 @@ def test_the_2026_server_starts_quiet_and_speaks_cypher_25(tmp_path: Path) -> No
         "server.fleet_discovery.enabled",
         "server.http.x_forward.enabled",
         "client.allow_telemetry",
-        "browser.allow_outgoing_connections",
     ):
         assert values[name] == ["false"], name
     [hosts] = values["browser.remote_content_hostname_whitelist"]
+    loud = conf(tmp_path, host="LOCALHOST")["browser.remote_content_hostname_whitelist"]
+    assert loud == [hosts], loud  # host names have no case
     assert len(hosts.split(",")) == len(set(hosts.split(","))), hosts  # localhost was twice
     # The 5.x name of this setting is deprecated in 2026; the new one takes a duration.
     assert values["internal.dbms.bolt.netty_server_shutdown_quiet_period_duration"] == ["1s"]

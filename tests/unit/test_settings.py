@@ -175,6 +175,7 @@ def test_the_managed_server_keeps_its_own_password(tmp_path: Path) -> None:
         ("", False),
         ("localhost, 127.0.0.1,::1", False),
         ("127.0.0.2", False),
+        ("LOCALHOST,LocalHost", False),  # host names have no case
         ("memory.example.com", True),
         ("localhost,memory.example.com", True),
         ("*", True),
