@@ -69,8 +69,13 @@ class SummarizerHandler:
                 continue
             # A bounded part at a time: after an edit early in a session of 100,000 messages,
             # one run read them all and wrote nothing until the end.
-            up_to = min(wanted, covered + (self.run_messages or MAX_RUN_MESSAGES))
-            new = await message_repo.by_seq(self.db, workspace, session, covered + 1, up_to)
+            # A stretch with no live message left (all deleted) is passed over in the same run:
+            # taken as a part of its own, it was read again, empty, on every claim for good.
+            step = self.run_messages or MAX_RUN_MESSAGES
+            up_to, new = covered, list[MessageRecord]()
+            while not new and up_to < wanted:
+                start, up_to = up_to + 1, min(wanted, up_to + step)
+                new = await message_repo.by_seq(self.db, workspace, session, start, up_to)
             if new:
                 try:
                     summary, usage = await self._summarize(kind, text, new, guidance)

@@ -297,6 +297,38 @@ async def test_a_long_stretch_is_summarized_a_bounded_part_per_run(
     assert job.tokens_out == 3 * 3, job
 
 
+async def test_a_stretch_of_deleted_messages_is_passed_over_in_one_run(
+    services: Services, workspace: str
+) -> None:
+    """A part whose messages were all deleted wrote nothing and went on from the same place:
+    the job was claimed again, empty, for good, and the session's later summaries waited."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    settings = dataclasses.replace(
+        services.settings, summary_short_every=20, summary_long_every=1000
+    )
+    services = dataclasses.replace(services, settings=settings)
+    lines = [("maya", f"Line {i} of it.") for i in range(20)]
+    await post(services, workspace, "chat", *lines)
+    gone = await messages.by_seq(services.db, workspace, "chat", 0, 13)
+    await invalidation.delete_messages(
+        services.db, services.embedder, services.settings, workspace, [m.id for m in gone]
+    )
+    base = worker_for(services, workspace, None)
+    handler = base.handlers["summarize"]
+    assert isinstance(handler, SummarizerHandler)
+    parts = {**base.handlers, "summarize": dataclasses.replace(handler, run_messages=7)}
+    worker = Worker(services.db, parts, WorkerConfig(workspace=workspace))
+    await job_admin.flush(services.db, workspace, None, None)
+    runs = 0
+    while await worker.run_once():
+        runs += 1
+        assert runs < 10, "claimed again and again"
+    short = await summaries.list_for_session(services.db, workspace, "chat", kind="short", limit=10)
+    assert [s.up_to_message for s in short] == [19]
+    assert "Line 14" in short[0].content and "Line 13" not in short[0].content
+
+
 async def test_a_summary_failing_on_a_later_part_bills_the_parts_before(
     services: Services, workspace: str
 ) -> None:
