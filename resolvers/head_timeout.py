@@ -58,6 +58,8 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     # and never a body's bytes (a body the app refused unread still arrives as a body).
     reading_head = True
     head_bytes = 0
+    head_tail = b""  # the counted head's last bytes: a blank line may begin in one piece
+    messages_ended = 0
     refused = False  # answered 431: what still arrives is read and dropped until the close
 
     def data_received(self, data: bytes) -> None:
@@ -66,14 +68,23 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         counting = self.reading_head
         if counting:
             # The piece that ends the head counts up to its end, before it is parsed: counted
-            # after, a head of the limit and one more read (up to 256 KiB) was taken.
-            end = data.find(b"\r\n\r\n")
-            if self.head_bytes + (len(data) if end < 0 else end + 4) > MAX_HEAD_BYTES:
+            # after, a head of the limit and one more read (up to 256 KiB) was taken. The
+            # blank line that ends it may have begun in the piece before.
+            end = (self.head_tail + data).find(b"\r\n\r\n")
+            size = len(data) if end < 0 else max(0, end + 4 - len(self.head_tail))
+            if self.head_bytes + size > MAX_HEAD_BYTES:
                 self._refuse_head(data)
                 return
+        ended = self.messages_ended
         super().data_received(data)
-        if counting and self.reading_head:
+        if self.messages_ended != ended:
+            # A message ended in this piece: what of the next head follows it is not known
+            # here, and is not counted (at most this one read). Counted whole, a body's last
+            # piece made the next request on the connection a 431.
+            self.head_bytes, self.head_tail = 0, b""
+        elif counting and self.reading_head:
             self.head_bytes += len(data)
+            self.head_tail = (self.head_tail + data)[-3:]
 
     def _refuse_head(self, piece: bytes) -> None:
         self._disarm()
@@ -106,7 +117,8 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
-        self.reading_head, self.head_bytes = True, 0
+        self.reading_head, self.head_bytes, self.head_tail = True, 0, b""
+        self.messages_ended += 1
 
     def on_response_complete(self) -> None:
         # The next head's clock starts now, unless that head is already in (pipelined): a head

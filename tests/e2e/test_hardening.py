@@ -779,6 +779,48 @@ async def test_a_head_over_its_size_limit_is_refused_before_it_is_read(
         assert r.status_code == 200
 
 
+async def _statuses(reader: asyncio.StreamReader, count: int) -> list[bytes]:
+    """The status lines of `count` answers read whole off one connection."""
+    found = []
+    for _ in range(count):
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+        found.append(head.split(b"\r\n")[0])
+        length = int(next(v for k, v in _headers(head) if k == b"content-length"))
+        await asyncio.wait_for(reader.readexactly(length), 20)
+    return found
+
+
+async def test_a_body_or_a_blank_line_split_over_reads_is_never_taken_for_a_head(
+    served: Served,
+) -> None:
+    """A head whose blank line began in one read and ended in the next had the body after it
+    counted as head (431); so did a request after a body whose last read was large, on a
+    kept-alive connection (probe X, the diff review)."""
+    body = json.dumps({"query": "{ health { ok } }", "variables": {"pad": "x" * 300_000}})
+    head = (
+        f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"X-Pad: {'p' * 70_000}\r\nContent-Length: {len(body)}\r\n"
+    ).encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(head)  # the blank line's first half ends the head's line
+    await writer.drain()
+    await asyncio.sleep(0.3)
+    writer.write(b"\r\n" + body.encode())
+    await writer.drain()
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # kept alive
+    await writer.drain()
+    assert await _statuses(reader, 2) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
+    writer.close()
+    # A request with a large head pipelined behind a body, in one write.
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    post = head + b"\r\n" + body.encode()
+    big = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 100_000 + b"\r\n\r\n"
+    writer.write(post + big)
+    await writer.drain()
+    assert await _statuses(reader, 2) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
+    writer.close()
+
+
 async def test_a_pipelined_body_is_never_taken_for_a_head(served: Served) -> None:
     """A POST pipelined behind a GET had its 300 KB body counted as head bytes (the count
     restarted when the GET's answer went, with the POST already running): it was answered 431
