@@ -289,16 +289,24 @@ def _value(raw: str, pattern: Pattern) -> str | None:
 
 # A later clause of a fact that names the peer again: "Alice just moved, alice lives in Berlin
 # now" (the extractive deriver's words for "Actually I just moved, I live in Berlin now").
-# Where a later clause may start: after a comma, semicolon or colon, or a spaced dash ("Big
-# news: alice lives in Berlin now" filled no slot, and Lisbon stayed her home for good).
-_CLAUSE = re.compile(r"[,;:] | [-\u2013\u2014] ")
+_CLAUSE = re.compile(r"[,;] ")
+# A lead-in that only announces what follows, before a colon or a spaced dash ("Big news: alice
+# lives in Berlin now" filled no slot, and Lisbon stayed her home for good). Any other lead-in
+# may say the rest is no fact of the peer's ("Rumour:", "False:", "My brother said:"): that
+# clause is not read.
+_ANNOUNCED = re.compile(
+    r"(?i)(?:(?:big|good|great|exciting|some|quick|latest|life)\s+)?"
+    r"(?:news|update|fyi|heads[\s-]up|guess what)\s*(?::|\s[-\u2013\u2014])\s+"
+)
 
 
 def slot_of(content: str, name: str) -> SlotFill | None:
     """The (slot, value) a fact about `name` fills, or None when it fills none we know: the
-    fact read whole, else the first of its later clauses that starts with the peer's name and
-    fills one."""
+    fact read whole (after an announcing lead-in), else the first of its later clauses that
+    starts with the peer's name and fills one."""
     text = core_text(content)
+    if announced := _ANNOUNCED.match(text):
+        text = text[announced.end() :]
     whole = _fill(text, name)
     if whole is not None or _hedged(text):
         return whole

@@ -90,10 +90,16 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
             "berlin",
         ),
         ("Alice might move, alice lives in Berlin now.", None, None),
-        # ...or after a colon or a spaced dash ("Big news: I live in Berlin now").
+        # ...or after a lead-in that only announces it ("Big news: I live in Berlin now"); any
+        # other lead-in may say it is no fact of the peer's.
         ("Big news: alice lives in Berlin now (stated on 2024-03-05).", "residence", "berlin"),
         ("Big news \u2014 alice lives in Berlin now.", "residence", "berlin"),
-        ("Rumour: alice might live in Berlin.", None, None),
+        ("Update: alice works at Google now.", "workplace", "google"),
+        ("Rumour: alice lives in Berlin now.", None, None),
+        ("False: alice lives in Berlin now.", None, None),
+        ("My brother said: alice lives in Berlin.", None, None),
+        ("Two options: alice lives in Berlin or alice lives in Rome.", None, None),
+        ("FYI: alice might live in Berlin.", None, None),
         ("Alice's flight at 10:30 alice lives in Berlin.", None, None),
         ("Alice called, her sister lives in Rome.", None, None),
         # Contact details, normalised: grouped another way, a number is the same number.
