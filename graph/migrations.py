@@ -35,6 +35,10 @@ Version 7 runs version 6's step again: the release of layout 6 wrote a time it h
 from Neo4j (a belief's `valid_at`, its message's `created_at`) under the zone name UTC, which
 Cypher neither counts equal to the same instant at offset Z nor orders with it.
 
+Version 8 migrates nothing: it adds indexes (a workspace's nodes by label, a unit's unfinished
+jobs, a workspace's messages in time order), which a large graph fills for a while, so the
+first start at it waits as an upgrade does rather than for the usual five minutes.
+
 The new indexes are created after (graph/schema.py) and the version is set last.
 """
 
@@ -52,7 +56,7 @@ from graph.validation import now
 
 log = logging.getLogger("beliefgraph.migrations")
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 BATCH = 10_000
 # Index names of earlier layouts that the current one replaces.
 LEGACY_INDEXES = [
