@@ -154,6 +154,7 @@ Statement = Literal[
     "leave_session_except",
     "list_aggregation_peers",
     "list_chunks_without_embedding",
+    "list_current_dependents",
     "list_current_ids",
     "list_dedup_pending",
     "list_dream_runs",

@@ -109,6 +109,15 @@ async def get_detail(
     )
 
 
+async def current_dependents(
+    db: Database, workspace: str, observation_id: str
+) -> list[ObservationRecord]:
+    """The current beliefs derived from one (none for an unknown id), latest first, all of
+    them: get_detail shows the latest DETAIL_DEPENDENTS, current or not."""
+    rows = await db.read("list_current_dependents", workspace=workspace, id=observation_id)
+    return [ObservationRecord.from_row(r["observation"]) for r in rows]
+
+
 async def in_view(
     db: Database, workspace: str, query: ObservationQuery, ids: list[str]
 ) -> list[SourcedObservation]:

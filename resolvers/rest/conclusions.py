@@ -165,15 +165,7 @@ async def _derived_from(call: Call, chosen: Selection) -> list[ObservationRecord
     read; none for an unknown id (as Honcho's clients expect)."""
     assert chosen.source is not None
     call.principal.in_workspace(call.workspace)
-    try:
-        detail = await observations.get_detail(call.services.db, call.workspace, chosen.source)
-    except NotFound:
-        return []
-    current = [
-        o
-        for o in detail.dependents
-        if o.deleted_at is None and o.superseded_at is None and not o.stale
-    ]
+    current = await observations.current_dependents(call.services.db, call.workspace, chosen.source)
     return [o for o in current if _kept(o, chosen) and _allowed(call, o)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from graph.repo import observations, peers, workspaces
@@ -57,3 +58,22 @@ async def test_a_belief_read_by_id_shows_its_latest_dependents_and_how_many(
     assert detail.dependent_count == many
     assert len(detail.dependents) == DETAIL_DEPENDENTS
     assert len({d.id for d in detail.dependents}) == DETAIL_DEPENDENTS
+
+
+async def test_rest_lists_every_current_belief_derived_from_one(
+    services: Services, workspace: str, rest: httpx.AsyncClient
+) -> None:
+    """Listed from the belief's detail, conclusions by source stopped at its latest 500
+    dependents, current or not."""
+    await workspaces.get_or_create(services.db, workspace)
+    for name in ("agent", "alice"):
+        await peers.get_or_create(services.db, workspace, name)
+    [premise] = await stale_bench.create(services, workspace, "p-", 1)
+    many = DETAIL_DEPENDENTS + 20
+    children = await stale_bench.create(services, workspace, "c-", many, level="deductive")
+    await stale_bench.link(services, [{"child": c, "premise": premise} for c in children])
+    about = {"observer_id": "agent", "observed_id": "alice"}
+    derived = {"filters": {**about, "source_ids": {"contains": premise}}, "size": 100}
+    listed = await rest.post(f"/workspaces/{workspace}/conclusions/list", json=derived)
+    assert listed.status_code == 200, listed.text
+    assert listed.json()["total"] == many
