@@ -9,14 +9,16 @@ WITH o, premises,
        MATCH (o)-[d:DERIVED_FROM]->(m:Message {workspace: $workspace})
        WHERE m.deleted_at IS NULL
        WITH d, m ORDER BY m.created_at, m.seq, m.id
-       RETURN {message: m {.id, .workspace, .session, .peer, .content, .context, .metadata,
-                           .created_at, .seq, .token_count, .client_id, .received_at,
-                           .edited_at},
-               span: d.span}
+       RETURN {m: m, span: d.span}
      } AS linked
+// Only the sources kept are read whole (their text, metadata).
 WITH o, premises, size(linked) AS source_count,
-     CASE WHEN size(linked) <= $max_sources THEN linked
-          ELSE linked[..1] + linked[(size(linked) - $max_sources + 1)..] END AS sources
+     [s IN CASE WHEN size(linked) <= $max_sources THEN linked
+                ELSE linked[..1] + linked[(size(linked) - $max_sources + 1)..] END
+      | {message: [m IN [s.m] | m {.id, .workspace, .session, .peer, .content, .context,
+                                    .metadata, .created_at, .seq, .token_count, .client_id,
+                                    .received_at, .edited_at}][0],
+         span: s.span}] AS sources
 // The latest $max_dependents of what was derived from it, with how many there are.
 WITH o, premises, sources, source_count,
      COUNT { (:Observation {workspace: $workspace})-[:DERIVED_FROM]->(o) } AS dependent_count,
