@@ -49,11 +49,15 @@ class Principal:
         if self.scope is not KeyScope.ADMIN:
             raise Forbidden(f"{what} takes an admin key; this key is {self.scope.value}-scoped")
 
+    def covers_workspace(self, workspace: str) -> bool:
+        """Whether this key has whole-workspace access: admin, or a key for this workspace."""
+        return self.scope is KeyScope.ADMIN or (
+            self.scope is KeyScope.WORKSPACE and self.workspace == workspace
+        )
+
     def require_workspace(self, workspace: str) -> None:
         """Whole-workspace access: admin, or a key for this workspace."""
-        if self.scope is KeyScope.ADMIN:
-            return
-        if self.scope is KeyScope.WORKSPACE and self.workspace == workspace:
+        if self.covers_workspace(workspace):
             return
         raise self._deny(f"this in workspace {workspace!r}: it takes a key for the whole workspace")
 

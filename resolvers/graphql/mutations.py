@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import InvalidInput
+from graph.errors import Forbidden, InvalidInput
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput as IngestItem
@@ -208,12 +208,17 @@ class Mutation:
             ),
         ] = UNSET,
     ) -> Session:
-        info.context.principal.require_session(workspace, name)
-        if active:
-            # A closed session may be a deleted one (REST deletes by closing, workspace keys
-            # only): its own key may not bring it back.
-            info.context.principal.require_workspace(workspace)
+        principal = info.context.principal
+        principal.require_session(workspace, name)
         services = info.context.services
+        # A closed session may be a deleted one (REST deletes by closing, workspace keys
+        # only): its own key may not bring it back. An open one it may say is open.
+        if (
+            active
+            and not principal.covers_workspace(workspace)
+            and not (await sessions.get(services.db, workspace, name)).active
+        ):
+            raise Forbidden("reopening a closed session takes a workspace key")
         record = await sessions.update(
             services.db,
             workspace,

@@ -1338,6 +1338,8 @@ async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) ->
     active = """mutation($w: String!, $a: Boolean!) {
       updateSession(workspace: $w, name: "s1", active: $a) { active }
     }"""
+    still = await api.ok(active, {"w": w, "a": True}, key=s1)  # an open one stays open
+    assert still["updateSession"]["active"] is True
     closed = await api.ok(active, {"w": w, "a": False}, key=s1)
     assert closed["updateSession"]["active"] is False
     assert await api.error_code(active, {"w": w, "a": True}, key=s1) == "FORBIDDEN"
