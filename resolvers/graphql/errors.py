@@ -26,8 +26,9 @@ log = logging.getLogger("beliefgraph.api")
 # graphql-core's own introspection limit, which says no more than this.
 INTROSPECTION_REFUSED = "Maximum introspection depth exceeded"
 INTROSPECTION = (
-    "the introspection nests `fields`, `inputFields`, `interfaces` or `possibleTypes` more "
-    "than 3 levels deep; ask for a type by name (`__type`) instead"
+    "the introspection nests `fields`, `inputFields`, `interfaces` or `possibleTypes` 3 "
+    "levels deep or more; ask for 2 levels at a time (a type's fields, then those types by "
+    "name with `__type`)"
 )
 COMPLEX = (
     "the document is too complex to validate: too many fields of one selection to compare "
