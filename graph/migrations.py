@@ -36,8 +36,8 @@ from Neo4j (a belief's `valid_at`, its message's `created_at`) under the zone na
 Cypher neither counts equal to the same instant at offset Z nor orders with it.
 
 Version 8 migrates nothing: it adds indexes (a workspace's nodes by label, a unit's unfinished
-jobs, a workspace's messages in time order), which a large graph fills for a while, so the
-first start at it waits as an upgrade does rather than for the usual five minutes.
+jobs, a workspace's and a session's messages in time order), which a large graph fills for a
+while, so the first start at it waits as an upgrade does rather than for the usual five minutes.
 
 The new indexes are created after (graph/schema.py) and the version is set last.
 """

@@ -3,7 +3,7 @@
 // (null = no filter). Read in time order through the (workspace, created_at) index from
 // $lower (the later of `since` and the cursor's time), stopping once the page is full: each
 // page read and sorted every message of the workspace. (Ordering by the workspace first lets
-// the planner take the index's order.)
+// the planner take the index's order.) One session's: list_session_messages.cypher.
 MATCH (m:Message)
 USING INDEX m:Message(workspace, created_at)
 WHERE m.workspace = $workspace AND m.created_at >= $lower

@@ -220,16 +220,19 @@ async def list_page(
     after_time, after_seq, after_id = decode_time_seq_id(after, MESSAGES)
     given = filters.params()
     bounds = [t for t in (given["since"], aware(after_time)) if t is not None]
-    rows = await db.read(
-        "list_messages",
-        workspace=workspace,
-        lower=max(bounds, default=EARLIEST),
-        after_time=after_time,
-        after_seq=after_seq,
-        after_id=after_id,
-        limit=limit + 1,
+    at = {
+        "workspace": workspace,
+        "lower": max(bounds, default=EARLIEST),
+        "after_time": after_time,
+        "after_seq": after_seq,
+        "after_id": after_id,
+        "limit": limit + 1,
         **given,
-    )
+    }
+    if filters.session is None:
+        rows = await db.read("list_messages", **at)
+    else:  # through the session's own index
+        rows = await db.read("list_session_messages", **at)
     return page(rows, limit, lambda r: MessageRecord.from_row(r["message"]), _cursor)
 
 

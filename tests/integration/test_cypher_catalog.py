@@ -201,14 +201,23 @@ async def test_a_units_unfinished_jobs_are_found_without_its_finished_ones(
     assert by_unit and all("Job(work_unit, status, seq)" in d for d in by_unit), by_unit
 
 
-async def test_a_page_of_messages_stops_reading_once_full(services: Services) -> None:
-    """Each page read and sorted every message of the workspace."""
+@pytest.mark.parametrize(
+    ("name", "index"),
+    [
+        ("list_messages", "Message(workspace, created_at)"),
+        ("list_session_messages", "Message(workspace, session, created_at)"),
+    ],
+)
+async def test_a_page_of_messages_stops_reading_once_full(
+    services: Services, name: str, index: str
+) -> None:
+    """Each page read and sorted every message of the workspace (a session's too)."""
     catalog = cypher.catalog()
-    params = {p: None for p in catalog.parameters("list_messages")}
+    params = {p: None for p in catalog.parameters(name)}
     async with services.db.driver.session(database=services.db.database) as session:
-        source = catalog.source("list_messages")
+        source = catalog.source(name)
         result = await session.run(f"{cypher.LANGUAGE} EXPLAIN {source}", params)
         plan = (await result.consume()).plan
     assert plan is not None
     assert "PartialTop@neo4j" in list(_operators(plan))
-    assert any("Message(workspace, created_at)" in d for d in _details(plan))
+    assert any(index in d for d in _details(plan))
