@@ -114,9 +114,12 @@ def check(settings: Settings) -> None:
         number: Any = getattr(settings, f.name)
         if isinstance(number, bool) or not isinstance(number, int | float):
             continue
-        # NaN and infinity parse as floats and failed later, with a traceback.
-        if not math.isfinite(number) or number < 0:
-            raise InvalidInput(f"{f.metadata['env']} must be a finite number from 0, not {number}")
+        # NaN and infinity parse as floats and failed later, with a traceback. A number with
+        # a range of its own is told that range (below).
+        ranged = f.name in RANGES
+        if not math.isfinite(number) or (number < 0 and not ranged):
+            floor = "" if ranged else " from 0"
+            raise InvalidInput(f"{f.metadata['env']} must be a finite number{floor}, not {number}")
         ceiling = COUNT_CEILING if isinstance(f.default, int) else CEILING
         if f.name not in RANGES and number > ceiling:
             raise InvalidInput(f"{f.metadata['env']} must be at most {ceiling:,}, not {number:g}")

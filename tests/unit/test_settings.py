@@ -27,13 +27,14 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_JOB_LEASE", "nan", "finite"),
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "inf", "finite"),
         ("BELIEFGRAPH_JOB_LEASE", "0", "more than 0 and at most 86400"),
-        ("BELIEFGRAPH_JOB_LEASE", "-1", "from 0"),
+        ("BELIEFGRAPH_JOB_LEASE", "-1", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_JOB_BACKOFF", "-5", "from 0"),
         # Port 70000 was taken as 4464 (uvicorn's modulo), while the log said 70000.
         ("BELIEFGRAPH_PORT", "70000", "1 to 65535"),
         ("BELIEFGRAPH_NEO4J_BOLT_PORT", "0", "1 to 65535"),
         ("BELIEFGRAPH_DEDUP_THRESHOLD", "1.5", "between 0.5 and 1"),
         ("BELIEFGRAPH_DEDUP_THRESHOLD", "0", "between 0.5 and 1"),
+        ("BELIEFGRAPH_DEDUP_THRESHOLD", "-1", "between 0.5 and 1"),  # its range, not "from 0"
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "0", "between 1 and 1073741824"),
         ("BELIEFGRAPH_MAX_QUERY_DEPTH", "-1", "from 0"),
         ("BELIEFGRAPH_EMBEDDING_BATCH", "0", "between 1 and 4096"),
