@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reasoners.dreamer.slots import core_text
+from reasoners.dreamer.slots import core_text, without_lead_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset(["not", "no", "never"])
@@ -66,7 +66,7 @@ def _stem(word: str) -> str:
 
 def claim_of(content: str) -> Claim | None:
     """The claim a fact makes, or None for one too short to compare safely (< 3 words)."""
-    text = core_text(content).lower()
+    text = without_lead_in(core_text(content)).lower()
     lapsed = bool(_LAPSED.search(text))
     text = _ANYMORE.sub(" ", _NO_LONGER.sub(" not ", text))
     negated = False

@@ -288,29 +288,40 @@ def _value(raw: str, pattern: Pattern) -> str | None:
 
 
 # A later clause of a fact that names the peer again: "Alice just moved, alice lives in Berlin
-# now" (the extractive deriver's words for "Actually I just moved, I live in Berlin now").
-_CLAUSE = re.compile(r"[,;] ")
+# now" (the extractive deriver's words for "Actually I just moved, I live in Berlin now"), after
+# a comma, semicolon, colon or spaced dash. It is read only when the first clause is the peer's
+# own too: "According to my brother, alice lives in Berlin" is not her saying so.
+_CLAUSE = re.compile(r"[,;:] | [-\u2013\u2014] ")
 # A lead-in that only announces what follows, before a colon or a spaced dash ("Big news: alice
 # lives in Berlin now" filled no slot, and Lisbon stayed her home for good). Any other lead-in
 # may say the rest is no fact of the peer's ("Rumour:", "False:", "My brother said:"): that
 # clause is not read.
 _ANNOUNCED = re.compile(
-    r"(?i)(?:(?:big|good|great|exciting|some|quick|latest|life)\s+)?"
-    r"(?:news|update|fyi|heads[\s-]up|guess what)\s*(?::|\s[-\u2013\u2014])\s+"
+    r"(?i)(?:(?:big|good|bad|great|exciting|some|quick|latest|life|news)\s+)?"
+    r"(?:news|update|correction|fyi|heads[\s-]up|guess what)"
+    r"\s*(?::|\?|\s?[-\u2013\u2014])\s*"
 )
+
+
+def without_lead_in(text: str) -> str:
+    """`text` after a lead-in that only announces it ("Big news: ...", "Correction - ...")."""
+    announced = _ANNOUNCED.match(text)
+    return text[announced.end() :] if announced else text
 
 
 def slot_of(content: str, name: str) -> SlotFill | None:
     """The (slot, value) a fact about `name` fills, or None when it fills none we know: the
     fact read whole (after an announcing lead-in), else the first of its later clauses that
     starts with the peer's name and fills one."""
-    text = core_text(content)
-    if announced := _ANNOUNCED.match(text):
-        text = text[announced.end() :]
+    text = without_lead_in(core_text(content))
     whole = _fill(text, name)
     if whole is not None or _hedged(text):
         return whole
-    for clause in _CLAUSE.split(text)[1:]:
+    first, *later = _CLAUSE.split(text)
+    said = _subject_rest(first, name)
+    if said is None or said[1]:  # not the peer's own clause ("Alice's brother said, ...")
+        return None
+    for clause in later:
         if (found := _fill(clause, name)) is not None:
             return found
     return None

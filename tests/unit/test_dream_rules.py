@@ -100,6 +100,13 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ("My brother said: alice lives in Berlin.", None, None),
         ("Two options: alice lives in Berlin or alice lives in Rome.", None, None),
         ("FYI: alice might live in Berlin.", None, None),
+        ("Correction: alice lives in Berlin.", "residence", "berlin"),
+        ("Guess what? alice lives in Berlin.", "residence", "berlin"),
+        ("alice just moved: alice lives in Berlin now.", "residence", "berlin"),
+        # A later clause is the peer's only after a clause of the peer's own (the diff review).
+        ("According to my brother, alice lives in Berlin.", None, None),
+        ("In her dream, alice lives in Berlin.", None, None),
+        ("Alice's brother said, alice lives in Berlin.", None, None),
         ("Alice's flight at 10:30 alice lives in Berlin.", None, None),
         ("Alice called, her sister lives in Rome.", None, None),
         # Contact details, normalised: grouped another way, a number is the same number.
@@ -164,6 +171,9 @@ def test_claims_meet_across_negation() -> None:
     lapsed = claim_of("Alice no longer eats meat (stated on 2024-02-01).")
     assert lapsed is not None and lapsed.lapsed and lapsed.key == positive.key
     assert claim_of("Alice smiles.") is None  # too short to compare safely
+    # An announcing lead-in is no part of the claim: "update" made it another claim.
+    announced = claim_of("Update: Alice no longer eats meat.")
+    assert announced is not None and announced.key == positive.key and announced.lapsed
 
 
 def test_the_later_value_wins_and_a_tie_is_left_alone() -> None:
