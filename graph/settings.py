@@ -7,6 +7,7 @@ table is checked against this list by a test, so a new knob cannot go undocument
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,8 +31,14 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def is_loopback(host: str) -> bool:
-    """Whether a host name or address is this machine's loopback (names in any case)."""
-    return host.lower() in LOOPBACK_NAMES or host.startswith("127.")
+    """Whether a host name or address is this machine's loopback (names in any case): a name
+    that only starts with "127." (127.proxy.example.com) is not."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

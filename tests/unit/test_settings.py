@@ -177,6 +177,7 @@ def test_the_managed_server_keeps_its_own_password(tmp_path: Path) -> None:
         ("localhost, 127.0.0.1,::1", False),
         ("127.0.0.2", False),
         ("LOCALHOST,LocalHost", False),  # host names have no case
+        ("127.proxy.example.com", True),  # a name, not an address
         ("memory.example.com", True),
         ("localhost,memory.example.com", True),
         ("*", True),
