@@ -89,6 +89,8 @@ class SummarizerHandler:
             else:
                 # Every message it would fold in was deleted or purged since it was queued: a
                 # summary of nothing (or the last one again) would claim messages it never read.
+                # The claim's later jobs of this kind start past them.
+                latest[kind] = (text, up_to)
                 usage_by_job.append(JobResult(job.id))
             if up_to < wanted:
                 again.append(job.id)  # it goes on from here in the unit's next claim
