@@ -80,8 +80,10 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         if self.messages_ended != ended:
             # A message ended in this piece: what of the next head follows it is not known
             # here, and is not counted (at most this one read). Counted whole, a body's last
-            # piece made the next request on the connection a 431.
-            self.head_bytes, self.head_tail = 0, b""
+            # piece made the next request on the connection a 431. Its last bytes may begin
+            # the next head's blank line, which the next piece ends.
+            self.head_bytes = 0
+            self.head_tail = data[-3:] if self.reading_head else b""
         elif counting and self.reading_head:
             self.head_bytes += len(data)
             self.head_tail = (self.head_tail + data)[-3:]

@@ -819,6 +819,19 @@ async def test_a_body_or_a_blank_line_split_over_reads_is_never_taken_for_a_head
     await writer.drain()
     assert await _statuses(reader, 2) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
     writer.close()
+    # A request, then the next one's head up to the middle of its blank line, in one read:
+    # the rest of the blank line and a large body in the next (the second diff review).
+    whole = head + b"\r\n" + body.encode()
+    blank = len(head) - 2  # where the four bytes that end the head begin
+    for cut in (blank + 1, blank + 2, blank + 3):
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + whole[:cut])
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.write(whole[cut:])
+        await writer.drain()
+        assert await _statuses(reader, 2) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"], cut
+        writer.close()
 
 
 async def test_a_pipelined_body_is_never_taken_for_a_head(served: Served) -> None:
