@@ -44,18 +44,26 @@ async def test_a_belief_said_many_times_returns_its_first_and_latest_sources(
     assert [s.message.created_at.day for s in detail.sources] == [1, SAID - 2, SAID - 1, SAID]
 
 
-async def test_a_belief_read_by_id_shows_its_latest_dependents_and_how_many(
-    services: Services, workspace: str
-) -> None:
+MANY = DETAIL_DEPENDENTS + 20
+
+
+async def premise_of(services: Services, workspace: str, children: int) -> str:
+    """A belief of agent's view of alice with `children` current deductions resting on it."""
     await workspaces.get_or_create(services.db, workspace)
     for name in ("agent", "alice"):
         await peers.get_or_create(services.db, workspace, name)
     [premise] = await stale_bench.create(services, workspace, "p-", 1)
-    many = DETAIL_DEPENDENTS + 20
-    children = await stale_bench.create(services, workspace, "c-", many, level="deductive")
-    await stale_bench.link(services, [{"child": c, "premise": premise} for c in children])
+    made = await stale_bench.create(services, workspace, "c-", children, level="deductive")
+    await stale_bench.link(services, [{"child": c, "premise": premise} for c in made])
+    return premise
+
+
+async def test_a_belief_read_by_id_shows_its_latest_dependents_and_how_many(
+    services: Services, workspace: str
+) -> None:
+    premise = await premise_of(services, workspace, MANY)
     detail = await observations.get_detail(services.db, workspace, premise)
-    assert detail.dependent_count == many
+    assert detail.dependent_count == MANY
     assert len(detail.dependents) == DETAIL_DEPENDENTS
     assert len({d.id for d in detail.dependents}) == DETAIL_DEPENDENTS
 
@@ -65,15 +73,9 @@ async def test_rest_lists_every_current_belief_derived_from_one(
 ) -> None:
     """Listed from the belief's detail, conclusions by source stopped at its latest 500
     dependents, current or not."""
-    await workspaces.get_or_create(services.db, workspace)
-    for name in ("agent", "alice"):
-        await peers.get_or_create(services.db, workspace, name)
-    [premise] = await stale_bench.create(services, workspace, "p-", 1)
-    many = DETAIL_DEPENDENTS + 20
-    children = await stale_bench.create(services, workspace, "c-", many, level="deductive")
-    await stale_bench.link(services, [{"child": c, "premise": premise} for c in children])
+    premise = await premise_of(services, workspace, MANY)
     about = {"observer_id": "agent", "observed_id": "alice"}
     derived = {"filters": {**about, "source_ids": {"contains": premise}}, "size": 100}
     listed = await rest.post(f"/workspaces/{workspace}/conclusions/list", json=derived)
     assert listed.status_code == 200, listed.text
-    assert listed.json()["total"] == many
+    assert listed.json()["total"] == MANY

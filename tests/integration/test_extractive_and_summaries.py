@@ -59,6 +59,25 @@ CONVERSATION = [
 ]
 
 
+async def summary_chat(services: Services, workspace: str) -> Services:
+    """maya and the assistant in "chat", a short summary every 20 messages, no long one."""
+    await make_peers(services, workspace, "maya", "assistant")
+    await make_session(services, workspace, "chat", [])
+    settings = dataclasses.replace(
+        services.settings, summary_short_every=20, summary_long_every=1000
+    )
+    return dataclasses.replace(services, settings=settings)
+
+
+def folding(services: Services, workspace: str, llm: Any, messages: int) -> Worker:
+    """A worker whose summarizer folds at most `messages` messages a run."""
+    base = worker_for(services, workspace, llm)
+    handler = base.handlers["summarize"]
+    assert isinstance(handler, SummarizerHandler)
+    parts = {**base.handlers, "summarize": dataclasses.replace(handler, run_messages=messages)}
+    return Worker(services.db, parts, WorkerConfig(workspace=workspace))
+
+
 async def test_extractive_mode_turns_a_chat_into_facts_with_spans(
     services: Services, workspace: str
 ) -> None:
@@ -227,18 +246,13 @@ async def test_an_llm_summary_of_many_long_messages_folds_them_in_parts(
 ) -> None:
     """Every message since the last summary went into one prompt: after a deletion early in a
     long session, or with a cadence of thousands, past any model's context."""
-    await make_peers(services, workspace, "maya", "assistant")
-    await make_session(services, workspace, "chat", [])
+    services = await summary_chat(services, workspace)
     prompts: list[str] = []
 
     def summarize(messages: list[ChatMessage], schema: Any) -> dict[str, str]:
         prompts.append(str(messages[-1]["content"]))
         return {"summary": f"part {len(prompts)}"}
 
-    settings = dataclasses.replace(
-        services.settings, summary_short_every=20, summary_long_every=1000
-    )
-    services = dataclasses.replace(services, settings=settings)
     llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
     long = " ".join(["gardening"] * 600)  # about 600 tokens each: 12,000 in all
     await post(services, workspace, "chat", *[("maya", f"{i} {long}") for i in range(20)])
@@ -254,27 +268,18 @@ async def test_a_long_stretch_is_summarized_a_bounded_part_per_run(
 ) -> None:
     """After an edit early in a session of 100,000 messages, one run read them all and wrote
     nothing until the end (and a failure near it lost everything)."""
-    await make_peers(services, workspace, "maya", "assistant")
-    await make_session(services, workspace, "chat", [])
+    services = await summary_chat(services, workspace)
     prompts: list[str] = []
 
     def summarize(messages: list[ChatMessage], schema: Any) -> dict[str, str]:
         prompts.append(str(messages[-1]["content"]))
         return {"summary": f"part {len(prompts)}"}
 
-    settings = dataclasses.replace(
-        services.settings, summary_short_every=20, summary_long_every=1000
-    )
-    services = dataclasses.replace(services, settings=settings)
     llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
     await post(
         services, workspace, "chat", *[("maya", f"Line {i} of the chat.") for i in range(20)]
     )
-    base = worker_for(services, workspace, llm)
-    handler = base.handlers["summarize"]
-    assert isinstance(handler, SummarizerHandler)
-    parts = {**base.handlers, "summarize": dataclasses.replace(handler, run_messages=7)}
-    worker = Worker(services.db, parts, WorkerConfig(workspace=workspace))
+    worker = folding(services, workspace, llm, 7)
     await flush_and_drain(services, workspace, worker)
     short = await summaries.list_for_session(services.db, workspace, "chat", kind="short", limit=10)
     assert [(s.up_to_message, s.content) for s in short] == [
@@ -302,23 +307,14 @@ async def test_a_stretch_of_deleted_messages_is_passed_over_in_one_run(
 ) -> None:
     """A part whose messages were all deleted wrote nothing and went on from the same place:
     the job was claimed again, empty, for good, and the session's later summaries waited."""
-    await make_peers(services, workspace, "maya", "assistant")
-    await make_session(services, workspace, "chat", [])
-    settings = dataclasses.replace(
-        services.settings, summary_short_every=20, summary_long_every=1000
-    )
-    services = dataclasses.replace(services, settings=settings)
+    services = await summary_chat(services, workspace)
     lines = [("maya", f"Line {i} of it.") for i in range(20)]
     await post(services, workspace, "chat", *lines)
     gone = await messages.by_seq(services.db, workspace, "chat", 0, 13)
     await invalidation.delete_messages(
         services.db, services.embedder, services.settings, workspace, [m.id for m in gone]
     )
-    base = worker_for(services, workspace, None)
-    handler = base.handlers["summarize"]
-    assert isinstance(handler, SummarizerHandler)
-    parts = {**base.handlers, "summarize": dataclasses.replace(handler, run_messages=7)}
-    worker = Worker(services.db, parts, WorkerConfig(workspace=workspace))
+    worker = folding(services, workspace, None, 7)
     await job_admin.flush(services.db, workspace, None, None)
     runs = 0
     while await worker.run_once():
@@ -333,8 +329,7 @@ async def test_a_summary_failing_on_a_later_part_bills_the_parts_before(
     services: Services, workspace: str
 ) -> None:
     """The summarizer lost the tokens of the parts it had folded when a later one failed."""
-    await make_peers(services, workspace, "maya", "assistant")
-    await make_session(services, workspace, "chat", [])
+    services = await summary_chat(services, workspace)
     calls: list[str] = []
 
     def summarize(messages: list[ChatMessage], schema: Any) -> Any:
@@ -343,10 +338,6 @@ async def test_a_summary_failing_on_a_later_part_bills_the_parts_before(
             return LLMUnavailable("the LLM is down")
         return {"summary": "part one"}
 
-    settings = dataclasses.replace(
-        services.settings, summary_short_every=20, summary_long_every=1000
-    )
-    services = dataclasses.replace(services, settings=settings)
     llm = ScriptedLLM({"summarizer": summarize, "deriver": lambda m, s: {"observations": []}})
     long = " ".join(["gardening"] * 600)  # about 600 tokens each: two parts
     await post(services, workspace, "chat", *[("maya", f"{i} {long}") for i in range(20)])
