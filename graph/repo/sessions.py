@@ -8,8 +8,8 @@ from typing import Any
 
 from graph import models
 from graph.configuration import QueueSwitches, queue_switches
-from graph.db import Database, Tx
-from graph.errors import InvalidInput, NotFound
+from graph.db import Database, Row, Tx
+from graph.errors import Forbidden, InvalidInput, NotFound
 from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, SessionRecord
@@ -102,20 +102,34 @@ async def update(
     active: bool | None,
     context: str | None,
     set_context: bool,
+    may_reopen: bool = True,
 ) -> SessionRecord:
+    """Update the session; with `may_reopen` false, `active=True` on a closed session is
+    FORBIDDEN (an open one may be said to be open)."""
     if context is not None and len(context) > MAX_SESSION_CONTEXT:
         raise InvalidInput(
             f"context is {len(context)} characters; the limit is {MAX_SESSION_CONTEXT}"
         )
-    row = await db.write_one(
-        "update_session",
-        workspace=workspace,
-        name=name,
-        **meta.updated(),
-        active=active,
-        context=context,
-        set_context=set_context,
-    )
+
+    async def work(tx: Tx) -> Row | None:
+        if active and not may_reopen:
+            # Checked under the session's lock: a close committed between a separate check
+            # and this write (a REST delete) would be undone by it.
+            await lock(tx, workspace, name)
+            held = await tx.one("get_session", workspace=workspace, name=name)
+            if held is not None and held["session"] and not held["session"]["active"]:
+                raise Forbidden("reopening a closed session takes a workspace key")
+        return await tx.one(
+            "update_session",
+            workspace=workspace,
+            name=name,
+            **meta.updated(),
+            active=active,
+            context=context,
+            set_context=set_context,
+        )
+
+    row = await db.write_tx(work)
     if row is None:
         raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
     return SessionRecord.from_row(row["session"])

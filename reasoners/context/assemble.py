@@ -238,7 +238,9 @@ async def get_context(
     # `peer_card.use: false`, the session's else the workspace's.
     if not request.include_card or not card_used(*levels):
         card = []
-    packed = pack_parts(
+    # Off the event loop: every belief and card line and message prefix is counted.
+    packed = await asyncio.to_thread(
+        pack_parts,
         tokens,
         request.tokens,
         [observation_line(o, observed) for o in slice_],

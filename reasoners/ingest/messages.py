@@ -5,6 +5,7 @@ A batch with one bad item writes nothing; the error names the item and the field
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -133,6 +134,8 @@ async def add_messages(
     vectors = await embed_messages(
         embedder, [item.content for item in items], with_passages=settings.passages_enabled
     )
+    # Off the event loop: a full batch of the longest messages takes about a second to count.
+    counts = await asyncio.to_thread(lambda: [tokens.count(item.content) for item in items])
     rows = [
         messages.MessageRow(
             peer=item.peer,
@@ -142,12 +145,12 @@ async def add_messages(
             context=item.context,
             created_at=item.created_at,
             client_id=item.client_id,
-            token_count=tokens.count(item.content),
+            token_count=count,
             embedding=vector.embedding,
             passage_embeddings=vector.passages,
             derive=item.derive,
         )
-        for item, meta, vector in zip(items, metadata_json, vectors, strict=True)
+        for item, meta, vector, count in zip(items, metadata_json, vectors, counts, strict=True)
     ]
 
     async def enqueue_work(

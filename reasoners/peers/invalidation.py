@@ -8,6 +8,7 @@ for new messages; an edited message also gets a derive job, so its new text is r
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -201,6 +202,7 @@ async def edit_message(
     if len(content) > settings.max_message_chars:
         raise InvalidInput(f"content is longer than {settings.max_message_chars} characters")
     [vectors] = await embed_messages(embedder, [content], with_passages=settings.passages_enabled)
+    token_count = await asyncio.to_thread(tokens.count, content)
 
     async def work(tx: Tx) -> invalidation.EditedMessage:
         stamp = now()
@@ -211,7 +213,7 @@ async def edit_message(
             content=content,
             embedding=vectors.embedding,
             passage_embeddings=vectors.passages,
-            token_count=tokens.count(content),
+            token_count=token_count,
             now=stamp,
         )
         # Derive the new text again (unless its own or its session's switch says not to).

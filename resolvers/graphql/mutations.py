@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import Forbidden, InvalidInput
+from graph.errors import InvalidInput
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput as IngestItem
@@ -211,14 +211,6 @@ class Mutation:
         principal = info.context.principal
         principal.require_session(workspace, name)
         services = info.context.services
-        # A closed session may be a deleted one (REST deletes by closing, workspace keys
-        # only): its own key may not bring it back. An open one it may say is open.
-        if (
-            active
-            and not principal.covers_workspace(workspace)
-            and not (await sessions.get(services.db, workspace, name)).active
-        ):
-            raise Forbidden("reopening a closed session takes a workspace key")
         record = await sessions.update(
             services.db,
             workspace,
@@ -227,6 +219,9 @@ class Mutation:
             active=active,
             context=None if context is UNSET else context,
             set_context=context is not UNSET,
+            # A closed session may be a deleted one (REST deletes by closing, workspace keys
+            # only): its own key may not bring it back. An open one it may say is open.
+            may_reopen=principal.covers_workspace(workspace),
         )
         return Session.of(record)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -66,6 +66,7 @@ from tests.integration.derive_helpers import (
     post,
     stated_belief,
 )
+from tests.integration.tx_helpers import while_held
 
 pytestmark = pytest.mark.integration
 
@@ -118,28 +119,6 @@ async def run_unretried(services: Services, work: Callable[[Tx], Awaitable[objec
 async def unretried(services: Services, statement: str, **params: Any) -> None:
     """One statement in a write transaction that the driver does not retry."""
     await run_unretried(services, lambda tx: tx.rows(statement, **params))  # type: ignore[arg-type]
-
-
-async def while_held(
-    services: Services,
-    first: Callable[[Tx], Awaitable[object]],
-    second: Callable[[], Coroutine[Any, Any, T]],
-) -> T:
-    """Run `first` in a transaction, start `second` (which must wait for its locks), and commit
-    the first a second later; returns what the second returned."""
-    db = services.db
-    async with db.driver.session(database=db.database) as session:
-        tx = await session.begin_transaction()
-        try:
-            await first(Tx(tx))
-            other = asyncio.create_task(second())
-            await asyncio.sleep(1.0)
-            assert not other.done(), "the second transaction waits for the first's lock"
-            await tx.commit()
-        finally:
-            if not tx.closed():
-                await tx.rollback()
-    return await other
 
 
 async def deadlocked(*writes: Awaitable[object]) -> list[str]:
