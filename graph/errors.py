@@ -59,5 +59,9 @@ class RaceLost(Conflict):
     it read as absent. Database.write_tx runs the work again, which then reads it."""
 
 
+class SessionClosed(Conflict):
+    """A write into a session that is closed (REST's deleted sessions are closed ones)."""
+
+
 class Unavailable(BeliefgraphError):
     code = ErrorCode.UNAVAILABLE

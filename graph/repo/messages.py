@@ -10,7 +10,7 @@ from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import Conflict, Forbidden, InvalidInput, NotFound
+from graph.errors import Conflict, Forbidden, InvalidInput, NotFound, SessionClosed
 from graph.keys import peer_key, session_key, workspace_key
 from graph.paging import decode_time_seq_id, encode, page
 from graph.props import meta_kv, node_props
@@ -108,7 +108,7 @@ async def create(
             if seq_row is None:  # deleted with its workspace since it was checked
                 raise NotFound(f"session {session!r} does not exist in workspace {workspace!r}")
             if seq_row["active"] is False:  # checked under the session's lock: closes race
-                raise Conflict(
+                raise SessionClosed(
                     f"session {session!r} is closed; reopen it (updateSession with active: "
                     "true) to add messages"
                 )

@@ -10,9 +10,9 @@ from graph import models
 from graph.configuration import QueueSwitches, queue_switches
 from graph.db import Database, Row, Tx
 from graph.errors import Forbidden, InvalidInput, NotFound
-from graph.paging import decode_name, name_cursor, page
+from graph.paging import decode_name, decode_time_id, encode, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
-from graph.records import MembershipRecord, Page, SessionRecord
+from graph.records import MembershipRecord, Page, PeerRecord, SessionRecord
 from graph.repo import peers, workspaces
 from graph.validation import check_name, check_peer_count, now
 
@@ -56,7 +56,22 @@ async def ensure(
             "created_at": now(),
         },
     )
-    row = await db.write_one("merge_session", props=props)
+
+    async def work(tx: Tx) -> Row | None:
+        row = await tx.one("merge_session", props=props)
+        if row is not None and row["created"]:
+            # Under the workspace's lock: a deletion that found no active session has set its
+            # mark by now, or will find this one (REST refuses to delete a workspace with one).
+            await tx.rows("lock_workspace", workspace=workspace)
+            held = await tx.one("get_workspace", workspace=workspace)
+            if held is not None and held["workspace"].get("deleting_at") is not None:
+                raise NotFound(
+                    f"workspace {workspace!r} is being deleted (if no deletion is running, "
+                    "one was cut short: delete the workspace again)"
+                )
+        return row
+
+    row = await db.write_tx(work)
     if row is None:
         await workspaces.get(db, workspace)
         raise AssertionError("session MERGE returned nothing")
@@ -216,6 +231,55 @@ async def list_members(
         "list_session_members", workspace=workspace, session=session, include_past=include_past
     )
     return [MembershipRecord.from_row(r) for r in rows]
+
+
+SESSION_PEERS = "session_peers"  # the name in its cursors
+
+
+async def members_page(
+    db: Database,
+    workspace: str,
+    session: str,
+    *,
+    include_past: bool,
+    after: str | None,
+    limit: int,
+) -> Page[MembershipRecord]:
+    """A page of the session's windows in the order they opened (then by peer)."""
+    after_time, after_peer = decode_time_id(after, SESSION_PEERS)
+    rows = await db.read(
+        "list_session_members_page",
+        workspace=workspace,
+        session=session,
+        include_past=include_past,
+        after_time=after_time,
+        after_peer=after_peer,
+        limit=limit + 1,
+    )
+    return page(rows, limit, MembershipRecord.from_row, member_cursor)
+
+
+def member_cursor(window: MembershipRecord) -> str:
+    """The cursor of members_page that lists what follows `window`."""
+    return encode(SESSION_PEERS, window.joined_at, window.peer)
+
+
+async def present_peers(
+    db: Database, workspace: str, session: str, *, limit: int
+) -> list[PeerRecord]:
+    """The peers present in the session, in the order they joined; at most `limit`."""
+    rows = await db.read(
+        "list_session_member_peers", workspace=workspace, session=session, limit=limit
+    )
+    return [PeerRecord.from_row(r["peer"]) for r in rows]
+
+
+async def member(db: Database, workspace: str, session: str, peer: str) -> MembershipRecord:
+    """The peer's open window in the session (NOT_FOUND when it is not present)."""
+    row = await db.read_one("get_session_member", workspace=workspace, session=session, peer=peer)
+    if row is None:
+        raise NotFound(f"peer {peer!r} is not in session {session!r}")
+    return MembershipRecord.from_row(row)
 
 
 async def joined_by(

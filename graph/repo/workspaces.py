@@ -7,7 +7,7 @@ from typing import Any
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import NotFound
+from graph.errors import Conflict, NotFound
 from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, node_props
 from graph.records import Page, WorkspaceRecord
@@ -94,10 +94,19 @@ async def update(
     return WorkspaceRecord.from_row(row["workspace"])
 
 
-async def delete(db: Database, name: str) -> int:
-    """Delete the workspace and everything in it, in batches; returns the nodes deleted."""
+async def delete(db: Database, name: str, *, unless_active_sessions: bool = False) -> int:
+    """Delete the workspace and everything in it, in batches; returns the nodes deleted.
+    `unless_active_sessions`: CONFLICT, deleting nothing, while a session is active."""
     await get(db, name)
-    await db.write("mark_workspace_deleting", workspace=name, now=now())
+
+    async def mark(tx: Tx) -> None:
+        # Setting the mark takes the workspace's lock, which a new session takes too: either
+        # the session is committed and found here, or it is refused for the mark.
+        await tx.rows("mark_workspace_deleting", workspace=name, now=now())
+        if unless_active_sessions and await tx.one("find_active_session", workspace=name):
+            raise Conflict(f"workspace {name!r} has active sessions: delete them first")
+
+    await db.write_tx(mark)
     try:
         total = await _delete_nodes(db, name)
     except BaseException:

@@ -12,7 +12,7 @@ import strawberry
 from graph.errors import InvalidInput
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
-from graph.validation import check_name
+from graph.validation import check_limit, check_name
 from reasoners.search.messages import search_messages
 from resolvers.auth import KeyScope
 from resolvers.graphql.belief_types import Observation, ObservationDetail
@@ -64,10 +64,11 @@ async def check_asker(info: Info, workspace: str, asker: str) -> None:
     principal = info.context.principal
     members: list[str] = []
     if principal.scope is KeyScope.SESSION and principal.session is not None:
-        rows = await sessions.list_members(
-            info.context.services.db, workspace, principal.session, include_past=True
+        # The asker's own windows only: a session's whole history can be long.
+        joined = await sessions.joined_by(
+            info.context.services.db, workspace, asker, [principal.session]
         )
-        members = [m.peer for m in rows]
+        members = [asker] if joined else []
     principal.may_ask_as(workspace, asker, members)
 
 
@@ -179,7 +180,10 @@ class Query:
         )
         return connection(page, Session.of)
 
-    @strawberry.field(description="Peers present in a session (with past windows if asked).")
+    @strawberry.field(
+        description="Peers present in a session (with past windows if asked), in the order "
+        "they joined, a page at a time."
+    )
     async def session_peers(
         self,
         info: Info,
@@ -192,12 +196,34 @@ class Query:
                 "one per window; default false: the current members only."
             ),
         ] = False,
+        first: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Page size: 1 to the page-size limit (100 by default); when "
+                "omitted, the limit."
+            ),
+        ] = None,
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The `cursor` of the last window of the previous page: the list "
+                "goes on after it."
+            ),
+        ] = None,
     ) -> list[SessionPeer]:
         info.context.principal.require_session(workspace, session)
         db = info.context.services.db
         await sessions.get(db, workspace, session)
-        members = await sessions.list_members(db, workspace, session, include_past=include_past)
-        return [SessionPeer.of(m) for m in members]
+        limit = info.context.services.settings.max_page_size
+        found = await sessions.members_page(
+            db,
+            workspace,
+            session,
+            include_past=include_past,
+            after=after,
+            limit=check_limit(first, limit, default=limit),
+        )
+        return [SessionPeer.of(m) for m in found.items]
 
     @strawberry.field(description="One message by id (NOT_FOUND when it does not exist).")
     async def message(

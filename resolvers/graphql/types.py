@@ -14,6 +14,7 @@ from strawberry.types.enum import StrawberryEnumDefinition
 
 from graph import models, records
 from graph.errors import InvalidInput
+from graph.repo.sessions import member_cursor
 from graph.validation import check_limit
 from reasoners.search.fusion import FACT_MARGIN, LENGTH_REFERENCE, LENGTH_WEIGHT, TEXT_WEIGHT
 from reasoners.search.hybrid import Hit
@@ -177,6 +178,9 @@ class SessionPeer:
     left_at: datetime | None = strawberry.field(
         description="When the peer left; null while it is still in the session."
     )
+    cursor: str = strawberry.field(
+        description="Where the next page of sessionPeers starts: pass it as `after`."
+    )
 
     @classmethod
     def of(cls, r: records.MembershipRecord) -> SessionPeer:
@@ -187,6 +191,7 @@ class SessionPeer:
             observe_others=r.observe_others,
             joined_at=r.joined_at,
             left_at=r.left_at,
+            cursor=member_cursor(r),
         )
 
 

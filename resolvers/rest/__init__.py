@@ -28,12 +28,14 @@ from resolvers.services import Services
 
 MODULES = (workspaces, peers, sessions, messages, chat, representation, conclusions, members, files)
 PREFIX = "/v3"
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+# Every method, for the route that answers the rest: OPTIONS or TRACE on a /v3 path fell
+# through to the app's GraphQL-shaped 405.
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT")
 
 
 def routes(services: Callable[[], Services]) -> list[Route]:
     """Every route, each calling `services()` per request (they exist once the app starts),
-    then one that answers any other /v3 path the way the routes answer errors."""
+    then one that answers any other /v3 path or method the way the routes answer errors."""
     served = [
         Route(f"{PREFIX}{path}", endpoint(handler, services), methods=[method])
         for module in MODULES

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.configuration import check_configuration, message_derives, message_instructions
 from graph.db import Tx
-from graph.errors import InvalidInput, NotFound
+from graph.errors import InvalidInput, NotFound, SessionClosed
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
@@ -91,16 +91,19 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
         raise NotFound(f"session {session!r} was deleted")
     await create_peers(call, absent)
     services = call.services
-    result = await add_messages(
-        services.db,
-        services.embedder,
-        services.tokens,
-        services.settings,
-        call.workspace,
-        session,
-        items,
-        may_join=not as_peer,
-    )
+    try:
+        result = await add_messages(
+            services.db,
+            services.embedder,
+            services.tokens,
+            services.settings,
+            call.workspace,
+            session,
+            items,
+            may_join=not as_peer,
+        )
+    except SessionClosed as closed:  # deleted after the check above
+        raise NotFound(f"session {session!r} was deleted") from closed
     return result.messages
 
 

@@ -8,10 +8,10 @@ from pydantic import BaseModel, Field, RootModel, field_validator
 from starlette.responses import JSONResponse, Response
 
 from graph.configuration import readable
-from graph.errors import NotFound
+from graph.errors import LimitExceeded, NotFound
 from graph.props import NO_META
 from graph.records import MembershipRecord, SessionRecord
-from graph.repo import peers, sessions, workspaces
+from graph.repo import sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import check_peer_count
 from resolvers.auth import KeyScope
@@ -26,7 +26,7 @@ from resolvers.rest.implicit import (
     get_or_create_session,
     meta,
 )
-from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.paging import MAX_LISTED, PageQuery, numbered, read_all
 from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
 
 
@@ -234,9 +234,14 @@ async def list_peers(call: Call) -> Response:
     query = call.query(PageQuery)
     db = call.services.db
     await sessions.get(db, call.workspace, session)
-    present = await sessions.list_members(db, call.workspace, session, include_past=False)
-    records = [await peers.get(db, call.workspace, m.peer) for m in present]
-    return JSONResponse(numbered(records, query, shapes.peer))
+    present = await sessions.present_peers(db, call.workspace, session, limit=MAX_LISTED + 1)
+    if len(present) > MAX_LISTED:
+        raise LimitExceeded(
+            f"this session has more than {MAX_LISTED} peers; list them through GraphQL's "
+            "sessionPeers, a page at a time",
+            limit="listed",
+        )
+    return JSONResponse(numbered(present, query, shapes.peer))
 
 
 async def _member(call: Call) -> MembershipRecord:
@@ -244,10 +249,7 @@ async def _member(call: Call) -> MembershipRecord:
     call.principal.require_session(call.workspace, session)
     db = call.services.db
     await sessions.get(db, call.workspace, session)
-    for m in await sessions.list_members(db, call.workspace, session, include_past=False):
-        if m.peer == peer:
-            return m
-    raise NotFound(f"peer {peer!r} is not in session {session!r}")
+    return await sessions.member(db, call.workspace, session, peer)
 
 
 async def get_peer_config(call: Call) -> Response:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import Conflict, InvalidInput, NotFound
+from graph.errors import InvalidInput, NotFound
 from graph.keys import Representation
 from graph.repo import peers, sessions, workspaces
 from graph.repo import queue_status as queues
@@ -108,15 +108,7 @@ async def update(call: Call) -> Response:
 async def delete(call: Call) -> Response:
     call.principal.require_admin("deleting workspaces")
     db = call.services.db
-    await workspaces.get(db, call.workspace)
-    active = await sessions.list_page(
-        db, call.workspace, metadata=None, active=True, peer=None, after=None, limit=1
-    )
-    if active.items:
-        raise Conflict(
-            f"workspace {call.workspace!r} has active sessions: delete them first",
-        )
-    await workspaces.delete(db, call.workspace)
+    await workspaces.delete(db, call.workspace, unless_active_sessions=True)
     return JSONResponse({"message": "Workspace deletion accepted"}, status_code=202)
 
 

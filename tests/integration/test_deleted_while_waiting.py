@@ -11,17 +11,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+import httpx
 import pytest
 
 from graph.db import Tx
-from graph.errors import NotFound
-from graph.props import Meta
+from graph.errors import Conflict, NotFound
+from graph.props import NO_META, Meta
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from resolvers.services import Services
 from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.tx_helpers import while_held
 
 pytestmark = pytest.mark.integration
 
@@ -166,3 +168,66 @@ async def test_the_sweep_after_a_deletion_spares_a_workspace_made_again(
     await make_peers(services, workspace, "bob")
     assert await db.write_tx(lambda tx: workspaces.sweep_deleted(tx, workspace)) == 0
     assert await peers.existing(db, workspace, ["alice", "bob"]) == {"bob"}
+
+
+async def test_a_session_made_while_its_workspace_is_marked_for_deletion(
+    services: Services, workspace: str
+) -> None:
+    # A new session waits for a deletion that holds the workspace's lock, then sees its mark:
+    # it was created, confirmed, and deleted with the workspace a moment later.
+    async def mark(tx: Tx) -> None:
+        await tx.rows("mark_workspace_deleting", workspace=workspace, now=now())
+
+    made = while_held(services, mark, lambda: sessions.ensure(services.db, workspace, "late"))
+    with pytest.raises(NotFound, match="is being deleted"):
+        await made
+
+
+async def test_a_rest_style_deletion_waits_for_a_session_being_made(
+    services: Services, workspace: str
+) -> None:
+    # A deletion refused while a session is active checked before the session committed,
+    # then deleted the session its maker had been told was created.
+    async def make(tx: Tx) -> None:
+        await tx.rows(
+            "merge_session",
+            props={"workspace": workspace, "name": "early", "active": True, "created_at": now()},
+        )
+        await tx.rows("lock_workspace", workspace=workspace)
+
+    deletion = while_held(
+        services,
+        make,
+        lambda: workspaces.delete(services.db, workspace, unless_active_sessions=True),
+    )
+    with pytest.raises(Conflict, match="has active sessions"):
+        await deletion
+    assert (await sessions.get(services.db, workspace, "early")).active
+    assert (await workspaces.get(services.db, workspace)).name == workspace
+    # The refused deletion left no mark: sessions are still made.
+    assert (await sessions.ensure(services.db, workspace, "after"))[1]
+
+
+async def test_a_rest_post_into_a_session_deleted_meanwhile(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
+    # Found open by the route, closed (REST's deletion) before the write took the session's
+    # lock: the answer was GraphQL's 409, telling the app to reopen it with updateSession.
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+
+    async def close(tx: Tx) -> None:
+        await tx.rows(
+            "update_session",
+            workspace=workspace,
+            name="s1",
+            **NO_META.updated(),
+            active=False,
+            context=None,
+            set_context=False,
+        )
+
+    said = {"messages": [{"peer_id": "alice", "content": "hello"}]}
+    url = f"/workspaces/{workspace}/sessions/s1/messages"
+    answer = await while_held(services, close, lambda: rest.post(url, json=said))
+    assert answer.status_code == 404 and "was deleted" in answer.text, answer.text

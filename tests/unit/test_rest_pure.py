@@ -215,3 +215,7 @@ async def test_unknown_paths_and_methods_answer_detail() -> None:
         assert r.status_code == 404 and r.json()["detail"].startswith("no route")
         r = await http.get("/v3/workspaces/w/peers/list")
         assert r.status_code == 405 and "GET" in r.json()["detail"]
+        # Methods no route takes answer the same way (OPTIONS fell through to GraphQL's 405).
+        for method in ("OPTIONS", "TRACE"):
+            r = await http.request(method, "/v3/workspaces/w/peers/list")
+            assert r.status_code == 405 and method in r.json()["detail"], method
