@@ -474,6 +474,7 @@ async def bench_ingest(bench: Bench) -> IngestResult:
                 client_id=None,
                 token_count=bench.tokens.count(line.content),
                 embedding=vector,
+                passage_embeddings=None,
             )
             for line, vector in zip(lines, vectors, strict=True)
         ]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from cypher.statements import Statement
 from graph import models
 from graph.db import Database
 from graph.migrations import MESSAGE_VECTORS
@@ -175,7 +176,7 @@ async def fill(
     fill, but searches of every workspace lack the index meanwhile (a bench database only)."""
     started = time.perf_counter()
     rows = corpus.extend(total)
-    result = Fill(total, len(rows), time.perf_counter() - started)
+    result = Fill(total, len(rows), build_s=time.perf_counter() - started)
     if rebuild:
         await db.write("drop_index", name=MESSAGE_VECTORS)
     for first in range(rows.start, rows.stop, batch):
@@ -192,7 +193,7 @@ async def fill(
             print(f"  fill {chunk.stop:,}/{total:,} ({rate:,.0f}/s)", file=sys.stderr, flush=True)
     start = time.perf_counter()
     if rebuild:
-        name = "create_vector_index_message"
+        name: Statement = "create_vector_index_message"
         await db.write(name, **statement_params(name, DIM))
     await db.write("await_indexes", timeout_seconds=7200)
     result.await_s = time.perf_counter() - start

@@ -14,12 +14,18 @@ Shared conventions:
   later occurrences get ``#2``, ``#3``... and evidence naming that id points at all of them.
 - Evidence ids that name nothing in the conversation are dropped: they could never be
   retrieved and would only cap recall_all below 1.
+- Every text read (turns, questions, answers, names, ids) has its unpaired UTF-16 surrogates
+  (a lone ``"\\ud83d"`` is valid JSON) replaced by U+FFFD: they cannot be encoded as UTF-8,
+  so the tokenizer or the database would fail on them mid-run.
+- ``Dataset.digest`` is a SHA-256 of the bytes of every file the loader read, so a run can
+  tell different data behind the same file name.
 
 LongMemEval (``load_longmemeval``): a JSON list of questions, each with its own haystack
 (``haystack_session_ids``, ``haystack_dates``, ``haystack_sessions`` of ``{role, content,
 has_answer?}``). Each question becomes its own conversation, id = question id. Turn ids are
 ``f"{session_id}:{i}"`` with i counted from 0 (LongMemEval's own corpus ids use
-``f"{session_id}_{i + 1}"``). Evidence turns are those with ``has_answer`` true (user or
+``f"{session_id}_{i + 1}"``). A list ``answer`` becomes its items joined by ``"; "``.
+Evidence turns are those with ``has_answer`` true (user or
 assistant); evidence sessions are ``answer_session_ids`` as given. LongMemEval's retrieval
 script indexes user turns only and drops answer sessions without a user ``has_answer`` turn;
 a harness that wants exactly that can filter on ``Turn.speaker`` and ``Turn.is_evidence``.
@@ -30,8 +36,9 @@ LoCoMo (``load_locomo``): ``locomo10.json``, a list of samples ``{sample_id, con
 session_N_date_time}, qa: [{question, answer | adversarial_answer, evidence, category}]}``.
 Sessions are ``session_N`` ordered by N; turn id = ``dia_id``. Evidence strings are searched
 for every ``D<session>:<turn>`` reference, so packed ("D8:6; D9:17", "D1:3 D1:5") and sloppy
-("D:11:26", "D30:05") forms work. Question ids are ``f"{sample_id}:{index in qa}"`` and the
-category is the number as a string (see :data:`LOCOMO_CATEGORIES`). Category 5 is adversarial:
+("D:11:26", "D30:05") forms work. A repeated ``sample_id`` is an error. Question ids are
+``f"{sample_id}:{index in qa}"`` and the category is the number as a string (see
+:data:`LOCOMO_CATEGORIES`). Category 5 is adversarial:
 ``abstention=True`` and ``answer`` holds ``adversarial_answer``, the tempting wrong answer a
 model should refuse to give. ``Turn.is_evidence`` marks turns cited by any question.
 
@@ -51,15 +58,19 @@ Format read from the public BEAM data (mohammadtavakoli78/BEAM):
   (a list of turn ids, or a dict of such lists). Category = ability; abstention = the
   ``abstention`` ability. Question ids are ``f"{conversation_id}:{ability}:{index}"``. A
   missing questions file yields no questions.
+- The conversation id defaults to ``<size>-<n>``, the names of the two directories above
+  ``chat.json`` (``chats/100K/1`` -> ``100K-1``), so sizes do not share ids.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import os
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -132,6 +143,7 @@ class Dataset:
     name: str
     conversations: list[Conversation]
     questions: list[Question]
+    digest: str = ""  # SHA-256 over the files read (see the module docstring)
 
     def conversation(self, conversation_id: str) -> Conversation:
         for conversation in self.conversations:
@@ -148,14 +160,16 @@ class _Source:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.sha256 = ""  # of the bytes, once read
 
     def error(self, where: str, problem: str) -> ValueError:
         return ValueError(f"{self.path}: {where}: {problem}")
 
     def read_json(self) -> Any:
+        raw = self.path.read_bytes()
+        self.sha256 = hashlib.sha256(raw).hexdigest()
         try:
-            with self.path.open(encoding="utf-8") as handle:
-                return json.load(handle)
+            return clean_text(json.loads(raw.decode("utf-8")))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"{self.path}: not valid UTF-8 JSON: {exc}") from exc
 
@@ -169,6 +183,35 @@ class _Source:
         if isinstance(value, bool) or not isinstance(value, kind):
             raise self.error(where, f"field {key!r} has type {type(value).__name__}")
         return value
+
+
+# The JSON decoder joins escaped surrogate pairs, so any surrogate left in a string is unpaired.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: Any) -> Any:
+    """``value`` (decoded JSON) with unpaired surrogates in every string, keys included,
+    replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [clean_text(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_text(key): clean_text(item) for key, item in value.items()}
+    return value
+
+
+def read_clean_json(path: Path) -> Any:
+    """A JSON file as the loaders read it (unpaired surrogates replaced)."""
+    return _Source(path).read_json()
+
+
+def _digest(sources: Iterable[_Source]) -> str:
+    """One SHA-256 over the files read: each file's name and the hash of its bytes."""
+    digest = hashlib.sha256()
+    for src in sources:
+        digest.update(f"{src.path.name}\0{src.sha256}\0".encode())
+    return digest.hexdigest()
 
 
 class _UniqueIds:
@@ -257,7 +300,7 @@ def load_longmemeval(path: str | Path) -> Dataset:
                 id=qid,
                 conversation_id=qid,
                 question=src.get(record, "question", str, where),
-                answer=_text(src.get(record, "answer", (str, int, float), where)),
+                answer=_text(src.get(record, "answer", (str, int, float, list), where)),
                 category=src.get(record, "question_type", str, where),
                 question_date=_parse_longmemeval_date(question_date),
                 evidence_turn_ids=evidence_turns,
@@ -265,7 +308,7 @@ def load_longmemeval(path: str | Path) -> Dataset:
                 abstention=qid.endswith("_abs"),
             )
         )
-    return Dataset(name="longmemeval", conversations=conversations, questions=questions)
+    return Dataset("longmemeval", conversations, questions, digest=_digest([src]))
 
 
 def _longmemeval_haystack(
@@ -363,10 +406,15 @@ def load_locomo(path: str | Path) -> Dataset:
         raise src.error("top level", f"expected a list of samples, got {type(data).__name__}")
     conversations: list[Conversation] = []
     questions: list[Question] = []
+    seen_ids: set[str] = set()
     for index, sample in enumerate(data):
         where = f"sample #{index}"
         sample_id = _text(src.get(sample, "sample_id", (str, int), where))
         where = f"sample #{index} ({sample_id!r})"
+        if sample_id in seen_ids:
+            # Question ids and the conversation lookup are keyed by sample_id.
+            raise src.error(where, f"duplicate sample_id {sample_id!r}")
+        seen_ids.add(sample_id)
         conv = src.get(sample, "conversation", dict, where)
         sessions, speakers = _locomo_sessions(src, conv, where)
         by_ref: dict[str, list[str]] = {}
@@ -396,7 +444,7 @@ def load_locomo(path: str | Path) -> Dataset:
             for session_id, date, turns in sessions
         ]
         conversations.append(Conversation(id=sample_id, sessions=records, speakers=speakers))
-    return Dataset(name="locomo", conversations=conversations, questions=questions)
+    return Dataset("locomo", conversations, questions, digest=_digest([src]))
 
 
 def _locomo_sessions(
@@ -481,13 +529,11 @@ _BEAM_MARKER = re.compile(r"\s*->->\s*[\d\s,]*$")
 def load_beam(path: str | Path, conversation_id: str | None = None) -> Dataset:
     """Load one BEAM conversation: ``chat.json`` or its directory; see the module docstring.
 
-    ``conversation_id`` defaults to the name of the directory holding ``chat.json``.
+    ``conversation_id`` defaults to :func:`beam_conversation_id`.
     """
-    chat_path = Path(path)
-    if chat_path.is_dir():
-        chat_path = chat_path / "chat.json"
+    chat_path = beam_chat_path(path)
     src = _Source(chat_path)
-    conv_id = conversation_id or chat_path.parent.name or "beam"
+    conv_id = conversation_id or beam_conversation_id(chat_path)
     data = src.read_json()
     probing: object = None
     if isinstance(data, dict):
@@ -526,7 +572,22 @@ def load_beam(path: str | Path, conversation_id: str | None = None) -> Dataset:
             )
         )
     conversation = Conversation(id=conv_id, sessions=records, speakers=speakers)
-    return Dataset(name="beam", conversations=[conversation], questions=questions)
+    read = [src] if questions_src is src else [src, questions_src]
+    return Dataset("beam", [conversation], questions, digest=_digest(read))
+
+
+def beam_chat_path(path: str | Path) -> Path:
+    """The ``chat.json`` of a BEAM ``--path`` (the file, or its directory)."""
+    chat_path = Path(path)
+    return chat_path / "chat.json" if chat_path.is_dir() else chat_path
+
+
+def beam_conversation_id(chat_path: Path) -> str:
+    """``<size>-<n>`` from ``.../<size>/<n>/chat.json``: the folder name alone (``1``) is
+    repeated in every size of the BEAM repository."""
+    folder = Path(os.path.abspath(chat_path)).parent  # abspath: no "." or ".." names
+    names = [p.name for p in (folder.parent, folder) if p.name]
+    return "-".join(names) or "beam"
 
 
 def _beam_batches(src: _Source, chat: list[Any]) -> Iterator[tuple[str, str, object]]:
@@ -637,7 +698,8 @@ def _beam_questions(
     if isinstance(probing, str):
         # The Hugging Face export stores the questions as a Python literal string.
         try:
-            probing = ast.literal_eval(probing)
+            # Cleaned again: the literal's own escapes can spell a lone surrogate.
+            probing = clean_text(ast.literal_eval(probing))
         except (ValueError, SyntaxError) as exc:
             raise src.error("probing_questions", f"unparseable literal: {exc}") from exc
     if not isinstance(probing, dict):

@@ -13,7 +13,9 @@ speakers, one session per dataset session, the dataset's dates as ``createdAt``)
   baseline, each graded by the benchmark's judge (``tests/bench/qa.py``).
 
 Finished questions go to a JSONL log, so an interrupted run resumes where it stopped
-(``--fresh`` starts over). The report is a section of ``docs/BENCHMARKS.md`` and a JSON file.
+(``--fresh`` starts over); a logged result is reused only under the same settings and the same
+data (a SHA-256 of the files read), and the report says how many were. The report is a section
+of ``docs/BENCHMARKS.md`` and a JSON file.
 
 Run: ``python -m tests.bench.memory_bench --dataset longmemeval --path FILE [--limit N]``
 (or ``beliefgraph bench memory ...``). Neo4j: ``NEO4J_URI`` if set, else the managed
@@ -66,6 +68,7 @@ from tests.bench.context_evidence import (
     context_summary,
 )
 from tests.bench.embed_cache import CacheMismatch, DiskVectors
+from tests.bench.evidence import scored, sent_evidence, unscored_ids
 from tests.bench.fusion_replay import pool_record
 from tests.bench.ingest import (
     Api,
@@ -181,7 +184,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         "--results",
         type=Path,
         help="resumable per-question log (default ~/.cache/beliefgraph/bench/"
-        "memory-<dataset>-<file>.jsonl)",
+        "memory-<dataset>-<file>.jsonl; BEAM: memory-beam-<conversation id>.jsonl)",
     )
     parser.add_argument(
         "--pools",
@@ -224,7 +227,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--prefix", default="bm", help="workspace name prefix (tests use their own)"
     )
-    parser.add_argument("--beam-id", help="BEAM conversation id (default: its directory name)")
+    parser.add_argument(
+        "--beam-id", help="BEAM conversation id (default <size>-<n> from chats/<size>/<n>)"
+    )
     parser.add_argument("--ingest-concurrency", type=int, default=4, help="sessions at once")
     parser.add_argument("--drain-workers", type=int, default=2, help="workers draining the queue")
     parser.add_argument(
@@ -257,8 +262,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def default_results_path(settings: Settings, args: argparse.Namespace) -> Path:
-    return settings.home_path / "bench" / f"memory-{args.dataset}-{args.path.stem}.jsonl"
+def default_results_path(settings: Settings, args: argparse.Namespace, dataset: Dataset) -> Path:
+    """Named after the file; BEAM after the conversation id, since every size folder of BEAM
+    numbers its conversations alike (``chats/100K/1``, ``chats/500K/1``)."""
+    name = args.path.stem
+    if args.dataset == "beam" and dataset.conversations:
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", dataset.conversations[0].id)
+    return settings.home_path / "bench" / f"memory-{args.dataset}-{name}.jsonl"
 
 
 # -- data --------------------------------------------------------------------------------------
@@ -491,11 +501,17 @@ class Bench:
         matrix = await asyncio.to_thread(self.memo.matrix, corpus.texts)
         baselines = Baselines(corpus, matrix)
         session_of = conversation.session_of()
+        # Scored against what the service holds: a turn never sent cannot be retrieved.
+        cuts = [sent_evidence(q, conversation, turn_to_message) for q in questions]
+        questions = [cut.question for cut in cuts]
+        truncated = set(ingested.truncated)
         records = []
-        for question in questions:
+        for cut, question in zip(cuts, questions, strict=True):
             progress.show(f"{question.id}: evaluating")
             record = await self.question(question, conversation, ingested, baselines, session_of)
             record["conversation_stats"] = stats
+            record["evidence_dropped"] = cut.dropped
+            record["evidence_truncated"] = sorted(question.evidence_turn_ids & truncated)
             records.append(record)
         if args.dream:
             progress.show(f"{conversation.id}: dreaming")
@@ -726,11 +742,14 @@ def store_config(
     judge_llm: LLM | None,
     reader: Reader | None,
     baseline: Reader | None,
+    data_sha256: str,
 ) -> dict[str, Any]:
     """What a logged result depends on; a log line with another config is not reused."""
     return {
         "dataset": args.dataset,
         "file": args.path.name,
+        # The name alone would let another file or folder of that name resume these results.
+        "data_sha256": data_sha256,
         "ks": list(args.ks),
         "depth": args.depth,
         "observations_by": provider_name(services.llm),
@@ -764,8 +783,10 @@ METHOD = (
     "script indexes user turns only, so its numbers are not directly comparable). Session "
     "rankings come from the turn rankings (each session at the rank of its best turn). "
     "Metrics are LongMemEval's (`tests/bench/metrics.py`: NDCG counts ranks 1 and 2 alike) "
-    "and skip abstention questions. Turn, question and (extractive provider) fact embeddings "
-    "are computed ahead, conversation by conversation, through a memo shared by the service "
+    "and skip abstention questions, and questions left with no evidence turn or session that "
+    "was sent (evidence turns with empty text are not sent, and leave the evidence). Turn, "
+    "question and (extractive provider) fact embeddings are computed ahead, conversation by "
+    "conversation, through a memo shared by the service "
     "and the dense baseline, so each text is embedded once and the stored vectors are the "
     "model's own."
 )
@@ -796,6 +817,7 @@ def summarize(
     qa = reporting.qa_summary(records)
     disk = bench.memo.disk
     ingested = bench.totals.ingested_messages
+    excluded = unscored_ids(records)
     return {
         "dataset": args.dataset,
         "dataset_label": f"{args.dataset}, `{args.path.name}`",
@@ -826,7 +848,16 @@ def summarize(
             "dead_jobs": sum(s["dead_jobs"] for s in stats.values()),
             "selected_questions": len(questions),
             "selected_conversations": len(conversations),
+            "retrieval_scored": sum(1 for r in records if scored(r)),
         },
+        "resume": {
+            "log": str(bench.store.path),
+            "data_sha256": bench.store.config["data_sha256"],
+            "resumed": resumed,
+            "ignored_log_lines": bench.store.ignored,
+        },
+        "ingestion": reporting.ingestion_summary(records, bench.max_chars),
+        "retrieval_excluded": excluded,
         "timings": {
             "wall_s": wall_s,
             "resumed": resumed,
@@ -1012,13 +1043,13 @@ async def run_bench(
         api = Api(http, key)
         ingest_cost = await time_ingest_both_ways(api, services, memo, key, sample, args.prefix)
         reader, baseline = await setup_qa(api, args, judge_llm, notes)
-        path = args.results or default_results_path(settings, args)
+        path = args.results or default_results_path(settings, args, dataset)
         if args.fresh and path.exists():
             path.unlink()
         if args.fresh and args.pools is not None and args.pools.exists():
             args.pools.unlink()
         store = reporting.ResultsStore(
-            path, store_config(args, services, judge_llm, reader, baseline)
+            path, store_config(args, services, judge_llm, reader, baseline, dataset.digest)
         )
         rubrics = beam_rubrics(args.path, args.beam_id) if args.dataset == "beam" else {}
         bench = Bench(services, memo, api, args, store, reader, baseline, judge_llm, rubrics)

@@ -16,8 +16,9 @@ Choices where the reference is silent or differs:
 - A ranked list may repeat an id (e.g. two hits in one session); only its first occurrence
   counts. LongMemEval ranks corpus indices, so it never sees duplicates.
 - With no relevant ids, recall_any = 0, recall_all = 1 (vacuous truth, like Python's
-  ``all([])`` in the reference) and ndcg = 0. Such questions are abstentions in practice and
-  :func:`aggregate` skips them.
+  ``all([])`` in the reference) and ndcg = 0. :func:`aggregate` skips abstention questions;
+  the memory bench also leaves out any other question without evidence
+  (``tests.bench.evidence.scored``) before aggregating.
 - Session-level metrics from a turn ranking use :func:`sessions_from_turns` (first occurrence
   of each session). LongMemEval's ``evaluate_retrieval_turn2session`` instead widens the turn
   window until it covers k distinct sessions: the recalls come out identical, but its ndcg

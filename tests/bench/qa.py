@@ -28,7 +28,6 @@ default model unless configured), so a scripted LLM can answer each separately i
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +37,16 @@ from pydantic import BaseModel, Field, field_validator
 
 from reasoners.llm.interface import LLM, ChatMessage, system, user
 from tests.bench.ingest import Api, GraphQLError, Ingested
-from tests.bench.loaders import BEAM_ANSWER_KEYS, LOCOMO_CATEGORIES, Conversation, Question
+from tests.bench.loaders import (
+    BEAM_ANSWER_KEYS,
+    LOCOMO_CATEGORIES,
+    Conversation,
+    Question,
+    beam_chat_path,
+    beam_conversation_id,
+    clean_text,
+    read_clean_json,
+)
 
 READER_ROLE = "bench-reader"
 JUDGE_ROLE = "bench-judge"
@@ -260,19 +268,17 @@ def beam_rubrics(path: str | Path, conversation_id: str | None = None) -> dict[s
 
     Ids are built exactly as ``loaders.load_beam`` builds them: ``<conv>:<ability>:<index>``.
     """
-    chat_path = Path(path)
-    if chat_path.is_dir():
-        chat_path = chat_path / "chat.json"
-    conv_id = conversation_id or chat_path.parent.name or "beam"
-    data: Any = json.loads(chat_path.read_text(encoding="utf-8"))
+    chat_path = beam_chat_path(path)
+    conv_id = conversation_id or beam_conversation_id(chat_path)
+    data: Any = read_clean_json(chat_path)
     probing: Any = data.get("probing_questions") if isinstance(data, dict) else None
     if probing is None:
         questions_path = chat_path.parent / "probing_questions" / "probing_questions.json"
         if not questions_path.is_file():
             return {}
-        probing = json.loads(questions_path.read_text(encoding="utf-8"))
+        probing = read_clean_json(questions_path)
     if isinstance(probing, str):
-        probing = ast.literal_eval(probing)
+        probing = clean_text(ast.literal_eval(probing))
     rubrics: dict[str, list[str]] = {}
     if not isinstance(probing, dict):
         return rubrics

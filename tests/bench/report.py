@@ -2,8 +2,10 @@
 
 - :class:`ResultsStore`: one JSON line per finished question, keyed by question id. A rerun
   with the same settings skips what the log already holds; a line written under other settings
-  (another depth, reader or k) is ignored, so results never mix.
-- :func:`summarize`: means per ranker / QA system, overall and per category.
+  (another depth, reader or k, or other data: the config holds a hash of the dataset's files)
+  is ignored, so results never mix.
+- :func:`retrieval_summary`: means per ranker, overall and per category, over the questions
+  :func:`tests.bench.evidence.scored` keeps; :func:`qa_summary` likewise per QA system.
 - :func:`render`: the markdown section of ``docs/BENCHMARKS.md`` (written between the
   ``bench:memory`` markers by ``common.write_section``).
 - :class:`Progress`: one self-overwriting line on stderr.
@@ -21,6 +23,7 @@ from typing import Any, TextIO
 
 from tests.bench.common import table
 from tests.bench.context_evidence import context_table, latency_line
+from tests.bench.evidence import scored
 from tests.bench.metrics import COUNT_KEY, OVERALL, QuestionScore, aggregate
 from tests.bench.split import HALVES
 
@@ -118,8 +121,9 @@ def _clock(seconds: float) -> str:
 def retrieval_summary(
     records: Iterable[Mapping[str, Any]], rankers: Sequence[str], ks: Sequence[int]
 ) -> dict[str, dict[str, dict[str, float]]]:
-    """ranker -> group ("overall" or a category) -> metric -> mean (abstentions skipped)."""
-    records = list(records)
+    """ranker -> group ("overall" or a category) -> metric -> mean, over the questions with
+    evidence to retrieve (abstentions and questions without evidence skipped)."""
+    records = [r for r in records if scored(r)]
     out: dict[str, dict[str, dict[str, float]]] = {}
     for ranker in rankers:
         scores = [
@@ -147,6 +151,24 @@ def split_summary(
             [r for r in records if halves.get(str(r["question_id"])) == half], rankers, ks
         )
         for half in HALVES
+    }
+
+
+def ingestion_summary(records: Iterable[Mapping[str, Any]], max_chars: int) -> dict[str, Any]:
+    """Turns not sent or cut at ingest (over the conversations of ``records``), and the
+    questions whose evidence lost unsent turns or cites a cut one."""
+    records = list(records)
+    stats = {r["conversation_id"]: r.get("conversation_stats", {}) for r in records}
+    return {
+        "max_message_chars": max_chars,
+        "skipped_turns": sum(int(s.get("skipped_turns", 0)) for s in stats.values()),
+        "truncated_turns": sum(int(s.get("truncated_turns", 0)) for s in stats.values()),
+        "questions_evidence_dropped": [
+            str(r["question_id"]) for r in records if r.get("evidence_dropped")
+        ],
+        "questions_evidence_truncated": [
+            str(r["question_id"]) for r in records if r.get("evidence_truncated")
+        ],
     }
 
 
@@ -352,6 +374,45 @@ CONTEXT_NOTE = (
 )
 
 
+def _resume_line(report: Mapping[str, Any]) -> str:
+    resume = report.get("resume") or {}
+    total = report["counts"]["questions"]
+    resumed = int(report["timings"]["resumed"])
+    data = f"data sha256 `{str(resume.get('data_sha256', '?'))[:12]}`"
+    if not resumed:
+        return f"- Resumed: none; all {total} questions were computed in this run ({data})."
+    return (
+        f"- Resumed: **{resumed} of {total} questions** were read from the log "
+        f"`{resume.get('log', '?')}`, computed by an earlier run with the same settings on the "
+        f"same data ({data}); {total - resumed} were computed in this run, and only these "
+        "count in the times below."
+    )
+
+
+def _evidence_lines(report: Mapping[str, Any]) -> list[str]:
+    """What ingestion left out, and the questions the retrieval metrics leave out for it."""
+    seen = report.get("ingestion")
+    if not seen:
+        return []
+    excluded = len(report.get("retrieval_excluded", []))
+    return [
+        f"- Ingestion: {seen['skipped_turns']:,} turns not sent (empty text), "
+        f"{seen['truncated_turns']:,} cut to the {seen['max_message_chars']:,}-character "
+        f"message limit. {len(seen['questions_evidence_dropped'])} questions cited turns not sent "
+        "(dropped from their evidence); "
+        f"{len(seen['questions_evidence_truncated'])} cite a cut turn (kept as evidence).",
+        (
+            f"- Left out of the retrieval metrics: **{excluded} questions** (not abstentions) "
+            "with no evidence turn or session the service holds (evidence empty, naming no "
+            "turn of the conversation, or only turns not sent); their ids are under "
+            "`retrieval_excluded` in the JSON."
+            if excluded
+            else "- Every non-abstention question has evidence the service holds: none is "
+            "left out of the retrieval metrics."
+        ),
+    ]
+
+
 def render(report: Mapping[str, Any]) -> str:
     """The markdown body of this bench's section."""
     ks: list[int] = report["ks"]
@@ -368,8 +429,15 @@ def render(report: Mapping[str, Any]) -> str:
         f"Command: `{report['command']}`." + _run_costs(report),
         "",
         f"- Questions: {counts['questions']} ({counts['abstentions']} abstention questions, "
-        "skipped by the retrieval metrics as LongMemEval does), "
-        f"{counts['conversations']} conversations, {counts['messages']:,} messages.",
+        "skipped by the retrieval metrics as LongMemEval does"
+        + (
+            f"; the retrieval metrics average {counts['retrieval_scored']}"
+            if "retrieval_scored" in counts
+            else ""
+        )
+        + f"), {counts['conversations']} conversations, {counts['messages']:,} messages.",
+        _resume_line(report),
+        *_evidence_lines(report),
         (
             f"- Observations built by: **{report['provider']['observations']}** "
             f"({counts['observations']:,} observations after the queue drained; "
@@ -388,8 +456,7 @@ def render(report: Mapping[str, Any]) -> str:
             else []
         ),
         f"- Wall time: {_clock(timings['wall_s'])} for this invocation"
-        + (f" ({timings['resumed']} questions resumed from the log)" if timings["resumed"] else "")
-        + f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts, in a thread "
+        f"; embedding {timings['embed_s']:.0f} s ({timings['embedded']:,} texts, in a thread "
         f"beside the rest; the run waited {timings.get('embed_wait_s', 0.0):.0f} s for it), "
         f"ingestion {timings['ingest_s']:.0f} s, queue drain {timings['drain_s']:.0f} s, "
         f"retrieval {timings['retrieval_s']:.0f} s, QA {timings['qa_s']:.0f} s. "

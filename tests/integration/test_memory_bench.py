@@ -126,6 +126,10 @@ async def test_longmemeval_end_to_end_and_resume(services: Services, tmp_path: P
     calls = len(llm.calls)
     again = await run_bench(services, parse(argv), judge_llm=llm, argv=argv, neo4j="test")
     assert again["timings"]["resumed"] == 3
+    assert again["resume"]["resumed"] == 3
+    assert "- Resumed: **3 of 3 questions** were read from the log" in (
+        tmp_path / "BENCHMARKS.md"
+    ).read_text(encoding="utf-8")
     assert again["timings"]["ingest_s"] == 0.0
     assert len(llm.calls) == calls
     assert again["retrieval"] == report["retrieval"]
@@ -145,6 +149,36 @@ async def test_no_llm_means_retrieval_only(services: Services, tmp_path: Path) -
     assert record["observation_hits"] > 0
     markdown = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
     assert "measures retrieval only" in markdown
+
+
+async def test_evidence_never_sent_is_dropped_and_questions_without_any_left_out(
+    services: Services, tmp_path: Path
+) -> None:
+    sample = json.loads((FIXTURES / "locomo_tiny.json").read_text(encoding="utf-8"))[0]
+    sample["conversation"]["session_2"][1]["text"] = ""  # D2:2: not sent
+    sample["qa"] = [
+        {"question": "How many bowls?", "answer": "2", "evidence": ["D1:3; D2:2"], "category": 1},
+        {
+            "question": "What is Ben's cat called?",
+            "answer": "-",
+            "evidence": ["D9:9"],
+            "category": 4,
+        },
+    ]
+    path = tmp_path / "locomo_gaps.json"
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    argv = _args(tmp_path, "locomo_tiny.json", "locomo", "--no-derive")
+    argv[argv.index("--path") + 1] = str(path)
+    report = await run_bench(services, parse(argv), judge_llm=None, argv=argv, neo4j="test")
+    bowls, cat = report["per_question"]
+    assert bowls["evidence_turns"] == ["D1:3"] and bowls["evidence_dropped"] == ["D2:2"]
+    assert cat["evidence_turns"] == []
+    assert report["retrieval_excluded"] == ["conv-t1:1"]
+    assert report["retrieval"]["ours"]["overall"]["n"] == 1
+    assert report["ingestion"]["skipped_turns"] == 1
+    assert report["ingestion"]["questions_evidence_dropped"] == ["conv-t1:0"]
+    markdown = (tmp_path / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert "- Left out of the retrieval metrics: **1 questions**" in markdown
 
 
 async def test_beam_rubric_judging(services: Services, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,7 +200,7 @@ def test_beam_sessions_turns_and_markers() -> None:
     ds = load_beam(FIXTURES / "beam_tiny")
     assert ds.name == "beam"
     [conv] = ds.conversations
-    assert conv.id == "beam_tiny"
+    assert conv.id == "fixtures-beam_tiny"  # <size>-<n> in BEAM's chats/<size>/<n>
     assert conv.speakers == ["user", "assistant"]
     assert [s.id for s in conv.sessions] == ["batch-1", "batch-2"]
     assert [s.date for s in conv.sessions] == ["2024-03-15T00:00:00", "2024-04-02T00:00:00"]
@@ -267,3 +268,112 @@ def test_beam_malformed_turn(tmp_path: Path) -> None:
         load_beam(_write(tmp_path / "chat.json", data))
     with pytest.raises(ValueError, match="expected a batch"):
         load_beam(_write(tmp_path / "chat.json", [42]))
+
+
+# ------------------------------------------------------------------- shared: data and texts
+
+
+def _longmemeval_record(**changes: object) -> dict[str, Any]:
+    record = json.loads((FIXTURES / "longmemeval_tiny.json").read_text(encoding="utf-8"))[0]
+    return {**record, **changes}
+
+
+def test_digest_tells_apart_files_of_the_same_name(tmp_path: Path) -> None:
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    first = _write(tmp_path / "v1" / "s.json", [_longmemeval_record()])
+    second = _write(tmp_path / "v2" / "s.json", [_longmemeval_record(answer="Green tea")])
+    digest = load_longmemeval(first).digest
+    assert len(digest) == 64
+    assert load_longmemeval(second).digest != digest
+    shutil.copy(first, tmp_path / "v2" / "s.json")
+    assert load_longmemeval(tmp_path / "v2" / "s.json").digest == digest
+
+
+def test_beam_digest_covers_the_questions_file(tmp_path: Path) -> None:
+    folder = tmp_path / "100K" / "1"
+    shutil.copytree(FIXTURES / "beam_tiny", folder)
+    digest = load_beam(folder).digest
+    questions = folder / "probing_questions" / "probing_questions.json"
+    questions.write_text(questions.read_text(encoding="utf-8").replace("March 29", "April 2"))
+    assert load_beam(folder).digest != digest
+
+
+def test_beam_default_id_names_the_size_folder(tmp_path: Path) -> None:
+    for size in ("100K", "500K"):
+        shutil.copytree(FIXTURES / "beam_tiny", tmp_path / "chats" / size / "1")
+    small = load_beam(tmp_path / "chats" / "100K" / "1")
+    large = load_beam(tmp_path / "chats" / "500K" / "1" / "chat.json")
+    assert [c.id for c in small.conversations] == ["100K-1"]
+    assert [c.id for c in large.conversations] == ["500K-1"]
+    assert not {q.id for q in small.questions} & {q.id for q in large.questions}
+
+
+LONE = "\ud83d"  # half of an emoji: valid JSON (as an escape), not encodable as UTF-8
+
+
+def _texts(ds: Dataset) -> list[str]:
+    """Every text of a dataset that reaches the service, the tokenizer or the judge."""
+    return [
+        *(t.content for c in ds.conversations for t in c.turns()),
+        *(t.speaker for c in ds.conversations for t in c.turns()),
+        *(s for c in ds.conversations for s in c.speakers),
+        *(q.question for q in ds.questions),
+        *(q.answer for q in ds.questions),
+    ]
+
+
+def _encodable(ds: Dataset) -> None:
+    for text in _texts(ds):
+        text.encode("utf-8")  # raises on a lone surrogate
+
+
+def test_longmemeval_unpaired_surrogates_are_replaced(tmp_path: Path) -> None:
+    record = _longmemeval_record(question=f"Tea {LONE}?", answer=f"Oolong {LONE}")
+    record["haystack_sessions"][1][0]["content"] = f"I drink oolong {LONE} tea."
+    ds = load_longmemeval(_write(tmp_path / "lme.json", [record]))
+    _encodable(ds)
+    assert ds.questions[0].question == "Tea \ufffd?"
+    assert ds.questions[0].answer == "Oolong \ufffd"
+    assert "I drink oolong \ufffd tea." in _texts(ds)
+    # A pair of escapes spells one character, left as it is.
+    pair = _write(tmp_path / "pair.json", [_longmemeval_record(question="\ud83d\ude00")])
+    assert load_longmemeval(pair).questions[0].question == "\U0001f600"
+
+
+def test_locomo_unpaired_surrogates_are_replaced(tmp_path: Path) -> None:
+    sample = json.loads((FIXTURES / "locomo_tiny.json").read_text(encoding="utf-8"))[0]
+    sample["conversation"]["speaker_a"] = f"An{LONE}a"
+    for turn in sample["conversation"]["session_1"]:
+        turn["speaker"] = turn["speaker"].replace("Ana", f"An{LONE}a")
+    # Low half before high half: no pair, two lone halves.
+    sample["conversation"]["session_2"][0]["text"] = f"A puppy \udc00{LONE} named Rex"
+    ds = load_locomo(_write(tmp_path / "locomo.json", [sample]))
+    _encodable(ds)
+    assert ds.conversations[0].speakers[0] == "An\ufffda"
+    assert "A puppy \ufffd\ufffd named Rex" in _texts(ds)
+
+
+def test_beam_unpaired_surrogates_are_replaced(tmp_path: Path) -> None:
+    chat = [{"turns": [[{"role": "user", "id": 0, "content": f"hi {LONE}"}]]}]
+    # The Hugging Face export's Python literal can spell one with its own escape.
+    literal = "{'ie': [{'question': 'Q \\ud83d?', 'answer': 'A', 'source_chat_ids': [0]}]}"
+    ds = load_beam(_write(tmp_path / "chat.json", {"chat": chat, "probing_questions": literal}))
+    _encodable(ds)
+    assert next(ds.conversations[0].turns()).content == "hi \ufffd"
+    assert ds.questions[0].question == "Q \ufffd?"
+
+
+def test_longmemeval_list_answer_is_joined(tmp_path: Path) -> None:
+    ds = load_longmemeval(
+        _write(tmp_path / "list.json", [_longmemeval_record(answer=["Paris", "Lyon", 2])])
+    )
+    assert ds.questions[0].answer == "Paris; Lyon; 2"
+
+
+def test_locomo_duplicate_sample_id_is_refused(tmp_path: Path) -> None:
+    sample = json.loads((FIXTURES / "locomo_tiny.json").read_text(encoding="utf-8"))[0]
+    with pytest.raises(
+        ValueError, match=r"dup\.json: sample #1 \('conv-t1'\): duplicate sample_id"
+    ):
+        load_locomo(_write(tmp_path / "dup.json", [sample, sample]))

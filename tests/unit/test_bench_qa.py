@@ -156,7 +156,9 @@ def test_beam_rubrics_are_keyed_like_the_loader_ids() -> None:
     rubrics = beam_rubrics(FIXTURES / "beam_tiny")
     ids = {q.id for q in load_beam(FIXTURES / "beam_tiny").questions}
     assert set(rubrics) == ids
-    assert rubrics["beam_tiny:information_extraction:0"] == ["LLM response should state: March 29"]
+    assert rubrics["fixtures-beam_tiny:information_extraction:0"] == [
+        "LLM response should state: March 29"
+    ]
 
 
 # -- readers and perspectives ----------------------------------------------------------------

@@ -6,13 +6,16 @@ from __future__ import annotations
 import io
 import json
 import math
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.bench.memory_bench import parse
+from tests.bench.loaders import load_beam, load_longmemeval
+from tests.bench.memory_bench import default_results_path, parse, store_config
 from tests.bench.report import (
     Progress,
     ResultsStore,
@@ -36,6 +39,7 @@ from tests.fakes.embedder import CountingEmbedder
 pytestmark = pytest.mark.unit
 
 CONFIG = {"dataset": "longmemeval", "ks": [5, 10], "depth": 100}
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 # -- the log ---------------------------------------------------------------------------------
@@ -56,6 +60,37 @@ def test_store_resumes_only_results_of_the_same_settings(tmp_path: Path) -> None
     assert again.ignored == 2
     assert [r["question_id"] for r in again.ordered(["q2", "q9", "q1"])] == ["q2", "q1"]
     assert ResultsStore(path, {**CONFIG, "depth": 50}).has("q3")
+
+
+def _config(path: Path) -> dict[str, Any]:
+    """The log config of a LongMemEval run on ``path`` (no LLM, default settings)."""
+    args = parse(["--dataset", "longmemeval", "--path", str(path)])
+    services: Any = SimpleNamespace(llm=None)
+    return store_config(args, services, None, None, None, load_longmemeval(path).digest)
+
+
+def test_results_of_other_data_under_the_same_name_are_not_resumed(tmp_path: Path) -> None:
+    record = json.loads((FIXTURES / "longmemeval_tiny.json").read_text(encoding="utf-8"))[0]
+    for version, answer in (("v1", "Oolong"), ("v2", "Green tea")):
+        (tmp_path / version).mkdir()
+        data = [{**record, "answer": answer}]
+        (tmp_path / version / "s.json").write_text(json.dumps(data), encoding="utf-8")
+    log = tmp_path / "memory-longmemeval-s.jsonl"
+    ResultsStore(log, _config(tmp_path / "v1" / "s.json")).add({"question_id": "q_tea"})
+    assert ResultsStore(log, _config(tmp_path / "v1" / "s.json")).has("q_tea")
+    other = ResultsStore(log, _config(tmp_path / "v2" / "s.json"))
+    assert not other.has("q_tea") and other.ignored == 1
+
+
+def test_beam_logs_of_different_sizes_do_not_share_a_file(tmp_path: Path) -> None:
+    settings: Any = SimpleNamespace(home_path=tmp_path / "home")
+    logs = []
+    for size in ("100K", "500K"):
+        folder = tmp_path / "chats" / size / "1"
+        shutil.copytree(FIXTURES / "beam_tiny", folder)
+        args = parse(["--dataset", "beam", "--path", str(folder)])
+        logs.append(default_results_path(settings, args, load_beam(folder)))
+    assert [p.name for p in logs] == ["memory-beam-100K-1.jsonl", "memory-beam-500K-1.jsonl"]
 
 
 def test_progress_line_shows_counts_and_time_left() -> None:
@@ -139,6 +174,8 @@ def _record(qid: str, category: str, recall: float, abstention: bool = False) ->
         "question_id": qid,
         "category": category,
         "abstention": abstention,
+        "evidence_turns": [] if abstention else [f"{qid}:0"],
+        "evidence_sessions": [] if abstention else [qid],
         "retrieval": {"ours": metrics, "bm25": {**metrics, "recall_all@5": 0.0}},
     }
 
@@ -232,12 +269,46 @@ def test_render_has_both_levels_categories_and_the_provider() -> None:
     text = render(_report())
     assert text.startswith("## Memory: longmemeval, `x.json`")
     assert "**extractive provider (no LLM configured)**" in text
-    assert "1m15s for this invocation (1 questions resumed from the log)" in text
+    assert "1m15s for this invocation; embedding" in text
     assert "embedding 10 s (1,234 texts, in a thread beside the rest; the run waited 4 s" in text
     assert "### Turn level" in text and "### Session level" in text
     assert "| multi | 1 | 0.000 / 0.000 | 0.000 / 0.000 |" in text
     assert "| temporal | 1 | 1.000 / 0.500 | 0.000 / 0.500 |" in text
     assert text.rstrip().endswith("No LLM is configured.")
+
+
+def test_render_says_what_was_resumed_skipped_and_left_out() -> None:
+    report = _report()
+    report["counts"]["retrieval_scored"] = 1
+    report["resume"] = {"log": "/h/memory-longmemeval-x.jsonl", "data_sha256": "ab" * 32}
+    report["ingestion"] = {
+        "max_message_chars": 25_000,
+        "skipped_turns": 3,
+        "truncated_turns": 2,
+        "questions_evidence_dropped": ["q1"],
+        "questions_evidence_truncated": [],
+    }
+    report["retrieval_excluded"] = ["q2"]
+    lines = render(report).splitlines()
+    assert (
+        "- Resumed: **1 of 2 questions** were read from the log `/h/memory-longmemeval-x.jsonl`, "
+        "computed by an earlier run with the same settings on the same data (data sha256 "
+        "`abababababab`); 1 were computed in this run, and only these count in the times below."
+    ) in lines
+    assert any("the retrieval metrics average 1)" in line for line in lines)
+    assert (
+        "- Ingestion: 3 turns not sent (empty text), 2 cut to the 25,000-character message "
+        "limit. 1 questions cited turns not sent (dropped from their evidence); 0 cite a cut "
+        "turn (kept as evidence)."
+    ) in lines
+    assert any(
+        line.startswith("- Left out of the retrieval metrics: **1 questions**") for line in lines
+    )
+    report["timings"]["resumed"] = 0
+    report["retrieval_excluded"] = []
+    text = render(report)
+    assert "- Resumed: none; all 2 questions were computed in this run" in text
+    assert "none is left out of the retrieval metrics" in text
 
 
 def test_render_without_derive_shows_costs_cache_and_halves() -> None:

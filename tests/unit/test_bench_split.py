@@ -47,6 +47,8 @@ def test_split_table_shows_each_half_with_its_counts() -> None:
             "question_id": qid,
             "category": "c",
             "abstention": False,
+            "evidence_turns": ["t1"],
+            "evidence_sessions": ["s1"],
             "retrieval": {"ours": metrics},
         }
 
