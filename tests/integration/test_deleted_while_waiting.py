@@ -16,14 +16,14 @@ import pytest
 
 from graph.db import Tx
 from graph.errors import Conflict, NotFound
-from graph.props import NO_META, Meta
+from graph.props import Meta
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from resolvers.services import Services
 from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
-from tests.integration.tx_helpers import while_held
+from tests.integration.tx_helpers import closing, while_held
 
 pytestmark = pytest.mark.integration
 
@@ -216,18 +216,7 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
 
-    async def close(tx: Tx) -> None:
-        await tx.rows(
-            "update_session",
-            workspace=workspace,
-            name="s1",
-            **NO_META.updated(),
-            active=False,
-            context=None,
-            set_context=False,
-        )
-
     said = {"messages": [{"peer_id": "alice", "content": "hello"}]}
     url = f"/workspaces/{workspace}/sessions/s1/messages"
-    answer = await while_held(services, close, lambda: rest.post(url, json=said))
+    answer = await while_held(services, closing(workspace, "s1"), lambda: rest.post(url, json=said))
     assert answer.status_code == 404 and "was deleted" in answer.text, answer.text

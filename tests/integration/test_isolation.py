@@ -27,10 +27,9 @@ import pytest
 from graphql import GraphQLError
 
 from graph import models
-from graph.db import Tx
 from graph.errors import BeliefgraphError
 from graph.keys import Representation, scope_key
-from graph.props import NO_META, node_props
+from graph.props import node_props
 from graph.repo import dream_runs
 from graph.validation import now
 from reasoners.dreamer import scheduling
@@ -41,7 +40,7 @@ from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.integration.derive_helpers import worker_for
-from tests.integration.tx_helpers import while_held
+from tests.integration.tx_helpers import closing, while_held
 
 pytestmark = pytest.mark.integration
 
@@ -1355,22 +1354,13 @@ async def test_a_session_keys_reopen_waits_for_a_close_in_progress(api: Api, wor
     # session before the close committed brought the deleted session back once it did.
     w = world.a.name
 
-    async def close(tx: Tx) -> None:
-        await tx.rows(
-            "update_session",
-            workspace=w,
-            name="s1",
-            **NO_META.updated(),
-            active=False,
-            context=None,
-            set_context=False,
-        )
-
     reopen = """mutation($w: String!) {
       updateSession(workspace: $w, name: "s1", active: true) { active }
     }"""
     key = world.a.key(KeyScope.SESSION)
-    answer = await while_held(api.services, close, lambda: api.raw(reopen, {"w": w}, key))
+    answer = await while_held(
+        api.services, closing(w, "s1"), lambda: api.raw(reopen, {"w": w}, key)
+    )
     assert [e["extensions"]["code"] for e in answer["errors"]] == ["FORBIDDEN"]
     session = 'query($w: String!) { session(workspace: $w, name: "s1") { active } }'
     assert (await api.ok(session, {"w": w}, key=key))["session"]["active"] is False

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from graph.db import Tx
+from graph.props import NO_META
 from resolvers.services import Services
 
 T = TypeVar("T")
@@ -32,3 +33,20 @@ async def while_held(
             if not tx.closed():
                 await tx.rollback()
     return await other
+
+
+def closing(workspace: str, session: str) -> Callable[[Tx], Awaitable[object]]:
+    """Work that closes the session (as REST's delete does), for `while_held`."""
+
+    async def close(tx: Tx) -> None:
+        await tx.rows(
+            "update_session",
+            workspace=workspace,
+            name=session,
+            **NO_META.updated(),
+            active=False,
+            context=None,
+            set_context=False,
+        )
+
+    return close
