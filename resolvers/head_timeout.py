@@ -31,6 +31,9 @@ MAX_TARGET_BYTES = 65_535
 # or a million small ones) held the event loop for seconds and took a gigabyte, before any key
 # was checked and within the head's deadline.
 MAX_HEAD_BYTES = MAX_TARGET_BYTES + 65_536
+# A request line's bytes besides its method and target: two spaces, "HTTP/1.1", its line end
+# and the blank line that ends the head.
+REQUEST_LINE_REST = 14
 # How long a refused head's connection stays open to drop what its client still sends.
 LINGER_SECONDS = 2.0
 
@@ -60,7 +63,12 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     head_bytes = 0
     head_tail = b""  # the counted head's last bytes: a blank line may begin in one piece
     messages_ended = 0
-    refused = False  # answered 431: what still arrives is read and dropped until the close
+    refused = False  # refused a head: what still arrives is read and dropped until the close
+    # The refusal of a head pipelined behind requests not yet answered: sent after their
+    # responses, in order (sent at once, it stood for the first one's answer, whose own write
+    # then failed on the closed stream though its request had run).
+    owed_refusal: bytes | None = None
+    parsed_head = 0  # the current head's bytes as the parser reported them (url and headers)
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
@@ -78,35 +86,61 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         ended = self.messages_ended
         super().data_received(data)
         if self.messages_ended != ended:
-            # A message ended in this piece: what of the next head follows it is not known
-            # here, and is not counted (at most this one read). Counted whole, a body's last
-            # piece made the next request on the connection a 431. Its last bytes may begin
-            # the next head's blank line, which the next piece ends.
-            self.head_bytes = 0
+            # A message ended in this piece: of the next head after it, what the parser has
+            # reported counts (counted whole, a body's last piece made the next request on the
+            # connection a 431); on_headers_complete checks the head's whole size. Its last
+            # bytes may begin the next head's blank line, which the next piece ends.
+            self.head_bytes = self.parsed_head if self.reading_head else 0
             self.head_tail = data[-3:] if self.reading_head else b""
         elif counting and self.reading_head:
             self.head_bytes += len(data)
             self.head_tail = (self.head_tail + data)[-3:]
 
-    def _refuse_head(self, piece: bytes) -> None:
+    def _refuse_head(self, piece: bytes = b"") -> None:
         self._disarm()
-        self.transport.write(
-            refusal(
-                431,
-                "Request Header Fields Too Large",
-                ErrorCode.LIMIT_EXCEEDED,
-                f"a request's head (its request line and headers) may have at most "
-                f"{MAX_HEAD_BYTES} bytes",
-                limit="head",
-                rest=self._rest(piece),
-            )
+        self.refused = True
+        answer = refusal(
+            431,
+            "Request Header Fields Too Large",
+            ErrorCode.LIMIT_EXCEEDED,
+            f"a request's head (its request line and headers) may have at most "
+            f"{MAX_HEAD_BYTES} bytes",
+            limit="head",
+            rest=self._rest(piece),
         )
+        if self._answers_owed():
+            self.owed_refusal = answer
+        else:
+            self._send_refusal(answer)
+
+    def _answers_owed(self) -> bool:
+        """Whether a request before this head still waits for its response."""
+        cycle = self.cycle
+        return bool(self.pipeline) or (cycle is not None and not cycle.response_complete)
+
+    def _send_refusal(self, answer: bytes) -> None:
+        self.transport.write(answer)
         # Closed at once with the rest of the head unread, the socket would be reset and the
         # answer lost; the client reads it while what it still sends is dropped.
-        self.refused = True
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.parsed_head = 0
+
+    def on_url(self, url: bytes) -> None:
+        self.parsed_head += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.parsed_head += len(name) + len(value) + 4  # ": " and the line's end
+        super().on_header(name, value)
+
+    def on_body(self, body: bytes) -> None:
+        if not self.refused:  # a refused head's body is no request's
+            super().on_body(body)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -115,9 +149,18 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm()
         self.reading_head = False
+        if self.refused:
+            return
+        # A head that began in the read that ended the message before it was counted only
+        # from there: its whole size is checked here, before it becomes a request.
+        if self.parsed_head + len(self.parser.get_method()) + REQUEST_LINE_REST > MAX_HEAD_BYTES:
+            self._refuse_head()
+            return
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        if self.refused:
+            return
         super().on_message_complete()
         self.reading_head, self.head_bytes, self.head_tail = True, 0, b""
         self.messages_ended += 1
@@ -129,6 +172,11 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         # (Asked before uvicorn starts the pipelined request, which takes it off the queue.)
         pipelined = bool(self.pipeline)
         super().on_response_complete()
+        if self.owed_refusal is not None and not pipelined:
+            answer, self.owed_refusal = self.owed_refusal, None
+            if not self.transport.is_closing():
+                self._send_refusal(answer)
+            return
         if not pipelined and not self.transport.is_closing():
             self._arm()
 

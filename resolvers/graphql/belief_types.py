@@ -124,8 +124,9 @@ class ObservationDetail:
         "contradiction; empty for an explicit fact)."
     )
     sources: list[SourceSpan] = strawberry.field(
-        description="The messages it was taken from, each with its verbatim span: the first "
-        f"and the latest, {DETAIL_SOURCES} at most (sourceCount says how many there are)."
+        description="The messages it was taken from, each with its verbatim span: "
+        f"{DETAIL_SOURCES} at most, the first and the latest {DETAIL_SOURCES - 1} (sourceCount "
+        "says how many there are)."
     )
     source_count: int = strawberry.field(description="How many messages it was taken from.")
     dependents: list[Observation] = strawberry.field(

@@ -48,11 +48,12 @@ def _time(value: Any, key: str) -> datetime:
 TICK = timedelta(microseconds=1)
 
 
-def _next(moment: datetime) -> datetime:
+def _next(moment: datetime) -> datetime | None:
+    """The first time after `moment`; None after the last time there is."""
     try:
         return moment + TICK
-    except OverflowError:  # the last time there is: nothing comes after it anyway
-        return moment
+    except OverflowError:
+        return None
 
 
 def time_bounds(bounds: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
@@ -62,11 +63,18 @@ def time_bounds(bounds: dict[str, Any]) -> tuple[datetime | None, datetime | Non
     if bounds.get("gte") is not None:
         lows.append(_time(bounds["gte"], "created_at.gte"))
     if bounds.get("gt") is not None:
-        lows.append(_next(_time(bounds["gt"], "created_at.gt")))
+        moment = _time(bounds["gt"], "created_at.gt")
+        after = _next(moment)
+        # Nothing comes after the last time there is: an empty range, not `gte` it.
+        lows.append(moment if after is None else after)
+        if after is None:
+            highs.append(moment)
     if bounds.get("lt") is not None:
         highs.append(_time(bounds["lt"], "created_at.lt"))
     if bounds.get("lte") is not None:
-        highs.append(_next(_time(bounds["lte"], "created_at.lte")))
+        after = _next(_time(bounds["lte"], "created_at.lte"))
+        if after is not None:  # else every time is at or before it: no upper bound
+            highs.append(after)
     return (max(lows) if lows else None, min(highs) if highs else None)
 
 

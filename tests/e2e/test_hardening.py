@@ -856,6 +856,35 @@ async def test_a_pipelined_body_is_never_taken_for_a_head(served: Served) -> Non
     assert statuses == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
 
 
+async def test_a_head_over_the_limit_pipelined_behind_a_request_is_refused_after_it(
+    served: Served,
+) -> None:
+    """A head that began in the read that ended the request before it was counted from the
+    next read only: up to one read (256 KiB) and the limit were answered (probe Y). Refused,
+    its 431 went at once and closed the stream: the request before it had run, but its answer
+    was lost (the 431 stood for it) and its write failed with a traceback."""
+    ask = json.dumps({"query": "{ health { ok } }"})
+    post = (
+        f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(ask)}\r\n\r\n{ask}"
+    ).encode()
+    for size in (400_000, 1_000_000, MAX_HEAD_BYTES + 1_000, 250_000):
+        big = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * size + b"\r\n\r\n"
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(post + big)
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+        first = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+        length = int(next(v for k, v in _headers(first) if k == b"content-length"))
+        answer = json.loads(await asyncio.wait_for(reader.readexactly(length), 20))
+        assert first.startswith(b"HTTP/1.1 200 "), (size, first[:100])
+        assert answer == {"data": {"health": {"ok": True}}}
+        rest = await asyncio.wait_for(reader.read(4096), 20)
+        writer.close()
+        assert rest.startswith(b"HTTP/1.1 431 "), (size, rest[:100])
+        assert b'"head"' in rest
+
+
 async def test_a_kept_alive_connection_must_send_its_next_head_in_time(served: Served) -> None:
     """A blank line after a response (which the parser skips) stopped uvicorn's keep-alive timer
     and started no head timer: the connection stayed open for good."""
