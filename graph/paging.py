@@ -20,6 +20,9 @@ from graph.validation import aware, is_text
 T = TypeVar("T")
 Row = dict[str, Any]
 
+# The most items a list read whole (not a page at a time) returns; past it, LIMIT_EXCEEDED.
+MAX_LISTED = 10_000
+
 
 def encode(kind: str, *parts: Any) -> str:
     """A cursor of the list `kind`: one of another list is refused, not read as a place here."""
@@ -85,6 +88,18 @@ def decode_time_seq_id(
     if not isinstance(seq, int) or isinstance(seq, bool) or not -(2**63) <= seq < 2**63:
         raise InvalidInput(MALFORMED)
     return _time(stamp), seq, str(ident)
+
+
+def decode_time_name_id(
+    cursor: str | None, kind: str
+) -> tuple[datetime | None, str | None, str | None]:
+    """A (time, name, id) keyset cursor of the list `kind`."""
+    if cursor is None:
+        return None, None, None
+    stamp, name, ident = decode(cursor, kind, 3)
+    if not isinstance(name, str) or not isinstance(ident, str):
+        raise InvalidInput(MALFORMED)
+    return _time(stamp), name, ident
 
 
 class Timed(Protocol):

@@ -127,6 +127,9 @@ class MembershipRecord:
     observe_others: bool
     joined_at: datetime
     left_at: datetime | None
+    # The window's own id, where a list pages by it: two windows of one peer can share their
+    # join time (a merge copies the source's windows to the target).
+    window: str = ""
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MembershipRecord:
@@ -137,6 +140,7 @@ class MembershipRecord:
             observe_others=bool(row["observe_others"]),
             joined_at=required_datetime(row["joined_at"]),
             left_at=to_datetime(row.get("left_at")),
+            window=str(row.get("window") or ""),
         )
 
 

@@ -10,7 +10,7 @@ from graph import models
 from graph.configuration import QueueSwitches, queue_switches
 from graph.db import Database, Row, Tx
 from graph.errors import Forbidden, InvalidInput, NotFound
-from graph.paging import decode_name, decode_time_id, encode, name_cursor, page
+from graph.paging import decode_name, decode_time_name_id, encode, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, PeerRecord, SessionRecord
 from graph.repo import peers, workspaces
@@ -60,15 +60,8 @@ async def ensure(
     async def work(tx: Tx) -> Row | None:
         row = await tx.one("merge_session", props=props)
         if row is not None and row["created"]:
-            # Under the workspace's lock: a deletion that found no active session has set its
-            # mark by now, or will find this one (REST refuses to delete a workspace with one).
-            await tx.rows("lock_workspace", workspace=workspace)
-            held = await tx.one("get_workspace", workspace=workspace)
-            if held is not None and held["workspace"].get("deleting_at") is not None:
-                raise NotFound(
-                    f"workspace {workspace!r} is being deleted (if no deletion is running, "
-                    "one was cut short: delete the workspace again)"
-                )
+            # A deletion that found no active session (REST's) would delete this one.
+            await workspaces.refuse_if_deleting(tx, workspace)
         return row
 
     row = await db.write_tx(work)
@@ -127,13 +120,16 @@ async def update(
         )
 
     async def work(tx: Tx) -> Row | None:
-        if active and not may_reopen:
+        if active:
             # Checked under the session's lock: a close committed between a separate check
             # and this write (a REST delete) would be undone by it.
             await lock(tx, workspace, name)
             held = await tx.one("get_session", workspace=workspace, name=name)
             if held is not None and held["session"] and not held["session"]["active"]:
-                raise Forbidden("reopening a closed session takes a workspace key")
+                if not may_reopen:
+                    raise Forbidden("reopening a closed session takes a workspace key")
+                # As a new session: a deletion that found no active session would delete it.
+                await workspaces.refuse_if_deleting(tx, workspace)
         return await tx.one(
             "update_session",
             workspace=workspace,
@@ -246,7 +242,7 @@ async def members_page(
     limit: int,
 ) -> Page[MembershipRecord]:
     """A page of the session's windows in the order they opened (then by peer)."""
-    after_time, after_peer = decode_time_id(after, SESSION_PEERS)
+    after_time, after_peer, after_window = decode_time_name_id(after, SESSION_PEERS)
     rows = await db.read(
         "list_session_members_page",
         workspace=workspace,
@@ -254,6 +250,7 @@ async def members_page(
         include_past=include_past,
         after_time=after_time,
         after_peer=after_peer,
+        after_window=after_window,
         limit=limit + 1,
     )
     return page(rows, limit, MembershipRecord.from_row, member_cursor)
@@ -261,7 +258,7 @@ async def members_page(
 
 def member_cursor(window: MembershipRecord) -> str:
     """The cursor of members_page that lists what follows `window`."""
-    return encode(SESSION_PEERS, window.joined_at, window.peer)
+    return encode(SESSION_PEERS, window.joined_at, window.peer, window.window)
 
 
 async def present_peers(
@@ -271,7 +268,8 @@ async def present_peers(
     rows = await db.read(
         "list_session_member_peers", workspace=workspace, session=session, limit=limit
     )
-    return [PeerRecord.from_row(r["peer"]) for r in rows]
+    # An empty map: a peer deleted as it was read.
+    return [PeerRecord.from_row(r["peer"]) for r in rows if r["peer"]]
 
 
 async def member(db: Database, workspace: str, session: str, peer: str) -> MembershipRecord:

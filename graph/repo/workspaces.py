@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from datetime import timedelta
 from typing import Any
 
 from graph import models
@@ -10,7 +11,7 @@ from graph.db import Database, Tx
 from graph.errors import Conflict, NotFound
 from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, node_props
-from graph.records import Page, WorkspaceRecord
+from graph.records import Page, WorkspaceRecord, to_datetime
 from graph.validation import check_name, now
 
 _DELETE_BATCH = 5000
@@ -94,6 +95,11 @@ async def update(
     return WorkspaceRecord.from_row(row["workspace"])
 
 
+# A running deletion renews its mark with each batch; a mark older than this is a deletion
+# cut short (a crash), which no longer refuses new sessions (deleting again finishes it).
+DELETION_LEASE = timedelta(minutes=5)
+
+
 async def delete(db: Database, name: str, *, unless_active_sessions: bool = False) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted.
     `unless_active_sessions`: CONFLICT, deleting nothing, while a session is active."""
@@ -137,11 +143,33 @@ async def sweep_deleted(tx: Tx, name: str) -> int:
 async def _delete_nodes(db: Database, name: str) -> int:
     """Delete the nodes that name the workspace, a batch per transaction; how many."""
     total = 0
+
+    async def batch(tx: Tx) -> int:
+        deleted = await _delete_batch(tx, name)
+        # The mark is renewed as the deletion goes (after the batch's locks, in the order a
+        # new session takes them: a session, then the workspace).
+        await tx.rows("mark_workspace_deleting", workspace=name, now=now())
+        return deleted
+
     while True:
-        deleted = await db.write_tx(lambda tx: _delete_batch(tx, name))
+        deleted = await db.write_tx(batch)
         total += deleted
         if deleted < _DELETE_BATCH:
             return total
+
+
+async def refuse_if_deleting(tx: Tx, name: str) -> None:
+    """NOT_FOUND while a deletion of the workspace runs (or once it is gone), read under the
+    workspace's lock, which a deletion's mark takes: a new session or a reopened one is
+    either committed before the mark (and found by a deletion that must find none) or
+    refused."""
+    await tx.rows("lock_workspace", workspace=name)
+    held = await tx.one("get_workspace", workspace=name)
+    if held is None or not held["workspace"]:
+        raise NotFound(f"workspace {name!r} does not exist")
+    mark = to_datetime(held["workspace"].get("deleting_at"))
+    if mark is not None and mark > now() - DELETION_LEASE:
+        raise NotFound(f"workspace {name!r} is being deleted")
 
 
 async def _delete_all(tx: Tx, name: str) -> int:

@@ -33,7 +33,7 @@ from reasoners.context.packing import (
     render,
 )
 from reasoners.embeddings.model import Embedder, embed_async
-from reasoners.embeddings.tokens import TokenCounter
+from reasoners.embeddings.tokens import TokenCounter, counted
 from reasoners.search.in_view import ranked_in_view
 from reasoners.search.observations import search_observations
 
@@ -238,18 +238,20 @@ async def get_context(
     # `peer_card.use: false`, the session's else the workspace's.
     if not request.include_card or not card_used(*levels):
         card = []
-    # Off the event loop: every belief and card line and message prefix is counted.
-    packed = await asyncio.to_thread(
-        pack_parts,
-        tokens,
-        request.tokens,
-        [observation_line(o, observed) for o in slice_],
-        card,
-        short,
-        long,
-        recent,
-        matched,
-        rendered=request.rendered,
+    lines = [observation_line(o, observed) for o in slice_]
+    # Every belief and card line and message prefix is counted.
+    packed = await counted(
+        lambda: pack_parts(
+            tokens,
+            request.tokens,
+            lines,
+            card,
+            short,
+            long,
+            recent,
+            matched,
+            rendered=request.rendered,
+        )
     )
     kept_ids = {m.id for m in packed.messages}
     matched_ids = {m.id for m in packed.matched}

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tokenizers import Encoding, Tokenizer
+
+T = TypeVar("T")
 
 
 def unknown_word_cost(chars: int) -> int:
@@ -22,6 +26,17 @@ class TokenCounter(Protocol):
     as for WordPiece, which splits at whitespace first and counts no special tokens here."""
 
     def count(self, text: str) -> int: ...
+
+
+# Counting runs off the event loop on threads of its own: in the default pool it queued
+# behind embedding calls that hold their threads while they wait for the model.
+_COUNTING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tokens")
+
+
+async def counted(work: Callable[[], T]) -> T:
+    """`work`, which counts tokens (a full batch of long messages takes about a second), on
+    the counting threads."""
+    return await asyncio.get_running_loop().run_in_executor(_COUNTING, work)
 
 
 def default_tokenizer_path() -> Path:

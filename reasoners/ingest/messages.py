@@ -5,7 +5,6 @@ A batch with one bad item writes nothing; the error names the item and the field
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -20,7 +19,7 @@ from graph.settings import Settings
 from graph.validation import check_name, now, without_nul
 from reasoners.embeddings.model import Embedder
 from reasoners.embeddings.passages import embed_messages
-from reasoners.embeddings.tokens import TokenCounter
+from reasoners.embeddings.tokens import TokenCounter, counted
 from reasoners.queue.schedule import jobs_for_messages
 
 MAX_CONTEXT_CHARS = 4000
@@ -134,8 +133,7 @@ async def add_messages(
     vectors = await embed_messages(
         embedder, [item.content for item in items], with_passages=settings.passages_enabled
     )
-    # Off the event loop: a full batch of the longest messages takes about a second to count.
-    counts = await asyncio.to_thread(lambda: [tokens.count(item.content) for item in items])
+    counts = await counted(lambda: [tokens.count(item.content) for item in items])
     rows = [
         messages.MessageRow(
             peer=item.peer,

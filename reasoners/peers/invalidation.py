@@ -8,7 +8,6 @@ for new messages; an edited message also gets a derive job, so its new text is r
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from reasoners.dreamer import scheduling
 from reasoners.dreamer.card_support import drop_unsupported
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.embeddings.passages import embed_messages
-from reasoners.embeddings.tokens import TokenCounter
+from reasoners.embeddings.tokens import TokenCounter, counted
 from reasoners.queue.schedule import derive_jobs, summaries_again
 
 
@@ -202,7 +201,7 @@ async def edit_message(
     if len(content) > settings.max_message_chars:
         raise InvalidInput(f"content is longer than {settings.max_message_chars} characters")
     [vectors] = await embed_messages(embedder, [content], with_passages=settings.passages_enabled)
-    token_count = await asyncio.to_thread(tokens.count, content)
+    token_count = await counted(lambda: tokens.count(content))
 
     async def work(tx: Tx) -> invalidation.EditedMessage:
         stamp = now()

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, LimitExceeded
+from graph.paging import MAX_LISTED
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_limit, check_name
@@ -199,8 +200,9 @@ class Query:
         first: Annotated[
             int | None,
             strawberry.argument(
-                description="Page size: 1 to the page-size limit (100 by default); when "
-                "omitted, the limit."
+                description="Page size: 1 to the page-size limit (100 by default). Omitted "
+                f"with `after`, the limit; omitted without it, the whole list (at most "
+                f"{MAX_LISTED:,} windows: LIMIT_EXCEEDED past that, to page it)."
             ),
         ] = None,
         after: Annotated[
@@ -214,15 +216,23 @@ class Query:
         info.context.principal.require_session(workspace, session)
         db = info.context.services.db
         await sessions.get(db, workspace, session)
-        limit = info.context.services.settings.max_page_size
+        # Asked for no page, the whole list, as before it had pages; bounded.
+        whole = first is None and after is None
+        most = info.context.services.settings.max_page_size
         found = await sessions.members_page(
             db,
             workspace,
             session,
             include_past=include_past,
             after=after,
-            limit=check_limit(first, limit, default=limit),
+            limit=MAX_LISTED if whole else check_limit(first, most, default=most),
         )
+        if whole and found.has_next_page:
+            raise LimitExceeded(
+                f"session {session!r} has more than {MAX_LISTED:,} windows to list: page "
+                "them with first and after",
+                limit="listed",
+            )
         return [SessionPeer.of(m) for m in found.items]
 
     @strawberry.field(description="One message by id (NOT_FOUND when it does not exist).")

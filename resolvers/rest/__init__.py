@@ -28,8 +28,8 @@ from resolvers.services import Services
 
 MODULES = (workspaces, peers, sessions, messages, chat, representation, conclusions, members, files)
 PREFIX = "/v3"
-# Every method, for the route that answers the rest: OPTIONS or TRACE on a /v3 path fell
-# through to the app's GraphQL-shaped 405.
+# The methods HTTP defines, for the route that answers the rest: OPTIONS or TRACE on a /v3
+# path fell through to the app's GraphQL-shaped 405 (as an unregistered method still does).
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT")
 
 

@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from graph.errors import LimitExceeded
+from graph.paging import MAX_LISTED
 from graph.records import Page
 
 T = TypeVar("T")
 
-MAX_LISTED = 10_000
 FETCH = 1000  # items per read: few round trips, each bounded
 # The last page number asked for: with 100 a page, a billion messages. A larger one would
 # skip more rows than the database's 64-bit integers hold.

@@ -9,6 +9,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.configuration import readable
 from graph.errors import LimitExceeded, NotFound
+from graph.paging import MAX_LISTED
 from graph.props import NO_META
 from graph.records import MembershipRecord, SessionRecord
 from graph.repo import sessions, workspaces
@@ -26,7 +27,7 @@ from resolvers.rest.implicit import (
     get_or_create_session,
     meta,
 )
-from resolvers.rest.paging import MAX_LISTED, PageQuery, numbered, read_all
+from resolvers.rest.paging import PageQuery, numbered, read_all
 from resolvers.rest.workspaces import ListBody, SearchBody, search_messages_json
 
 

@@ -5,7 +5,8 @@
   (another depth, reader or k, or other data: the config holds a hash of the dataset's files)
   is ignored, so results never mix.
 - :func:`retrieval_summary`: means per ranker, overall and per category, over the questions
-  :func:`tests.bench.evidence.scored` keeps; :func:`qa_summary` likewise per QA system.
+  :func:`tests.bench.evidence.scored` keeps; :func:`qa_summary` per QA system, over every
+  graded question (an answer needs no retrieved evidence).
 - :func:`render`: the markdown section of ``docs/BENCHMARKS.md`` (written between the
   ``bench:memory`` markers by ``common.write_section``).
 - :class:`Progress`: one self-overwriting line on stderr.

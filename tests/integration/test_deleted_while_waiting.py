@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -220,3 +221,37 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     url = f"/workspaces/{workspace}/sessions/s1/messages"
     answer = await while_held(services, closing(workspace, "s1"), lambda: rest.post(url, json=said))
     assert answer.status_code == 404 and "was deleted" in answer.text, answer.text
+
+
+async def test_a_reopen_while_its_workspace_is_marked_for_deletion(
+    services: Services, workspace: str
+) -> None:
+    # A closed session reopened after REST's delete found no active session was deleted
+    # with the workspace, active, a moment after the reopen was confirmed.
+    await sessions.ensure(services.db, workspace, "s1")
+    await sessions.update(
+        services.db, workspace, "s1", Meta(), active=False, context=None, set_context=False
+    )
+
+    async def mark(tx: Tx) -> None:
+        await tx.rows("mark_workspace_deleting", workspace=workspace, now=now())
+
+    reopen = sessions.update(
+        services.db, workspace, "s1", Meta(), active=True, context=None, set_context=False
+    )
+    with pytest.raises(NotFound, match="is being deleted"):
+        await while_held(services, mark, lambda: reopen)
+
+
+async def test_a_deletion_cut_short_refuses_new_sessions_for_its_lease_only(
+    services: Services, workspace: str
+) -> None:
+    # A deletion renews its mark with each batch; one that died left its mark, which refused
+    # every new session of the workspace for good.
+    stamp = now()
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=stamp)
+    with pytest.raises(NotFound, match="is being deleted"):
+        await sessions.ensure(services.db, workspace, "during")
+    lapsed = stamp - workspaces.DELETION_LEASE - timedelta(seconds=1)
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=lapsed)
+    assert (await sessions.ensure(services.db, workspace, "after"))[1]

@@ -1,8 +1,9 @@
-"""Token counting runs off the event loop.
+"""Token counting runs off the event loop, on threads of its own.
 
 A batch of 100 messages of 25,000 characters took about 1.2 s to count; counted on the event
 loop, addMessages stalled every other request of the server for that long. An edit counts its
-new text, and `context` counts every belief and card line and message prefix it packs.
+new text, and `context` counts every belief and card line and message prefix it packs. In the
+default thread pool, counting would queue behind embedding calls waiting for the model.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ class ThreadRecordingCounter:
     def __init__(self, inner: TokenCounter) -> None:
         self.inner = inner
         self.threads: list[int] = []
+        self.names: set[str] = set()
 
     def count(self, text: str) -> int:
         self.threads.append(threading.get_ident())
+        self.names.add(threading.current_thread().name.split("_")[0])
         return self.inner.count(text)
 
     def on_loop(self) -> int:
@@ -73,3 +76,4 @@ async def test_messages_edits_and_context_count_tokens_off_the_loop(
     found = await get_context(services.db, services.embedder, counter, request)
     assert "Lives in Lisbon" in found.text
     assert len(counter.threads) > 3 and counter.on_loop() == 0
+    assert counter.names == {"tokens"}
