@@ -114,6 +114,7 @@ Statement = Literal[
     "find_dream_links",
     "find_expired_units",
     "find_interrupted_purges",
+    "find_lapsed_deletions",
     "find_message_derivations",
     "find_message_purge",
     "find_messages_by_client_id",

@@ -135,8 +135,15 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         super().on_url(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.parsed_head += len(name) + len(value) + 4  # ": " and the line's end
+        # The colon and the line's end (a space after the colon is not counted: a lower
+        # bound, so a head within the limit is never refused here).
+        self.parsed_head += len(name) + len(value) + 3
         super().on_header(name, value)
+
+    def _should_upgrade(self) -> bool:
+        # A refused head is no request: not a websocket's either (uvicorn went on to read a
+        # method its scope never got).
+        return not self.refused and bool(super()._should_upgrade())
 
     def on_body(self, body: bytes) -> None:
         if not self.refused:  # a refused head's body is no request's
@@ -162,7 +169,10 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         if self.refused:
             return
         super().on_message_complete()
+        # Nothing of the next head is read yet (a stale count refused the next request on a
+        # reused connection; a stale target gave a refusal the last request's shape).
         self.reading_head, self.head_bytes, self.head_tail = True, 0, b""
+        self.parsed_head, self.url = 0, b""
         self.messages_ended += 1
 
     def on_response_complete(self) -> None:

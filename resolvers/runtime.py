@@ -31,7 +31,7 @@ from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RestructureHandler
 from reasoners.peers.splits import SPLIT, SplitHandler
 from reasoners.peers.starts import RESTRUCTURE
-from reasoners.queue import retention
+from reasoners.queue import deletions, retention
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig
 from reasoners.summarizer.handler import SummarizerHandler
@@ -175,7 +175,13 @@ def build_worker(
             services.db, settings, workspace=config.workspace
         )
 
-    periodic = [Periodic("interrupted purges", purge_resume.RESUME_SECONDS, interrupted_purges)]
+    async def interrupted_deletions() -> int:
+        return await deletions.resume_deletions(services.db, workspace=config.workspace)
+
+    periodic = [
+        Periodic("interrupted purges", purge_resume.RESUME_SECONDS, interrupted_purges),
+        Periodic("interrupted deletions", deletions.RESUME_SECONDS, interrupted_deletions),
+    ]
     if settings.job_retention_days > 0:
 
         async def finished_jobs() -> int:

@@ -121,15 +121,15 @@ async def update(
 
     async def work(tx: Tx) -> Row | None:
         if active:
+            # As a new session: a deletion that found no active session would delete it. The
+            # workspace's lock first, as a deletion takes it before the sessions it deletes.
+            await workspaces.refuse_if_deleting(tx, workspace)
             # Checked under the session's lock: a close committed between a separate check
             # and this write (a REST delete) would be undone by it.
             await lock(tx, workspace, name)
             held = await tx.one("get_session", workspace=workspace, name=name)
-            if held is not None and held["session"] and not held["session"]["active"]:
-                if not may_reopen:
-                    raise Forbidden("reopening a closed session takes a workspace key")
-                # As a new session: a deletion that found no active session would delete it.
-                await workspaces.refuse_if_deleting(tx, workspace)
+            if not may_reopen and held and held["session"] and not held["session"]["active"]:
+                raise Forbidden("reopening a closed session takes a workspace key")
         return await tx.one(
             "update_session",
             workspace=workspace,
@@ -241,7 +241,7 @@ async def members_page(
     after: str | None,
     limit: int,
 ) -> Page[MembershipRecord]:
-    """A page of the session's windows in the order they opened (then by peer)."""
+    """A page of the session's windows in the order they opened (then by peer and window)."""
     after_time, after_peer, after_window = decode_time_name_id(after, SESSION_PEERS)
     rows = await db.read(
         "list_session_members_page",

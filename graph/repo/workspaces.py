@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from datetime import timedelta
 from typing import Any
 
@@ -96,7 +95,7 @@ async def update(
 
 
 # A running deletion renews its mark with each batch; a mark older than this is a deletion
-# cut short (a crash), which no longer refuses new sessions (deleting again finishes it).
+# cut short (a crash), which a worker takes up (reasoners/queue/deletions.py).
 DELETION_LEASE = timedelta(minutes=5)
 
 
@@ -113,13 +112,9 @@ async def delete(db: Database, name: str, *, unless_active_sessions: bool = Fals
             raise Conflict(f"workspace {name!r} has active sessions: delete them first")
 
     await db.write_tx(mark)
-    try:
-        total = await _delete_nodes(db, name)
-    except BaseException:
-        # Left half-deleted (it can be deleted again), but not read as gone meanwhile.
-        with contextlib.suppress(Exception):
-            await db.write("mark_workspace_deleting", workspace=name, now=None)
-        raise
+    # Cut short here (a failure, a crash), the mark stays: new sessions are refused, and a
+    # worker finishes the deletion once the mark has gone DELETION_LEASE without renewal.
+    total = await _delete_nodes(db, name)
     row = await db.write_one("delete_workspace", workspace=name)
     total += int(row["deleted"]) if row else 0
     # Writes that matched the workspace before it went can still commit: a last sweep takes
@@ -145,11 +140,10 @@ async def _delete_nodes(db: Database, name: str) -> int:
     total = 0
 
     async def batch(tx: Tx) -> int:
-        deleted = await _delete_batch(tx, name)
-        # The mark is renewed as the deletion goes (after the batch's locks, in the order a
-        # new session takes them: a session, then the workspace).
+        # The mark is renewed as the deletion goes, its lock taken first: what else takes
+        # the workspace's lock with a session's or a peer's takes the workspace's first.
         await tx.rows("mark_workspace_deleting", workspace=name, now=now())
-        return deleted
+        return await _delete_batch(tx, name)
 
     while True:
         deleted = await db.write_tx(batch)
@@ -159,17 +153,44 @@ async def _delete_nodes(db: Database, name: str) -> int:
 
 
 async def refuse_if_deleting(tx: Tx, name: str) -> None:
-    """NOT_FOUND while a deletion of the workspace runs (or once it is gone), read under the
-    workspace's lock, which a deletion's mark takes: a new session or a reopened one is
-    either committed before the mark (and found by a deletion that must find none) or
-    refused."""
+    """NOT_FOUND while the workspace is being deleted (a deletion cut short too, until a
+    worker finishes it) or once it is gone, read under the workspace's lock, which a
+    deletion's mark takes: a new session or a reopened one is either committed before the
+    mark (and found by a deletion that must find none) or refused."""
     await tx.rows("lock_workspace", workspace=name)
     held = await tx.one("get_workspace", workspace=name)
     if held is None or not held["workspace"]:
         raise NotFound(f"workspace {name!r} does not exist")
-    mark = to_datetime(held["workspace"].get("deleting_at"))
-    if mark is not None and mark > now() - DELETION_LEASE:
+    if held["workspace"].get("deleting_at") is not None:
         raise NotFound(f"workspace {name!r} is being deleted")
+
+
+async def lapsed_deletions(db: Database, *, workspace: str | None, limit: int = 100) -> list[str]:
+    """Workspaces (of `workspace`, or all) whose deletion stopped renewing its mark."""
+    rows = await db.read(
+        "find_lapsed_deletions", cutoff=now() - DELETION_LEASE, workspace=workspace, limit=limit
+    )
+    return [str(r["name"]) for r in rows]
+
+
+async def take_over_deletion(db: Database, name: str) -> bool:
+    """Renew a lapsed deletion mark under the workspace's lock: whether this caller took the
+    deletion over (of workers looking at once, one does)."""
+
+    async def work(tx: Tx) -> bool:
+        await tx.rows("lock_workspace", workspace=name)
+        held = await tx.one("get_workspace", workspace=name)
+        mark = (
+            to_datetime(held["workspace"].get("deleting_at"))
+            if held and held["workspace"]
+            else None
+        )
+        if mark is None or mark > now() - DELETION_LEASE:
+            return False
+        await tx.rows("mark_workspace_deleting", workspace=name, now=now())
+        return True
+
+    return await db.write_tx(work)
 
 
 async def _delete_all(tx: Tx, name: str) -> int:

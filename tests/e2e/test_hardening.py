@@ -885,6 +885,34 @@ async def test_a_head_over_the_limit_pipelined_behind_a_request_is_refused_after
         assert b'"head"' in rest
 
 
+async def test_heads_within_the_limit_one_after_another_on_one_connection(
+    served: Served,
+) -> None:
+    """The count of the head before carried over to the next request on a reused connection:
+    two heads of 70 KB, each within the limit, got 200 and then 431 (the second diff review).
+    A websocket upgrade refused for its size crashed the read (its method was never set)."""
+    head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"p" * 70_000 + b"\r\n\r\n"
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    for _ in range(3):
+        writer.write(head)
+        await writer.drain()
+        assert await _statuses(reader, 1) == [b"HTTP/1.1 200 OK"]
+    writer.close()
+    upgrade = (
+        b"GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nX-Big: " + b"u" * 140_000 + b"\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + upgrade)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    assert await _statuses(reader, 1) == [b"HTTP/1.1 200 OK"]
+    rest = await asyncio.wait_for(reader.read(4096), 20)
+    writer.close()
+    assert rest.startswith(b"HTTP/1.1 431 "), rest[:100]
+
+
 async def test_a_kept_alive_connection_must_send_its_next_head_in_time(served: Served) -> None:
     """A blank line after a response (which the parser skips) stopped uvicorn's keep-alive timer
     and started no head timer: the connection stayed open for good."""

@@ -142,6 +142,7 @@ async def _explains(services: Services, catalog: cypher.Catalog, name: str) -> N
 SCANS_ALLOWED = {
     "clear_scope_index_marks",  # upgrade
     "find_interrupted_purges",  # start-up
+    "find_lapsed_deletions",  # periodic, over workspace nodes only (one per tenant)
     "largest_peers",  # warm-up
     "largest_views",  # warm-up
     "list_chunks_without_embedding",  # start-up

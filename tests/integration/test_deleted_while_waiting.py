@@ -21,6 +21,7 @@ from graph.props import Meta
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
+from reasoners.queue.deletions import resume_deletions
 from resolvers.services import Services
 from tests import statements
 from tests.integration.derive_helpers import make_peers, make_session, post
@@ -243,15 +244,30 @@ async def test_a_reopen_while_its_workspace_is_marked_for_deletion(
         await while_held(services, mark, lambda: reopen)
 
 
-async def test_a_deletion_cut_short_refuses_new_sessions_for_its_lease_only(
+async def test_a_deletion_cut_short_refuses_new_sessions_until_a_worker_finishes_it(
     services: Services, workspace: str
 ) -> None:
-    # A deletion renews its mark with each batch; one that died left its mark, which refused
-    # every new session of the workspace for good.
+    # A deletion whose process died left its workspace half deleted for good: beliefs served
+    # as current with their messages gone, new sessions refused (probe C).
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await post(services, workspace, "s1", ("alice", "I live in Lisbon."))
     stamp = now()
     await services.db.write("mark_workspace_deleting", workspace=workspace, now=stamp)
     with pytest.raises(NotFound, match="is being deleted"):
         await sessions.ensure(services.db, workspace, "during")
+    # Renewed within its lease, it is a deletion still running: left to it.
+    assert await resume_deletions(services.db, workspace=workspace) == 0
     lapsed = stamp - workspaces.DELETION_LEASE - timedelta(seconds=1)
     await services.db.write("mark_workspace_deleting", workspace=workspace, now=lapsed)
-    assert (await sessions.ensure(services.db, workspace, "after"))[1]
+    with pytest.raises(NotFound, match="is being deleted"):
+        await sessions.ensure(services.db, workspace, "still")
+    assert await resume_deletions(services.db, workspace=workspace) == 1
+    with pytest.raises(NotFound):
+        await workspaces.get(services.db, workspace)
+    records, _, _ = await services.db.driver.execute_query(
+        "MATCH (n {workspace: $w}) RETURN count(n) AS left",
+        {"w": workspace},
+        database_=services.db.database,
+    )
+    assert records[0]["left"] == 0

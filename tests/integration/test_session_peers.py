@@ -146,3 +146,21 @@ async def test_lists_longer_than_a_list_read_whole_are_refused(
     assert body["errors"][0]["extensions"] == {"code": "LIMIT_EXCEEDED", "limit": "listed"}
     page = await gql.ok(PAGE, {"w": workspace, "past": False, "first": 100})
     assert len(page["sessionPeers"]) == 100
+
+
+async def test_a_membership_changes_cursors_page_as_the_lists_do(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    # Its windows came without their ids: a page after one listed that window again.
+    await five_members(services, workspace)
+    changed = await gql.ok(
+        """mutation($w: String!) {
+          addSessionPeers(workspace: $w, session: "s", peers: [{peer: "p0"}]) { peer cursor }
+        }""",
+        {"w": workspace},
+    )
+    first = changed["addSessionPeers"][0]
+    assert first["peer"] == "p0"
+    after = {"w": workspace, "past": False, "first": 10, "after": first["cursor"]}
+    rest = (await gql.ok(PAGE, after))["sessionPeers"]
+    assert [m["peer"] for m in rest] == ["p2", "p3", "p4", "p1"]
