@@ -169,10 +169,10 @@ class HeadTimeoutProtocol(HttpToolsProtocol):
         if self.refused:
             return
         super().on_message_complete()
-        # Nothing of the next head is read yet (a stale count refused the next request on a
-        # reused connection; a stale target gave a refusal the last request's shape).
+        # Nothing of the next head is read yet: a stale count refused the next request on a
+        # reused connection. (The target stays: a websocket upgrade reads it after this.)
         self.reading_head, self.head_bytes, self.head_tail = True, 0, b""
-        self.parsed_head, self.url = 0, b""
+        self.parsed_head = 0
         self.messages_ended += 1
 
     def on_response_complete(self) -> None:

@@ -15,7 +15,7 @@ from graph.keys import peer_key, session_key, workspace_key
 from graph.paging import decode_time_seq_id, encode, page
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
-from graph.repo import sessions
+from graph.repo import sessions, workspaces
 from graph.validation import aware, now
 
 
@@ -66,6 +66,7 @@ async def create(
     # is stored (its clientIds) is still answered.
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
+        await workspaces.refuse_if_marked(tx, workspace)
         found = await tx.rows(
             "find_peers", workspace=workspace, names=sorted({r.peer for r in rows})
         )

@@ -42,7 +42,15 @@ async def ensure(
             "created_at": now(),
         },
     )
-    row = await db.write_one("merge_peer", props=props)
+
+    async def work(tx: Tx) -> Row | None:
+        row = await tx.one("merge_peer", props=props)
+        if row is not None and row["created"]:
+            # A peer made in a workspace being deleted is deleted with it.
+            await workspaces.refuse_if_marked(tx, workspace)
+        return row
+
+    row = await db.write_tx(work)
     if row is None:
         await workspaces.get(db, workspace)  # raises NotFound naming the workspace
         raise AssertionError("peer MERGE returned nothing")

@@ -158,6 +158,14 @@ async def refuse_if_deleting(tx: Tx, name: str) -> None:
     deletion's mark takes: a new session or a reopened one is either committed before the
     mark (and found by a deletion that must find none) or refused."""
     await tx.rows("lock_workspace", workspace=name)
+    await refuse_if_marked(tx, name)
+
+
+async def refuse_if_marked(tx: Tx, name: str) -> None:
+    """NOT_FOUND once the workspace's deletion mark is committed (or it is gone). Read
+    without its lock: a write racing a running deletion's start may still commit, and that
+    deletion's last sweep takes it; a deletion cut short refuses writes until it is finished
+    (acknowledged, they were deleted with it)."""
     held = await tx.one("get_workspace", workspace=name)
     if held is None or not held["workspace"]:
         raise NotFound(f"workspace {name!r} does not exist")

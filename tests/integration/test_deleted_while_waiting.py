@@ -262,6 +262,12 @@ async def test_a_deletion_cut_short_refuses_new_sessions_until_a_worker_finishes
     await services.db.write("mark_workspace_deleting", workspace=workspace, now=lapsed)
     with pytest.raises(NotFound, match="is being deleted"):
         await sessions.ensure(services.db, workspace, "still")
+    # Nor messages into its sessions, nor new peers: they were answered, then deleted with it
+    # once a worker took the deletion up (probe D).
+    with pytest.raises(NotFound, match="is being deleted"):
+        await post(services, workspace, "s1", ("alice", "I moved to Paris."))
+    with pytest.raises(NotFound, match="is being deleted"):
+        await peers.ensure(services.db, workspace, "carol")
     assert await resume_deletions(services.db, workspace=workspace) == 1
     with pytest.raises(NotFound):
         await workspaces.get(services.db, workspace)
