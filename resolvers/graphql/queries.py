@@ -9,11 +9,10 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import InvalidInput, LimitExceeded
-from graph.paging import MAX_LISTED
+from graph.errors import InvalidInput
 from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
-from graph.validation import check_limit, check_name
+from graph.validation import check_name
 from reasoners.search.messages import search_messages
 from resolvers.auth import KeyScope
 from resolvers.graphql.belief_types import Observation, ObservationDetail
@@ -46,7 +45,6 @@ from resolvers.graphql.types import (
     MessageHit,
     Peer,
     Session,
-    SessionPeer,
     Workspace,
     connection,
 )
@@ -180,60 +178,6 @@ class Query:
             limit=page_size(info.context, first),
         )
         return connection(page, Session.of)
-
-    @strawberry.field(
-        description="Peers present in a session (with past windows if asked), in the order "
-        "they joined, a page at a time."
-    )
-    async def session_peers(
-        self,
-        info: Info,
-        workspace: WorkspaceArg,
-        session: Annotated[str, strawberry.argument(description="The session's name.")],
-        include_past: Annotated[
-            bool,
-            strawberry.argument(
-                description="Also list the windows of peers that have left (with leftAt set), "
-                "one per window; default false: the current members only."
-            ),
-        ] = False,
-        first: Annotated[
-            int | None,
-            strawberry.argument(
-                description="Page size: 1 to the page-size limit (100 by default). Omitted "
-                f"with `after`, the limit; omitted without it, the whole list (at most "
-                f"{MAX_LISTED:,} windows: LIMIT_EXCEEDED past that, to page it)."
-            ),
-        ] = None,
-        after: Annotated[
-            str | None,
-            strawberry.argument(
-                description="The `cursor` of the last window of the previous page: the list "
-                "goes on after it."
-            ),
-        ] = None,
-    ) -> list[SessionPeer]:
-        info.context.principal.require_session(workspace, session)
-        db = info.context.services.db
-        await sessions.get(db, workspace, session)
-        # Asked for no page, the whole list, as before it had pages; bounded.
-        whole = first is None and after is None
-        most = info.context.services.settings.max_page_size
-        found = await sessions.members_page(
-            db,
-            workspace,
-            session,
-            include_past=include_past,
-            after=after,
-            limit=MAX_LISTED if whole else check_limit(first, most, default=most),
-        )
-        if whole and found.has_next_page:
-            raise LimitExceeded(
-                f"session {session!r} has more than {MAX_LISTED:,} windows to list: page "
-                "them with first and after",
-                limit="listed",
-            )
-        return [SessionPeer.of(m) for m in found.items]
 
     @strawberry.field(description="One message by id (NOT_FOUND when it does not exist).")
     async def message(

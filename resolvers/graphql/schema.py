@@ -21,6 +21,7 @@ from resolvers.graphql.queue import QueueMutation, QueueQuery
 from resolvers.graphql.queue import Subscription as QueueSubscription
 from resolvers.graphql.representation import RepresentationMutation, RepresentationQuery
 from resolvers.graphql.restructure import RestructureMutation
+from resolvers.graphql.session_peers import SessionPeerQuery
 
 
 @strawberry.type(
@@ -28,7 +29,14 @@ from resolvers.graphql.restructure import RestructureMutation
     "files, and answers about peers."
 )
 class Query(
-    CoreQuery, QueueQuery, RepresentationQuery, DialecticQuery, DreamQuery, MemberQuery, FileQuery
+    CoreQuery,
+    SessionPeerQuery,
+    QueueQuery,
+    RepresentationQuery,
+    DialecticQuery,
+    DreamQuery,
+    MemberQuery,
+    FileQuery,
 ):
     pass
 
