@@ -40,8 +40,9 @@ async def add(db: Database, workspace: str, parent: str, child: str, *, max_dept
 
 async def add_in(tx: Tx, workspace: str, parent: str, child: str, *, max_depth: int) -> bool:
     """`add` inside a caller's transaction, for writes that must commit with it."""
-    locked = await tx.one("lock_members", workspace=workspace)
-    if locked is None or not locked["locked"]:
+    # MEMBER_OF writes of one workspace run one at a time: of two opposite adds racing, the
+    # later sees the earlier's edge and is refused as a cycle.
+    if await tx.one("lock_workspace", workspace=workspace) is None:
         raise NotFound(f"workspace {workspace!r} does not exist")
     row = await tx.one("get_sub_peer_link", workspace=workspace, parent=parent, child=child)
     assert row is not None
@@ -102,7 +103,7 @@ async def move_links_in(
     """The source's sub-peer links become the target's, inside a merge's transaction. Each is
     checked as `add` checks one, against the links moved before it: a link that would close a
     cycle or make a chain over `max_depth` is dropped. Returns why each dropped one was."""
-    await tx.rows("lock_members", workspace=workspace)
+    await tx.rows("lock_workspace", workspace=workspace)  # as `add_in` takes it
     children = await tx.rows("list_member_layer", workspace=workspace, names=[source], up=False)
     parents = await tx.rows("list_member_layer", workspace=workspace, names=[source], up=True)
     moves = [(target, str(r["name"])) for r in children]

@@ -28,7 +28,7 @@ async def lock_starts(tx: Tx, workspace: str) -> None:
     """Holds the workspace's lock for the rest of `tx`: starts of renames, merges and splits in
     one workspace then run one at a time, and each one's checks see the operations queued
     before it."""
-    if await tx.one("lock_restructure_starts", workspace=workspace) is None:
+    if await tx.one("lock_workspace", workspace=workspace) is None:
         raise NotFound(f"workspace {workspace!r} does not exist")
 
 
