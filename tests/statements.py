@@ -59,4 +59,4 @@ async def rows(tx: AsyncTransaction, name: str, /, **params: Any) -> list[Row]:
 def autocommit(session: Session, name: str, /, **params: Any) -> None:
     """Run a statement in its own implicit transaction, as `CALL ... IN TRANSACTIONS` needs;
     synchronous, for session fixtures."""
-    session.run(checked(name, params), params).consume()  # type: ignore[arg-type]
+    session.run(checked(name, params), params).consume()
