@@ -18,10 +18,15 @@ from graph.settings import Settings
 from resolvers.app import create_app
 from resolvers.runtime import close_services, open_services
 from resolvers.services import Services
+from tests import interrupt
 
 # Ports of the test server, away from the defaults so a running `serve` is left alone.
 TEST_BOLT_PORT = int(os.environ.get("BELIEFGRAPH_TEST_BOLT_PORT", "17687"))
 TEST_HTTP_PORT = int(os.environ.get("BELIEFGRAPH_TEST_HTTP_PORT", "17474"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    interrupt.install()
 
 
 @pytest.fixture(scope="session")
