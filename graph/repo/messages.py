@@ -111,7 +111,8 @@ async def create(
             if seq_row["active"] is False:  # checked under the session's lock: closes race
                 raise SessionClosed(
                     f"session {session!r} is closed; reopen it (updateSession with active: "
-                    "true) to add messages"
+                    "true) to add messages",
+                    session=session,
                 )
             # Without the senders' locks, a merge or rename deleting a sender after moving its
             # messages cut this batch's SENT_BY edges: messages left naming a peer that is gone.

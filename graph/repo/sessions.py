@@ -9,7 +9,7 @@ from typing import Any
 from graph import models
 from graph.configuration import QueueSwitches, queue_switches
 from graph.db import Database, Row, Tx
-from graph.errors import Forbidden, InvalidInput, NotFound
+from graph.errors import Forbidden, InvalidInput, NotFound, SessionClosed
 from graph.paging import decode_name, decode_time_name_id, encode, name_cursor, page
 from graph.props import NO_META, Meta, meta_kv, node_props
 from graph.records import MembershipRecord, Page, PeerRecord, SessionRecord
@@ -110,26 +110,26 @@ async def update(
     active: bool | None,
     context: str | None,
     set_context: bool,
-    may_reopen: bool = True,
+    open_only: bool = False,
 ) -> SessionRecord:
-    """Update the session; with `may_reopen` false, `active=True` on a closed session is
-    FORBIDDEN (an open one may be said to be open)."""
+    """Update the session. With `open_only` (a session key's change, and REST's, whose deleted
+    sessions are closed ones), a closed session is not reopened (FORBIDDEN) nor changed
+    (SessionClosed); closing it again changes nothing and is answered."""
     if context is not None and len(context) > MAX_SESSION_CONTEXT:
         raise InvalidInput(
             f"context is {len(context)} characters; the limit is {MAX_SESSION_CONTEXT}"
         )
+    changes = bool(active) or set_context or any(v is not None for v in meta.updated().values())
 
     async def work(tx: Tx) -> Row | None:
         if active:
             # As a new session: a deletion that found no active session would delete it. The
             # workspace's lock first, as a deletion takes it before the sessions it deletes.
             await workspaces.refuse_if_deleting(tx, workspace)
+        if open_only and changes:
             # Checked under the session's lock: a close committed between a separate check
             # and this write (a REST delete) would be undone by it.
-            await lock(tx, workspace, name)
-            held = await tx.one("get_session", workspace=workspace, name=name)
-            if not may_reopen and held and held["session"] and not held["session"]["active"]:
-                raise Forbidden("reopening a closed session takes a workspace key")
+            await refuse_if_closed(tx, workspace, name, reopening=bool(active))
         return await tx.one(
             "update_session",
             workspace=workspace,
@@ -146,15 +146,44 @@ async def update(
     return SessionRecord.from_row(row["session"])
 
 
+async def hold(tx: Tx, workspace: str, session: str, *, open_only: bool) -> None:
+    """The session's lock for the rest of `tx`; with `open_only`, refused if it is closed."""
+    if open_only:
+        await refuse_if_closed(tx, workspace, session)
+    else:
+        await lock(tx, workspace, session)
+
+
+async def refuse_if_closed(tx: Tx, workspace: str, name: str, *, reopening: bool = False) -> None:
+    """Take the session's lock; then a closed session is refused: SessionClosed, or FORBIDDEN
+    when the change was to reopen it (which takes a workspace key)."""
+    await lock(tx, workspace, name)
+    held = await tx.one("get_session", workspace=workspace, name=name)
+    if held and held["session"] and not held["session"]["active"]:
+        if reopening:
+            raise Forbidden("reopening a closed session takes a workspace key")
+        raise SessionClosed(
+            f"session {name!r} is closed: only a workspace key may change or reopen it",
+            session=name,
+        )
+
+
 async def lock(tx: Tx, workspace: str, session: str) -> None:
     """Hold the session's lock for the rest of `tx` (lock_session.cypher says who takes it)."""
     await tx.rows("lock_session", workspace=workspace, session=session)
 
 
-async def join(tx: Tx, workspace: str, session: str, members: list[MemberSettings]) -> None:
+async def join(
+    tx: Tx,
+    workspace: str,
+    session: str,
+    members: list[MemberSettings],
+    *,
+    open_only: bool = False,
+) -> None:
     # Locked first: two joins of one peer at once would each find no open window and both
     # open one, perhaps with different observation settings.
-    await lock(tx, workspace, session)
+    await hold(tx, workspace, session, open_only=open_only)
     await tx.rows(
         "join_session",
         workspace=workspace,
@@ -174,23 +203,31 @@ async def check_members(db: Database, workspace: str, members: list[MemberSettin
 
 
 async def add_peers(
-    db: Database, workspace: str, session: str, members: list[MemberSettings]
+    db: Database,
+    workspace: str,
+    session: str,
+    members: list[MemberSettings],
+    *,
+    open_only: bool = False,
 ) -> list[MembershipRecord]:
+    """Join `members` (or change their settings). With `open_only`, as in `update`, a closed
+    session is refused (SessionClosed)."""
     check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
     await peers.require_all(db, workspace, [m.peer for m in members])
-    await db.write_tx(lambda tx: join(tx, workspace, session, members))
+    await db.write_tx(lambda tx: join(tx, workspace, session, members, open_only=open_only))
     return await list_members(db, workspace, session, include_past=False)
 
 
 async def remove_peers(
-    db: Database, workspace: str, session: str, names: list[str]
+    db: Database, workspace: str, session: str, names: list[str], *, open_only: bool = False
 ) -> list[MembershipRecord]:
     check_peer_count(names)
     await get(db, workspace, session)
 
     async def work(tx: Tx) -> None:
-        await lock(tx, workspace, session)  # as every membership change: session, then windows
+        # As every membership change: the session's lock, then windows.
+        await hold(tx, workspace, session, open_only=open_only)
         await tx.rows("leave_session", workspace=workspace, session=session, peers=names, now=now())
 
     await db.write_tx(work)
@@ -198,15 +235,22 @@ async def remove_peers(
 
 
 async def set_peers(
-    db: Database, workspace: str, session: str, members: list[MemberSettings]
+    db: Database,
+    workspace: str,
+    session: str,
+    members: list[MemberSettings],
+    *,
+    open_only: bool = False,
 ) -> list[MembershipRecord]:
-    """Make `members` exactly the session's present peers, in one transaction."""
+    """Make `members` exactly the session's present peers, in one transaction (with
+    `open_only`, not of a closed session, as in `update`)."""
     check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
     await peers.require_all(db, workspace, [m.peer for m in members])
 
     async def work(tx: Tx) -> None:
-        await lock(tx, workspace, session)  # before the windows it closes, as join takes it
+        # Before the windows it closes, as join takes it.
+        await hold(tx, workspace, session, open_only=open_only)
         await tx.rows(
             "leave_session_except",
             workspace=workspace,

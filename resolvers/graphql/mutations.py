@@ -51,6 +51,13 @@ def _members(inputs: list[SessionPeerInput]) -> list[MemberSettings]:
     return [MemberSettings(p.peer, p.observe_me, p.observe_others) for p in inputs]
 
 
+def _own_key(principal: Principal, workspace: str) -> bool:
+    """Whether a session change comes from a key below the workspace's (the session's own): a
+    closed session may be a deleted one (REST deletes by closing, with workspace keys only),
+    and its own key neither reopens nor changes it."""
+    return not principal.covers_workspace(workspace)
+
+
 @strawberry.type
 class Mutation:
     @strawberry.mutation(description="Get or create a workspace (admin keys only).")
@@ -168,7 +175,8 @@ class Mutation:
             ),
         ] = None,
     ) -> Session:
-        info.context.principal.require_session(workspace, name)
+        principal = info.context.principal
+        principal.require_session(workspace, name)
         services = info.context.services
         members = _members(peers or [])
         # Refused peers leave no session behind.
@@ -180,7 +188,9 @@ class Mutation:
             meta(info.context, metadata, configuration, "session"),
         )
         if members:
-            await sessions.add_peers(services.db, workspace, name, members)
+            await sessions.add_peers(
+                services.db, workspace, name, members, open_only=_own_key(principal, workspace)
+            )
         return Session.of(record)
 
     @strawberry.mutation(
@@ -219,9 +229,7 @@ class Mutation:
             active=active,
             context=None if context is UNSET else context,
             set_context=context is not UNSET,
-            # A closed session may be a deleted one (REST deletes by closing, workspace keys
-            # only): its own key may not bring it back. An open one it may say is open.
-            may_reopen=principal.covers_workspace(workspace),
+            open_only=_own_key(principal, workspace),
         )
         return Session.of(record)
 
@@ -236,9 +244,14 @@ class Mutation:
         session: SessionArg,
         peers: Annotated[list[SessionPeerInput], strawberry.argument(description=PEERS)],
     ) -> list[SessionPeer]:
-        info.context.principal.require_session(workspace, session)
+        principal = info.context.principal
+        principal.require_session(workspace, session)
         members = await sessions.add_peers(
-            info.context.services.db, workspace, session, _members(peers)
+            info.context.services.db,
+            workspace,
+            session,
+            _members(peers),
+            open_only=_own_key(principal, workspace),
         )
         return [SessionPeer.of(m) for m in members]
 
@@ -256,8 +269,15 @@ class Mutation:
             ),
         ],
     ) -> list[SessionPeer]:
-        info.context.principal.require_session(workspace, session)
-        members = await sessions.remove_peers(info.context.services.db, workspace, session, peers)
+        principal = info.context.principal
+        principal.require_session(workspace, session)
+        members = await sessions.remove_peers(
+            info.context.services.db,
+            workspace,
+            session,
+            peers,
+            open_only=_own_key(principal, workspace),
+        )
         return [SessionPeer.of(m) for m in members]
 
     @strawberry.mutation(description="Make exactly these peers present in the session.")
@@ -271,9 +291,14 @@ class Mutation:
             strawberry.argument(description=PEERS + " Members not listed leave the session."),
         ],
     ) -> list[SessionPeer]:
-        info.context.principal.require_session(workspace, session)
+        principal = info.context.principal
+        principal.require_session(workspace, session)
         members = await sessions.set_peers(
-            info.context.services.db, workspace, session, _members(peers)
+            info.context.services.db,
+            workspace,
+            session,
+            _members(peers),
+            open_only=_own_key(principal, workspace),
         )
         return [SessionPeer.of(m) for m in members]
 

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import BeliefgraphError, ErrorCode, Unavailable
+from graph.errors import BeliefgraphError, ErrorCode, SessionClosed, Unavailable
 from resolvers.auth import Principal, principal_from_header
 from resolvers.fair_share import share_for
 from resolvers.json_body import parse_json_body
@@ -53,6 +53,8 @@ def detail(status: int, message: object) -> JSONResponse:
 def error_answer(exc: Exception) -> Response:
     if isinstance(exc, BadRequest):
         return detail(400, exc.message)
+    if isinstance(exc, SessionClosed):  # REST deletes a session by closing it
+        return detail(404, f"session {exc.details.get('session')!r} was deleted")
     if isinstance(exc, BeliefgraphError):
         answer = detail(STATUS[exc.code], exc.message)
         if exc.code is ErrorCode.UNAVAILABLE:  # busy or Neo4j away: worth sending again soon

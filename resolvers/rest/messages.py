@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse, Response
 
 from graph.configuration import check_configuration, message_derives, message_instructions
 from graph.db import Tx
-from graph.errors import InvalidInput, NotFound, SessionClosed
+from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
 from graph.repo import messages, sessions
@@ -91,19 +91,17 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
         raise NotFound(f"session {session!r} was deleted")
     await create_peers(call, absent)
     services = call.services
-    try:
-        result = await add_messages(
-            services.db,
-            services.embedder,
-            services.tokens,
-            services.settings,
-            call.workspace,
-            session,
-            items,
-            may_join=not as_peer,
-        )
-    except SessionClosed as closed:  # deleted after the check above
-        raise NotFound(f"session {session!r} was deleted") from closed
+    # A deletion committed after the check above is SessionClosed: 404 as well (http.py).
+    result = await add_messages(
+        services.db,
+        services.embedder,
+        services.tokens,
+        services.settings,
+        call.workspace,
+        session,
+        items,
+        may_join=not as_peer,
+    )
     return result.messages
 
 
@@ -157,9 +155,11 @@ async def get(call: Call) -> Response:
     principal = call.principal
     principal.in_workspace(call.workspace)
     record = await messages.get(call.services.db, call.workspace, message_id)
-    principal.require_peer_or_session(call.workspace, record.peer, record.session)
+    # Where it is checked first, as the update checks it: a key told 403 for a message of
+    # another session learnt that it exists there.
     if record.session != session:
         raise NotFound(f"message {message_id!r} is not in session {session!r}")
+    principal.require_peer_or_session(call.workspace, record.peer, record.session)
     return JSONResponse(shapes.message(record))
 
 

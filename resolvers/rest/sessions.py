@@ -104,10 +104,13 @@ async def create(call: Call) -> Response:
             active=None,
             context=None,
             set_context=False,
+            open_only=True,
         )
     if body.peers:
         await create_peers(call, absent)
-        await sessions.add_peers(db, call.workspace, body.id, settings_of(body.peers))
+        await sessions.add_peers(
+            db, call.workspace, body.id, settings_of(body.peers), open_only=True
+        )
     return JSONResponse(shapes.session(record), status_code=201 if created else 200)
 
 
@@ -157,6 +160,7 @@ async def _update(call: Call, **changes: Any) -> Response:
         changes.pop("meta", NO_META),
         context=None,
         set_context=False,
+        open_only=True,  # a deleted session takes no change (deleting it again changes nothing)
         **changes,
     )
     return JSONResponse(shapes.session(record))
@@ -206,7 +210,9 @@ async def add_peers(call: Call) -> Response:
     absent = await creatable_peers(call, list(given))  # before the session is created
     live((await get_or_create_session(call, session, NO_META))[0])
     await create_peers(call, absent)
-    await sessions.add_peers(call.services.db, call.workspace, session, settings_of(given))
+    await sessions.add_peers(
+        call.services.db, call.workspace, session, settings_of(given), open_only=True
+    )
     return await _session_answer(call, session)
 
 
@@ -216,7 +222,9 @@ async def set_peers(call: Call) -> Response:
     given = (await call.body(PeerMapBody)).root
     await _active(call, session)  # before any peer is created
     await ensure_peers(call, list(given))
-    await sessions.set_peers(call.services.db, call.workspace, session, settings_of(given))
+    await sessions.set_peers(
+        call.services.db, call.workspace, session, settings_of(given), open_only=True
+    )
     return await _session_answer(call, session)
 
 
@@ -225,7 +233,7 @@ async def remove_peers(call: Call) -> Response:
     call.principal.require_session(call.workspace, session)
     names = (await call.body(PeerNamesBody)).root
     await _active(call, session)
-    await sessions.remove_peers(call.services.db, call.workspace, session, names)
+    await sessions.remove_peers(call.services.db, call.workspace, session, names, open_only=True)
     return await _session_answer(call, session)
 
 
@@ -267,7 +275,7 @@ async def set_peer_config(call: Call) -> Response:
         m.observe_me if body.observe_me is None else body.observe_me,
         m.observe_others if body.observe_others is None else body.observe_others,
     )
-    await sessions.add_peers(call.services.db, call.workspace, m.session, [changed])
+    await sessions.add_peers(call.services.db, call.workspace, m.session, [changed], open_only=True)
     return no_content()
 
 

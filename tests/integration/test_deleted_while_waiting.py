@@ -224,6 +224,41 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     assert answer.status_code == 404 and "was deleted" in answer.text, answer.text
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("PUT", "", {"metadata": {"k": 1}}),
+        ("POST", "/peers", {"bob": {}}),
+        ("PUT", "/peers", {"alice": {}}),
+        ("DELETE", "/peers", ["alice"]),
+        ("PUT", "/peers/alice/config", {"observe_me": False}),
+    ],
+)
+async def test_a_rest_change_of_a_session_deleted_meanwhile(
+    rest: httpx.AsyncClient,
+    services: Services,
+    workspace: str,
+    method: str,
+    path: str,
+    body: object,
+) -> None:
+    """Found open by the route, deleted before the write took the session's lock: the change
+    was made to the deleted session and answered."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    before = await sessions.get(services.db, workspace, "s1")
+    members = await sessions.list_members(services.db, workspace, "s1", include_past=True)
+
+    url = f"/workspaces/{workspace}/sessions/s1{path}"
+    answer = await while_held(
+        services, closing(workspace, "s1"), lambda: rest.request(method, url, json=body)
+    )
+    assert answer.status_code == 404 and "was deleted" in answer.text, answer.text
+    after = await sessions.get(services.db, workspace, "s1")
+    assert (after.metadata, after.active) == (before.metadata, False)
+    assert await sessions.list_members(services.db, workspace, "s1", include_past=True) == members
+
+
 async def test_a_reopen_while_its_workspace_is_marked_for_deletion(
     services: Services, workspace: str
 ) -> None:

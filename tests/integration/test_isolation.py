@@ -1349,6 +1349,43 @@ async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) ->
     assert reopened["updateSession"]["active"] is True
 
 
+CLOSED_SESSION_CHANGES = {
+    "metadata": 'updateSession(workspace: $w, name: "s1", metadata: {k: 1}) { name }',
+    "context": 'updateSession(workspace: $w, name: "s1", context: "be brief") { name }',
+    "peers added": 'addSessionPeers(workspace: $w, session: "s1", peers: [{peer: "alice"}]) '
+    "{ peer }",
+    "peers removed": 'removeSessionPeers(workspace: $w, session: "s1", peers: ["bob"]) { peer }',
+    "peers set": 'setSessionPeers(workspace: $w, session: "s1", peers: [{peer: "bob"}]) { peer }',
+    "created with peers": 'createSession(workspace: $w, name: "s1", peers: [{peer: "alice"}]) '
+    "{ name }",
+}
+
+
+async def test_a_session_key_changes_nothing_of_its_closed_session(api: Api, world: World) -> None:
+    """A closed session may be a deleted one (REST deletes by closing): its own key kept
+    changing its metadata and members, where REST answered that the session was deleted."""
+    a, w = world.a, world.a.name
+    s1, whole = a.key(KeyScope.SESSION), a.key(KeyScope.WORKSPACE)
+    state = """query($w: String!) {
+      session(workspace: $w, name: "s1") { metadata context }
+      sessionPeers(workspace: $w, session: "s1", includePast: true) { peer joinedAt leftAt }
+    }"""
+    before = await api.ok(state, {"w": w}, key=s1)
+    close = (
+        'mutation($w: String!) { updateSession(workspace: $w, name: "s1", active: false) '
+        "{ active } }"
+    )
+    await api.ok(close, {"w": w}, key=whole)
+    for case, change in CLOSED_SESSION_CHANGES.items():
+        document = f"mutation($w: String!) {{ {change} }}"
+        assert await api.error_code(document, {"w": w}, key=s1) == "CONFLICT", case
+    assert await api.ok(state, {"w": w}, key=s1) == before
+    assert (await api.ok(close, {"w": w}, key=s1))["updateSession"]["active"] is False
+    # A workspace key still may.
+    for case, change in CLOSED_SESSION_CHANGES.items():
+        assert await api.ok(f"mutation($w: String!) {{ {change} }}", {"w": w}, key=whole), case
+
+
 async def test_a_session_keys_reopen_waits_for_a_close_in_progress(api: Api, world: World) -> None:
     # A workspace key's REST delete closes the session; a session key's reopen that read the
     # session before the close committed brought the deleted session back once it did.

@@ -1185,6 +1185,30 @@ async def test_no_route_serves_another_workspaces_keys(
     assert sorted(p["id"] for p in peers["items"]) == ["alice", "bot"]
 
 
+async def test_a_session_key_is_told_only_that_another_sessions_message_is_not_in_its_own(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
+    """Read through its own session's path, a message of another session was 403 (so it
+    exists, elsewhere), where the update of it was 404."""
+    await seed(rest, workspace)
+    r = await rest.post(
+        f"/workspaces/{workspace}/sessions/s2/messages",
+        json={"messages": [{"peer_id": "alice", "content": "in s2"}]},
+    )
+    assert r.status_code == 201, r.text
+    elsewhere = r.json()[0]["id"]
+    in_s1 = key(KeyScope.SESSION, workspace, session="s1")
+    path = f"/workspaces/{workspace}/sessions/s1/messages/{elsewhere}"
+    read = await secured.get(path, headers=in_s1)
+    changed = await secured.put(path, json={"metadata": {"k": 1}}, headers=in_s1)
+    unknown = await secured.get(f"{path}-nosuch", headers=in_s1)
+    assert [r.status_code for r in (read, changed, unknown)] == [404, 404, 404]
+    theirs = await secured.get(
+        f"/workspaces/{workspace}/sessions/s2/messages/{elsewhere}", headers=in_s1
+    )
+    assert theirs.status_code == 403, theirs.text
+
+
 async def test_auth_and_isolation(
     rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str, other_workspace: str
 ) -> None:
