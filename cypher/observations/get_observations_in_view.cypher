@@ -26,17 +26,19 @@ WHERE o.id IN $ids AND o.workspace = $workspace
 WITH o, ($session_ids IS NULL OR o.session IN $session_ids)
           AND ($exclude_session_ids IS NULL OR o.session IS NULL
                OR NOT o.session IN $exclude_session_ids) AS own_session_shown,
-     COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message) WHERE m.deleted_at IS NULL
+     COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+               WHERE m.deleted_at IS NULL AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
                RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS restated
 // When it was last stated: its first message, or a live one that repeated it since.
 WITH o, own_session_shown,
      CASE WHEN restated > o.valid_at THEN restated ELSE o.valid_at END AS o_stated,
      // Its live sources in the sessions read: the first (which dates it) and the latest
      // $max_sources - 1 are returned (a fact said in 300 messages put 300 quotes in a
-     // prompt), with how many there are.
+     // prompt), with how many there are. With $as_of, those received by then.
      COLLECT {
        MATCH (o)-[d:DERIVED_FROM]->(m:Message)
        WHERE m.workspace = $workspace AND m.deleted_at IS NULL
+         AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
          AND ($session_ids IS NULL OR m.session IN $session_ids)
          AND ($exclude_session_ids IS NULL OR NOT m.session IN $exclude_session_ids)
        WITH d, m ORDER BY m.created_at, m.seq, m.id
@@ -53,7 +55,7 @@ RETURN o {.*, embedding: null,
           session: CASE WHEN own_session_shown THEN o.session
                         ELSE coalesce(COLLECT {
                           MATCH (o)-[:DERIVED_FROM]->(m:Message)
-                          WHERE m.deleted_at IS NULL
+                          WHERE m.deleted_at IS NULL AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
                             AND ($session_ids IS NULL OR m.session IN $session_ids)
                             AND ($exclude_session_ids IS NULL
                                  OR NOT m.session IN $exclude_session_ids)
@@ -87,7 +89,7 @@ RETURN o {.*, embedding: null,
                                      AND coalesce(coalesce(m.received_at, m.created_at)
                                                   <= $as_of, true) } END
          WITH old, COLLECT { MATCH (old)-[:DERIVED_FROM]->(m:Message)
-                             WHERE m.deleted_at IS NULL
+                             WHERE m.deleted_at IS NULL AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
                              RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS again
          WITH old, CASE WHEN again > old.valid_at THEN again ELSE old.valid_at END AS old_stated
          RETURN old {.id, .content, .superseded_at,
@@ -95,7 +97,7 @@ RETURN o {.*, embedding: null,
                                  ELSE coalesce(COLLECT {
                                         MATCH (o)-[:DERIVED_FROM]->(m:Message)
                                         WHERE m.deleted_at IS NULL
-                                          AND m.created_at >= old_stated
+                                          AND m.created_at >= old_stated AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
                                         RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0],
                                       old.superseded_at) END}
        } AS replaces,
@@ -108,5 +110,6 @@ RETURN o {.*, embedding: null,
                                      ELSE COLLECT {
                                        MATCH (new)-[:DERIVED_FROM]->(m:Message)
                                        WHERE m.deleted_at IS NULL AND m.created_at >= o_stated
+                                         AND coalesce(coalesce(m.received_at, m.created_at) <= $as_of, true)
                                        RETURN m.created_at ORDER BY m.created_at LIMIT 1 }[0]
                                      END}] AS replaced_by

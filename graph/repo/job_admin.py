@@ -83,6 +83,7 @@ async def list_jobs(
         after_time=after_time,
         after_id=after_id,
         limit=limit,
+        now=now(),
     )
     return [JobRecord.from_row(r["job"]) for r in rows]
 

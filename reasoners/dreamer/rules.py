@@ -55,6 +55,7 @@ from reasoners.dreamer.slots import (
     Slot,
     core_text,
     slot_of,
+    without_lead_in,
 )
 from reasoners.text.numbers import same_figures
 
@@ -253,6 +254,14 @@ def _opposed(a: Belief, b: Belief) -> bool:
     return first is not None and second is not None and first.signed_key[0] != second.signed_key[0]
 
 
+def _card_text(content: str) -> str:
+    """A card line's words: the fact's, without a lead-in that only announced it ("Big news -
+    alice lives in Berlin now" fills her home with "Alice lives in Berlin now")."""
+    text = core_text(content)
+    fact = without_lead_in(text)
+    return text if fact == text else fact[:1].upper() + fact[1:]
+
+
 def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -> list[CardLine]:
     superseded = plan.superseded_ids
     latest: dict[str, tuple[Belief, Slot]] = {}
@@ -274,12 +283,12 @@ def _card(name: str, new: Sequence[Belief], related: Related, plan: DreamPlan) -
     for slot in CARD_ORDER:
         if slot.name in latest:
             belief = latest[slot.name][0]
-            text = core_text(belief.content)
+            text = _card_text(belief.content)
             if slot == AGE:
                 text += f" (as of {belief.stated.date().isoformat()})"
             lines.append(CardLine(one_line(text)[:MAX_ENTRY_CHARS], (belief.id,)))
     for key in sorted(multi):
         belief = multi[key]
-        lines.append(CardLine(one_line(core_text(belief.content))[:MAX_ENTRY_CHARS], (belief.id,)))
+        lines.append(CardLine(one_line(_card_text(belief.content))[:MAX_ENTRY_CHARS], (belief.id,)))
     own = [line for line in related.card if not line.support]
     return own + lines[: max(0, min(MAX_CARD_LINES, MAX_ENTRIES - len(own)))]

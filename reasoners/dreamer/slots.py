@@ -292,14 +292,14 @@ def _value(raw: str, pattern: Pattern) -> str | None:
 # a comma, semicolon, colon or spaced dash. It is read only when the first clause is the peer's
 # own too: "According to my brother, alice lives in Berlin" is not her saying so.
 _CLAUSE = re.compile(r"[,;:] | [-\u2013\u2014] ")
-# A lead-in that only announces what follows, before a colon or a spaced dash ("Big news: alice
+# A lead-in that only announces what follows, before a colon or a dash ("Big news: alice
 # lives in Berlin now" filled no slot, and Lisbon stayed her home for good). Any other lead-in
 # may say the rest is no fact of the peer's ("Rumour:", "False:", "My brother said:"): that
 # clause is not read.
 _ANNOUNCED = re.compile(
     r"(?i)(?:(?:big|good|bad|great|exciting|some|quick|latest|life|news)\s+)?"
     r"(?:news|update|correction|fyi|heads[\s-]up|guess what)"
-    r"\s*(?::|\?|\s?[-\u2013\u2014])\s*"
+    r"\s*(?::|\?|--|[-\u2013\u2014])\s*"
 )
 
 

@@ -55,9 +55,9 @@ class Job:
         'merge) or "split".'
     )
     status: str = strawberry.field(
-        description='"pending", "running", "done" or "dead" (a job whose worker died stays '
-        '"running" until a worker takes it again; queueStatus counts it pending once its lease '
-        "has run out)."
+        description='"pending", "running", "done" or "dead" (a job whose worker died is '
+        '"pending" once its lease has run out, as queueStatus counts it: the next worker to '
+        "claim it runs it)."
     )
     session: str | None = strawberry.field(
         description="The session it works on, for derive and summarize jobs."

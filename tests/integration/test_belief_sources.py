@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import httpx
 import pytest
 
 from graph.repo import observations, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observations import DETAIL_DEPENDENTS, MAX_SOURCES
+from graph.validation import now
 from reasoners.dialectic.evidence import View
 from reasoners.dialectic.tools import Toolbox
 from resolvers.services import Services
@@ -42,6 +45,31 @@ async def test_a_belief_said_many_times_returns_its_first_and_latest_sources(
     detail = await observations.get_detail(services.db, workspace, belief, max_sources=4)
     assert detail.source_count == SAID
     assert [s.message.created_at.day for s in detail.sources] == [1, SAID - 2, SAID - 1, SAID]
+
+
+async def test_a_belief_read_as_of_a_time_shows_the_sources_received_by_then(
+    services: Services, workspace: str
+) -> None:
+    """Read as it stood before later messages restated it, a belief cited them and counted
+    them (and was dated by the latest), though they were not yet written."""
+    await conversation(services, workspace, "s1", "s2")
+    await say(services, workspace, "s1", "2024-01-05", "I am vegetarian.")
+    await derive(services, workspace)
+    then = now()
+    for day in (6, 7):
+        await say(services, workspace, "s2", f"2024-01-{day:02d}", "I am vegetarian.")
+    await derive(services, workspace)
+    belief = await belief_id(services, workspace, "vegetarian")
+
+    async def sources(as_of: datetime | None = None) -> tuple[int, list[str], str | None]:
+        query = ObservationQuery("agent", "alice", as_of=as_of)
+        [found] = await observations.in_view(services.db, workspace, query, [belief])
+        days = [s.message.created_at.date().isoformat() for s in found.sources]
+        return found.source_count, days, found.observation.session
+
+    assert await sources() == (3, ["2024-01-05", "2024-01-06", "2024-01-07"], "s1")
+    assert await sources(as_of=then) == (1, ["2024-01-05"], "s1")
+    assert await sources(as_of=now()) == await sources()
 
 
 MANY = DETAIL_DEPENDENTS + 20

@@ -191,17 +191,34 @@ async def test_a_job_whose_worker_died_is_not_reported_running(
     services: Services, workspace: str
 ) -> None:
     """A worker killed mid-unit left its jobs "running" in queueStatus for as long as no worker
-    came, while no worker ran them (untilIdle waited for them)."""
+    came, while no worker ran them (untilIdle waited for them); `jobs` listed them so after
+    queueStatus counted them pending."""
     await enqueue(services, workspace, units=1, per_unit=2)
     crashed = await jobs.claim(
-        services.db, "crashed", lease=timedelta(milliseconds=300), max_jobs=10, workspace=workspace
+        services.db, "crashed", lease=timedelta(seconds=2), max_jobs=10, workspace=workspace
     )
     assert crashed is not None
+
+    async def listed(*statuses: str) -> list[str]:
+        found = await job_admin.list_jobs(
+            services.db,
+            workspace,
+            session=None,
+            peer=None,
+            statuses=list(statuses) or None,
+            with_errors=False,
+            limit=10,
+        )
+        return [job.status for job in found]
+
     held = await queue_status.status(services.db, workspace, None, None)
     assert (held.running, held.pending) == (2, 0)
-    await asyncio.sleep(0.5)
+    assert (await listed(), await listed("pending")) == (["running"] * 2, [])
+    await asyncio.sleep(2.5)
     expired = await queue_status.status(services.db, workspace, None, None)
     assert (expired.running, expired.pending) == (0, 2)
+    assert await listed() == await listed("pending") == ["pending"] * 2
+    assert await listed("running") == []
 
 
 class FlakyLeases(Database):

@@ -94,6 +94,10 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         # other lead-in may say it is no fact of the peer's.
         ("Big news: alice lives in Berlin now (stated on 2024-03-05).", "residence", "berlin"),
         ("Big news \u2014 alice lives in Berlin now.", "residence", "berlin"),
+        ("Big news -- alice lives in Berlin now.", "residence", "berlin"),
+        ("Big news--alice lives in Berlin now.", "residence", "berlin"),
+        ("Big news\u2014alice lives in Berlin now.", "residence", "berlin"),
+        ("Update - alice works at Google now.", "workplace", "google"),
         ("Update: alice works at Google now.", "workplace", "google"),
         ("Rumour: alice lives in Berlin now.", None, None),
         ("False: alice lives in Berlin now.", None, None),
@@ -293,6 +297,16 @@ def test_the_card_keeps_app_lines_and_cites_the_latest_identity_facts() -> None:
         CardLine("Alice is 34 years old (as of 2024-01-03)", ("c",)),
         CardLine("Alice moved to Lisbon", ("b",)),
         CardLine("Alice has a daughter named Mia", ("d",)),
+    ]
+
+
+def test_a_card_line_leaves_out_a_lead_in_that_only_announces_the_fact() -> None:
+    """The line read "Big news - alice lives in Berlin now"."""
+    berlin = fact("a", "Big news - alice lives in Berlin now (stated on 2024-03-05).", 0)
+    google = fact("b", "Update: alice works at Google now.", 1)
+    assert plan([berlin, google]).card == [
+        CardLine("Alice lives in Berlin now", ("a",)),
+        CardLine("Alice works at Google now", ("b",)),
     ]
 
 
