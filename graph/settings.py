@@ -121,7 +121,7 @@ class Settings:
     npm_registry: str = _setting(
         "BELIEFGRAPH_NPM_REGISTRY",
         "https://registry.npmjs.org",
-        "npm registry GraphiQL's files are downloaded from, once",
+        "npm registry (an http or https URL) GraphiQL's files are downloaded from, once",
     )
     warmup_seconds: float = _setting(
         "BELIEFGRAPH_WARMUP_SECONDS",

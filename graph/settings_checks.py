@@ -138,6 +138,10 @@ def check(settings: Settings) -> None:
         parsed = _neo4j_uri(settings.neo4j_uri)
         if parsed is not None:
             raise InvalidInput(f"NEO4J_URI={settings.neo4j_uri!r}: {parsed}")
+    registry = _http_url(settings.npm_registry)
+    if registry is not None:
+        # Checked when GraphiQL's files were first fetched, with a traceback.
+        raise InvalidInput(f"BELIEFGRAPH_NPM_REGISTRY={settings.npm_registry!r}: {registry}")
     if settings.home and not settings.home_path.is_absolute():
         # Relative, it was read against whatever folder a command ran in (a checkout).
         raise InvalidInput(f"BELIEFGRAPH_HOME must be an absolute path, not {settings.home!r}")
@@ -165,6 +169,20 @@ def check(settings: Settings) -> None:
         raise InvalidInput(
             f"auth is on{why}: set BELIEFGRAPH_AUTH_SECRET to a random string of 32+ characters"
         )
+
+
+def _http_url(url: str) -> str | None:
+    """What is wrong with an http(s) URL, None if nothing."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "it must be an http:// or https:// URL"
+    if not parts.hostname:
+        return "it names no host"
+    return None if port is None or 0 < port < 65536 else "its port is out of range"
 
 
 NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")

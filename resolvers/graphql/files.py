@@ -105,7 +105,9 @@ Path = Annotated[str, strawberry.argument(description=PATH)]
 @strawberry.type
 class FileQuery:
     @strawberry.field(description="One of a peer's files, by path (NOT_FOUND when absent).")
-    async def file(self, info: Info, workspace: Workspace, peer: PeerName, path: Path) -> File:
+    async def file(
+        self, info: Info, workspace: Workspace, peer: PeerName, path: Path
+    ) -> File | None:
         info.context.principal.require_peer(workspace, peer)
         record = await files.get(info.context.services.db, workspace, peer, check_stored_path(path))
         return File.of(record)

@@ -193,8 +193,9 @@ class MemberQuery:
 @strawberry.type
 class MemberMutation:
     @strawberry.mutation(
-        description="Make `child` a sub-peer of `parent` (a peer may have several parents). "
-        "Refused when it would make a cycle or a chain longer than BELIEFGRAPH_MAX_PEER_DEPTH."
+        description="Make `child` a sub-peer of `parent` (a peer may have several parents); "
+        "both must exist (NOT_FOUND). Refused when it would make a cycle or a chain longer than "
+        "BELIEFGRAPH_MAX_PEER_DEPTH."
     )
     async def add_sub_peer(
         self, info: Info, workspace: WorkspaceArg, parent: ParentArg, child: ChildArg

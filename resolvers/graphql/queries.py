@@ -87,7 +87,7 @@ class Query:
         self,
         info: Info,
         name: Annotated[str, strawberry.argument(description="The workspace's name.")],
-    ) -> Workspace:
+    ) -> Workspace | None:
         info.context.principal.in_workspace(name)
         return Workspace.of(await workspaces.get(info.context.services.db, name))
 
@@ -107,7 +107,7 @@ class Query:
         info: Info,
         workspace: WorkspaceArg,
         name: Annotated[str, strawberry.argument(description="The peer's name.")],
-    ) -> Peer:
+    ) -> Peer | None:
         info.context.principal.require_peer(workspace, name)
         return Peer.of(await peers.get(info.context.services.db, workspace, name))
 
@@ -140,7 +140,7 @@ class Query:
         info: Info,
         workspace: WorkspaceArg,
         name: Annotated[str, strawberry.argument(description="The session's name.")],
-    ) -> Session:
+    ) -> Session | None:
         info.context.principal.require_session(workspace, name)
         return Session.of(await sessions.get(info.context.services.db, workspace, name))
 
@@ -185,7 +185,7 @@ class Query:
         info: Info,
         workspace: WorkspaceArg,
         id: Annotated[strawberry.ID, strawberry.argument(description="The message's id.")],
-    ) -> Message:
+    ) -> Message | None:
         principal = info.context.principal
         principal.in_workspace(workspace)
         record = await messages.get(info.context.services.db, workspace, str(id))
@@ -350,7 +350,7 @@ class Query:
             strawberry.ID,
             strawberry.argument(description="The belief's id (a deleted belief is still shown)."),
         ],
-    ) -> ObservationDetail:
+    ) -> ObservationDetail | None:
         principal = info.context.principal
         principal.in_workspace(workspace)
         detail = await observations.get_detail(info.context.services.db, workspace, str(id))

@@ -117,6 +117,36 @@ async def test_unknown_workspace_is_not_found(gql: GraphQLClient) -> None:
     assert code == "NOT_FOUND"
 
 
+async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
+    gql: GraphQLClient, workspace: str
+) -> None:
+    """One unknown id nulled the whole answer: data was null, the workspace read with it lost."""
+    await gql.ok(CREATE_PEER, {"w": workspace, "n": "carol"})
+    lookups = """query($w: String!) {
+      workspace(name: $w) { name }
+      peer(workspace: $w, name: "carol") { name }
+      observation(workspace: $w, id: "nosuch") { observation { id } }
+      message(workspace: $w, id: "nosuch") { id }
+      session(workspace: $w, name: "nosuch") { name }
+      missing: peer(workspace: $w, name: "nosuch") { name }
+      file(workspace: $w, peer: "carol", path: "nosuch.md") { path }
+    }"""
+    body = await gql.raw(lookups, {"w": workspace})
+    assert body["data"] == {
+        "workspace": {"name": workspace},
+        "peer": {"name": "carol"},
+        "observation": None,
+        "message": None,
+        "session": None,
+        "missing": None,
+        "file": None,
+    }
+    errors = {e["path"][0]: e["extensions"]["code"] for e in body["errors"]}
+    assert errors == dict.fromkeys(
+        ["observation", "message", "session", "missing", "file"], "NOT_FOUND"
+    )
+
+
 async def test_deleting_a_workspace_leaves_nothing_of_it(
     gql: GraphQLClient, services: Services, workspace: str
 ) -> None:

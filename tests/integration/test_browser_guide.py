@@ -14,6 +14,14 @@ from graph.repo import members, observations, peers
 from graph.repo.observation_search import ObservationQuery
 from reasoners.peers import invalidation
 from resolvers.services import Services
+from tests.integration.dream_helpers import (
+    belief_id,
+    conversation,
+    derive,
+    dream_now,
+    say,
+    with_dreams,
+)
 from tests.integration.test_read_path import seed_beliefs
 
 pytestmark = pytest.mark.integration
@@ -72,6 +80,42 @@ async def test_every_guide_query_runs_and_counts_only_current_beliefs(
     assert counts[("bob", "alice")] == 3 and counts[("carol", "alice")] == 1
     current = await run(services, queries[0], workspace)
     assert len({r["o"]["content"] for r in current}) == 3
+
+
+def readme_graph_queries(heading: str) -> list[str]:
+    """The Cypher blocks after `heading`, up to the next section, as the guide words them."""
+    text = README.read_text()
+    section = text[text.index(heading) :]
+    section = section[: section.index("\n## ")]
+    return [
+        "\n".join(line for line in b.splitlines() if not line.startswith("//"))
+        .replace("'demo'", "$workspace")
+        .strip()
+        for b in re.findall(r"```cypher\n(.*?)```", section, re.S)
+    ]
+
+
+async def test_the_chain_and_premise_queries_leave_out_deleted_beliefs(
+    services: Services, workspace: str
+) -> None:
+    """A contradiction a deletion had dropped was still shown as a derived belief."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(s, workspace, "s1", "s2")
+    await say(s, workspace, "s1", "2024-01-05", "I eat meat every day.")
+    await say(s, workspace, "s2", "2024-02-05", "I don't eat meat every day.")
+    await derive(s, workspace)
+    await dream_now(s, workspace, "agent", "alice")
+    contradiction = await belief_id(s, workspace, "Contradiction")
+    queries = guide_queries()[3:5]
+    assert readme_graph_queries("In Neo4j Browser (the guide has these too)") == queries
+    premises = queries[1].replace("'bob'", "'agent'")
+
+    async def shown() -> set[str]:
+        return {r["path"][0]["id"] for r in await run(s, premises, workspace)}
+
+    assert contradiction in await shown()
+    await invalidation.delete_observation(s.db, s.settings, workspace, contradiction)
+    assert contradiction not in await shown()
 
 
 async def test_the_readmes_tree_query_counts_current_beliefs(

@@ -49,6 +49,12 @@ pytestmark = pytest.mark.unit
         ("BELIEFGRAPH_NEO4J_TIMEOUT", "1e300", "more than 0 and at most 86400"),
         ("BELIEFGRAPH_MAX_REQUEST_BYTES", "2000000000", "between 1 and 1073741824"),
         ("NEO4J_DATABASE", " ", "must name a database"),
+        # Read when GraphiQL's files were first fetched: a traceback.
+        ("BELIEFGRAPH_NPM_REGISTRY", "notaurl", "an http:// or https:// URL"),
+        ("BELIEFGRAPH_NPM_REGISTRY", "ftp://registry.example", "an http:// or https:// URL"),
+        ("BELIEFGRAPH_NPM_REGISTRY", "https://", "names no host"),
+        ("BELIEFGRAPH_NPM_REGISTRY", "https://[::1", "not a URL"),
+        ("BELIEFGRAPH_NPM_REGISTRY", "http://registry.example:99999", "out of range"),
         ("BELIEFGRAPH_HOME", "relative/home", "must be an absolute path"),
         ("NEO4J_URI", "nonsense://foo", "the scheme must be one of"),
         ("NEO4J_URI", "bolt://[::1", "not a URI the driver reads"),
