@@ -27,6 +27,7 @@ from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     ConstraintError,
     DatabaseError,
+    DriverError,
     Neo4jError,
     ServiceUnavailable,
     SessionExpired,
@@ -62,6 +63,8 @@ SILENT = (
     "stored: send it again with the same clientId)"
 )
 BUSY_LOG_SECONDS = 10.0  # one warning per this long while the pool stays exhausted
+POOL_SIZE = 50  # connections for the service's work
+PROBE_POOL_SIZE = 2  # connections for /health's pings, apart from that work
 
 
 class ParameterMismatch(AssertionError):
@@ -110,8 +113,12 @@ class Database:
         timeout: float = 3.0,
         cooldown: float = 1.0,
         answer_timeout: float = 0.0,
+        probe: AsyncDriver | None = None,
     ) -> None:
         self.driver = driver
+        # `ping` and `refusal` (/health) run on a driver of their own: on the shared pool they
+        # waited behind the workload, and /health told a busy Neo4j from a dead one by nothing.
+        self.probe = probe or driver
         self.database = database
         self.timeout = timeout
         self.cooldown = cooldown
@@ -126,26 +133,29 @@ class Database:
         self._busy_since_log = 0
 
     @classmethod
-    def connect(cls, settings: Settings, password: str) -> Database:
-        driver = AsyncGraphDatabase.driver(
-            settings.bolt_uri,
-            # The managed server has the one admin user; NEO4J_USER names your own server's.
-            auth=(ADMIN_USER if settings.managed else settings.neo4j_user, password),
-            max_connection_pool_size=50,
-            connection_timeout=settings.neo4j_timeout,
-            connection_acquisition_timeout=settings.neo4j_timeout,
-            # Retries of a transient failure stop well inside the timeout, so a request during
-            # an outage answers UNAVAILABLE within about BELIEFGRAPH_NEO4J_TIMEOUT seconds.
-            max_transaction_retry_time=settings.neo4j_timeout / 3,
-            # Our statements legitimately read properties that may not exist yet (left_at,
-            # deleted_at...); the server's notifications about them are noise in the logs.
-            notifications_min_severity="OFF",
-        )
+    def connect(cls, settings: Settings, password: str, *, pool_size: int = POOL_SIZE) -> Database:
+        def driver(connections: int) -> AsyncDriver:
+            return AsyncGraphDatabase.driver(
+                settings.bolt_uri,
+                # The managed server has the one admin user; NEO4J_USER names your own server's.
+                auth=(ADMIN_USER if settings.managed else settings.neo4j_user, password),
+                max_connection_pool_size=connections,
+                connection_timeout=settings.neo4j_timeout,
+                connection_acquisition_timeout=settings.neo4j_timeout,
+                # Retries of a transient failure stop well inside the timeout, so a request
+                # during an outage answers UNAVAILABLE within about BELIEFGRAPH_NEO4J_TIMEOUT s.
+                max_transaction_retry_time=settings.neo4j_timeout / 3,
+                # Our statements legitimately read properties that may not exist yet (left_at,
+                # deleted_at...); the server's notifications about them are noise in the logs.
+                notifications_min_severity="OFF",
+            )
+
         return cls(
-            driver,
+            driver(pool_size),
             settings.neo4j_database,
             timeout=settings.neo4j_timeout,
             answer_timeout=settings.neo4j_answer_timeout,
+            probe=driver(PROBE_POOL_SIZE),
         )
 
     def _check_up(self) -> None:
@@ -221,6 +231,8 @@ class Database:
 
     async def close(self) -> None:
         await self.driver.close()
+        if self.probe is not self.driver:
+            await self.probe.close()
 
     async def read(self, statement: Statement, /, **params: Any) -> list[Row]:
         return await self.read_tx(lambda tx: tx.rows(statement, **params))
@@ -356,17 +368,21 @@ class Database:
         """Whether Neo4j answers a trivial statement within `timeout` seconds."""
         return await self.refusal(timeout) is None
 
+    async def _ping(self) -> Row | None:
+        async with self.probe.session(database=self.database) as session:
+            return await session.execute_read(lambda tx: Tx(tx).one("ping"))
+
     async def refusal(self, timeout: float = 1.0) -> str | None:
         """Why Neo4j does not answer a trivial statement within `timeout` seconds (None: it
         does): it refused the credentials, has no such database, or did not answer."""
         try:
-            row = await asyncio.wait_for(self.read_one("ping"), timeout)
+            row = await asyncio.wait_for(self._ping(), timeout)
         except AuthError:
             return "it refused the user name or password"
         except Neo4jError as exc:
             if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
                 return "it has no such database (NEO4J_DATABASE)"
             return f"it answered {exc.code}"
-        except (TimeoutError, Unavailable, OSError):
+        except (TimeoutError, Unavailable, DriverError, OSError):
             return "it does not answer"
         return None if row is not None and row["ok"] == 1 else "it does not answer"
