@@ -3,7 +3,8 @@
 // restructure starts (renames, merges and splits of one workspace start one at a time, each
 // seeing those queued before it), MEMBER_OF writes (each checks for cycles against the graph
 // the previous one left), new and reopened sessions (to read the deletion mark under it) and a
-// deletion setting its mark. No row: the workspace does not exist.
+// deletion setting its mark (reading first whether one had begun). No row: the workspace does not
+// exist.
 MATCH (w:Workspace {name: $workspace})
 SET w.write_lock = true
 REMOVE w.write_lock

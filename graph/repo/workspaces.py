@@ -35,6 +35,8 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
         row = await tx.one("merge_workspace", props=props)
         assert row is not None
         created = bool(row["created"])
+        if not created and row["workspace"].get("deleting_at") is not None:
+            raise NotFound(f"workspace {name!r} is being deleted")
         if created:
             # A write in flight as an earlier workspace of this name was deleted can commit
             # after the deletion's last sweep; what it left must not appear in the new one.
@@ -101,14 +103,22 @@ DELETION_LEASE = timedelta(minutes=5)
 
 async def delete(db: Database, name: str, *, unless_active_sessions: bool = False) -> int:
     """Delete the workspace and everything in it, in batches; returns the nodes deleted.
-    `unless_active_sessions`: CONFLICT, deleting nothing, while a session is active."""
+    `unless_active_sessions`: CONFLICT, deleting nothing, while a session is active, unless a
+    deletion has begun already (this one finishes it: its sessions are gone to the API)."""
     await get(db, name)
 
     async def mark(tx: Tx) -> None:
-        # Setting the mark takes the workspace's lock, which a new session takes too: either
+        await tx.rows("lock_workspace", workspace=name)
+        held = await tx.one("get_workspace", workspace=name)
+        begun = bool(held and held["workspace"] and held["workspace"].get("deleting_at"))
+        # Setting the mark under the workspace's lock, which a new session takes too: either
         # the session is committed and found here, or it is refused for the mark.
         await tx.rows("mark_workspace_deleting", workspace=name, now=now())
-        if unless_active_sessions and await tx.one("find_active_session", workspace=name):
+        if (
+            unless_active_sessions
+            and not begun
+            and await tx.one("find_active_session", workspace=name)
+        ):
             raise Conflict(f"workspace {name!r} has active sessions: delete them first")
 
     await db.write_tx(mark)
@@ -159,6 +169,16 @@ async def refuse_if_deleting(tx: Tx, name: str) -> None:
     mark (and found by a deletion that must find none) or refused."""
     await tx.rows("lock_workspace", workspace=name)
     await refuse_if_marked(tx, name)
+
+
+async def refuse_if_being_deleted(db: Database, name: str) -> None:
+    """NOT_FOUND once the workspace's deletion mark is committed (a deletion cut short too,
+    until it is finished); nothing when it exists unmarked or does not exist (the caller
+    answers that as it does). A request that names it checks this first: what it wrote
+    would be deleted with it, and what it read would be what the deletion left so far."""
+    held = await db.read_one("get_workspace", workspace=name)
+    if held and held["workspace"] and held["workspace"].get("deleting_at") is not None:
+        raise NotFound(f"workspace {name!r} is being deleted")
 
 
 async def refuse_if_marked(tx: Tx, name: str) -> None:

@@ -9,6 +9,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from graph.settings import Settings
 from resolvers.fair_share import FairShare
+from resolvers.graphql.deleting import RefuseDeleting
 from resolvers.graphql.dialectic import DialecticQuery, DialecticSubscription
 from resolvers.graphql.dreams import DreamMutation, DreamQuery, DreamSubscription
 from resolvers.graphql.errors import ErrorCodes, QuietSchema
@@ -89,6 +90,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         extensions=[
             # Factories, not instances: strawberry builds fresh extensions per request.
             ErrorCodes,
+            RefuseDeleting,
             # Shares are per key holder, which only auth tells apart (and its hook waits, so
             # a schema without it still runs synchronously).
             *([FairShare] if settings.auth_enabled else []),

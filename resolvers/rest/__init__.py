@@ -30,6 +30,9 @@ MODULES = (workspaces, peers, sessions, messages, chat, representation, conclusi
 PREFIX = "/v3"
 # The methods HTTP defines, for the route that answers the rest: OPTIONS or TRACE on a /v3
 # path fell through to the app's GraphQL-shaped 405 (as an unregistered method still does).
+# Deleting a workspace again finishes a deletion cut short: the one route a workspace being
+# deleted still answers.
+DELETION = ("DELETE", "/workspaces/{workspace}")
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT")
 
 
@@ -37,7 +40,11 @@ def routes(services: Callable[[], Services]) -> list[Route]:
     """Every route, each calling `services()` per request (they exist once the app starts),
     then one that answers any other /v3 path or method the way the routes answer errors."""
     served = [
-        Route(f"{PREFIX}{path}", endpoint(handler, services), methods=[method])
+        Route(
+            f"{PREFIX}{path}",
+            endpoint(handler, services, finishes_deletion=(method, path) == DELETION),
+            methods=[method],
+        )
         for module in MODULES
         for method, path, handler in module.ROUTES
     ]

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from graph.errors import BeliefgraphError, ErrorCode, SessionClosed, Unavailable
+from graph.repo import workspaces
 from resolvers.auth import Principal, principal_from_header
 from resolvers.fair_share import share_for
 from resolvers.json_body import parse_json_body
@@ -140,7 +141,13 @@ async def _unless_gone(handler: Handler, call: Call) -> Response:
     return await handler(call)
 
 
-def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Request], Any]:
+def endpoint(
+    handler: Handler, services: Callable[[], Services], *, finishes_deletion: bool = False
+) -> Callable[[Request], Any]:
+    """The route's Starlette endpoint. A workspace whose deletion has begun is gone to every
+    route that names it (404, "is being deleted") but the deletion's own, `finishes_deletion`
+    (graph/repo/workspaces.py: refuse_if_being_deleted)."""
+
     async def run(request: Request) -> Response:
         try:
             call = Call(request, services())
@@ -148,6 +155,8 @@ def endpoint(handler: Handler, services: Callable[[], Services]) -> Callable[[Re
                 # A key of another workspace is refused before the body is read, so a bad body
                 # tells it nothing about the route; the handler's narrower checks follow.
                 call.principal.in_workspace(call.workspace)
+                if not finishes_deletion:
+                    await workspaces.refuse_if_being_deleted(call.services.db, call.workspace)
             async with share_for(call.services, call.principal):
                 return await _unless_gone(handler, call)
         except Exception as exc:  # every failure becomes a coded answer, never a traceback

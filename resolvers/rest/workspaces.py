@@ -73,10 +73,12 @@ async def create(call: Call) -> Response:
     db = call.services.db
     try:
         found = await workspaces.get(db, body.id)
-        call.principal.in_workspace(body.id)
-        return JSONResponse(shapes.workspace(found))
     except NotFound:
         call.principal.require_admin("creating workspaces")
+    else:
+        call.principal.in_workspace(body.id)
+        await workspaces.refuse_if_being_deleted(db, body.id)
+        return JSONResponse(shapes.workspace(found))
     made, created = await workspaces.ensure(
         db, body.id, meta(call, body.metadata, body.configuration, "workspace")
     )

@@ -9,6 +9,7 @@ as INTERNAL (a KeyError reading the record)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
@@ -24,6 +25,7 @@ from graph.validation import now
 from reasoners.queue.deletions import resume_deletions
 from resolvers.services import Services
 from tests import statements
+from tests.conftest import GraphQLClient
 from tests.integration.derive_helpers import make_peers, make_session, post
 from tests.integration.tx_helpers import closing, while_held
 
@@ -312,3 +314,63 @@ async def test_a_deletion_cut_short_refuses_new_sessions_until_a_worker_finishes
         database_=services.db.database,
     )
     assert records[0]["left"] == 0
+
+
+GONE_TO_GRAPHQL = {
+    "workspace": "workspace(name: $w) { name }",
+    "peers": "peers(workspace: $w) { nodes { name } }",
+    "observations": 'observations(workspace: $w, observer: "alice", observed: "alice") '
+    "{ nodes { id } }",
+    "createWorkspace": "createWorkspace(name: $w) { name }",
+    "updateWorkspace": "updateWorkspace(name: $w, metadata: {k: 1}) { name }",
+    "updatePeer": 'updatePeer(workspace: $w, name: "alice", metadata: {k: 1}) { name }',
+    "updateSession": 'updateSession(workspace: $w, name: "s1", metadata: {k: 1}) { name }',
+    "addSessionPeers": 'addSessionPeers(workspace: $w, session: "s1", peers: [{peer: "bob"}]) '
+    "{ peer }",
+    "addSubPeer": 'addSubPeer(workspace: $w, parent: "alice", child: "bob") { changed }',
+    "createFile": 'createFile(workspace: $w, peer: "alice", path: "a.md", content: "x") { path }',
+    "setPeerCard": 'setPeerCard(workspace: $w, observer: "alice", observed: "alice", '
+    'entries: ["x"]) { entries }',
+    "scheduleDream": 'scheduleDream(workspace: $w, observer: "alice", observed: "alice") '
+    "{ created }",
+    "createKey": "createKey(workspace: $w, scope: WORKSPACE) ",
+}
+GONE_TO_REST = [
+    ("POST", "/workspaces", {"id": "{w}"}),
+    ("POST", "/workspaces/{w}/peers/list", {}),
+    ("POST", "/workspaces/{w}/sessions", {"id": "s1", "metadata": {"k": 1}}),
+    ("PUT", "/workspaces/{w}/peers/alice", {"metadata": {"k": 1}}),
+    ("POST", "/workspaces/{w}/sessions/s1/peers", {"bob": {}}),
+    ("PUT", "/workspaces/{w}/peers/alice/card", {"peer_card": ["x"]}),
+    (
+        "POST",
+        "/workspaces/{w}/conclusions",
+        {"conclusions": [{"content": "x", "observer_id": "alice", "observed_id": "alice"}]},
+    ),
+]
+
+
+async def test_a_workspace_being_deleted_is_gone_to_every_request_but_its_deletion(
+    services: Services, workspace: str, gql: GraphQLClient, rest: httpx.AsyncClient
+) -> None:
+    """Files, cards, conclusions, metadata, memberships, sub-peers, dreams and keys were
+    answered while a deletion ran (and for five minutes after one was cut short), then deleted
+    with it; `createWorkspace` and REST's create answered with the workspace (probe E)."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+    for case, field in GONE_TO_GRAPHQL.items():
+        kind = "query" if case in ("workspace", "peers", "observations") else "mutation"
+        body = await gql.raw(f"{kind}($w: String!) {{ {field} }}", {"w": workspace})
+        [error] = body["errors"]
+        assert error["extensions"]["code"] == "NOT_FOUND", (case, body)
+        assert "is being deleted" in error["message"], (case, body)
+    for method, path, payload in GONE_TO_REST:
+        sent = json.loads(json.dumps(payload).replace("{w}", workspace))
+        answer = await rest.request(method, path.replace("{w}", workspace), json=sent)
+        assert answer.status_code == 404 and "is being deleted" in answer.text, (path, answer.text)
+    # The deletion itself is answered: it finishes what is left.
+    finished = await rest.delete(f"/workspaces/{workspace}")
+    assert finished.status_code == 202, finished.text
+    with pytest.raises(NotFound):
+        await workspaces.get(services.db, workspace)
