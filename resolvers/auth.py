@@ -59,7 +59,11 @@ class Principal:
         """Whole-workspace access: admin, or a key for this workspace."""
         if self.covers_workspace(workspace):
             return
-        raise self._deny(f"this in workspace {workspace!r}: it takes a key for the whole workspace")
+        self.in_workspace(workspace)  # another workspace's key is told just that
+        raise Forbidden(
+            f"this {self.scope.value}-scoped key cannot do this in workspace {workspace!r}: it "
+            "takes a key for the whole workspace"
+        )
 
     def in_workspace(self, workspace: str) -> None:
         """Any access inside the workspace (narrower checks follow)."""

@@ -9,6 +9,9 @@ from types import FrameType
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM (the group's and the script's forwarded one) would cut the
+    # teardown the first began.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt(f"signal {signum}")
 
 

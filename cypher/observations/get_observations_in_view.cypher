@@ -52,6 +52,12 @@ WITH o, own_session_shown,
 RETURN o {.*, embedding: null,
           // As it stood at $as_of: a version superseded later was current then.
           superseded_at: CASE WHEN o.superseded_at > $as_of THEN null ELSE o.superseded_at END,
+          // How many messages stated it then (an explicit belief's count is its messages').
+          times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit' THEN o.times_derived
+                              ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                           WHERE m.deleted_at IS NULL
+                                             AND coalesce(m.received_at, m.created_at)
+                                                 <= $as_of } END,
           session: CASE WHEN own_session_shown THEN o.session
                         ELSE coalesce(COLLECT {
                           MATCH (o)-[:DERIVED_FROM]->(m:Message)

@@ -45,6 +45,7 @@ PeerName = Annotated[str, strawberry.argument(description="The peer's name. " + 
 SessionName = Annotated[str, strawberry.argument(description="The session's name. " + NAME)]
 SessionArg = Annotated[str, strawberry.argument(description="The session's name.")]
 PEERS = "The peers and their observation settings (at most 100; each must exist)."
+CLOSED = " A session key changes nothing of its session once it is closed (CONFLICT)."
 
 
 def _members(inputs: list[SessionPeerInput]) -> list[MemberSettings]:
@@ -171,7 +172,7 @@ class Mutation:
             list[SessionPeerInput] | None,
             strawberry.argument(
                 description=PEERS + " They are added (or their settings updated) whether or "
-                "not the session existed; a refused peer leaves no new session behind."
+                "not the session existed; a refused peer leaves no new session behind." + CLOSED
             ),
         ] = None,
     ) -> Session:
@@ -194,7 +195,8 @@ class Mutation:
         return Session.of(record)
 
     @strawberry.mutation(
-        description="Update a session; omitted arguments stay as they are, context: null clears it."
+        description="Update a session; omitted arguments stay as they are, context: null clears "
+        "it. A session key changes nothing of its session once it is closed (CONFLICT)."
     )
     async def update_session(
         self,
@@ -234,8 +236,8 @@ class Mutation:
         return Session.of(record)
 
     @strawberry.mutation(
-        description="Add peers to a session (or change the observation "
-        "settings of peers already in it)."
+        description="Add peers to a session (or change the observation settings of peers "
+        "already in it)." + CLOSED
     )
     async def add_session_peers(
         self,
@@ -255,7 +257,7 @@ class Mutation:
         )
         return [SessionPeer.of(m) for m in members]
 
-    @strawberry.mutation(description="Close the membership windows of these peers.")
+    @strawberry.mutation(description="Close the membership windows of these peers." + CLOSED)
     async def remove_session_peers(
         self,
         info: Info,
@@ -280,7 +282,7 @@ class Mutation:
         )
         return [SessionPeer.of(m) for m in members]
 
-    @strawberry.mutation(description="Make exactly these peers present in the session.")
+    @strawberry.mutation(description="Make exactly these peers present in the session." + CLOSED)
     async def set_session_peers(
         self,
         info: Info,

@@ -154,6 +154,10 @@ async def get(call: Call) -> Response:
     session, message_id = call.path("session"), call.path("message")
     principal = call.principal
     principal.in_workspace(call.workspace)
+    if principal.scope is KeyScope.SESSION:
+        # Before the lookup: its answer for another session's path would tell whether the id
+        # exists there.
+        principal.require_session(call.workspace, session)
     record = await messages.get(call.services.db, call.workspace, message_id)
     # Where it is checked first, as the update checks it: a key told 403 for a message of
     # another session learnt that it exists there.
@@ -167,6 +171,8 @@ async def update(call: Call) -> Response:
     session, message_id = call.path("session"), call.path("message")
     call.principal.require_session(call.workspace, session)
     body = await call.body(MessageUpdate)
+    if not (await sessions.get(call.services.db, call.workspace, session)).active:
+        raise NotFound(f"session {session!r} was deleted")  # as every change of one
     text = dump_json(
         body.metadata, limit=call.services.settings.max_metadata_bytes, what="metadata"
     )

@@ -61,14 +61,15 @@ async def test_a_belief_read_as_of_a_time_shows_the_sources_received_by_then(
     await derive(services, workspace)
     belief = await belief_id(services, workspace, "vegetarian")
 
-    async def sources(as_of: datetime | None = None) -> tuple[int, list[str], str | None]:
+    async def sources(as_of: datetime | None = None) -> tuple[int, int, list[str], str | None]:
         query = ObservationQuery("agent", "alice", as_of=as_of)
         [found] = await observations.in_view(services.db, workspace, query, [belief])
         days = [s.message.created_at.date().isoformat() for s in found.sources]
-        return found.source_count, days, found.observation.session
+        said = found.observation.times_derived
+        return found.source_count, said, days, found.observation.session
 
-    assert await sources() == (3, ["2024-01-05", "2024-01-06", "2024-01-07"], "s1")
-    assert await sources(as_of=then) == (1, ["2024-01-05"], "s1")
+    assert await sources() == (3, 3, ["2024-01-05", "2024-01-06", "2024-01-07"], "s1")
+    assert await sources(as_of=then) == (1, 1, ["2024-01-05"], "s1")
     assert await sources(as_of=now()) == await sources()
 
 

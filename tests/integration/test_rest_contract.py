@@ -1203,10 +1203,24 @@ async def test_a_session_key_is_told_only_that_another_sessions_message_is_not_i
     changed = await secured.put(path, json={"metadata": {"k": 1}}, headers=in_s1)
     unknown = await secured.get(f"{path}-nosuch", headers=in_s1)
     assert [r.status_code for r in (read, changed, unknown)] == [404, 404, 404]
-    theirs = await secured.get(
-        f"/workspaces/{workspace}/sessions/s2/messages/{elsewhere}", headers=in_s1
-    )
-    assert theirs.status_code == 403, theirs.text
+    # Through the other session's path: 403 whether or not the id exists there.
+    for listed in (elsewhere, "nosuch"):
+        theirs = await secured.get(
+            f"/workspaces/{workspace}/sessions/s2/messages/{listed}", headers=in_s1
+        )
+        assert theirs.status_code == 403, theirs.text
+
+
+async def test_a_deleted_sessions_messages_take_no_new_metadata(
+    rest: httpx.AsyncClient, workspace: str
+) -> None:
+    """Every other change of a deleted session answered 404; this one 200."""
+    [first, *_] = await seed(rest, workspace)
+    assert (await rest.delete(f"/workspaces/{workspace}/sessions/s1")).status_code == 202
+    path = f"/workspaces/{workspace}/sessions/s1/messages/{first['id']}"
+    changed = await rest.put(path, json={"metadata": {"k": 1}})
+    assert changed.status_code == 404 and "was deleted" in changed.text, changed.text
+    assert (await rest.get(path)).json()["metadata"] == first["metadata"]
 
 
 async def test_auth_and_isolation(

@@ -194,6 +194,15 @@ def test_a_workspace_key_covers_its_workspace_only() -> None:
         assert not allowed(check)
 
 
+def test_another_workspaces_key_is_told_it_cannot_access_the_workspace() -> None:
+    """It was told the operation "takes a key for the whole workspace", which it is."""
+    with pytest.raises(Forbidden) as refused:
+        WORKSPACE.require_workspace("w2")
+    assert refused.value.message == "this workspace-scoped key cannot access workspace 'w2'"
+    with pytest.raises(Forbidden, match="takes a key for the whole workspace"):
+        ALICE.require_workspace("w1")
+
+
 def test_a_peer_key_covers_its_peer_in_its_workspace_only() -> None:
     assert allowed(lambda: ALICE.require_peer("w1", "alice"))
     assert allowed(lambda: ALICE.require_peer_or_session("w1", "alice", "s9"))

@@ -17,10 +17,19 @@ from resolvers.rest.http import Call, endpoint
 from resolvers.services import Services
 
 
+class NoDeletion:
+    """The database as the deletion check reads it: no workspace is being deleted."""
+
+    async def read_one(self, statement: str, /, **params: Any) -> None:
+        assert statement == "get_workspace"
+        return None
+
+
 @dataclass
 class Stub:
     settings: Settings = field(default_factory=lambda: Settings.from_env({}))
     shares: SlotsByOwner = field(default_factory=SlotsByOwner)
+    db: NoDeletion = field(default_factory=NoDeletion)
 
 
 def request(*messages: Message) -> Request:
