@@ -215,6 +215,7 @@ Statement = Literal[
     "lock_peers",
     "lock_purge",
     "lock_session",
+    "lock_sessions_of_peer",
     "lock_work_unit",
     "lock_workspace",
     "mark_schema",

@@ -190,6 +190,13 @@ async def _count_writes(tx: Tx, workspace: str, moved: list[dict[str, Any]]) -> 
         await tx.rows("count_merged_writes", workspace=workspace, scopes=scopes)
 
 
+async def move_links(tx: Tx, workspace: str, source: str, target: str) -> None:
+    """The source's session windows and dreams become the target's (move_peer_links.cypher),
+    under the locks of the sessions the windows are in, which a join takes first."""
+    await tx.rows("lock_sessions_of_peer", workspace=workspace, peer=source, sessions=None)
+    await tx.rows("move_peer_links", workspace=workspace, source=source, target=target)
+
+
 async def _step_source(
     tx: Tx,
     workspace: str,
@@ -248,7 +255,7 @@ async def _step_source(
     for reason in dropped:
         log.warning("merge %s into %s dropped a sub-peer link: %s", source, op.target, reason)
     await jobs.note(tx, job_id, [f"sub-peer link not moved: {reason}" for reason in dropped])
-    await tx.rows("move_peer_links", **base)
+    await move_links(tx, workspace, source, op.target)
     await tx.rows(
         "move_peer_jobs",
         **base,

@@ -94,6 +94,8 @@ async def _step_part(
             await invalidation.propagate(tx, workspace, ids, reason, stamp)
         if len(moved) >= batch:
             return False
+    # The sessions' locks first, as a join takes them: see lock_sessions_of_peer.cypher.
+    await tx.rows("lock_sessions_of_peer", workspace=workspace, peer=peer, sessions=part.sessions)
     await tx.rows(
         "split_peer_links",
         workspace=workspace,

@@ -57,6 +57,7 @@ from tests.integration.dream_helpers import (
     with_dreams,
 )
 from tests.integration.restructure_helpers import kill_after, resume, run_all, snapshot
+from tests.integration.tx_helpers import while_held
 
 pytestmark = pytest.mark.integration
 
@@ -1062,3 +1063,23 @@ async def test_a_split_killed_mid_way_resumes_to_the_same_graph(
     await resume(with_dreams(small, dream_mode="rules"), workspace)
     assert await contents(small, workspace, "agent", "alice-work") == ["I work at the bank."]
     assert await snapshot(small, workspace) == await snapshot(small, other_workspace)
+
+
+async def test_a_join_in_progress_as_a_merge_moves_windows_leaves_one_window(
+    services: Services, workspace: str
+) -> None:
+    """A merge's last step read the target's open windows while a join of the target held the
+    session's lock, uncommitted: it moved the source's window in beside the joined one, and the
+    target was listed twice in the session for good (probe E)."""
+    await make_peers(services, workspace, "x", "y")
+    await make_session(services, workspace, "s", [MemberSettings("x")])
+
+    async def join(tx: Tx) -> None:
+        await sessions.join(tx, workspace, "s", [MemberSettings("y")])
+
+    async def last_step() -> None:
+        await services.db.write_tx(lambda tx: merges.move_links(tx, workspace, "x", "y"))
+
+    await while_held(services, join, last_step)
+    members = await sessions.list_members(services.db, workspace, "s", include_past=True)
+    assert [(m.peer, m.left_at) for m in members] == [("y", None)]
