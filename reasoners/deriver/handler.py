@@ -14,6 +14,7 @@ import logging
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from graph.configuration import dreams_enabled, instructions, joined, observes_itself
 from graph.db import Database, Tx
@@ -39,6 +40,7 @@ from reasoners.deriver.routing import observers_for
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLMError, Usage, billed
+from reasoners.offload import Offload, off_loop
 from reasoners.peers.invalidation import date_anew
 from reasoners.queue.schedule import MAX_JOB_MESSAGES
 from reasoners.queue.worker import PreparationFailed, Prepared
@@ -197,6 +199,13 @@ def _instructions(
     )
 
 
+def _grounded(
+    grounding: Grounding, facts: list[Fact], by_id: dict[str, MessageRecord]
+) -> list[bool]:
+    """Whether each fact's span is in its message's words."""
+    return [grounding.check(f.span, by_id[f.message_id].content) for f in facts]
+
+
 @dataclass
 class DeriverHandler:
     db: Database
@@ -204,6 +213,7 @@ class DeriverHandler:
     extractor: Extractor
     settings: Settings
     stats: DeriverStats = field(default_factory=DeriverStats)
+    offload: Offload = off_loop  # where a batch's facts are checked: off the event loop
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         taken = first_jobs(unit.jobs, MAX_UNIT_MESSAGES)  # the rest wait (jobs.complete)
@@ -286,8 +296,11 @@ class DeriverHandler:
                 usage = usage + extraction.usage
                 self.stats.bad_citations += extraction.bad_citations
                 self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
-                for fact in extraction.facts:
-                    if not grounding.check(fact.span, by_id[fact.message_id].content):
+                grounded = await self.offload(
+                    partial(_grounded, grounding, extraction.facts, by_id)
+                )
+                for fact, is_grounded in zip(extraction.facts, grounded, strict=True):
+                    if not is_grounded:
                         self.stats.ungrounded += 1
                     elif not belief_fits(fact.content):
                         self.stats.too_long += 1

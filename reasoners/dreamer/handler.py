@@ -42,6 +42,7 @@ from reasoners.dreamer.specialists import Specialists
 from reasoners.dreamer.surroundings import surroundings
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLM, LLMError, Usage, billed
+from reasoners.offload import Offload, off_loop
 from reasoners.queue.worker import Prepared
 
 LLM_DREAM_BATCH = 100  # new beliefs one LLM dream reads (its prompt stays a few thousand tokens)
@@ -74,6 +75,7 @@ class DreamHandler:
     llm: LLM | None
     settings: Settings
     stats: DreamStats = field(default_factory=DreamStats)
+    offload: Offload = off_loop  # where the rules' plan runs: off the event loop
 
     async def prepare(self, unit: ClaimedUnit) -> Prepared:
         head = unit.jobs[0]
@@ -313,12 +315,14 @@ class DreamHandler:
         related = await surroundings(
             self.db, view, new, card, settled, similarity=self.settings.dream_similarity
         )
-        return plan_rules(
-            view.observed,
-            new,
-            related,
-            similarity=self.settings.dream_similarity,
-            new_id=lambda: str(uuid.uuid4()),
+        return await self.offload(
+            lambda: plan_rules(
+                view.observed,
+                new,
+                related,
+                similarity=self.settings.dream_similarity,
+                new_id=lambda: str(uuid.uuid4()),
+            )
         )
 
 
