@@ -165,6 +165,12 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
         raise InvalidInput("name at least one part: a sub-peer and its sessions")
     check_peer_count([p.child for p in split.parts])
     check_id_count([s for p in split.parts for s in p.sessions], "sessions")
+    children = [p.child for p in split.parts]
+    if len(set(children)) < len(children):
+        # It failed as the second copy of the peer: "already exists", of a peer that did not.
+        raise InvalidInput("each sub-peer may be named in one part only")
+    named = [s for p in split.parts for s in p.sessions]
+    joined = await sessions.joined_by(db, workspace, split.peer, named)
     seen: set[str] = set()
     for part in split.parts:
         check_name(part.child, "child")
@@ -175,6 +181,11 @@ async def start(db: Database, settings: Settings, workspace: str, split: Split) 
         seen |= set(part.sessions)
         for session in part.sessions:
             await sessions.get(db, workspace, session)
+            if session not in joined:  # it made an empty sub-peer, and moved nothing
+                raise InvalidInput(
+                    f"peer {split.peer!r} was never in session {session!r}: nothing of it "
+                    "would move"
+                )
     operation_id = str(uuid.uuid4())
 
     async def work(tx: Tx) -> None:

@@ -737,6 +737,24 @@ async def test_a_refused_split_creates_no_sub_peer(services: Services, workspace
     assert await queue_settled(s, workspace) == (0, 0)
 
 
+async def test_a_split_names_each_sub_peer_once_and_sessions_the_peer_was_in(
+    services: Services, workspace: str
+) -> None:
+    """One sub-peer named in two parts was CONFLICT, "already exists", of a peer that did not;
+    a session the peer was never in made an empty sub-peer and moved nothing (probe E)."""
+    s = await two_identities(services, workspace)
+    twice = splits.Split(
+        "alicia", [splits.Part("alicia-2", ["s2"]), splits.Part("alicia-2", ["s1"])]
+    )
+    with pytest.raises(InvalidInput, match="each sub-peer may be named in one part only"):
+        await splits.start(s.db, s.settings, workspace, twice)
+    elsewhere = splits.Split("alicia", [splits.Part("alicia-2", ["s1"])])
+    with pytest.raises(InvalidInput, match="'alicia' was never in session 's1'"):
+        await splits.start(s.db, s.settings, workspace, elsewhere)
+    assert "alicia-2" not in await peer_names(s, workspace)
+    assert await queue_settled(s, workspace) == (0, 0)
+
+
 async def test_a_split_and_a_merge_queued_together_each_run_with_their_own_handler(
     services: Services, workspace: str
 ) -> None:
