@@ -171,6 +171,12 @@ async def refuse_if_deleting(tx: Tx, name: str) -> None:
     await refuse_if_marked(tx, name)
 
 
+async def going(db: Database, name: str) -> bool:
+    """Whether the workspace is gone, or its deletion has begun."""
+    held = await db.read_one("get_workspace", workspace=name)
+    return not (held and held["workspace"]) or held["workspace"].get("deleting_at") is not None
+
+
 async def refuse_if_being_deleted(db: Database, name: str) -> None:
     """NOT_FOUND once the workspace's deletion mark is committed (a deletion cut short too,
     until it is finished); nothing when it exists unmarked or does not exist (the caller

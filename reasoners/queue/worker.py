@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from graph.db import Database, Tx
 from graph.errors import BeliefgraphError, Unavailable
-from graph.repo import jobs
+from graph.repo import jobs, workspaces
 from graph.repo.jobs import ClaimedUnit, JobResult, LeaseLost
 from reasoners.llm.interface import Usage
 
@@ -316,14 +316,25 @@ class Worker:
             error: BaseException = exc
             if isinstance(exc, PreparationFailed):
                 taken, error = exc.taken, exc.__cause__ or exc
-            # Ours say what to fix; anything else is logged whole, as its jobs record its kind.
+            # Ours say what to fix; anything else is logged whole, as its jobs record its kind,
+            # but a failure of a unit whose workspace a deletion took from under it (a read
+            # finding nodes gone halfway): that deletion takes its jobs too.
             ours = isinstance(error, BeliefgraphError)
-            log.warning("unit %s failed: %s", unit.key, error, exc_info=None if ours else error)
+            if not ours and await self._workspace_going(unit):
+                log.info("unit %s stopped: its workspace is being deleted (%s)", unit.key, error)
+            else:
+                log.warning("unit %s failed: %s", unit.key, error, exc_info=None if ours else error)
             # A renewal that finds the unit released by this failure is not a lost lease.
             committing.set()
             await self._fail(unit, error, taken, _billed(error, prepared))
         finally:
             heartbeat.cancel()
+
+    async def _workspace_going(self, unit: ClaimedUnit) -> bool:
+        try:
+            return await workspaces.going(self.db, unit.jobs[0].workspace)
+        except Exception:  # Neo4j away too: the failure is logged as it is
+            return False
 
     async def _fail(
         self,

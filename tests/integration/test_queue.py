@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -116,6 +117,22 @@ async def test_two_workers_drain_1000_jobs_once_each_in_order(
     seqs = {seq for _, _, seq, _ in handler.seen}
     assert seqs == set(range(1, 26)), "jobs of a unit share a place"
     assert {owner.split("#")[0] for _, _, _, owner in handler.seen} == {"w0", "w1"}
+
+
+async def test_a_unit_failing_as_its_workspace_is_deleted_logs_no_traceback(
+    services: Services, workspace: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A deletion took a unit's messages from under its read (a TypeError on a node gone
+    halfway): the log had a traceback of a bug that was none."""
+    [job_id] = await enqueue(services, workspace, units=1, per_unit=1)
+    handler = RecordingHandler(fail_times={job_id: 1})
+    worker = Worker(services.db, {"test": handler}, WorkerConfig(workspace=workspace))
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+    with caplog.at_level(logging.INFO, logger="beliefgraph.worker"):
+        assert await worker.run_once()
+    [said] = [r for r in caplog.records if r.getMessage().startswith("unit ")]
+    assert "its workspace is being deleted" in said.getMessage()
+    assert said.exc_info is None and said.levelno == logging.INFO
 
 
 async def test_failures_back_off_then_dead_letter_with_the_error(
