@@ -24,7 +24,11 @@ pytestmark = pytest.mark.integration
 
 
 class SlowLLM(ScriptedLLM):
-    """Asks for the peer card, slowly, on every call."""
+    """Asks for the peer card, slowly, on every call; `called` is set once the first began."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.called = asyncio.Event()
 
     async def chat(
         self,
@@ -35,23 +39,22 @@ class SlowLLM(ScriptedLLM):
         max_tokens: int | None = None,
     ) -> ChatTurn:
         turn = await super().chat(role, messages, tools=tools, max_tokens=max_tokens)
+        self.called.set()
         await asyncio.sleep(1.5)
         return turn
 
 
-def leaving(workspace: str, body: dict[str, Any], after: float) -> Request:
-    """A POST of `body` to bob's chat whose client disconnects `after` seconds on."""
+def leaving(workspace: str, body: dict[str, Any], once: asyncio.Event) -> Request:
+    """A POST of `body` to bob's chat whose client disconnects `once` it is set (a fixed
+    delay ran out before the first model call on a loaded machine)."""
     messages: list[Message] = [
         {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
     ]
-    loop = asyncio.get_running_loop()
-    gone_at = loop.time() + after
 
     async def receive() -> Message:
         if messages:
             return messages.pop(0)
-        if loop.time() < gone_at:
-            await asyncio.Event().wait()
+        await once.wait()
         return {"type": "http.disconnect"}
 
     scope: dict[str, Any] = {
@@ -74,7 +77,7 @@ async def test_a_chat_whose_client_left_calls_the_model_no_more(
     llm = SlowLLM({"dialectic-low": lambda messages, schema: card})
     slow = dataclasses.replace(services, llm=llm)
     body = {"query": "What does alice like?", "target": "alice", "stream": stream}
-    request = leaving(workspace, body, after=0.5)
+    request = leaving(workspace, body, once=llm.called)
     with pytest.raises(Unavailable, match="left before its answer"):
         await asyncio.wait_for(chat(Call(request, slow)), timeout=10)
     await asyncio.sleep(2)  # a call still going would have finished and asked again
