@@ -155,9 +155,10 @@ def endpoint(
                 # A key of another workspace is refused before the body is read, so a bad body
                 # tells it nothing about the route; the handler's narrower checks follow.
                 call.principal.in_workspace(call.workspace)
-                if not finishes_deletion:
-                    await workspaces.refuse_if_being_deleted(call.services.db, call.workspace)
             async with share_for(call.services, call.principal):
+                # Within the key's share, as every read it makes.
+                if "workspace" in request.path_params and not finishes_deletion:
+                    await workspaces.refuse_if_being_deleted(call.services.db, call.workspace)
                 return await _unless_gone(handler, call)
         except Exception as exc:  # every failure becomes a coded answer, never a traceback
             return error_answer(exc)
