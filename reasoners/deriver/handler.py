@@ -199,13 +199,6 @@ def _instructions(
     )
 
 
-def _grounded(
-    grounding: Grounding, facts: list[Fact], by_id: dict[str, MessageRecord]
-) -> list[bool]:
-    """Whether each fact's span is in its message's words."""
-    return [grounding.check(f.span, by_id[f.message_id].content) for f in facts]
-
-
 @dataclass
 class DeriverHandler:
     db: Database
@@ -296,9 +289,8 @@ class DeriverHandler:
                 usage = usage + extraction.usage
                 self.stats.bad_citations += extraction.bad_citations
                 self.stats.facts_proposed += len(extraction.facts) + extraction.bad_citations
-                grounded = await self.offload(
-                    partial(_grounded, grounding, extraction.facts, by_id)
-                )
+                cited = [(f.span, by_id[f.message_id].content) for f in extraction.facts]
+                grounded = await self.offload(partial(grounding.check_all, cited))
                 for fact, is_grounded in zip(extraction.facts, grounded, strict=True):
                     if not is_grounded:
                         self.stats.ungrounded += 1

@@ -92,6 +92,10 @@ class Grounding:
             haystack = self._normalized[message] = normalize(message)
         return needle in haystack
 
+    def check_all(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        """`check` of each (span, message)."""
+        return [self.check(span, message) for span, message in pairs]
+
 
 def locate(span: str, message: str) -> tuple[int, int] | None:
     """Offsets [start, end) in the ORIGINAL message of the first grounded match, else None.

@@ -8,7 +8,6 @@ import strawberry
 
 from graph.errors import InvalidInput
 from graph.repo import peers, sessions, workspaces
-from graph.repo.sessions import MemberSettings
 from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
 from resolvers.auth import KeyScope, Principal, bounded_ttl, issue_key
@@ -24,13 +23,13 @@ from resolvers.graphql.inputs import (
     as_map,
     meta,
 )
+from resolvers.graphql.session_members import CLOSED, PEERS, members_of, own_key
 from resolvers.graphql.types import (
     AddMessagesResult,
     DeleteResult,
     Message,
     Peer,
     Session,
-    SessionPeer,
     Workspace,
 )
 
@@ -43,20 +42,6 @@ WorkspaceName = Annotated[
 ]
 PeerName = Annotated[str, strawberry.argument(description="The peer's name. " + NAME)]
 SessionName = Annotated[str, strawberry.argument(description="The session's name. " + NAME)]
-SessionArg = Annotated[str, strawberry.argument(description="The session's name.")]
-PEERS = "The peers and their observation settings (at most 100; each must exist)."
-CLOSED = " A session key changes nothing of its session once it is closed (CONFLICT)."
-
-
-def _members(inputs: list[SessionPeerInput]) -> list[MemberSettings]:
-    return [MemberSettings(p.peer, p.observe_me, p.observe_others) for p in inputs]
-
-
-def _own_key(principal: Principal, workspace: str) -> bool:
-    """Whether a session change comes from a key below the workspace's (the session's own): a
-    closed session may be a deleted one (REST deletes by closing, with workspace keys only),
-    and its own key neither reopens nor changes it."""
-    return not principal.covers_workspace(workspace)
 
 
 @strawberry.type
@@ -179,7 +164,7 @@ class Mutation:
         principal = info.context.principal
         principal.require_session(workspace, name)
         services = info.context.services
-        members = _members(peers or [])
+        members = members_of(peers or [])
         # Refused peers leave no session behind.
         await sessions.check_members(services.db, workspace, members)
         record = await sessions.get_or_create(
@@ -190,7 +175,7 @@ class Mutation:
         )
         if members:
             await sessions.add_peers(
-                services.db, workspace, name, members, open_only=_own_key(principal, workspace)
+                services.db, workspace, name, members, open_only=own_key(principal, workspace)
             )
         return Session.of(record)
 
@@ -231,78 +216,9 @@ class Mutation:
             active=active,
             context=None if context is UNSET else context,
             set_context=context is not UNSET,
-            open_only=_own_key(principal, workspace),
+            open_only=own_key(principal, workspace),
         )
         return Session.of(record)
-
-    @strawberry.mutation(
-        description="Add peers to a session (or change the observation settings of peers "
-        "already in it)." + CLOSED
-    )
-    async def add_session_peers(
-        self,
-        info: Info,
-        workspace: WorkspaceArg,
-        session: SessionArg,
-        peers: Annotated[list[SessionPeerInput], strawberry.argument(description=PEERS)],
-    ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
-        members = await sessions.add_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            _members(peers),
-            open_only=_own_key(principal, workspace),
-        )
-        return [SessionPeer.of(m) for m in members]
-
-    @strawberry.mutation(description="Close the membership windows of these peers." + CLOSED)
-    async def remove_session_peers(
-        self,
-        info: Info,
-        workspace: WorkspaceArg,
-        session: SessionArg,
-        peers: Annotated[
-            list[str],
-            strawberry.argument(
-                description="The names of the peers that leave (at most 100); the session "
-                "keeps their past windows."
-            ),
-        ],
-    ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
-        members = await sessions.remove_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            peers,
-            open_only=_own_key(principal, workspace),
-        )
-        return [SessionPeer.of(m) for m in members]
-
-    @strawberry.mutation(description="Make exactly these peers present in the session." + CLOSED)
-    async def set_session_peers(
-        self,
-        info: Info,
-        workspace: WorkspaceArg,
-        session: SessionArg,
-        peers: Annotated[
-            list[SessionPeerInput],
-            strawberry.argument(description=PEERS + " Members not listed leave the session."),
-        ],
-    ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
-        members = await sessions.set_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            _members(peers),
-            open_only=_own_key(principal, workspace),
-        )
-        return [SessionPeer.of(m) for m in members]
 
     @strawberry.mutation(
         description="Store 1-100 messages in one transaction. A bad item "

@@ -22,6 +22,7 @@ from resolvers.graphql.queue import QueueMutation, QueueQuery
 from resolvers.graphql.queue import Subscription as QueueSubscription
 from resolvers.graphql.representation import RepresentationMutation, RepresentationQuery
 from resolvers.graphql.restructure import RestructureMutation
+from resolvers.graphql.session_members import SessionMemberMutation
 from resolvers.graphql.session_peers import SessionPeerQuery
 
 
@@ -52,6 +53,7 @@ class Mutation(
     RepresentationMutation,
     DreamMutation,
     MemberMutation,
+    SessionMemberMutation,
     FileMutation,
     RestructureMutation,
 ):
