@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph import models
-from graph.db import Database, Tx
+from graph.db import Database, Row, Tx
 from graph.errors import Conflict, NotFound
 from graph.paging import decode_name, name_cursor, page
 from graph.props import NO_META, Meta, node_props
@@ -35,7 +35,7 @@ async def ensure(db: Database, name: str, meta: Meta = NO_META) -> tuple[Workspa
         row = await tx.one("merge_workspace", props=props)
         assert row is not None
         created = bool(row["created"])
-        if not created and row["workspace"].get("deleting_at") is not None:
+        if not created and _deletion_mark(row) is not None:
             raise NotFound(f"workspace {name!r} is being deleted")
         if created:
             # A write in flight as an earlier workspace of this name was deleted can commit
@@ -110,7 +110,7 @@ async def delete(db: Database, name: str, *, unless_active_sessions: bool = Fals
     async def mark(tx: Tx) -> None:
         await tx.rows("lock_workspace", workspace=name)
         held = await tx.one("get_workspace", workspace=name)
-        begun = bool(held and held["workspace"] and held["workspace"].get("deleting_at"))
+        begun = _deletion_mark(held) is not None
         # Setting the mark under the workspace's lock, which a new session takes too: either
         # the session is committed and found here, or it is refused for the mark.
         await tx.rows("mark_workspace_deleting", workspace=name, now=now())
@@ -171,10 +171,22 @@ async def refuse_if_deleting(tx: Tx, name: str) -> None:
     await refuse_if_marked(tx, name)
 
 
+def _exists(held: Row | None) -> bool:
+    return bool(held and held["workspace"])
+
+
+def _deletion_mark(held: Row | None) -> datetime | None:
+    """When a deletion last marked the workspace of a `{workspace}` row (None: no deletion has
+    begun, or there is no workspace)."""
+    if not held or not held["workspace"]:
+        return None
+    return to_datetime(held["workspace"].get("deleting_at"))
+
+
 async def going(db: Database, name: str) -> bool:
     """Whether the workspace is gone, or its deletion has begun."""
     held = await db.read_one("get_workspace", workspace=name)
-    return not (held and held["workspace"]) or held["workspace"].get("deleting_at") is not None
+    return not _exists(held) or _deletion_mark(held) is not None
 
 
 async def refuse_if_being_deleted(db: Database, name: str) -> None:
@@ -182,8 +194,7 @@ async def refuse_if_being_deleted(db: Database, name: str) -> None:
     until it is finished); nothing when it exists unmarked or does not exist (the caller
     answers that as it does). A request that names it checks this first: what it wrote
     would be deleted with it, and what it read would be what the deletion left so far."""
-    held = await db.read_one("get_workspace", workspace=name)
-    if held and held["workspace"] and held["workspace"].get("deleting_at") is not None:
+    if _deletion_mark(await db.read_one("get_workspace", workspace=name)) is not None:
         raise NotFound(f"workspace {name!r} is being deleted")
 
 
@@ -193,9 +204,9 @@ async def refuse_if_marked(tx: Tx, name: str) -> None:
     deletion's last sweep takes it; a deletion cut short refuses writes until it is finished
     (acknowledged, they were deleted with it)."""
     held = await tx.one("get_workspace", workspace=name)
-    if held is None or not held["workspace"]:
+    if not _exists(held):
         raise NotFound(f"workspace {name!r} does not exist")
-    if held["workspace"].get("deleting_at") is not None:
+    if _deletion_mark(held) is not None:
         raise NotFound(f"workspace {name!r} is being deleted")
 
 
@@ -214,11 +225,7 @@ async def take_over_deletion(db: Database, name: str) -> bool:
     async def work(tx: Tx) -> bool:
         await tx.rows("lock_workspace", workspace=name)
         held = await tx.one("get_workspace", workspace=name)
-        mark = (
-            to_datetime(held["workspace"].get("deleting_at"))
-            if held and held["workspace"]
-            else None
-        )
+        mark = _deletion_mark(held)
         if mark is None or mark > now() - DELETION_LEASE:
             return False
         await tx.rows("mark_workspace_deleting", workspace=name, now=now())

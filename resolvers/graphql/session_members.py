@@ -30,6 +30,14 @@ def own_key(principal: Principal, workspace: str) -> bool:
     return not principal.covers_workspace(workspace)
 
 
+def _may_change(info: Info, workspace: str, session: str) -> bool:
+    """Refused unless the key may change the session's members; then whether it is the
+    session's own key (`open_only`: a closed session is refused it)."""
+    principal = info.context.principal
+    principal.require_session(workspace, session)
+    return own_key(principal, workspace)
+
+
 @strawberry.type
 class SessionMemberMutation:
     @strawberry.mutation(
@@ -43,14 +51,9 @@ class SessionMemberMutation:
         session: SessionArg,
         peers: Annotated[list[SessionPeerInput], strawberry.argument(description=PEERS)],
     ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
+        open_only = _may_change(info, workspace, session)
         members = await sessions.add_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            members_of(peers),
-            open_only=own_key(principal, workspace),
+            info.context.services.db, workspace, session, members_of(peers), open_only=open_only
         )
         return [SessionPeer.of(m) for m in members]
 
@@ -68,14 +71,9 @@ class SessionMemberMutation:
             ),
         ],
     ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
+        open_only = _may_change(info, workspace, session)
         members = await sessions.remove_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            peers,
-            open_only=own_key(principal, workspace),
+            info.context.services.db, workspace, session, peers, open_only=open_only
         )
         return [SessionPeer.of(m) for m in members]
 
@@ -90,13 +88,8 @@ class SessionMemberMutation:
             strawberry.argument(description=PEERS + " Members not listed leave the session."),
         ],
     ) -> list[SessionPeer]:
-        principal = info.context.principal
-        principal.require_session(workspace, session)
+        open_only = _may_change(info, workspace, session)
         members = await sessions.set_peers(
-            info.context.services.db,
-            workspace,
-            session,
-            members_of(peers),
-            open_only=own_key(principal, workspace),
+            info.context.services.db, workspace, session, members_of(peers), open_only=open_only
         )
         return [SessionPeer.of(m) for m in members]
