@@ -4,4 +4,4 @@ MATCH (p:Peer {workspace: $workspace, name: $peer})
 WHERE r.left_at IS NULL
 RETURN p.name AS peer, s.name AS session, r.observe_me AS observe_me,
        r.observe_others AS observe_others, r.joined_at AS joined_at, r.left_at AS left_at,
-       elementId(r) AS window
+       last(split(elementId(r), ':')) AS window

@@ -23,7 +23,7 @@ from graph.keys import peer_key
 from graph.paging import decode_name, encode, page
 from graph.props import node_props
 from graph.records import FileRecord, Page
-from graph.repo import peers
+from graph.repo import peers, workspaces
 from graph.validation import check_path, check_text, now
 
 # Paths the service keeps for peer cards (graph/repo/peer_cards.py): `card.md` (a peer's own
@@ -158,6 +158,7 @@ async def create(
 async def get(db: Database, workspace: str, peer: str, path: str) -> FileRecord:
     row = await db.read_one("get_file", workspace=workspace, peer=peer, path=path)
     if row is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"peer {peer!r} has no file at {path!r} in workspace {workspace!r}")
     return FileRecord.from_row(row["file"])
 

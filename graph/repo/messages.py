@@ -185,6 +185,7 @@ async def create(
 async def get(db: Database, workspace: str, message_id: str) -> MessageRecord:
     row = await db.read_one("get_message", workspace=workspace, id=message_id)
     if row is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"message {message_id!r} does not exist in workspace {workspace!r}")
     return MessageRecord.from_row(row["message"])
 

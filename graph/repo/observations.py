@@ -18,6 +18,7 @@ from graph.records import (
     SourceSpan,
     to_datetime,
 )
+from graph.repo import workspaces
 from graph.repo.observation_search import ObservationQuery
 
 BELIEFS = "observations"  # the name in its cursors
@@ -93,6 +94,7 @@ async def get_detail(
         max_dependents=max_dependents,
     )
     if row is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
     return ObservationDetail(
         observation=ObservationRecord.from_row(row["observation"]),

@@ -61,6 +61,7 @@ async def get(db: Database, workspace: str, name: str) -> PeerRecord:
     row = await db.read_one("get_peer", workspace=workspace, name=name)
     # An empty map: the node was being deleted as it was read.
     if row is None or not row["peer"]:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
     return PeerRecord.from_row(row["peer"])
 
@@ -126,6 +127,7 @@ async def update(
 
     row = await db.write_tx(work)
     if row is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"peer {name!r} does not exist in workspace {workspace!r}")
     return PeerRecord.from_row(row["peer"])
 

@@ -75,6 +75,7 @@ async def get(db: Database, workspace: str, name: str) -> SessionRecord:
     row = await db.read_one("get_session", workspace=workspace, name=name)
     # An empty map: the node was being deleted as it was read.
     if row is None or not row["session"]:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
     return SessionRecord.from_row(row["session"])
 
@@ -142,6 +143,7 @@ async def update(
 
     row = await db.write_tx(work)
     if row is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"session {name!r} does not exist in workspace {workspace!r}")
     return SessionRecord.from_row(row["session"])
 
@@ -287,6 +289,8 @@ async def members_page(
 ) -> Page[MembershipRecord]:
     """A page of the session's windows in the order they opened (then by peer and window)."""
     after_time, after_peer, after_window = decode_time_name_id(after, SESSION_PEERS)
+    if after_window is not None:  # a cursor made before cursors held the id's last part only
+        after_window = after_window.rsplit(":", 1)[-1]
     rows = await db.read(
         "list_session_members_page",
         workspace=workspace,

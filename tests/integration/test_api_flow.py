@@ -147,6 +147,22 @@ async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
     )
 
 
+async def test_a_lookup_in_a_missing_workspace_names_the_workspace(gql: GraphQLClient) -> None:
+    """They said the peer, session or file did not exist in it, as if the workspace did."""
+    for field in (
+        'peer(workspace: $w, name: "carol") { name }',
+        'observation(workspace: $w, id: "nosuch") { observation { id } }',
+        'message(workspace: $w, id: "nosuch") { id }',
+        'session(workspace: $w, name: "s") { name }',
+        'sessionPeers(workspace: $w, session: "s") { peer }',
+        'file(workspace: $w, peer: "carol", path: "nosuch.md") { path }',
+    ):
+        body = await gql.raw(f"query($w: String!) {{ {field} }}", {"w": "no-such-workspace"})
+        assert [e["message"] for e in body["errors"]] == [
+            "workspace 'no-such-workspace' does not exist"
+        ], field
+
+
 async def test_deleting_a_workspace_leaves_nothing_of_it(
     gql: GraphQLClient, services: Services, workspace: str
 ) -> None:

@@ -6,6 +6,7 @@ peers read every member, then each member's record in a read of its own, to show
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import httpx
@@ -102,6 +103,27 @@ async def test_windows_of_one_peer_joined_at_one_time_page_apart(
     assert len({m["cursor"] for m in whole}) == 7
     for first in (1, 2, 3):
         assert await every_window(gql, workspace, past=True, first=first) == whole
+
+
+async def test_a_cursor_does_not_show_the_database_id(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    # A window's element id starts with the database's id, which a client has no need to see.
+    await five_members(services, workspace)
+    records, _, _ = await services.db.driver.execute_query(
+        "MATCH ()-[r:PARTICIPATES_IN]->(:Session {workspace: $w}) RETURN elementId(r) AS id",
+        {"w": workspace},
+        database_=services.db.database,
+    )
+    ids = [r["id"] for r in records]
+    shown = {
+        m["cursor"] for m in (await gql.ok(PAGE, {"w": workspace, "past": True}))["sessionPeers"]
+    }
+    prefixes = {i.rsplit(":", 1)[0] for i in ids if ":" in i}
+    assert prefixes, ids  # this Neo4j's ids have the parts the test reads
+    for cursor in shown:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        assert not any(p in text for p in prefixes), text
 
 
 async def test_rest_lists_a_sessions_peers_and_reads_one(
