@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -25,6 +26,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "message_passages": ("on", "off"),
     "dream_mode": ("auto", "rules", "llm", "off"),
 }
+# The managed Neo4j's memory sizes, as its JVM and page cache read them; checked whether or not
+# this process starts that Neo4j (a bad one was first refused when it did, long after).
+MEMORY_SIZE = re.compile(r"[1-9][0-9]*[kKmMgG]?")
+MEMORY_SIZES = ("neo4j_heap", "neo4j_pagecache")
 PORT = (1, 65535)
 DAY = 86_400
 # Inclusive bounds; every number is also finite and not negative.
@@ -134,6 +139,10 @@ def check(settings: Settings) -> None:
     for name in POSITIVE:
         if getattr(settings, name) <= 0:
             raise InvalidInput(f"{env_name(name)} must be positive, not {getattr(settings, name)}")
+    for name in MEMORY_SIZES:
+        size = getattr(settings, name)
+        if not MEMORY_SIZE.fullmatch(size):
+            raise InvalidInput(f"{env_name(name)}={size!r}: use a size such as 512m or 2g")
     if settings.neo4j_uri:
         parsed = _neo4j_uri(settings.neo4j_uri)
         if parsed is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from graph.errors import InvalidInput
 from graph.settings import Settings
+from graph.settings_checks import MEMORY_SIZE
 
 ENTRY_POINT = "org.neo4j.server.Neo4jCommunity"
 # The entry point of the 5.x servers this project managed before: recognized so that a server
@@ -61,7 +62,6 @@ _COLLECTOR = re.compile(r"-XX:\+Use\w+GC")
 # Set by the settings of their own (heap) or by the launcher (class path, entry point).
 _OWNED_FLAGS = re.compile(r"-X(ms|mx)\S*|-cp|-classpath|--class-path\S*|-jar")
 _INSTANCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_MEMORY = re.compile(r"[1-9][0-9]*[kKmMgG]?")
 # Characters that survive picocli's @argfile parsing unquoted (the password travels in one).
 PASSWORD_PATTERN = re.compile(r"[A-Za-z0-9_.~+=!%^*,:-]{8,256}")
 _JAVA_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
@@ -203,7 +203,7 @@ def env_name(setting: str) -> str:
 
 def _memory(settings: Settings, setting: str) -> str:
     value = str(getattr(settings, setting))
-    if not _MEMORY.fullmatch(value):
+    if not MEMORY_SIZE.fullmatch(value):
         raise InvalidInput(f"{env_name(setting)}={value!r}: use a size such as 512m or 2g")
     return value
 

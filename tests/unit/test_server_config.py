@@ -180,10 +180,19 @@ def test_maven_gathers_runtime_jars_of_the_configured_version(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("bad", ["1 g", "-1g", "lots", "1g; rm -rf /", ""])
-def test_a_bad_memory_size_names_the_setting(tmp_path: Path, bad: str) -> None:
-    s = settings(tmp_path, neo4j_heap=bad)
-    with pytest.raises(InvalidInput, match="BELIEFGRAPH_NEO4J_HEAP"):
-        config_text(s, instance_paths(s, "t"))
+@pytest.mark.parametrize("uri", ["", "bolt://127.0.0.1:7687"])
+@pytest.mark.parametrize(
+    ("setting", "env"),
+    [("neo4j_heap", "BELIEFGRAPH_NEO4J_HEAP"), ("neo4j_pagecache", "BELIEFGRAPH_NEO4J_PAGECACHE")],
+)
+def test_a_bad_memory_size_names_the_setting(
+    tmp_path: Path, bad: str, uri: str, setting: str, env: str
+) -> None:
+    # Refused when settings are read, whether or not this process manages a Neo4j: with
+    # NEO4J_URI set (or a managed one already up) it was not checked until one started.
+    env_vars = {"BELIEFGRAPH_HOME": str(tmp_path), "NEO4J_URI": uri}
+    with pytest.raises(InvalidInput, match=f"{env}={bad!r}: use a size such as 512m"):
+        Settings.from_env(env_vars, **{setting: bad})
 
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "", ".hidden", "x" * 65])
