@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +15,7 @@ from graph.keys import peer_key, session_key, workspace_key
 from graph.paging import decode_time_seq_id, encode, page
 from graph.props import meta_kv, node_props
 from graph.records import MessageRecord, Page
-from graph.repo import sessions, workspaces
+from graph.repo import peers, sessions, workspaces
 from graph.validation import aware, now
 
 
@@ -50,8 +50,10 @@ async def create(
     *,
     after_create: AfterCreate | None = None,
     may_join: bool = True,
+    create_peers: Collection[str] = (),
 ) -> tuple[list[MessageRecord], int]:
     """Store a batch in one transaction; returns (messages in input order, how many are new).
+    The peers named in `create_peers` are created in it, so a refused batch leaves none.
 
     A sender not present in the session joins it, unless `may_join` is off (peer keys): then
     the batch is refused and nothing is written.
@@ -67,6 +69,7 @@ async def create(
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
         await workspaces.refuse_if_marked(tx, workspace)
+        await peers.ensure_in(tx, workspace, sorted(create_peers))
         found = await tx.rows(
             "find_peers", workspace=workspace, names=sorted({r.peer for r in rows})
         )

@@ -33,7 +33,24 @@ async def ensure(
     db: Database, workspace: str, name: str, meta: Meta = NO_META
 ) -> tuple[PeerRecord, bool]:
     """The peer, and whether this call created it (of concurrent creators, one did)."""
-    props = node_props(
+    props = _new_peer(workspace, name, meta)
+    row = await db.write_tx(lambda tx: _merge(tx, props))
+    if row is None:
+        await workspaces.get(db, workspace)  # raises NotFound naming the workspace
+        raise AssertionError("peer MERGE returned nothing")
+    return PeerRecord.from_row(row["peer"]), bool(row["created"])
+
+
+async def ensure_in(tx: Tx, workspace: str, names: list[str]) -> None:
+    """The peers `names`, the missing ones created in `tx`, so that they are not left behind
+    when what they were made for is refused later in it (NOT_FOUND if the workspace is not)."""
+    for name in names:
+        if await _merge(tx, _new_peer(workspace, name, NO_META)) is None:
+            raise NotFound(f"workspace {workspace!r} does not exist")
+
+
+def _new_peer(workspace: str, name: str, meta: Meta) -> dict[str, Any]:
+    return node_props(
         models.Peer,
         {
             "workspace": workspace,
@@ -43,18 +60,13 @@ async def ensure(
         },
     )
 
-    async def work(tx: Tx) -> Row | None:
-        row = await tx.one("merge_peer", props=props)
-        if row is not None and row["created"]:
-            # A peer made in a workspace being deleted is deleted with it.
-            await workspaces.refuse_if_marked(tx, workspace)
-        return row
 
-    row = await db.write_tx(work)
-    if row is None:
-        await workspaces.get(db, workspace)  # raises NotFound naming the workspace
-        raise AssertionError("peer MERGE returned nothing")
-    return PeerRecord.from_row(row["peer"]), bool(row["created"])
+async def _merge(tx: Tx, props: dict[str, Any]) -> Row | None:
+    row = await tx.one("merge_peer", props=props)
+    if row is not None and row["created"]:
+        # A peer made in a workspace being deleted is deleted with it.
+        await workspaces.refuse_if_marked(tx, str(props["workspace"]))
+    return row
 
 
 async def get(db: Database, workspace: str, name: str) -> PeerRecord:

@@ -211,13 +211,21 @@ async def add_peers(
     members: list[MemberSettings],
     *,
     open_only: bool = False,
+    create: Collection[str] = (),
 ) -> list[MembershipRecord]:
-    """Join `members` (or change their settings). With `open_only`, as in `update`, a closed
-    session is refused (SessionClosed)."""
+    """Join `members` (or change their settings), creating the peers named in `create`. With
+    `open_only`, as in `update`, a closed session is refused (SessionClosed)."""
     check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
-    await peers.require_all(db, workspace, [m.peer for m in members])
-    await db.write_tx(lambda tx: join(tx, workspace, session, members, open_only=open_only))
+    await peers.require_all(db, workspace, [m.peer for m in members if m.peer not in create])
+
+    async def work(tx: Tx) -> None:
+        await hold(tx, workspace, session, open_only=open_only)
+        # After the lock and its check: a refused change leaves no peer made for it.
+        await peers.ensure_in(tx, workspace, sorted(create))
+        await join(tx, workspace, session, members)
+
+    await db.write_tx(work)
     return await list_members(db, workspace, session, include_past=False)
 
 
@@ -243,16 +251,18 @@ async def set_peers(
     members: list[MemberSettings],
     *,
     open_only: bool = False,
+    create: Collection[str] = (),
 ) -> list[MembershipRecord]:
-    """Make `members` exactly the session's present peers, in one transaction (with
-    `open_only`, not of a closed session, as in `update`)."""
+    """Make `members` exactly the session's present peers, in one transaction, creating the
+    peers named in `create` (with `open_only`, not of a closed session, as in `update`)."""
     check_peer_count([m.peer for m in members])
     await get(db, workspace, session)
-    await peers.require_all(db, workspace, [m.peer for m in members])
+    await peers.require_all(db, workspace, [m.peer for m in members if m.peer not in create])
 
     async def work(tx: Tx) -> None:
         # Before the windows it closes, as join takes it.
         await hold(tx, workspace, session, open_only=open_only)
+        await peers.ensure_in(tx, workspace, sorted(create))
         await tx.rows(
             "leave_session_except",
             workspace=workspace,

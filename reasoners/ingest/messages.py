@@ -5,7 +5,7 @@ A batch with one bad item writes nothing; the error names the item and the field
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -114,6 +114,7 @@ async def add_messages(
     items: Sequence[MessageInput],
     *,
     may_join: bool = True,
+    create_peers: Collection[str] = (),
 ) -> AddResult:
     items = [replace(item, content=without_nul(item.content)) for item in items]
     metadata_json = validate_batch(items, settings)
@@ -167,6 +168,12 @@ async def add_messages(
         )
 
     stored, created = await messages.create(
-        db, workspace, session, rows, after_create=enqueue_work, may_join=may_join
+        db,
+        workspace,
+        session,
+        rows,
+        after_create=enqueue_work,
+        may_join=may_join,
+        create_peers=create_peers,
     )
     return AddResult(stored, created)

@@ -40,7 +40,9 @@ async def ensure_workspace(call: Call) -> bool:
 async def creatable_peers(call: Call, names: list[str]) -> list[str]:
     """The peers of `names` that do not exist, each one the key may create (a workspace key
     any, a peer key its own; a session key none, as `POST …/peers` refuses it): checked before
-    anything of a request is created, so a refusal leaves nothing behind."""
+    anything of a request is created, so a refusal leaves nothing behind. The change they
+    are for creates them in its own transaction (`create` of the membership changes,
+    `create_peers` of a batch), so a session deleted meanwhile leaves none either."""
     unique = sorted(set(names))
     check_peer_count(unique)
     try:
@@ -51,17 +53,6 @@ async def creatable_peers(call: Call, names: list[str]) -> list[str]:
             call.principal.require_peer(call.workspace, name)
         return absent
     return []
-
-
-async def create_peers(call: Call, names: list[str]) -> None:
-    """Create the peers `creatable_peers` returned (one made meanwhile is taken as it is)."""
-    for name in names:
-        await peers.get_or_create(call.services.db, call.workspace, name)
-
-
-async def ensure_peers(call: Call, names: list[str]) -> None:
-    """The peers named, the missing ones created (`creatable_peers` says which may be)."""
-    await create_peers(call, await creatable_peers(call, names))
 
 
 async def get_or_create_peer(call: Call, name: str, m: Meta) -> tuple[PeerRecord, bool]:

@@ -33,7 +33,6 @@ from resolvers.rest.filters import messages_of
 from resolvers.rest.http import Call, detail
 from resolvers.rest.implicit import (
     creatable_peers,
-    create_peers,
     ensure_workspace,
     get_or_create_session,
 )
@@ -89,7 +88,6 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
         record, _ = await get_or_create_session(call, session, NO_META)
     if not record.active:
         raise NotFound(f"session {session!r} was deleted")
-    await create_peers(call, absent)
     services = call.services
     # A deletion committed after the check above is SessionClosed: 404 as well (http.py).
     result = await add_messages(
@@ -101,6 +99,7 @@ async def store(call: Call, session: str, items: list[MessageInput]) -> list[Mes
         session,
         items,
         may_join=not as_peer,
+        create_peers=absent,
     )
     return result.messages
 

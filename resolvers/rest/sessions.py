@@ -21,8 +21,6 @@ from resolvers.rest.filters import messages_of, session_selection
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.implicit import (
     creatable_peers,
-    create_peers,
-    ensure_peers,
     ensure_workspace,
     get_or_create_session,
     meta,
@@ -107,9 +105,8 @@ async def create(call: Call) -> Response:
             open_only=True,
         )
     if body.peers:
-        await create_peers(call, absent)
         await sessions.add_peers(
-            db, call.workspace, body.id, settings_of(body.peers), open_only=True
+            db, call.workspace, body.id, settings_of(body.peers), open_only=True, create=absent
         )
     return JSONResponse(shapes.session(record), status_code=201 if created else 200)
 
@@ -209,9 +206,8 @@ async def add_peers(call: Call) -> Response:
     await ensure_workspace(call)
     absent = await creatable_peers(call, list(given))  # before the session is created
     live((await get_or_create_session(call, session, NO_META))[0])
-    await create_peers(call, absent)
     await sessions.add_peers(
-        call.services.db, call.workspace, session, settings_of(given), open_only=True
+        call.services.db, call.workspace, session, settings_of(given), open_only=True, create=absent
     )
     return await _session_answer(call, session)
 
@@ -220,10 +216,10 @@ async def set_peers(call: Call) -> Response:
     session = call.path("session")
     call.principal.require_session(call.workspace, session)
     given = (await call.body(PeerMapBody)).root
-    await _active(call, session)  # before any peer is created
-    await ensure_peers(call, list(given))
+    await _active(call, session)
+    absent = await creatable_peers(call, list(given))
     await sessions.set_peers(
-        call.services.db, call.workspace, session, settings_of(given), open_only=True
+        call.services.db, call.workspace, session, settings_of(given), open_only=True, create=absent
     )
     return await _session_answer(call, session)
 

@@ -220,10 +220,14 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     await make_peers(services, workspace, "alice")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
 
-    said = {"messages": [{"peer_id": "alice", "content": "hello"}]}
+    said = {
+        "messages": [{"peer_id": "alice", "content": "hello"}, {"peer_id": "dora", "content": "hi"}]
+    }
     url = f"/workspaces/{workspace}/sessions/s1/messages"
     answer = await while_held(services, closing(workspace, "s1"), lambda: rest.post(url, json=said))
     assert answer.status_code == 404 and "was deleted" in answer.text, answer.text
+    # The sender it would have created is not left behind.
+    assert await peers.existing(services.db, workspace, ["alice", "dora"]) == {"alice"}
 
 
 @pytest.mark.parametrize(
@@ -231,7 +235,9 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     [
         ("PUT", "", {"metadata": {"k": 1}}),
         ("POST", "/peers", {"bob": {}}),
+        ("POST", "/peers", {"bob": {}, "carol": {}}),  # carol does not exist
         ("PUT", "/peers", {"alice": {}}),
+        ("PUT", "/peers", {"carol": {}}),
         ("DELETE", "/peers", ["alice"]),
         ("PUT", "/peers/alice/config", {"observe_me": False}),
     ],
@@ -245,7 +251,7 @@ async def test_a_rest_change_of_a_session_deleted_meanwhile(
     body: object,
 ) -> None:
     """Found open by the route, deleted before the write took the session's lock: the change
-    was made to the deleted session and answered."""
+    was made to the deleted session and answered; refused, it left the peers it created."""
     await make_peers(services, workspace, "alice", "bob")
     await make_session(services, workspace, "s1", [MemberSettings("alice")])
     before = await sessions.get(services.db, workspace, "s1")
@@ -259,6 +265,10 @@ async def test_a_rest_change_of_a_session_deleted_meanwhile(
     after = await sessions.get(services.db, workspace, "s1")
     assert (after.metadata, after.active) == (before.metadata, False)
     assert await sessions.list_members(services.db, workspace, "s1", include_past=True) == members
+    assert await peers.existing(services.db, workspace, ["alice", "bob", "carol"]) == {
+        "alice",
+        "bob",
+    }
 
 
 async def test_a_reopen_while_its_workspace_is_marked_for_deletion(
