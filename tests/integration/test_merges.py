@@ -1101,3 +1101,27 @@ async def test_a_join_in_progress_as_a_merge_moves_windows_leaves_one_window(
     await while_held(services, join, last_step)
     members = await sessions.list_members(services.db, workspace, "s", include_past=True)
     assert [(m.peer, m.left_at) for m in members] == [("y", None)]
+
+
+async def test_a_join_in_progress_as_a_split_moves_windows_leaves_one_window(
+    services: Services, workspace: str
+) -> None:
+    """As the merge's: a split's last step read the sub-peer's open windows while a join of
+    the sub-peer held the session's lock, uncommitted, and moved the peer's window in beside
+    the joined one."""
+    await make_peers(services, workspace, "x", "x-work")
+    await make_session(services, workspace, "s", [MemberSettings("x")])
+
+    async def join(tx: Tx) -> None:
+        await sessions.join(tx, workspace, "s", [MemberSettings("x-work")])
+
+    part = splits.Part("x-work", ["s"])
+
+    async def last_step() -> None:
+        await services.db.write_tx(
+            lambda tx: splits._step_part(tx, workspace, "x", part, 10, now())
+        )
+
+    await while_held(services, join, last_step)
+    members = await sessions.list_members(services.db, workspace, "s", include_past=True)
+    assert [(m.peer, m.left_at) for m in members] == [("x-work", None)]
