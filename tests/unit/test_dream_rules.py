@@ -21,7 +21,7 @@ from reasoners.dreamer.plan import (
     without_support,
 )
 from reasoners.dreamer.rules import Neighbour, Related, plan_rules
-from reasoners.dreamer.slots import slot_of
+from reasoners.dreamer.slots import slot_of, without_lead_in
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "slot_pairs.jsonl"
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -98,6 +98,8 @@ def test_labelled_pairs_give_supersessions_with_high_precision() -> None:
         ("Big news--alice lives in Berlin now.", "residence", "berlin"),
         ("Big news\u2014alice lives in Berlin now.", "residence", "berlin"),
         ("Update - alice works at Google now.", "workplace", "google"),
+        ("Update- alice works at Google now.", "workplace", "google"),
+        ("Update -alice works at Google now.", "workplace", "google"),
         ("Update: alice works at Google now.", "workplace", "google"),
         ("Rumour: alice lives in Berlin now.", None, None),
         ("False: alice lives in Berlin now.", None, None),
@@ -308,6 +310,24 @@ def test_a_card_line_leaves_out_a_lead_in_that_only_announces_the_fact() -> None
         CardLine("Alice lives in Berlin now", ("a",)),
         CardLine("Alice works at Google now", ("b",)),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact_text"),
+    [
+        ("Update - alice moved.", "alice moved."),
+        ("Update- alice moved.", "alice moved."),
+        ("Update -alice moved.", "alice moved."),
+        ("News--alice moved.", "alice moved."),
+        # An unspaced hyphen joins a word: no lead-in ends there.
+        ("News-anchor alice reads the news.", "News-anchor alice reads the news."),
+        ("Update-to-date alice.", "Update-to-date alice."),
+    ],
+)
+def test_a_lead_in_ends_at_a_colon_or_a_dash_not_a_joining_hyphen(
+    text: str, fact_text: str
+) -> None:
+    assert without_lead_in(text) == fact_text
 
 
 def test_waves_cut_only_where_a_belief_cites_one_of_its_own_statement() -> None:
