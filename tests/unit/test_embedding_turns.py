@@ -91,3 +91,34 @@ def test_steady_urgent_calls_do_not_starve_a_waiting_bulk_one() -> None:
         thread.join(5)
     waiting.join(5)
     assert not starved
+
+
+def test_long_calls_take_turns_in_the_order_they_asked() -> None:
+    """A long call that let go of the model and asked again at once took it back ahead of
+    another waiting: a large upload held the model until it was done."""
+    turns, order = Turns(), []
+    holding, release = threading.Event(), threading.Event()
+
+    def upload() -> None:
+        with turns.turn(urgent=False):
+            holding.set()
+            release.wait(5)
+            order.append("upload")
+        for _ in range(3):  # asks again at once, each time
+            with turns.turn(urgent=False):
+                order.append("upload")
+
+    def batch() -> None:
+        with turns.turn(urgent=False):
+            order.append("batch")
+
+    first = threading.Thread(target=upload)
+    first.start()
+    assert holding.wait(5)
+    second = threading.Thread(target=batch)
+    second.start()
+    time.sleep(0.05)  # waiting before the upload lets go
+    release.set()
+    for thread in (first, second):
+        thread.join(5)
+    assert order == ["upload", "batch", "upload", "upload", "upload"]
