@@ -4,6 +4,7 @@ process share one look per tick)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,20 +38,30 @@ class QueueScope:
 
 
 def _status_of(scope: QueueScope, row: dict[str, Any]) -> QueueStatus | NotFound:
+    """`scope`'s status from its workspace's row of count_queue_statuses."""
     if not row["found_workspace"]:
         return NotFound(f"no workspace {scope.workspace!r}")
     for kind, name in (("session", scope.session), ("peer", scope.peer)):
-        if kind in scope.checked and not row[f"found_{kind}"]:
+        if kind in scope.checked and name is not None and name not in row[f"found_{kind}s"]:
             return NotFound(f"no {kind} {name!r} in workspace {scope.workspace!r}")
-    counts = {str(c["status"]): int(c["jobs"]) for c in row["counts"]}
+    counts: Counter[str] = Counter()
+    tokens_in = tokens_out = 0
+    for group in row["groups"]:
+        if scope.session is not None and group["session"] != scope.session:
+            continue
+        if scope.peer is not None and group["peer"] != scope.peer:
+            continue
+        counts[str(group["status"])] += int(group["jobs"])
+        tokens_in += int(group["tokens_in"] or 0)
+        tokens_out += int(group["tokens_out"] or 0)
     return QueueStatus(
-        pending=counts.get("pending", 0),
-        running=counts.get("running", 0),
-        done=counts.get("done", 0),
-        dead=counts.get("dead", 0),
-        tokens_in=sum(int(c["tokens_in"] or 0) for c in row["counts"]),
-        tokens_out=sum(int(c["tokens_out"] or 0) for c in row["counts"]),
-        by_status=counts,
+        pending=counts["pending"],
+        running=counts["running"],
+        done=counts["done"],
+        dead=counts["dead"],
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        by_status=dict(counts),
     )
 
 
@@ -59,16 +70,23 @@ async def statuses(
 ) -> dict[QueueScope, QueueStatus | NotFound]:
     """The queue status of each scope, in one query; NotFound (not raised) for a scope whose
     workspace, session or peer does not exist (its zeros would read as a drained queue)."""
+    named: dict[str, tuple[set[str], set[str]]] = {}
+    for scope in scopes:
+        sessions, peers = named.setdefault(scope.workspace, (set(), set()))
+        if scope.session is not None:
+            sessions.add(scope.session)
+        if scope.peer is not None:
+            peers.add(scope.peer)
     rows = await db.read(
         "count_queue_statuses",
-        scopes=[{"workspace": s.workspace, "session": s.session, "peer": s.peer} for s in scopes],
+        workspaces=[
+            {"workspace": w, "sessions": sorted(sessions), "peers": sorted(peers)}
+            for w, (sessions, peers) in named.items()
+        ],
         now=now(),
     )
-    by_names = {(r["workspace"], r["session"], r["peer"]): r for r in rows}
-    return {
-        scope: _status_of(scope, by_names[(scope.workspace, scope.session, scope.peer)])
-        for scope in scopes
-    }
+    by_workspace = {r["workspace"]: r for r in rows}
+    return {scope: _status_of(scope, by_workspace[scope.workspace]) for scope in scopes}
 
 
 async def status(

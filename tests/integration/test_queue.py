@@ -34,6 +34,7 @@ from tests import statements
 from tests.conftest import GraphQLClient
 from tests.fakes.db import CountsReads, SlowAnswers
 from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.profiling import index_seek_rows
 
 T = TypeVar("T")
 
@@ -736,6 +737,51 @@ async def test_queue_status_streams_share_one_look(services: Services, workspace
     assert 5 <= looks <= 12, counting.reads
     await asyncio.sleep(0.3)
     assert counting.reads["count_queue_statuses"] <= looks + 1, "no stream left: the look stops"
+
+
+async def test_many_scopes_are_counted_by_one_read_of_their_workspace(
+    services: Services, workspace: str
+) -> None:
+    """Each scope of a look read its workspace's jobs again: a key streaming the status of
+    many sessions (names it made up, for a peer key) had every look scan the jobs once each."""
+    await make_peers(services, workspace, "alice", "bob")
+    members = [MemberSettings("alice"), MemberSettings("bob")]
+    await make_session(services, workspace, "s1", members)
+    await make_session(services, workspace, "s2", members)
+    await post(services, workspace, "s1", ("alice", "I live in Paris."), ("bob", "I cook."))
+    await post(services, workspace, "s2", ("bob", "I sail."), ("bob", "I fish."))
+
+    async def counted(session: str | None, peer: str | None) -> dict[str, int]:
+        rows, _, _ = await services.db.driver.execute_query(
+            "MATCH (j:Job {workspace: $w}) WHERE ($s IS NULL OR j.session = $s) "
+            "AND ($p IS NULL OR j.peer = $p) RETURN j.status AS status, count(*) AS jobs",
+            {"w": workspace, "s": session, "p": peer},
+            database_=services.db.database,
+        )
+        return {r["status"]: r["jobs"] for r in rows}
+
+    Scope = queue_status.QueueScope
+    named = [(None, None), ("s1", None), ("s2", None), (None, "alice"), (None, "bob")]
+    named += [("s1", "alice"), ("s2", "alice"), ("s2", "bob")]
+    scopes = [Scope(workspace, session, peer) for session, peer in named]
+    unchecked = Scope(workspace, "made-up", "bob", ("peer",))
+    checked = Scope(workspace, "made-up", None)
+    found = await queue_status.statuses(services.db, [*scopes, unchecked, checked])
+    for scope in scopes:
+        status = found[scope]
+        assert isinstance(status, queue_status.QueueStatus)
+        assert status.by_status == await counted(scope.session, scope.peer), scope
+    assert found[scope].by_status  # jobs were counted, not only zeros compared
+    assert found[unchecked] == queue_status.QueueStatus()
+    assert isinstance(found[checked], NotFound) and "made-up" in str(found[checked])
+
+    async def job_rows(count: int) -> int:
+        names = [{"workspace": workspace, "sessions": [f"x{i}" for i in range(count)], "peers": []}]
+        return await index_seek_rows(
+            services, "count_queue_statuses", "Job", workspaces=names, now=now()
+        )
+
+    assert await job_rows(40) == await job_rows(1) > 0
 
 
 JOBS_PAGE = """query($w: String!, $after: String, $statuses: [String!]) {

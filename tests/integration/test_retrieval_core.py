@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import cypher
 from graph.db import Database, Tx
 from graph.records import MessageRecord
 from graph.repo import message_search, observation_search
@@ -28,6 +27,7 @@ from graph.validation import now
 from reasoners.deriver.dedup import exact_key
 from resolvers.services import Services
 from tests.integration.derive_helpers import make_peers, make_session, post
+from tests.integration.profiling import index_seek_rows
 from tests.integration.test_read_path import seed_beliefs
 
 pytestmark = pytest.mark.integration
@@ -288,25 +288,6 @@ async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
             assert top >= size
         else:
             assert top <= 2 * 5 + 2, (session_ids, exclude)
-
-
-async def index_seek_rows(services: Services, name: str, **params: Any) -> int:
-    """Rows that index seeks on Observation produced when `name` ran (PROFILE)."""
-    catalog = cypher.catalog()
-    text = f"{cypher.LANGUAGE} PROFILE {catalog.source(name)}"
-    async with services.db.driver.session(database=services.db.database) as session:
-        result = await session.run(text, params)
-        await result.data()
-        summary = await result.consume()
-    assert summary.profile is not None
-
-    def seeks(plan: dict[str, Any]) -> int:
-        own = plan.get("rows", 0) if "IndexSeek" in plan["operatorType"] else 0
-        details = str(plan.get("args", {}).get("Details", ""))
-        own = own if ":Observation(" in details else 0
-        return own + sum(seeks(child) for child in plan.get("children", []))
-
-    return seeks(summary.profile)
 
 
 async def seed_messages(services: Services, workspace: str) -> None:
