@@ -8,9 +8,10 @@ Operations hold Neo4j connections while they read, and the process has 50 (graph
 peer key sending 100 operations on each of 2 sockets took them all, and every other client's
 writes, the worker's claims and /health failed until it stopped. The shares bound that, not
 below the pool: one operation may read several things at once (a `context` up to 7).
-Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls,
-and chatStream takes its holder's share itself until its first event (as a streamed REST chat
-holds it until its answer starts), streaming the rest outside it. Shares apply only with auth
+Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls
+and take their holder's share themselves for their own reads (the first status, a replay's
+pages), and chatStream takes it until its first event (as a streamed REST chat holds it until
+its answer starts), streaming the rest outside it. Shares apply only with auth
 on: without keys, nothing tells clients apart.
 """
 

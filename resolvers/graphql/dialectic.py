@@ -15,6 +15,7 @@ from typing import Annotated, TypeVar
 import strawberry
 
 from graph.errors import Forbidden
+from graph.repo import workspaces
 from reasoners.dialectic import chat as dialectic
 from reasoners.dialectic import citations
 from reasoners.dialectic.evidence import View
@@ -280,6 +281,8 @@ class DialecticSubscription:
         # The key holder's share is held until the first event (its reads and tool turns), as
         # for any operation; the rest streams outside it.
         async with share_for(services, info.context.principal):
+            # As every query and mutation naming it (deleting.py covers those only).
+            await workspaces.refuse_if_being_deleted(services.db, workspace)
             view = await _view(info, workspace, peer, target, session, as_of, filters)
             events = dialectic.chat_stream(
                 services.db,

@@ -15,9 +15,10 @@ import strawberry
 
 from graph.errors import InvalidInput, NotFound
 from graph.keys import Representation
-from graph.repo import dream_runs, dreams, peers
+from graph.repo import dream_runs, dreams, peers, workspaces
 from graph.repo.dream_runs import DreamRunRecord
 from reasoners.dreamer import scheduling
+from resolvers.fair_share import share_for
 from resolvers.graphql.context import Info
 from resolvers.graphql.dream_events import DreamEvent, events_of
 from resolvers.graphql.inputs import ObservedArg, ObserverArg, WorkspaceArg, page_size
@@ -200,10 +201,17 @@ class DreamSubscription:
         interval_seconds: Interval = 1.0,
     ) -> AsyncGenerator[DreamEvent, None]:
         view = _require_view(info, workspace, observer, observed)
-        db = info.context.services.db
-        # A stream for peers that do not exist would wait for good: a misspelt name is an error.
-        await peers.require_all(db, workspace, sorted({observer, observed}))
-        committed = (await dreams.state(db, view)).dream_runs
+        services = info.context.services
+        db = services.db
+        # Its own reads (these, then a replay's pages) in the key holder's share, as any
+        # operation's: streams are not counted by it, and thousands replaying at once took
+        # every connection.
+        async with share_for(services, info.context.principal):
+            await workspaces.refuse_if_being_deleted(db, workspace)
+            # A stream for peers that do not exist would wait for good: a misspelt name is an
+            # error.
+            await peers.require_all(db, workspace, sorted({observer, observed}))
+            committed = (await dreams.state(db, view)).dream_runs
         if after_run is None:
             after_run = committed
         elif after_run < 0:
@@ -224,16 +232,17 @@ class DreamSubscription:
                 if count == GONE:
                     raise NotFound(
                         f"peer {observer!r} or {observed!r} no longer exists in {workspace!r} "
-                        "(purged, merged away or renamed)"
+                        "(purged, merged away or renamed), or the workspace is being deleted"
                     )
                 if count is not None and seen is not None and count < seen:
                     after_run = 0  # made again since (its runs start over): follow the new one
                 seen = count if count is not None else seen
                 runs = []
                 if count is None or count > after_run:  # the runs only once the count moved
-                    runs = await dream_runs.runs_since(
-                        db, view, after=after_run, limit=RUNS_PER_POLL
-                    )
+                    async with share_for(services, info.context.principal):
+                        runs = await dream_runs.runs_since(
+                            db, view, after=after_run, limit=RUNS_PER_POLL
+                        )
                 for run in runs:
                     for event in events_of(run):
                         yield event

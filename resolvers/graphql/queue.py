@@ -14,6 +14,7 @@ from graph.repo import job_admin, queue_status, workspaces
 from graph.repo.jobs import JobRecord
 from graph.repo.queue_status import QueueStatus as QueueStatusRecord
 from resolvers.auth import KeyScope, Principal
+from resolvers.fair_share import share_for
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import WorkspaceArg, page_size
 from resolvers.graphql.polling import Interval, wait
@@ -297,9 +298,12 @@ class Subscription:
         scope = queue_status.QueueScope(workspace, session, peer, principal.names_it_may_check())
         # The first status at once (a misspelt name is an error now, not at the first tick);
         # then the values of the process's shared look read after it, never an older one.
-        current: QueueStatusRecord | NotFound | None = await queue_status.status(
-            info.context.services.db, workspace, session, peer, scope.checked
-        )
+        services = info.context.services
+        async with share_for(services, principal):  # as any operation's reads
+            await workspaces.refuse_if_being_deleted(services.db, workspace)
+            current: QueueStatusRecord | NotFound | None = await queue_status.status(
+                services.db, workspace, session, peer, scope.checked
+            )
         since = time.monotonic()
         last: QueueStatusRecord | None = None
         async with info.context.services.queue_watch.watching(scope, since) as latest:

@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -23,6 +24,8 @@ from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.queue.deletions import resume_deletions
+from resolvers.graphql.context import Context
+from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests import statements
 from tests.conftest import GraphQLClient
@@ -345,6 +348,12 @@ GONE_TO_GRAPHQL = {
     "{ created }",
     "createKey": "createKey(workspace: $w, scope: WORKSPACE) ",
 }
+# Streams too: chatStream answered from what the deletion had left (probe G).
+GONE_TO_STREAMS = {
+    "chatStream": 'chatStream(workspace: $w, peer: "alice", query: "x") { delta }',
+    "dreamEvents": 'dreamEvents(workspace: $w, observer: "alice", observed: "alice") { runNumber }',
+    "queueStatus": "queueStatus(workspace: $w) { pending }",
+}
 GONE_TO_REST = [
     ("POST", "/workspaces", {"id": "{w}"}),
     ("POST", "/workspaces/{w}/peers/list", {}),
@@ -375,6 +384,16 @@ async def test_a_workspace_being_deleted_is_gone_to_every_request_but_its_deleti
         [error] = body["errors"]
         assert error["extensions"]["code"] == "NOT_FOUND", (case, body)
         assert "is being deleted" in error["message"], (case, body)
+    schema = build_schema(services.settings)
+    for case, field in GONE_TO_STREAMS.items():
+        document = f"subscription($w: String!) {{ {field} }}"
+        stream: Any = await schema.subscribe(
+            document, variable_values={"w": workspace}, context_value=Context(services, None)
+        )
+        first = await anext(stream)
+        [failure] = first.errors
+        assert isinstance(failure.original_error, NotFound), (case, failure)
+        assert "is being deleted" in failure.message, (case, failure)
     for method, path, payload in GONE_TO_REST:
         sent = json.loads(json.dumps(payload).replace("{w}", workspace))
         answer = await rest.request(method, path.replace("{w}", workspace), json=sent)

@@ -1160,6 +1160,10 @@ async def test_streams_share_one_look_at_the_dream_counts(
         await dream_now(s, workspace, *AGENT_ALICE)
         await asyncio.sleep(0.3)
         assert latest[-1]() == 1 and latest[0]() == GONE
+        # A workspace whose deletion began: its streams end, as if its peers were gone.
+        await s.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+        await asyncio.sleep(0.3)
+        assert latest[-1]() == GONE
     looks = counting.reads["count_dream_runs"]
     assert 8 <= looks <= 20, counting.reads
     await asyncio.sleep(0.3)

@@ -115,17 +115,27 @@ async def test_one_key_runs_a_few_rest_requests_at_once(services: Services, work
     assert len(secured.shares) == 0
 
 
-async def test_a_chat_stream_waits_for_its_holders_turn(services: Services, workspace: str) -> None:
-    """chatStream took no share: one key's streams ran beside its 8 other operations."""
+STREAMS = {
+    "chatStream": 'chatStream(workspace: $w, peer: "alice", query: "pets?") { done }',
+    # Its opening reads find no such observer: the refusal comes once they ran.
+    "dreamEvents": 'dreamEvents(workspace: $w, observer: "nobody", observed: "alice") '
+    "{ runNumber }",
+    "queueStatus": 'queueStatus(workspace: $w, peer: "alice") { pending }',
+}
+
+
+@pytest.mark.parametrize("stream_name", list(STREAMS))
+async def test_a_stream_waits_for_its_holders_turn(
+    services: Services, workspace: str, stream_name: str
+) -> None:
+    """chatStream took no share: one key's streams ran beside its 8 other operations; nor did
+    the opening reads of the other streams (thousands of dreamEvents replaying at once)."""
     await make_peers(services, workspace, "alice")
     settings = dataclasses.replace(services.settings, auth="on", auth_secret=SECRET)
     secured = dataclasses.replace(services, settings=settings)
     alice = Principal(KeyScope.PEER, workspace=workspace, peer="alice")
     context = Context(secured, f"Bearer {issue_key(SECRET, alice)}")
-    query = (
-        'subscription($w: String!) { chatStream(workspace: $w, peer: "alice", query: "pets?") '
-        "{ done } }"
-    )
+    query = f"subscription($w: String!) {{ {STREAMS[stream_name]} }}"
     busy, free = asyncio.Event(), asyncio.Event()
 
     async def hold() -> None:
@@ -144,5 +154,8 @@ async def test_a_chat_stream_waits_for_its_holders_turn(services: Services, work
     free.set()
     await asyncio.gather(*holders)
     result = await asyncio.wait_for(first, 30)
-    assert not result.errors, result.errors
+    if stream_name == "dreamEvents":
+        assert result.errors and "'nobody'" in result.errors[0].message, result.errors
+    else:
+        assert not result.errors, result.errors
     await stream.aclose()
