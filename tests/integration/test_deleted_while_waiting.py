@@ -19,9 +19,11 @@ import pytest
 
 from graph.db import Tx
 from graph.errors import Conflict, NotFound
+from graph.paging import encode
 from graph.props import Meta
 from graph.repo import peers, sessions, workspaces
 from graph.repo.sessions import MemberSettings
+from graph.repo.workspaces import WORKSPACES
 from graph.validation import now
 from reasoners.queue.deletions import resume_deletions
 from resolvers.graphql.context import Context
@@ -384,6 +386,13 @@ async def test_a_workspace_being_deleted_is_gone_to_every_request_but_its_deleti
         [error] = body["errors"]
         assert error["extensions"]["code"] == "NOT_FOUND", (case, body)
         assert "is being deleted" in error["message"], (case, body)
+    # Nor is it listed (probe G): the page that would begin with it.
+    just_before = encode(WORKSPACES, workspace[:-1])
+    listed = await gql.ok(
+        "query($a: String!) { workspaces(first: 3, after: $a) { nodes { name } } }",
+        {"a": just_before},
+    )
+    assert workspace not in [n["name"] for n in listed["workspaces"]["nodes"]]
     schema = build_schema(services.settings)
     for case, field in GONE_TO_STREAMS.items():
         document = f"subscription($w: String!) {{ {field} }}"
