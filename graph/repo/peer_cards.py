@@ -14,9 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from graph.db import Database
-from graph.errors import InvalidInput, NotFound
+from graph.errors import InvalidInput
 from graph.keys import peer_key
 from graph.records import to_datetime
+from graph.repo import peers
 from graph.repo.files import CARD_PATH, CARDS_FOLDER
 from graph.validation import now
 
@@ -118,5 +119,5 @@ async def set_card(
         now=now(),
     )
     if row is None:
-        raise NotFound(f"peers {observer!r} and {observed!r} must both exist in {workspace!r}")
+        raise peers.pair_missing(workspace, observer, observed)
     return PeerCard.from_row(observer, observed, row)

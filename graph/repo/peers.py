@@ -69,6 +69,13 @@ async def _merge(tx: Tx, props: dict[str, Any]) -> Row | None:
     return row
 
 
+def pair_missing(workspace: str, observer: str, observed: str) -> NotFound:
+    """The error of a write about a view one of whose peers does not exist."""
+    if observer == observed:
+        return NotFound(f"peer {observer!r} must exist in {workspace!r}")
+    return NotFound(f"peers {observer!r} and {observed!r} must both exist in {workspace!r}")
+
+
 async def get(db: Database, workspace: str, name: str) -> PeerRecord:
     row = await db.read_one("get_peer", workspace=workspace, name=name)
     # An empty map: the node was being deleted as it was read.

@@ -23,10 +23,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from graph.db import Database, Tx
-from graph.errors import NotFound
 from graph.keys import Representation
 from graph.records import DreamClaim
-from graph.repo import dreams, jobs
+from graph.repo import dreams, jobs, peers
 from graph.repo.jobs import NewJob
 from graph.settings import Settings
 from graph.validation import now as utc_now
@@ -143,9 +142,7 @@ async def on_demand(db: Database, settings: Settings, view: Representation) -> t
 
     result = await db.write_tx(work)
     if result is None:
-        raise NotFound(
-            f"peers {view.observer!r} and {view.observed!r} must both exist in {view.workspace!r}"
-        )
+        raise peers.pair_missing(view.workspace, view.observer, view.observed)
     return result
 
 
