@@ -32,6 +32,13 @@ WHERE o.scope_key IN $keys AND o.workspace = $workspace
        OR (o.created_at = $after_time AND o.id > $after_id))
 RETURN o {.*, embedding: null,
           superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
-                         ELSE o.superseded_at END} AS observation
+                         ELSE o.superseded_at END,
+          // Its count then: an explicit belief's is its messages'.
+          times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit'
+                              THEN o.times_derived
+                              ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                           WHERE m.deleted_at IS NULL
+                                             AND coalesce(m.received_at, m.created_at)
+                                                 <= $as_of } END} AS observation
 ORDER BY o.created_at, o.id
 LIMIT $limit

@@ -37,7 +37,14 @@ CALL () {
   WITH o ORDER BY o.times_derived DESC, o.created_at DESC LIMIT $most_derived
   RETURN collect(o {.*, embedding: null,
                    superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
-                                  ELSE o.superseded_at END}) AS most_derived
+                                  ELSE o.superseded_at END,
+                   // Its count then: an explicit belief's is its messages'.
+                   times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit'
+                                       THEN o.times_derived
+                                       ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                                    WHERE m.deleted_at IS NULL
+                                                      AND coalesce(m.received_at, m.created_at)
+                                                          <= $as_of } END}) AS most_derived
 }
 CALL () {
   UNWIND $keys AS key
@@ -68,6 +75,13 @@ CALL () {
   WITH o ORDER BY o.valid_at DESC LIMIT $most_recent
   RETURN collect(o {.*, embedding: null,
                    superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
-                                  ELSE o.superseded_at END}) AS most_recent
+                                  ELSE o.superseded_at END,
+                   // Its count then: an explicit belief's is its messages'.
+                   times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit'
+                                       THEN o.times_derived
+                                       ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                                    WHERE m.deleted_at IS NULL
+                                                      AND coalesce(m.received_at, m.created_at)
+                                                          <= $as_of } END}) AS most_recent
 }
 RETURN most_derived, most_recent

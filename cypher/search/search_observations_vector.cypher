@@ -67,7 +67,14 @@ CALL (hits) {
   LIMIT $limit
   RETURN collect({observation: o {.*, embedding: null,
                                    superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
-                                                  ELSE o.superseded_at END},
+                                                  ELSE o.superseded_at END,
+                                   // Its count then: an explicit belief's is its messages'.
+                                   times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit'
+                                                       THEN o.times_derived
+                                                       ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                                                                    WHERE m.deleted_at IS NULL
+                                                                      AND coalesce(m.received_at, m.created_at)
+                                                                          <= $as_of } END},
                   score: score}) AS found
 }
 RETURN total, size(hits) AS raw, found

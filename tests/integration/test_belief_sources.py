@@ -7,7 +7,7 @@ from datetime import datetime
 import httpx
 import pytest
 
-from graph.repo import observations, peers, workspaces
+from graph.repo import observation_search, observations, peers, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.observations import DETAIL_DEPENDENTS, MAX_SOURCES
 from graph.validation import now
@@ -15,6 +15,7 @@ from reasoners.dialectic.evidence import View
 from reasoners.dialectic.tools import Toolbox
 from resolvers.services import Services
 from tests.bench import stale_bench
+from tests.conftest import GraphQLClient
 from tests.integration.dream_helpers import belief_id, conversation, derive, say
 
 pytestmark = pytest.mark.integration
@@ -48,7 +49,7 @@ async def test_a_belief_said_many_times_returns_its_first_and_latest_sources(
 
 
 async def test_a_belief_read_as_of_a_time_shows_the_sources_received_by_then(
-    services: Services, workspace: str
+    services: Services, workspace: str, gql: GraphQLClient
 ) -> None:
     """Read as it stood before later messages restated it, a belief cited them and counted
     them (and was dated by the latest), though they were not yet written."""
@@ -71,6 +72,32 @@ async def test_a_belief_read_as_of_a_time_shows_the_sources_received_by_then(
     assert await sources() == (3, 3, ["2024-01-05", "2024-01-06", "2024-01-07"], "s1")
     assert await sources(as_of=then) == (1, 1, ["2024-01-05"], "s1")
     assert await sources(as_of=now()) == await sources()
+
+    # Every other read of it counts the same (probe G: lists and searches said 3, then 2).
+    async def counts(as_of: datetime | None) -> list[int]:
+        stamp = None if as_of is None else as_of.isoformat()
+        found = await gql.ok(
+            """query($w: String!, $t: DateTime) {
+              observations(workspace: $w, observer: "agent", observed: "alice", asOf: $t) {
+                nodes { id timesDerived } }
+              searchObservations(workspace: $w, observer: "agent", observed: "alice",
+                                 query: "vegetarian", filter: {asOf: $t}) {
+                observation { id timesDerived } }
+            }""",
+            {"w": workspace, "t": stamp},
+        )
+        hits = [h["observation"] for h in found["searchObservations"]]
+        listed = found["observations"]["nodes"] + hits
+        shown = [o["timesDerived"] for o in listed if o["id"] == belief]
+        query = ObservationQuery("agent", "alice", as_of=as_of)
+        top = await observation_search.top(
+            services.db, workspace, query, most_derived=5, most_recent=5
+        )
+        shown += [o.times_derived for o in top.most_derived + top.most_recent if o.id == belief]
+        return shown
+
+    assert await counts(None) == [3] * 4  # listed, found, most derived, most recent
+    assert await counts(then) == [1] * 4
 
 
 MANY = DETAIL_DEPENDENTS + 20
