@@ -186,11 +186,20 @@ async def create(
 
 
 async def get(db: Database, workspace: str, message_id: str) -> MessageRecord:
-    row = await db.read_one("get_message", workspace=workspace, id=message_id)
-    if row is None:
+    found = await find(db, workspace, message_id)
+    if found is None:
         await workspaces.get(db, workspace)  # a missing workspace is named as such
-        raise NotFound(f"message {message_id!r} does not exist in workspace {workspace!r}")
-    return MessageRecord.from_row(row["message"])
+        raise missing(workspace, message_id)
+    return found
+
+
+async def find(db: Database, workspace: str, message_id: str) -> MessageRecord | None:
+    row = await db.read_one("get_message", workspace=workspace, id=message_id)
+    return None if row is None else MessageRecord.from_row(row["message"])
+
+
+def missing(workspace: str, message_id: str) -> NotFound:
+    return NotFound(f"message {message_id!r} does not exist in workspace {workspace!r}")
 
 
 @dataclass(frozen=True)

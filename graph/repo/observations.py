@@ -95,7 +95,7 @@ async def get_detail(
     )
     if row is None:
         await workspaces.get(db, workspace)  # a missing workspace is named as such
-        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+        raise missing(workspace, observation_id)
     return ObservationDetail(
         observation=ObservationRecord.from_row(row["observation"]),
         premises=[ObservationRecord.from_row(p) for p in row["premises"]],
@@ -181,3 +181,7 @@ async def premise_ids(db: Database, workspace: str, ids: list[str]) -> dict[str,
         return {}
     rows = await db.read("list_premise_ids", workspace=workspace, ids=ids)
     return {str(r["id"]): sorted(str(p) for p in r["premises"]) for r in rows}
+
+
+def missing(workspace: str, observation_id: str) -> NotFound:
+    return NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from graph import models
 from graph.db import Database, Tx
-from graph.errors import Conflict, NotFound
+from graph.errors import Conflict
 from graph.keys import scope_key
 from graph.props import node_props
 from graph.records import ObservationRecord
@@ -84,5 +84,5 @@ async def get_current(db: Database, workspace: str, observation_id: str) -> Obse
     """One belief that has not been deleted (NotFound otherwise)."""
     found = (await observations.get_detail(db, workspace, observation_id)).observation
     if found.deleted_at is not None:
-        raise NotFound(f"observation {observation_id!r} does not exist in workspace {workspace!r}")
+        raise observations.missing(workspace, observation_id)
     return found

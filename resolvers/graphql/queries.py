@@ -14,7 +14,7 @@ from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_name
 from reasoners.search.messages import search_messages
-from resolvers.auth import KeyScope
+from resolvers.auth import KeyScope, seen_only_if
 from resolvers.graphql.belief_types import Observation, ObservationDetail
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
@@ -189,7 +189,10 @@ class Query:
         principal = info.context.principal
         principal.in_workspace(workspace)
         record = await messages.get(info.context.services.db, workspace, str(id))
-        principal.require_peer_or_session(workspace, record.peer, record.session)
+        seen_only_if(
+            lambda: principal.require_peer_or_session(workspace, record.peer, record.session),
+            messages.missing(workspace, str(id)),
+        )
         return Message.of(record)
 
     @strawberry.field(
@@ -356,5 +359,8 @@ class Query:
         detail = await observations.get_detail(info.context.services.db, workspace, str(id))
         o = detail.observation
         if principal.peer not in (o.observer, o.observed):
-            principal.require_workspace(workspace)
+            seen_only_if(
+                lambda: principal.require_workspace(workspace),
+                observations.missing(workspace, str(id)),
+            )
         return ObservationDetail.of(detail)

@@ -16,7 +16,7 @@ from graph.db import Tx
 from graph.errors import InvalidInput, NotFound
 from graph.props import NO_META, dump_json
 from graph.records import MessageRecord
-from graph.repo import messages, sessions
+from graph.repo import messages, sessions, workspaces
 from reasoners.ingest import documents
 from reasoners.ingest.messages import (
     MAX_CONTEXT_CHARS,
@@ -25,7 +25,7 @@ from reasoners.ingest.messages import (
     validate_batch,
 )
 from reasoners.ingest.pdf_reader import read_pdf
-from resolvers.auth import KeyScope
+from resolvers.auth import KeyScope, seen_only_if
 from resolvers.connected import while_connected
 from resolvers.json_body import parse_json
 from resolvers.rest import shapes
@@ -157,12 +157,20 @@ async def get(call: Call) -> Response:
         # Before the lookup: its answer for another session's path would tell whether the id
         # exists there.
         principal.require_session(call.workspace, session)
-    record = await messages.get(call.services.db, call.workspace, message_id)
-    # Where it is checked first, as the update checks it: a key told 403 for a message of
-    # another session learnt that it exists there.
+    record = await messages.find(call.services.db, call.workspace, message_id)
+    # Where it is checked first, as the update checks it, in the same words for an id of
+    # another session and one of none: a key told 403, or "is not in session", for a message
+    # of another session learnt that it exists there.
+    missing = NotFound(f"message {message_id!r} does not exist in session {session!r}")
+    if record is None:
+        await workspaces.get(call.services.db, call.workspace)  # named when it is missing
+        raise missing
     if record.session != session:
-        raise NotFound(f"message {message_id!r} is not in session {session!r}")
-    principal.require_peer_or_session(call.workspace, record.peer, record.session)
+        raise missing
+    seen_only_if(
+        lambda: principal.require_peer_or_session(call.workspace, record.peer, record.session),
+        missing,
+    )
     return JSONResponse(shapes.message(record))
 
 

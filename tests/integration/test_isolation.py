@@ -353,6 +353,9 @@ class Case:
     counts: Callable[[Side, Vars], bool] | None = None
     # Lists every workspace by design (admin keys only): exempt from the leak checks.
     admin_wide: bool = False
+    # What a key of its own workspace not allowed gets: a thing looked up by id is not found,
+    # as one that does not exist (FORBIDDEN told the key that it does).
+    denied: str = "FORBIDDEN"
 
     @property
     def kind(self) -> str:
@@ -497,6 +500,7 @@ CASES = [
         lambda s: {"w": s.name, "id": s.observations["alice->bob"]},
         only(KeyScope.WORKSPACE, KeyScope.PEER),
         foreign=lambda asked, owner: {"w": asked.name, "id": owner.observations["alice->bob"]},
+        denied="NOT_FOUND",
     ),
     Case(
         "queueStatus",
@@ -1070,6 +1074,16 @@ async def test_observation_detail_ignores_edges_into_another_workspace(
     assert [d["id"] for d in detail["dependents"]] == [a.observations["alice->bob:deduction"]]
 
 
+async def unseen(api: Api, document: str, variables: Vars, key: str) -> bool:
+    """The key is answered for the id exactly as for an id that does not exist: FORBIDDEN
+    told a narrow key which ids exist beyond its reach (probe G)."""
+    real = await api.raw(document, variables, key=key)
+    made_up = await api.raw(document, {**variables, "id": "no-such-id"}, key=key)
+    said = [e["message"].replace(str(variables["id"]), "ID") for e in real["errors"]]
+    expected = [e["message"].replace("no-such-id", "ID") for e in made_up["errors"]]
+    return error_code(real) == error_code(made_up) == "NOT_FOUND" and said == expected
+
+
 # --- keys -----------------------------------------------------------------------------------
 
 
@@ -1094,8 +1108,8 @@ async def test_each_key_scope_reaches_only_what_it_may(
                 problems.append(f"{case.key} in A: expected an answer, got {body['errors']}")
             elif not case.admin_wide and (leaked := leaks(body["data"], b)):
                 problems.append(f"{case.key} in A: the answer shows B's {leaked}")
-        elif error_code(body) != "FORBIDDEN":
-            problems.append(f"{case.key} in A: expected FORBIDDEN, got {body}")
+        elif error_code(body) != case.denied:
+            problems.append(f"{case.key} in A: expected {case.denied}, got {body}")
     assert problems == []
     assert await snapshot(secured, b.name) == before
 
@@ -1207,7 +1221,7 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     own_message = {"w": w, "id": a.messages[("alice", "s2")]}
     assert (await api.ok(MESSAGE, own_message, key=alice))["message"]["peer"] == "alice"
     bobs = {"w": w, "id": a.messages[("bob", "s1")]}
-    assert await api.error_code(MESSAGE, bobs, key=alice) == "FORBIDDEN"
+    assert await unseen(api, MESSAGE, bobs, alice)
 
     # Representations where it is the observer or the observed, no others.
     as_observer = await api.ok(
@@ -1232,7 +1246,7 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     own_belief = {"w": w, "id": a.observations["bob->alice"]}
     await api.ok(OBSERVATION, own_belief, key=alice)
     bobs_belief = {"w": w, "id": a.observations["bob->bob"]}
-    assert await api.error_code(OBSERVATION, bobs_belief, key=alice) == "FORBIDDEN"
+    assert await unseen(api, OBSERVATION, bobs_belief, alice)
 
     # It writes as alice, in any session, and never as bob (not even in a mixed batch).
     said = {"peer": "alice", "content": "alice again"}
@@ -1325,7 +1339,7 @@ async def test_a_session_key_acts_only_in_its_session(api: Api, world: World) ->
         assert await api.error_code(MESSAGES, {"w": w, "f": f}, key=s1) == "FORBIDDEN", f
         assert await api.error_code(SEARCH, {"w": w, "f": f}, key=s1) == "FORBIDDEN", f
     in_s2 = {"w": w, "id": a.messages[("alice", "s2")]}
-    assert await api.error_code(MESSAGE, in_s2, key=s1) == "FORBIDDEN"
+    assert await unseen(api, MESSAGE, in_s2, s1)
     in_s1 = {"w": w, "id": a.messages[("alice", "s1")]}
     assert (await api.ok(MESSAGE, in_s1, key=s1))["message"]["id"] == in_s1["id"]
 

@@ -1203,6 +1203,9 @@ async def test_a_session_key_is_told_only_that_another_sessions_message_is_not_i
     changed = await secured.put(path, json={"metadata": {"k": 1}}, headers=in_s1)
     unknown = await secured.get(f"{path}-nosuch", headers=in_s1)
     assert [r.status_code for r in (read, changed, unknown)] == [404, 404, 404]
+    # In the same words (probe G: "is not in session" for one, "does not exist" for the other).
+    assert read.json() == changed.json()
+    assert read.text.replace(elsewhere, "ID") == unknown.text.replace(f"{elsewhere}-nosuch", "ID")
     # Through the other session's path: 403 whether or not the id exists there.
     for listed in (elsewhere, "nosuch"):
         theirs = await secured.get(
@@ -1351,8 +1354,12 @@ async def test_auth_and_isolation(
     assert (await secured.delete(f"{c}/{mine_c['id']}", headers=alice)).status_code == 403
     r = await secured.post(c, json={"conclusions": [about]}, headers=alice)
     assert r.status_code == 403
+    # A key outside the belief's view is told it does not exist, as for an id that does not.
     carol = key(KeyScope.PEER, workspace, peer="carol")
-    assert (await secured.get(f"{c}/{mine_c['id']}", headers=carol)).status_code == 403
+    hidden = await secured.get(f"{c}/{mine_c['id']}", headers=carol)
+    made_up = await secured.get(f"{c}/no-such-id", headers=carol)
+    assert hidden.status_code == made_up.status_code == 404
+    assert hidden.text.replace(mine_c["id"], "ID") == made_up.text.replace("no-such-id", "ID")
 
 
 async def test_an_upload_sent_again_stores_nothing_twice(
