@@ -177,7 +177,8 @@ TOOL_SPECS: list[ToolSpec] = [
     _spec(
         "list_sub_peers",
         "The sub-peers of the observed peer (or of one of its sub-peers): the parts it is made "
-        "of, such as one conversation channel of a person or one member of a team.",
+        "of, such as one conversation channel of a person or one member of a team, as far as "
+        "this memory can see them.",
         SubPeersArgs,
     ),
     _spec(

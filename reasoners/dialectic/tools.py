@@ -301,14 +301,17 @@ class Toolbox:
         return name
 
     async def sub_peers(self, peer: str | None, depth: int) -> PeerList:
-        # Everything below a covered peer is below the observed peer too: nothing outside the
-        # observed peer's tree can show up.
+        """A peer's sub-peers; outside a peer's view of itself, only those this view covers, as
+        for parents (a peer key asking about another peer learnt its whole membership tree,
+        which `subPeers` refuses it)."""
         name = self._covered(peer)
         found = (
             await members.below(
                 self.db, self.view.workspace, name, depth=depth, limit=MAX_PEERS_LISTED
             )
         ).items
+        if self.view.observer != self.view.observed:
+            found = [r for r in found if r.peer.name in self.view.aggregated]
         return PeerList("sub-peers", name, [(r.peer.name, r.distance) for r in found])
 
     async def parent_peers(self, peer: str | None, depth: int) -> PeerList:

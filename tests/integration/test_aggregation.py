@@ -276,8 +276,10 @@ async def test_dialectic_tools_follow_the_view_and_list_its_peers(
     own = Toolbox(services.db, services.embedder, View(world, "alice", "alice"))
     text = await own.dispatch(ToolCall("m", "list_parent_peers", {}))
     assert "project" in text and "team" in text
-    # Without aggregation the sub-peers' messages are out of view.
+    # Without aggregation the sub-peers' messages are out of view, and so are their names.
     narrow = Toolbox(services.db, services.embedder, View(world, "agent", "alice"))
+    none_listed = await narrow.dispatch(ToolCall("n", "list_sub_peers", {}))
+    assert "alice-dm" not in none_listed and "alice-gc" not in none_listed, none_listed
     assert (await narrow.grep_messages("greyhound")).items == []
     assert all(i.message.peer == "alice" for i in (await narrow.search_messages("greyhound")).items)
 
