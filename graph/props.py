@@ -27,7 +27,26 @@ def node_props(model: type[StructuredNode], data: Mapping[str, Any]) -> dict[str
         props: dict[str, Any] = model.deflate(dict(data))
     except (DeflateError, RequiredProperty, ValueError) as exc:
         raise InvalidInput(f"invalid {model.__label__}: {exc}") from exc
-    return props
+    return {key: _quiet(value) for key, value in props.items()}
+
+
+class Numbers(list[float]):
+    """A vector parameter, sent as the list it is, but shown in a few characters: the driver
+    writes out every parameter of a statement (repr) before sending it, whatever the log
+    level, and a write of a thousand beliefs spent a tenth of a second on the event loop
+    writing out their vectors' floats."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} numbers>"
+
+
+def _quiet(value: Any) -> Any:
+    """`value` with its vectors (lists of floats, or lists of them) as Numbers."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return [_quiet(v) for v in value]
+    if isinstance(value, list) and len(value) > 16 and isinstance(value[0], float):
+        return Numbers(value)
+    return value
 
 
 def _json(value: Any, what: str) -> str:

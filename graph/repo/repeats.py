@@ -10,6 +10,7 @@ from typing import Any
 
 from graph.db import Tx
 from graph.keys import scope_key
+from graph.props import Numbers
 from graph.repo.retrieval import OBSERVATIONS
 
 DUPLICATE_NEIGHBOURS = 10  # nearest beliefs checked through the index in a large scope
@@ -76,7 +77,7 @@ async def probe(
             "scope": scope_key(workspace, c.observer, c.observed),
             "key": c.content_key,
             "message": c.message_id,
-            "embedding": c.embedding,
+            "embedding": Numbers(c.embedding),
             "exclude": c.exclude,
         }
         for i, c in enumerate(items)
