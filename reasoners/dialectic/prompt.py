@@ -6,6 +6,7 @@ call and providers can cache it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from reasoners.dialectic.evidence import ObservationItem, View, day
@@ -64,8 +65,29 @@ def view_name(view: View) -> str:
     return f"{view.observer}'s view of {view.observed}"
 
 
-def render_evidence(items: list[ObservationItem]) -> str:
-    return "\n".join(item.render() for item in items)
+# What the opening's observations may take of the prompt (about 6,000 tokens): each comes with
+# its premises two levels down and up to ten quoted sources per node, and eight beliefs over
+# six facts each wrote 250,000 characters, past many models' context, failing the question.
+# The tools read more, each within its own bound.
+EVIDENCE_CHARS = 24_000
+
+
+def render_evidence(items: list[ObservationItem], limit: int = EVIDENCE_CHARS) -> str:
+    """The items, whole while they fit in `limit` characters; past it, each without its
+    premises and sources (their ids stay, for the tools to read), then none but a count."""
+    shown: list[str] = []
+    used = 0
+    for index, item in enumerate(items):
+        for text in (item.render(), replace(item, premises=(), sources=[]).render()):
+            if used + len(text) <= limit:
+                shown.append(text)
+                used += len(text) + 1
+                break
+        else:
+            left = len(items) - index
+            shown.append(f"({left} more left out for length: search_observations reads them)")
+            break
+    return "\n".join(shown)
 
 
 MAX_NAMED = 20  # sub-peers or sessions named in the question; the tools show the rest

@@ -28,7 +28,13 @@ from reasoners.dialectic.evidence import (
     matched_span,
 )
 from reasoners.dialectic.levels import DEFAULT_LEVELS, LEVEL_NAMES, ReasoningLevels
-from reasoners.dialectic.prompt import DIALECTIC_SYSTEM_PROMPT, dialectic_messages, extractive_text
+from reasoners.dialectic.prompt import (
+    DIALECTIC_SYSTEM_PROMPT,
+    EVIDENCE_CHARS,
+    dialectic_messages,
+    extractive_text,
+    render_evidence,
+)
 from reasoners.dialectic.tool_results import MessageItem
 from reasoners.dialectic.tool_specs import TOOL_SPECS
 from reasoners.dialectic.tools import Toolbox
@@ -160,6 +166,37 @@ def test_messages_carry_the_question_the_view_and_the_prefetched_ids() -> None:
     assert "No tools are available" in str(other[1]["content"])
     assert "No observations in this memory" in str(other[1]["content"])
     assert "Messages that match" not in str(other[1]["content"])
+
+
+def test_the_opening_evidence_stays_within_its_budget() -> None:
+    """Eight beliefs over six facts, each with ten quoted sources, wrote 250,000 characters
+    into the opening prompt: past many models' context, the question failed."""
+    said = [message(f"m-{i}", "I bake sourdough every morning. " * 12) for i in range(10)]
+    sources = [SourceSpan(m, m.content) for m in said]
+
+    def fact(i: int) -> ObservationItem:
+        return ObservationItem(observation(f"f-{i}", f"alice bakes bread {i}."), [], sources)
+
+    beliefs = [
+        ObservationItem(
+            observation(f"b-{i}", f"alice likes baking {i}.", "inductive"),
+            [f"f-{j}" for j in range(6)],
+            [],
+            premises=tuple(fact(j) for j in range(6)),
+        )
+        for i in range(8)
+    ]
+    whole = "\n".join(b.render() for b in beliefs)
+    assert len(whole) > 4 * EVIDENCE_CHARS  # what it wrote before
+    shown = render_evidence(beliefs)
+    assert len(shown) <= EVIDENCE_CHARS + 100
+    # Every belief is named; those past the budget with their premises' ids, not their text.
+    assert all(f"[obs:b-{i}]" in shown for i in range(8))
+    assert "premises: [obs:f-0], [obs:f-1]" in shown
+    # Past even that, a count of what was left out.
+    tight = render_evidence(beliefs, limit=300)
+    assert tight.endswith("more left out for length: search_observations reads them)")
+    assert render_evidence([LIVES]) == LIVES.render()
 
 
 def test_self_model_is_named_as_such() -> None:
