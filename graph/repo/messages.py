@@ -69,7 +69,12 @@ async def create(
 
     async def work(tx: Tx) -> tuple[list[MessageRecord], int]:
         await workspaces.refuse_if_marked(tx, workspace)
-        await peers.ensure_in(tx, workspace, sorted(create_peers))
+        if create_peers:
+            # The session's lock before the peers are made, as membership changes take them:
+            # made first, a post and an add of the same new peer each held what the other
+            # waited for.
+            await sessions.lock(tx, workspace, session)
+            await peers.ensure_in(tx, workspace, sorted(create_peers))
         found = await tx.rows(
             "find_peers", workspace=workspace, names=sorted({r.peer for r in rows})
         )

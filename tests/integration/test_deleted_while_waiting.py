@@ -235,6 +235,34 @@ async def test_a_rest_post_into_a_session_deleted_meanwhile(
     assert await peers.existing(services.db, workspace, ["alice", "dora"]) == {"alice"}
 
 
+async def test_a_post_from_a_new_peer_beside_an_add_of_it_takes_the_locks_in_order(
+    rest: httpx.AsyncClient, services: Services, workspace: str
+) -> None:
+    """A post made its new sender before the session's lock, a membership change the other
+    way round: each held what the other waited for (the diff review)."""
+    await make_peers(services, workspace, "alice")
+    await make_session(services, workspace, "s1", [MemberSettings("alice")])
+    said = {"messages": [{"peer_id": "dora", "content": "hi"}]}
+    db = services.db
+    async with db.driver.session(database=db.database) as session:
+        tx = await session.begin_transaction()
+        try:
+            # An add of dora, half done: the session's lock taken, dora not made yet.
+            await sessions.lock(Tx(tx), workspace, "s1")
+            post = asyncio.create_task(
+                rest.post(f"/workspaces/{workspace}/sessions/s1/messages", json=said)
+            )
+            await asyncio.sleep(1.0)
+            assert not post.done(), "the post waits for the session's lock"
+            await asyncio.wait_for(peers.ensure_in(Tx(tx), workspace, ["dora"]), 20)
+            await tx.commit()
+        finally:
+            if not tx.closed():
+                await tx.rollback()
+    answer = await post
+    assert answer.status_code == 201, answer.text
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body"),
     [
