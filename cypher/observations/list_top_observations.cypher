@@ -32,19 +32,19 @@ CALL () {
       AND CASE WHEN $exclude_derived THEN o.session IS NOT NULL ELSE true END
     RETURN o
     ORDER BY o.scope_key DESC, o.times_derived DESC, o.created_at DESC
-    LIMIT $most_derived
+    LIMIT $derived_scan
   }
-  WITH o ORDER BY o.times_derived DESC, o.created_at DESC LIMIT $most_derived
+  // Ranked by its count then: an explicit belief's is its messages' received by $as_of (read
+  // from the $derived_scan most derived today, a count then being at most today's).
+  WITH o, CASE WHEN $as_of IS NULL OR o.level <> 'explicit' THEN o.times_derived
+               ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
+                            WHERE m.deleted_at IS NULL
+                              AND coalesce(m.received_at, m.created_at) <= $as_of } END AS said
+  ORDER BY said DESC, o.created_at DESC LIMIT $most_derived
   RETURN collect(o {.*, embedding: null,
                    superseded_at: CASE WHEN o.superseded_at > $as_of THEN null
                                   ELSE o.superseded_at END,
-                   // Its count then: an explicit belief's is its messages'.
-                   times_derived: CASE WHEN $as_of IS NULL OR o.level <> 'explicit'
-                                       THEN o.times_derived
-                                       ELSE COUNT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
-                                                    WHERE m.deleted_at IS NULL
-                                                      AND coalesce(m.received_at, m.created_at)
-                                                          <= $as_of } END}) AS most_derived
+                   times_derived: said}) AS most_derived
 }
 CALL () {
   UNWIND $keys AS key

@@ -198,6 +198,9 @@ async def text_candidates(
     return await text_by_key_parts(query.keys(workspace), limit, search)
 
 
+AS_OF_SCAN = 1000  # beliefs per representation an asOf read ranks by their counts then
+
+
 @dataclass(frozen=True)
 class TopObservations:
     most_derived: list[ObservationRecord]
@@ -224,6 +227,9 @@ async def top(
         exclude_session_ids=params["exclude_session_ids"],
         exclude_derived=params["exclude_derived"],
         most_derived=most_derived,
+        # As of a time, today's most derived are read further, to be ranked by their counts
+        # then.
+        derived_scan=most_derived if params["as_of"] is None else max(most_derived, AS_OF_SCAN),
         most_recent=most_recent,
     )
     if row is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 import httpx
@@ -98,6 +99,33 @@ async def test_a_belief_read_as_of_a_time_shows_the_sources_received_by_then(
 
     assert await counts(None) == [3] * 4  # listed, found, most derived, most recent
     assert await counts(then) == [1] * 4
+
+
+async def test_the_most_derived_beliefs_as_of_a_time_are_ranked_by_their_counts_then(
+    services: Services, workspace: str
+) -> None:
+    """Only the count shown was the one then: the context's most derived were still chosen
+    and ordered by today's (the diff review)."""
+    await conversation(services, workspace, "s1")
+    for day in (1, 2, 3):
+        await say(services, workspace, "s1", f"2024-01-0{day}", "I am vegetarian.")
+    await say(services, workspace, "s1", "2024-01-04", "I play the cello.")
+    await derive(services, workspace)
+    then = now()
+    for day in range(5, 10):
+        await say(services, workspace, "s1", f"2024-01-0{day}", "I play the cello.")
+    await derive(services, workspace)
+    query = ObservationQuery("agent", "alice")
+
+    async def top(as_of: datetime | None) -> list[tuple[str, int]]:
+        found = await observation_search.top(
+            services.db, workspace, replace(query, as_of=as_of), most_derived=1, most_recent=0
+        )
+        return [(o.content, o.times_derived) for o in found.most_derived]
+
+    assert [said for _, said in await top(None)] == [6]  # the cello, said six times
+    [(content, said)] = await top(then)
+    assert "vegetarian" in content.lower() and said == 3, (content, said)
 
 
 MANY = DETAIL_DEPENDENTS + 20

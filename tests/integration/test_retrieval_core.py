@@ -282,6 +282,7 @@ async def test_a_large_view_finds_neighbours_and_duplicates_through_the_index(
             exclude_session_ids=exclude,
             exclude_derived=False,
             most_derived=5,
+            derived_scan=5,
             most_recent=5,
         )
         if session_ids == ["s9"]:  # nothing matches: every belief is read, in index order
