@@ -64,6 +64,7 @@ class WorkspaceRecord:
     metadata: dict[str, Any]
     configuration: dict[str, Any]
     created_at: datetime
+    being_deleted: bool = False  # a deletion began (and may have been cut short)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> WorkspaceRecord:
@@ -72,6 +73,7 @@ class WorkspaceRecord:
             metadata=load_json(row.get("metadata")),
             configuration=load_json(row.get("configuration")),
             created_at=required_datetime(row["created_at"]),
+            being_deleted=row.get("deleting_at") is not None,
         )
 
 

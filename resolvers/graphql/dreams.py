@@ -13,7 +13,7 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import InvalidInput, NotFound
+from graph.errors import InvalidInput, NotFound, Unavailable
 from graph.keys import Representation
 from graph.repo import dream_runs, dreams, peers, workspaces
 from graph.repo.dream_runs import DreamRunRecord
@@ -182,7 +182,8 @@ class DreamSubscription:
     @strawberry.subscription(
         description="Each committed dream's events, in commit order, as they commit: from the "
         "run after `afterRun` (default: runs committed from now on). NOT_FOUND if either peer "
-        "does not exist."
+        "does not exist or the workspace is being deleted (and the stream ends when either "
+        "becomes so)."
     )
     async def dream_events(
         self,
@@ -238,16 +239,21 @@ class DreamSubscription:
                     after_run = 0  # made again since (its runs start over): follow the new one
                 seen = count if count is not None else seen
                 runs = []
+                busy = False
                 if count is None or count > after_run:  # the runs only once the count moved
-                    async with share_for(services, info.context.principal):
-                        runs = await dream_runs.runs_since(
-                            db, view, after=after_run, limit=RUNS_PER_POLL
-                        )
+                    try:
+                        async with share_for(services, info.context.principal):
+                            runs = await dream_runs.runs_since(
+                                db, view, after=after_run, limit=RUNS_PER_POLL
+                            )
+                    except Unavailable:
+                        busy = True  # the key's share is full: the runs wait for a later look
                 for run in runs:
                     for event in events_of(run):
                         yield event
                     after_run = run.seq
-                if len(runs) < RUNS_PER_POLL:
-                    # Runs up to the count read are committed: any not returned were purged.
-                    after_run = max(after_run, count or 0)
+                if busy or len(runs) < RUNS_PER_POLL:
+                    if not busy:
+                        # Runs up to the count read are committed: any not returned were purged.
+                        after_run = max(after_run, count or 0)
                     await wait(interval_seconds, lambda: latest() == GONE)

@@ -179,7 +179,10 @@ class Query:
         )
         return connection(page, Session.of)
 
-    @strawberry.field(description="One message by id (NOT_FOUND when it does not exist).")
+    @strawberry.field(
+        description="One message by id (NOT_FOUND when it does not exist, or when the key may "
+        "not read it: the same answer, so a key learns nothing of ids beyond its reach)."
+    )
     async def message(
         self,
         info: Info,
@@ -343,7 +346,8 @@ class Query:
 
     @strawberry.field(
         description="One observation with its DERIVED_FROM neighbours: premises, "
-        "source message spans, and the beliefs derived from it."
+        "source message spans, and the beliefs derived from it. NOT_FOUND when it does not "
+        "exist, or when the key may not read it (the same answer)."
     )
     async def observation(
         self,

@@ -98,6 +98,11 @@ class Workspace:
         "Honcho clients read back are checked for their types)."
     )
     created_at: datetime = strawberry.field(description="When the workspace was created (UTC).")
+    being_deleted: bool = strawberry.field(
+        description="True once a deletion of the workspace began. Only the `workspaces` list "
+        "shows such a workspace: every other request naming it is NOT_FOUND, but "
+        "`deleteWorkspace`, which finishes a deletion that was cut short."
+    )
 
     @classmethod
     def of(cls, r: records.WorkspaceRecord) -> Workspace:
@@ -106,6 +111,7 @@ class Workspace:
             metadata=as_json(r.metadata),
             configuration=as_json(r.configuration),
             created_at=r.created_at,
+            being_deleted=r.being_deleted,
         )
 
 

@@ -123,7 +123,7 @@ async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
     """One unknown id nulled the whole answer: data was null, the workspace read with it lost."""
     await gql.ok(CREATE_PEER, {"w": workspace, "n": "carol"})
     lookups = """query($w: String!) {
-      workspace(name: $w) { name }
+      workspace(name: $w) { name beingDeleted }
       peer(workspace: $w, name: "carol") { name }
       observation(workspace: $w, id: "nosuch") { observation { id } }
       message(workspace: $w, id: "nosuch") { id }
@@ -133,7 +133,7 @@ async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
     }"""
     body = await gql.raw(lookups, {"w": workspace})
     assert body["data"] == {
-        "workspace": {"name": workspace},
+        "workspace": {"name": workspace, "beingDeleted": False},
         "peer": {"name": "carol"},
         "observation": None,
         "message": None,

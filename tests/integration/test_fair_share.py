@@ -21,6 +21,7 @@ from resolvers.graphql.schema import build_schema
 from resolvers.services import Services
 from tests.fakes.db import Wrapping
 from tests.integration.derive_helpers import make_peers
+from tests.integration.dream_helpers import conversation, derive, dream_now, say, with_dreams
 
 pytestmark = pytest.mark.integration
 
@@ -158,4 +159,45 @@ async def test_a_stream_waits_for_its_holders_turn(
         assert result.errors and "'nobody'" in result.errors[0].message, result.errors
     else:
         assert not result.errors, result.errors
+    await stream.aclose()
+
+
+async def test_a_dream_stream_waits_out_a_full_share(services: Services, workspace: str) -> None:
+    """A live dreamEvents stream whose key had every turn taken and its queue full ended with
+    UNAVAILABLE when a run came (the diff review): it reads the run at a later look."""
+    dreaming = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await conversation(dreaming, workspace, "s1", "s2")
+    await say(dreaming, workspace, "s1", "2024-01-05", "I live in Paris.")
+    await say(dreaming, workspace, "s2", "2024-06-01", "I moved to Lisbon last month.")
+    await derive(dreaming, workspace)
+    settings = dataclasses.replace(dreaming.settings, auth="on", auth_secret=SECRET)
+    secured = dataclasses.replace(dreaming, settings=settings)
+    holder = Principal(KeyScope.WORKSPACE, workspace=workspace)
+    context = Context(secured, f"Bearer {issue_key(SECRET, holder)}")
+    query = (
+        'subscription($w: String!) { dreamEvents(workspace: $w, observer: "agent", '
+        'observed: "alice", intervalSeconds: 0.2) { runNumber } }'
+    )
+    stream: Any = await build_schema(settings).subscribe(
+        query, variable_values={"w": workspace}, context_value=context
+    )
+    first = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)  # it has read the run count
+    free, started = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with share_of(secured.shares, holder):
+            started.set()
+            await free.wait()
+
+    holders = [asyncio.ensure_future(hold()) for _ in range(HOLDER_AT_ONCE + HOLDER_WAITING)]
+    await started.wait()
+    await asyncio.sleep(0.1)  # every turn taken, every place in the queue too
+    await dream_now(dreaming, workspace, "agent", "alice")
+    await asyncio.sleep(1.5)  # looks that found the count moved and the share full
+    assert not first.done(), first.result() if first.done() else None
+    free.set()
+    await asyncio.gather(*holders)
+    result = await asyncio.wait_for(first, 30)
+    assert not result.errors and result.data["dreamEvents"]["runNumber"] == 1, result
     await stream.aclose()
