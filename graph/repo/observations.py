@@ -86,6 +86,24 @@ async def get_detail(
     max_sources: int = DETAIL_SOURCES,
     max_dependents: int = DETAIL_DEPENDENTS,
 ) -> ObservationDetail:
+    found = await find_detail(
+        db, workspace, observation_id, max_sources=max_sources, max_dependents=max_dependents
+    )
+    if found is None:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
+        raise missing(workspace, observation_id)
+    return found
+
+
+async def find_detail(
+    db: Database,
+    workspace: str,
+    observation_id: str,
+    *,
+    max_sources: int = DETAIL_SOURCES,
+    max_dependents: int = DETAIL_DEPENDENTS,
+) -> ObservationDetail | None:
+    """get_detail's, or None (the workspace not read: a caller looking up many checks it once)."""
     row = await db.read_one(
         "get_observation",
         workspace=workspace,
@@ -94,8 +112,7 @@ async def get_detail(
         max_dependents=max_dependents,
     )
     if row is None:
-        await workspaces.get(db, workspace)  # a missing workspace is named as such
-        raise missing(workspace, observation_id)
+        return None
     return ObservationDetail(
         observation=ObservationRecord.from_row(row["observation"]),
         premises=[ObservationRecord.from_row(p) for p in row["premises"]],

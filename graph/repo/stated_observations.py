@@ -86,3 +86,13 @@ async def get_current(db: Database, workspace: str, observation_id: str) -> Obse
     if found.deleted_at is not None:
         raise observations.missing(workspace, observation_id)
     return found
+
+
+async def find_current(
+    db: Database, workspace: str, observation_id: str
+) -> ObservationRecord | None:
+    """get_current's, or None (the workspace not read: the caller checked it)."""
+    found = await observations.find_detail(db, workspace, observation_id)
+    if found is None or found.observation.deleted_at is not None:
+        return None
+    return found.observation

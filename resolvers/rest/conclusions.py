@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
-from graph.errors import Forbidden, InvalidInput, NotFound
+from graph.errors import Forbidden, InvalidInput
 from graph.records import ObservationRecord
 from graph.repo import observations, stated_observations, workspaces
 from graph.repo.observation_search import ObservationQuery
@@ -205,13 +205,11 @@ async def list_all(call: Call) -> Response:
         found.sort(key=lambda o: (o.created_at, o.id))
     elif chosen.ids is not None:
         call.principal.in_workspace(call.workspace)
+        await workspaces.get(db, call.workspace)  # once, not for each id it does not hold
         found = []
         for ident in chosen.ids:
-            try:
-                o = await stated_observations.get_current(db, call.workspace, ident)
-            except NotFound:
-                continue
-            if _kept(o, chosen) and _allowed(call, o):
+            o = await stated_observations.find_current(db, call.workspace, ident)
+            if o is not None and _kept(o, chosen) and _allowed(call, o):
                 found.append(o)
         found.sort(key=lambda o: (o.created_at, o.id))
     elif chosen.observer is not None and chosen.observed is not None:

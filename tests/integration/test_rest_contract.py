@@ -665,6 +665,12 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
     assert (await rest.post(c, json={"conclusions": [only_nul]})).status_code == 422
     r = await rest.post(f"{c}/list", json={"filters": {"id": {"in": [made[0]["id"]]}}})
     assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
+    # Ids it does not hold are left out; a workspace that does not exist is 404.
+    some = {"filters": {"id": {"in": ["nosuch", made[0]["id"], "nosuch-2"]}}}
+    r = await rest.post(f"{c}/list", json=some)
+    assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
+    r = await rest.post("/workspaces/no-such-workspace/conclusions/list", json=some)
+    assert r.status_code == 404 and "does not exist" in r.text, r.text
     r = await rest.post(f"{c}/query", json={"query": "Leeds", "top_k": 1, "filters": scope})
     assert r.status_code == 200 and r.json()[0]["content"] == "Alice lives in Leeds"
     r = await rest.post(f"{c}/query", json={"query": "Leeds", "filters": {"observer_id": "bot"}})
