@@ -9,10 +9,10 @@ peer key sending 100 operations on each of 2 sockets took them all, and every ot
 writes, the worker's claims and /health failed until it stopped. The shares bound that, not
 below the pool: one operation may read several things at once (a `context` up to 7).
 Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls
-and take their holder's share themselves for their own reads (the first status, a replay's
-pages), and chatStream takes it until its first event (as a streamed REST chat holds it until
-its answer starts), streaming the rest outside it. Shares apply only with auth
-on: without keys, nothing tells clients apart.
+and take their holder's share themselves for their own reads (their first reads, and each page
+of runs a dreamEvents stream reads once its count moved), and chatStream takes it until its
+first event (as a streamed REST chat holds it until its answer starts), streaming the rest
+outside it. Shares apply only with auth on: without keys, nothing tells clients apart.
 """
 
 from __future__ import annotations
