@@ -9,6 +9,7 @@ even their own peer.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 import strawberry
@@ -17,6 +18,7 @@ from graph.errors import NotFound
 from graph.repo import messages, observations
 from graph.validation import check_id_count
 from reasoners.peers import invalidation, merges, purge, splits
+from resolvers.auth import KeyScope, seen_only_if
 from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message
@@ -121,15 +123,20 @@ MessageIds = Annotated[
 
 
 async def _own_messages(info: Info, workspace: str, ids: list[str]) -> None:
-    """A workspace key may act on any message, a peer key only on messages its peer sent."""
+    """A workspace key may act on any message, a peer key only on messages its peer sent: to
+    it, another peer's message is not found, in the words of an id that does not exist (told
+    FORBIDDEN, naming the sender, it learnt which ids exist and whose they are)."""
     principal = info.context.principal
     principal.in_workspace(workspace)
-    found = await messages.by_ids(info.context.services.db, workspace, ids)
-    missing = sorted(set(ids) - {m.id for m in found})
-    if missing:
-        raise NotFound(f"no live message with id {missing[0]!r} in workspace {workspace!r}")
-    for peer in sorted({m.peer for m in found}):
-        principal.require_peer(workspace, peer)
+    if principal.scope is KeyScope.SESSION:
+        principal.require_workspace(workspace)  # refused whatever the ids: it tells nothing
+    found = {m.id: m for m in await messages.by_ids(info.context.services.db, workspace, ids)}
+    for ident in sorted(set(ids)):
+        missing = NotFound(f"no live message with id {ident!r} in workspace {workspace!r}")
+        message = found.get(ident)
+        if message is None:
+            raise missing
+        seen_only_if(partial(principal.require_peer, workspace, message.peer), missing)
 
 
 @strawberry.type(description="A peer rename, merge or split, queued as resumable jobs.")

@@ -1222,6 +1222,9 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     assert (await api.ok(MESSAGE, own_message, key=alice))["message"]["peer"] == "alice"
     bobs = {"w": w, "id": a.messages[("bob", "s1")]}
     assert await unseen(api, MESSAGE, bobs, alice)
+    # Nor may it act on it, told so as for an id that does not exist (probe H: FORBIDDEN,
+    # naming the sender).
+    assert await unseen(api, CASE["Mutation.editMessage"].document, {**bobs, "c": "x"}, alice)
 
     # Representations where it is the observer or the observed, no others.
     as_observer = await api.ok(
