@@ -25,10 +25,12 @@ class Slots:
         return self._queued == 0 and self._running == 0
 
     @contextlib.asynccontextmanager
-    async def take(self) -> AsyncIterator[None]:
+    async def take(self, *, may_refuse: bool = True) -> AsyncIterator[None]:
+        """A turn; with `may_refuse` false, waited for however many wait (for callers whose
+        number is bounded elsewhere)."""
         if self._free is None:
             self._free = asyncio.Semaphore(self.running)
-        if self._free.locked() and self._queued >= self.waiting:
+        if may_refuse and self._free.locked() and self._queued >= self.waiting:
             raise Unavailable(
                 f"{self.running} {self.what} are in progress and {self._queued} wait; "
                 "send this one again shortly"

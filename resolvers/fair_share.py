@@ -10,7 +10,8 @@ writes, the worker's claims and /health failed until it stopped. The shares boun
 below the pool: one operation may read several things at once (a `context` up to 7).
 Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls
 and take their holder's share themselves for their own reads (their first reads, and each page
-of runs a dreamEvents stream reads once its count moved), and chatStream takes it until its
+of runs a dreamEvents stream reads once its count moved), waiting for it however many wait (the
+socket limits bound them), and chatStream takes it until its
 first event (as a streamed REST chat holds it until its answer starts), streaming the rest
 outside it. Shares apply only with auth on: without keys, nothing tells clients apart.
 """
@@ -35,21 +36,28 @@ WORKSPACE_AT_ONCE = 24
 WORKSPACE_WAITING = 1024
 
 
-def share_for(services: Services, holder: Principal) -> AbstractAsyncContextManager[None]:
+def share_for(
+    services: Services, holder: Principal, *, may_refuse: bool = True
+) -> AbstractAsyncContextManager[None]:
     """The holder's share with auth on; without keys, nothing to wait for."""
     if not services.settings.auth_enabled:
         return nullcontext()
-    return share_of(services.shares, holder)
+    return share_of(services.shares, holder, may_refuse=may_refuse)
 
 
 @asynccontextmanager
-async def share_of(shares: SlotsByOwner, holder: Principal) -> AsyncIterator[None]:
-    """Run in `holder`'s turn and its workspace's; Unavailable at once when too many wait."""
+async def share_of(
+    shares: SlotsByOwner, holder: Principal, *, may_refuse: bool = True
+) -> AsyncIterator[None]:
+    """Run in `holder`'s turn and its workspace's; Unavailable at once when too many wait,
+    unless `may_refuse` is false (a stream's reads: their number is bounded by the sockets a
+    key may hold and the operations of each, and a stream ended UNAVAILABLE because its key
+    opened many at once)."""
     try:
         async with AsyncExitStack() as stack:
             # The holder's own turn first: waiting for it holds none of the workspace's.
             own = shares.of(holder, HOLDER_AT_ONCE, HOLDER_WAITING, "operations of a key")
-            await stack.enter_async_context(own.take())
+            await stack.enter_async_context(own.take(may_refuse=may_refuse))
             if holder.workspace is not None:
                 workspace = shares.of(
                     ("workspace", holder.workspace),
@@ -57,7 +65,7 @@ async def share_of(shares: SlotsByOwner, holder: Principal) -> AsyncIterator[Non
                     WORKSPACE_WAITING,
                     "operations of a workspace's keys",
                 )
-                await stack.enter_async_context(workspace.take())
+                await stack.enter_async_context(workspace.take(may_refuse=may_refuse))
             yield
     finally:
         shares.prune()

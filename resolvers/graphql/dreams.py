@@ -13,7 +13,7 @@ from typing import Annotated
 
 import strawberry
 
-from graph.errors import InvalidInput, NotFound, Unavailable
+from graph.errors import InvalidInput, NotFound
 from graph.keys import Representation
 from graph.repo import dream_runs, dreams, peers, workspaces
 from graph.repo.dream_runs import DreamRunRecord
@@ -207,7 +207,7 @@ class DreamSubscription:
         # Its own reads (these, then a replay's pages) in the key holder's share, as any
         # operation's: streams are not counted by it, and thousands replaying at once took
         # every connection.
-        async with share_for(services, info.context.principal):
+        async with share_for(services, info.context.principal, may_refuse=False):
             await workspaces.refuse_if_being_deleted(db, workspace)
             # A stream for peers that do not exist would wait for good: a misspelt name is an
             # error.
@@ -239,21 +239,16 @@ class DreamSubscription:
                     after_run = 0  # made again since (its runs start over): follow the new one
                 seen = count if count is not None else seen
                 runs = []
-                busy = False
                 if count is None or count > after_run:  # the runs only once the count moved
-                    try:
-                        async with share_for(services, info.context.principal):
-                            runs = await dream_runs.runs_since(
-                                db, view, after=after_run, limit=RUNS_PER_POLL
-                            )
-                    except Unavailable:
-                        busy = True  # the key's share is full: the runs wait for a later look
+                    async with share_for(services, info.context.principal, may_refuse=False):
+                        runs = await dream_runs.runs_since(
+                            db, view, after=after_run, limit=RUNS_PER_POLL
+                        )
                 for run in runs:
                     for event in events_of(run):
                         yield event
                     after_run = run.seq
-                if busy or len(runs) < RUNS_PER_POLL:
-                    if not busy:
-                        # Runs up to the count read are committed: any not returned were purged.
-                        after_run = max(after_run, count or 0)
+                if len(runs) < RUNS_PER_POLL:
+                    # Runs up to the count read are committed: any not returned were purged.
+                    after_run = max(after_run, count or 0)
                     await wait(interval_seconds, lambda: latest() == GONE)

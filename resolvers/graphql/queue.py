@@ -299,7 +299,7 @@ class Subscription:
         # The first status at once (a misspelt name is an error now, not at the first tick);
         # then the values of the process's shared look read after it, never an older one.
         services = info.context.services
-        async with share_for(services, principal):  # as any operation's reads
+        async with share_for(services, principal, may_refuse=False):  # fair_share.py
             await workspaces.refuse_if_being_deleted(services.db, workspace)
             current: QueueStatusRecord | NotFound | None = await queue_status.status(
                 services.db, workspace, session, peer, scope.checked
