@@ -207,7 +207,7 @@ async def list_all(call: Call) -> Response:
         call.principal.in_workspace(call.workspace)
         await workspaces.get(db, call.workspace)  # once, not for each id it does not hold
         found = []
-        for ident in chosen.ids:
+        for ident in dict.fromkeys(chosen.ids):  # each once, however often it is named
             o = await stated_observations.find_current(db, call.workspace, ident)
             if o is not None and _kept(o, chosen) and _allowed(call, o):
                 found.append(o)

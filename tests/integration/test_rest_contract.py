@@ -666,7 +666,7 @@ async def test_conclusions_lifecycle(rest: httpx.AsyncClient, workspace: str) ->
     r = await rest.post(f"{c}/list", json={"filters": {"id": {"in": [made[0]["id"]]}}})
     assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
     # Ids it does not hold are left out; a workspace that does not exist is 404.
-    some = {"filters": {"id": {"in": ["nosuch", made[0]["id"], "nosuch-2"]}}}
+    some = {"filters": {"id": {"in": ["nosuch", made[0]["id"], "nosuch-2", made[0]["id"]]}}}
     r = await rest.post(f"{c}/list", json=some)
     assert [x["id"] for x in r.json()["items"]] == [made[0]["id"]]
     r = await rest.post("/workspaces/no-such-workspace/conclusions/list", json=some)
