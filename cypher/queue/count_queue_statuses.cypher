@@ -36,4 +36,5 @@ CALL (ws) {
   RETURN collect(CASE WHEN p IS NULL THEN null ELSE name END) AS found_peers
 }
 RETURN ws.workspace AS workspace, w IS NOT NULL AND w.deleting_at IS NULL AS found_workspace,
+       coalesce(w.deleting_at IS NOT NULL, false) AS being_deleted,
        groups, found_sessions, found_peers

@@ -9,11 +9,12 @@ a cycle between them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from graph.db import Database, Row, Tx
 from graph.errors import InvalidInput, LimitExceeded, NotFound
 from graph.records import PeerRecord
+from graph.repo import workspaces
 from graph.settings import MAX_PEER_DEPTH_CAP
 from graph.validation import now
 
@@ -134,7 +135,7 @@ class RelatedPage:
 
 def _related_page(row: Row | None, workspace: str, peer: str, after: str | None) -> RelatedPage:
     if row is None or not row["found"]:
-        raise NotFound(f"no peer {peer!r} in workspace {workspace!r}")
+        raise NotFound(f"peer {peer!r} does not exist in workspace {workspace!r}")
     if not row["after_found"]:
         raise InvalidInput(
             f"after: {after!r} is not in this list (it may have left it since): pass a peer the "
@@ -191,7 +192,7 @@ async def below(
 ) -> RelatedPage:
     """The peers below `peer` (see RelatedQuery); NotFound for no such peer."""
     q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
-    return q.page(await db.read_one("list_sub_peers", **q.params()))
+    return await _read_page(db, q, "list_sub_peers")
 
 
 async def above(
@@ -208,7 +209,16 @@ async def above(
 ) -> RelatedPage:
     """The peers above `peer` (see RelatedQuery); NotFound for no such peer."""
     q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
-    return q.page(await db.read_one("list_parent_peers", **q.params()))
+    return await _read_page(db, q, "list_parent_peers")
+
+
+async def _read_page(
+    db: Database, q: RelatedQuery, statement: Literal["list_sub_peers", "list_parent_peers"]
+) -> RelatedPage:
+    row = await db.read_one(statement, **q.params())
+    if row is None or not row["found"]:
+        await workspaces.get(db, q.workspace)  # a missing workspace is named as such
+    return q.page(row)
 
 
 async def aggregation_set(

@@ -161,4 +161,5 @@ async def require_all(db: Database, workspace: str, names: list[str]) -> None:
     found = await existing(db, workspace, names)
     missing = [name for name in names if name not in found]
     if missing:
+        await workspaces.get(db, workspace)  # a missing workspace is named as such
         raise NotFound(f"peers {missing} do not exist in workspace {workspace!r}", peers=missing)

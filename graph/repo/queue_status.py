@@ -40,10 +40,11 @@ class QueueScope:
 def _status_of(scope: QueueScope, row: dict[str, Any]) -> QueueStatus | NotFound:
     """`scope`'s status from its workspace's row of count_queue_statuses."""
     if not row["found_workspace"]:
-        return NotFound(f"no workspace {scope.workspace!r}")
+        state = "is being deleted" if row["being_deleted"] else "does not exist"
+        return NotFound(f"workspace {scope.workspace!r} {state}")
     for kind, name in (("session", scope.session), ("peer", scope.peer)):
         if kind in scope.checked and name is not None and name not in row[f"found_{kind}s"]:
-            return NotFound(f"no {kind} {name!r} in workspace {scope.workspace!r}")
+            return NotFound(f"{kind} {name!r} does not exist in workspace {scope.workspace!r}")
     counts: Counter[str] = Counter()
     tokens_in = tokens_out = 0
     for group in row["groups"]:

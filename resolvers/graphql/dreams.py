@@ -231,9 +231,13 @@ class DreamSubscription:
                 _require_view(info, workspace, observer, observed)
                 count = latest()
                 if count == GONE:
+                    # Its workspace's deletion, or the workspace gone, named as such.
+                    await workspaces.refuse_if_being_deleted(db, workspace)
+                    await workspaces.get(db, workspace)
+                    who = " or ".join(repr(p) for p in dict.fromkeys((observer, observed)))
                     raise NotFound(
-                        f"peer {observer!r} or {observed!r} no longer exists in {workspace!r} "
-                        "(purged, merged away or renamed), or the workspace is being deleted"
+                        f"peer {who} no longer exists in {workspace!r} (purged, merged away "
+                        "or renamed)"
                     )
                 if count is not None and seen is not None and count < seen:
                     after_run = 0  # made again since (its runs start over): follow the new one

@@ -156,6 +156,13 @@ async def test_a_lookup_in_a_missing_workspace_names_the_workspace(gql: GraphQLC
         'session(workspace: $w, name: "s") { name }',
         'sessionPeers(workspace: $w, session: "s") { peer }',
         'file(workspace: $w, peer: "carol", path: "nosuch.md") { path }',
+        # Probe H: these said the peers did not exist in it.
+        'observations(workspace: $w, observer: "a", observed: "b") { nodes { id } }',
+        'searchObservations(workspace: $w, observer: "a", observed: "b", query: "x") { score }',
+        'dreamRuns(workspace: $w, observer: "a", observed: "b") { runNumber }',
+        'peerCard(workspace: $w, observer: "a") { entries }',
+        'subPeers(workspace: $w, peer: "a") { peer { name } }',
+        'parentPeers(workspace: $w, peer: "a") { peer { name } }',
     ):
         body = await gql.raw(f"query($w: String!) {{ {field} }}", {"w": "no-such-workspace"})
         assert [e["message"] for e in body["errors"]] == [

@@ -1209,7 +1209,26 @@ async def test_a_stream_ends_when_its_peer_is_purged(
     await purge.purge_peer(s.db, s.settings, workspace, "alice")
     result = await asyncio.wait_for(waiting, 5)
     assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND", result
-    assert "no longer exists" in result.errors[0].message
+    assert result.errors[0].message == (
+        f"peer 'agent' or 'alice' no longer exists in {workspace!r} (purged, merged away or "
+        "renamed)"
+    )
+
+
+async def test_a_stream_of_a_workspace_being_deleted_ends_saying_so(
+    services: Services, workspace: str
+) -> None:
+    """It ended saying a peer no longer existed (probe H), though the deletion had only begun."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
+    await paris_then_lisbon(s, workspace)
+    stream: Any = await build_schema(s.settings).subscribe(
+        EVENTS, variable_values={"w": workspace}, context_value=Context(s, None)
+    )
+    waiting = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0.5)
+    await s.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+    result = await asyncio.wait_for(waiting, 5)
+    assert [e.message for e in result.errors] == [f"workspace {workspace!r} is being deleted"]
 
 
 # --- reads: GraphQL, context, the dialectic ------------------------------------------------

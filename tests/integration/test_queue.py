@@ -782,6 +782,13 @@ async def test_many_scopes_are_counted_by_one_read_of_their_workspace(
         )
 
     assert await job_rows(40) == await job_rows(1) > 0
+    # Its deletion begun, each scope says so (probe H: "no workspace", the deletion running).
+    await services.db.write("mark_workspace_deleting", workspace=workspace, now=now())
+    gone = await queue_status.statuses(services.db, [Scope(workspace), Scope("no-such-w")])
+    assert [str(v) for v in gone.values()] == [
+        f"workspace {workspace!r} is being deleted",
+        "workspace 'no-such-w' does not exist",
+    ]
 
 
 JOBS_PAGE = """query($w: String!, $after: String, $statuses: [String!]) {
