@@ -319,6 +319,7 @@ def test_a_card_line_leaves_out_a_lead_in_that_only_announces_the_fact() -> None
         ("Update- alice moved.", "alice moved."),
         ("Update -alice moved.", "alice moved."),
         ("News--alice moved.", "alice moved."),
+        ("Update:- alice moved.", "alice moved."),  # probe H: "- alice moved."
         # An unspaced hyphen joins a word: no lead-in ends there.
         ("News-anchor alice reads the news.", "News-anchor alice reads the news."),
         ("Update-to-date alice.", "Update-to-date alice."),
