@@ -9,7 +9,7 @@ a cycle between them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from graph.db import Database, Row, Tx
 from graph.errors import InvalidInput, LimitExceeded, NotFound
@@ -192,7 +192,7 @@ async def below(
 ) -> RelatedPage:
     """The peers below `peer` (see RelatedQuery); NotFound for no such peer."""
     q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
-    return await _read_page(db, q, "list_sub_peers")
+    return await _page(db, q, await db.read_one("list_sub_peers", **q.params()))
 
 
 async def above(
@@ -209,13 +209,10 @@ async def above(
 ) -> RelatedPage:
     """The peers above `peer` (see RelatedQuery); NotFound for no such peer."""
     q = RelatedQuery(workspace, peer, depth, limit, after, skip, after_distance, from_end)
-    return await _read_page(db, q, "list_parent_peers")
+    return await _page(db, q, await db.read_one("list_parent_peers", **q.params()))
 
 
-async def _read_page(
-    db: Database, q: RelatedQuery, statement: Literal["list_sub_peers", "list_parent_peers"]
-) -> RelatedPage:
-    row = await db.read_one(statement, **q.params())
+async def _page(db: Database, q: RelatedQuery, row: Row | None) -> RelatedPage:
     if row is None or not row["found"]:
         await workspaces.get(db, q.workspace)  # a missing workspace is named as such
     return q.page(row)
