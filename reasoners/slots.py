@@ -16,18 +16,20 @@ class Slots:
     def __init__(self, running: int, waiting: int, what: str) -> None:
         self.running, self.waiting, self.what = running, waiting, what
         self._free: asyncio.Semaphore | None = None  # made on first use, on the serving loop
-        self._queued = 0
+        self._queued = 0  # waiting callers that may be refused
+        self._patient = 0  # waiting callers that may not (not counted against `waiting`)
         self._running = 0
 
     @property
     def idle(self) -> bool:
         """Nothing runs or waits: the limiter may be dropped and made again."""
-        return self._queued == 0 and self._running == 0
+        return self._queued == 0 and self._patient == 0 and self._running == 0
 
     @contextlib.asynccontextmanager
     async def take(self, *, may_refuse: bool = True) -> AsyncIterator[None]:
         """A turn; with `may_refuse` false, waited for however many wait (for callers whose
-        number is bounded elsewhere)."""
+        number is bounded elsewhere), and not counted among those `waiting` bounds: counted,
+        they had every other caller refused."""
         if self._free is None:
             self._free = asyncio.Semaphore(self.running)
         if may_refuse and self._free.locked() and self._queued >= self.waiting:
@@ -35,11 +37,17 @@ class Slots:
                 f"{self.running} {self.what} are in progress and {self._queued} wait; "
                 "send this one again shortly"
             )
-        self._queued += 1
+        if may_refuse:
+            self._queued += 1
+        else:
+            self._patient += 1
         try:
             await self._free.acquire()
         finally:
-            self._queued -= 1
+            if may_refuse:
+                self._queued -= 1
+            else:
+                self._patient -= 1
         self._running += 1
         try:
             yield

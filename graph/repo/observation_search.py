@@ -198,7 +198,16 @@ async def text_candidates(
     return await text_by_key_parts(query.keys(workspace), limit, search)
 
 
-AS_OF_SCAN = 1000  # beliefs per representation an asOf read ranks by their counts then
+AS_OF_SCAN = 1000  # beliefs an asOf read ranks by their counts then, over its representations
+
+
+def _derived_scan(most_derived: int, as_of: datetime | None, keys: int) -> int:
+    """How many of each representation's most derived beliefs today the read takes: as of a
+    time, more, to be ranked by their counts then (a count then is at most today's); the
+    AS_OF_SCAN shared out, so a read aggregating thousands of sub-peers stays bounded."""
+    if as_of is None or most_derived == 0:
+        return most_derived
+    return max(most_derived, AS_OF_SCAN // max(keys, 1))
 
 
 @dataclass(frozen=True)
@@ -227,9 +236,7 @@ async def top(
         exclude_session_ids=params["exclude_session_ids"],
         exclude_derived=params["exclude_derived"],
         most_derived=most_derived,
-        # As of a time, today's most derived are read further, to be ranked by their counts
-        # then.
-        derived_scan=most_derived if params["as_of"] is None else max(most_derived, AS_OF_SCAN),
+        derived_scan=_derived_scan(most_derived, params["as_of"], len(params["keys"])),
         most_recent=most_recent,
     )
     if row is None:

@@ -198,6 +198,16 @@ async def refuse_if_being_deleted(db: Database, name: str) -> None:
         raise NotFound(f"workspace {name!r} is being deleted")
 
 
+async def refuse_if_gone(db: Database, name: str) -> None:
+    """NOT_FOUND, saying which, when the workspace does not exist or its deletion began; in one
+    read."""
+    held = await db.read_one("get_workspace", workspace=name)
+    if not _exists(held):
+        raise NotFound(f"workspace {name!r} does not exist")
+    if _deletion_mark(held) is not None:
+        raise NotFound(f"workspace {name!r} is being deleted")
+
+
 async def refuse_if_marked(tx: Tx, name: str) -> None:
     """NOT_FOUND once the workspace's deletion mark is committed (or it is gone). Read
     without its lock: a write racing a running deletion's start may still commit, and that

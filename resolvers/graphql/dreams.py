@@ -231,13 +231,14 @@ class DreamSubscription:
                 _require_view(info, workspace, observer, observed)
                 count = latest()
                 if count == GONE:
-                    # Its workspace's deletion, or the workspace gone, named as such.
-                    await workspaces.refuse_if_being_deleted(db, workspace)
-                    await workspaces.get(db, workspace)
+                    # Its workspace's deletion, or the workspace gone, named as such: a read in
+                    # the share, as every stream of the workspace ends at once.
+                    async with share_for(services, info.context.principal, may_refuse=False):
+                        await workspaces.refuse_if_gone(db, workspace)
                     who = " or ".join(repr(p) for p in dict.fromkeys((observer, observed)))
                     raise NotFound(
-                        f"peer {who} no longer exists in {workspace!r} (purged, merged away "
-                        "or renamed)"
+                        f"peer {who} no longer exists in workspace {workspace!r} (purged, "
+                        "merged away or renamed)"
                     )
                 if count is not None and seen is not None and count < seen:
                     after_run = 0  # made again since (its runs start over): follow the new one

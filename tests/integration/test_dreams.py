@@ -1210,8 +1210,8 @@ async def test_a_stream_ends_when_its_peer_is_purged(
     result = await asyncio.wait_for(waiting, 5)
     assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND", result
     assert result.errors[0].message == (
-        f"peer 'agent' or 'alice' no longer exists in {workspace!r} (purged, merged away or "
-        "renamed)"
+        f"peer 'agent' or 'alice' no longer exists in workspace {workspace!r} (purged, merged "
+        "away or renamed)"
     )
 
 
