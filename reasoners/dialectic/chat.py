@@ -42,7 +42,12 @@ from reasoners.dialectic.citations import (
 )
 from reasoners.dialectic.evidence import ObservationItem, View
 from reasoners.dialectic.levels import DEFAULT_LEVELS, ReasoningLevel, ReasoningLevels
-from reasoners.dialectic.prompt import BUDGET_SPENT, dialectic_messages, extractive_text
+from reasoners.dialectic.prompt import (
+    BUDGET_SPENT,
+    dialectic_messages,
+    extractive_text,
+    fit_evidence,
+)
 from reasoners.dialectic.tool_results import MessageItem
 from reasoners.dialectic.tools import Toolbox
 from reasoners.embeddings.model import Embedder, embed_async
@@ -136,7 +141,10 @@ class Conversation:
             answer=extractive_text(self.view, self.prefetched, self.turns),
             mode=EXTRACTIVE_MODE,
             level=self.level.name,
-            citations=cite_all(self.prefetched, self.turns, self.toolbox.evidence),
+            # What the answer shows: beliefs past the evidence budget are not in it.
+            citations=cite_all(
+                fit_evidence(self.prefetched).items, self.turns, self.toolbox.evidence
+            ),
             iterations=0,
             tool_calls=0,
             usage=Usage(),

@@ -6,7 +6,7 @@ call and providers can cache it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from reasoners.dialectic.evidence import ObservationItem, View, day
@@ -72,22 +72,38 @@ def view_name(view: View) -> str:
 EVIDENCE_CHARS = 24_000
 
 
-def render_evidence(items: list[ObservationItem], limit: int = EVIDENCE_CHARS) -> str:
+@dataclass(frozen=True)
+class Fitted:
+    """The evidence as it fits the budget: the items shown (some without their premises and
+    sources), and how many were left out."""
+
+    items: list[ObservationItem]
+    left_out: int
+
+
+def fit_evidence(items: list[ObservationItem], limit: int = EVIDENCE_CHARS) -> Fitted:
     """The items, whole while they fit in `limit` characters; past it, each without its
-    premises and sources (their ids stay, for the tools to read), then none but a count."""
-    shown: list[str] = []
+    premises and sources (its premises' ids stay, for the tools to read), then none."""
+    shown: list[ObservationItem] = []
     used = 0
     for index, item in enumerate(items):
-        for text in (item.render(), replace(item, premises=(), sources=[]).render()):
-            if used + len(text) <= limit:
-                shown.append(text)
-                used += len(text) + 1
+        for form in (item, replace(item, premises=(), sources=[])):
+            size = len(form.render())
+            if used + size <= limit:
+                shown.append(form)
+                used += size + 1
                 break
         else:
-            left = len(items) - index
-            shown.append(f"({left} more left out for length: search_observations reads them)")
-            break
-    return "\n".join(shown)
+            return Fitted(shown, len(items) - index)
+    return Fitted(shown, 0)
+
+
+def render_evidence(fitted: Fitted, *, tools: bool) -> str:
+    lines = [item.render() for item in fitted.items]
+    if fitted.left_out:
+        reads = ": search_observations reads them" if tools else ""
+        lines.append(f"({fitted.left_out} more left out for length{reads})")
+    return "\n".join(lines)
 
 
 MAX_NAMED = 20  # sub-peers or sessions named in the question; the tools show the rest
@@ -140,7 +156,8 @@ def dialectic_messages(
     if card:
         parts.append("\nPeer card (stable facts):\n" + "\n".join(f"- {e}" for e in card))
     if prefetched:
-        parts.append("\nObservations most similar to the question:\n" + render_evidence(prefetched))
+        shown = render_evidence(fit_evidence(prefetched), tools=tools)
+        parts.append("\nObservations most similar to the question:\n" + shown)
     else:
         parts.append("\nNo observations in this memory are similar to the question.")
     if turns:
@@ -166,7 +183,7 @@ def extractive_text(view: View, items: list[ObservationItem], turns: list[Messag
     if items:
         parts.append(
             f"The observations in {view_name(view)} closest to it, with the messages they "
-            "came from:\n\n" + render_evidence(items)
+            "came from:\n\n" + render_evidence(fit_evidence(items), tools=False)
         )
     else:
         parts.append(f"There are no observations in {view_name(view)} related to it.")

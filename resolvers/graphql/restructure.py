@@ -232,7 +232,8 @@ class RestructureMutation:
     @strawberry.mutation(
         description="Delete messages: they leave every read (lists, search, context, chat). "
         "Beliefs taken only from them turn stale, and so does everything derived from those; "
-        "dreams then reconcile them. A peer key may delete only its own peer's messages."
+        "dreams then reconcile them. A peer key may delete only its own peer's messages "
+        "(another's is NOT_FOUND, as an id that does not exist); a session key none."
     )
     async def delete_messages(
         self, info: Info, workspace: Workspace, ids: MessageIds
@@ -249,7 +250,8 @@ class RestructureMutation:
         description="Replace a message's content. Beliefs taken from it, and everything derived "
         "from those, turn stale; the message is read again for new beliefs, and dreams "
         "reconcile the old ones against the new text. A peer key may edit only its own "
-        "peer's messages."
+        "peer's messages (another's is NOT_FOUND, as an id that does not exist); a session "
+        "key none."
     )
     async def edit_message(
         self,

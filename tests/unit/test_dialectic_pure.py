@@ -33,6 +33,7 @@ from reasoners.dialectic.prompt import (
     EVIDENCE_CHARS,
     dialectic_messages,
     extractive_text,
+    fit_evidence,
     render_evidence,
 )
 from reasoners.dialectic.tool_results import MessageItem
@@ -188,15 +189,18 @@ def test_the_opening_evidence_stays_within_its_budget() -> None:
     ]
     whole = "\n".join(b.render() for b in beliefs)
     assert len(whole) > 4 * EVIDENCE_CHARS  # what it wrote before
-    shown = render_evidence(beliefs)
+    shown = render_evidence(fit_evidence(beliefs), tools=True)
     assert len(shown) <= EVIDENCE_CHARS + 100
     # Every belief is named; those past the budget with their premises' ids, not their text.
     assert all(f"[obs:b-{i}]" in shown for i in range(8))
     assert "premises: [obs:f-0], [obs:f-1]" in shown
-    # Past even that, a count of what was left out.
-    tight = render_evidence(beliefs, limit=300)
-    assert tight.endswith("more left out for length: search_observations reads them)")
-    assert render_evidence([LIVES]) == LIVES.render()
+    # Past even that, a count of what was left out (and where to read it, given tools).
+    tight = fit_evidence(beliefs, limit=300)
+    assert len(tight.items) < len(beliefs) and tight.left_out == len(beliefs) - len(tight.items)
+    said = render_evidence(tight, tools=True)
+    assert said.endswith("more left out for length: search_observations reads them)")
+    assert render_evidence(tight, tools=False).endswith("more left out for length)")
+    assert render_evidence(fit_evidence([LIVES]), tools=True) == LIVES.render()
 
 
 def test_self_model_is_named_as_such() -> None:
