@@ -11,9 +11,9 @@ below the pool: one operation may read several things at once (a `context` up to
 Subscriptions are not counted here: the dreamEvents and queueStatus streams share their polls
 and take their holder's share themselves for their own reads (their first reads, and each page
 of runs a dreamEvents stream reads once its count moved), waiting for it however many wait (the
-socket limits bound them), and chatStream takes it until its
-first event (as a streamed REST chat holds it until its answer starts), streaming the rest
-outside it. Shares apply only with auth on: without keys, nothing tells clients apart.
+socket limits bound them), and chatStream takes it until its first event (as a streamed REST
+chat holds it until its answer starts), streaming the rest outside it. Shares apply only with
+auth on: without keys, nothing tells clients apart.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from strawberry.scalars import JSON
 
 from graph.errors import InvalidInput
 from graph.records import FileChunkRecord, FileRecord
-from graph.repo import files, members
+from graph.repo import files, members, workspaces
 from graph.validation import check_stored_path
 from reasoners.peers.files import FileWriter
 from reasoners.search.files import search_files
@@ -177,6 +177,8 @@ class FileQuery:
             query,
             page_size(info.context, limit),
         )
+        if not hits:  # none, as for a peer with no files; a missing workspace is named
+            await workspaces.get(services.db, workspace)
         return [FileHit.of(h) for h in hits]
 
 

@@ -163,6 +163,7 @@ async def test_a_lookup_in_a_missing_workspace_names_the_workspace(gql: GraphQLC
         'peerCard(workspace: $w, observer: "a") { entries }',
         'subPeers(workspace: $w, peer: "a") { peer { name } }',
         'parentPeers(workspace: $w, peer: "a") { peer { name } }',
+        'searchFiles(workspace: $w, peer: "a", query: "x") { path }',
     ):
         body = await gql.raw(f"query($w: String!) {{ {field} }}", {"w": "no-such-workspace"})
         assert [e["message"] for e in body["errors"]] == [
