@@ -75,9 +75,10 @@ EVIDENCE_CHARS = 24_000
 @dataclass(frozen=True)
 class Fitted:
     """The evidence as it fits the budget: the items shown (some without their premises and
-    sources), and how many were left out."""
+    sources) with their text, and how many were left out."""
 
     items: list[ObservationItem]
+    texts: list[str]
     left_out: int
 
 
@@ -85,21 +86,23 @@ def fit_evidence(items: list[ObservationItem], limit: int = EVIDENCE_CHARS) -> F
     """The items, whole while they fit in `limit` characters; past it, each without its
     premises and sources (its premises' ids stay, for the tools to read), then none."""
     shown: list[ObservationItem] = []
+    texts: list[str] = []
     used = 0
     for index, item in enumerate(items):
         for form in (item, replace(item, premises=(), sources=[])):
-            size = len(form.render())
-            if used + size <= limit:
+            text = form.render()
+            if used + len(text) <= limit:
                 shown.append(form)
-                used += size + 1
+                texts.append(text)
+                used += len(text) + 1
                 break
         else:
-            return Fitted(shown, len(items) - index)
-    return Fitted(shown, 0)
+            return Fitted(shown, texts, len(items) - index)
+    return Fitted(shown, texts, 0)
 
 
 def render_evidence(fitted: Fitted, *, tools: bool) -> str:
-    lines = [item.render() for item in fitted.items]
+    lines = list(fitted.texts)
     if fitted.left_out:
         reads = ": search_observations reads them" if tools else ""
         lines.append(f"({fitted.left_out} more left out for length{reads})")

@@ -44,11 +44,11 @@ class Turns:
     @contextmanager
     def turn(self, *, urgent: bool) -> Iterator[None]:
         with self._changed:
-            ticket = self._next_ticket
+            ticket = -1  # urgent callers take none: they do not queue among themselves
             if urgent:
                 self._urgent_waiting += 1
             else:
-                self._next_ticket += 1
+                ticket, self._next_ticket = self._next_ticket, self._next_ticket + 1
                 self._bulk_waiting.append(ticket)
             try:
                 while not self._may_go(urgent, ticket):
