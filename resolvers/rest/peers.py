@@ -143,7 +143,10 @@ async def get_card(call: Call) -> Response:
     observer = call.path("peer")
     target = call.query(CardQuery).target or observer
     _require_view(call, observer, target)
-    card = await peer_cards.get(call.services.db, call.workspace, observer, target)
+    db = call.services.db
+    card = await peer_cards.get(db, call.workspace, observer, target)
+    if not card.entries:  # none, as for a peer with no card; a missing workspace is named
+        await workspaces.get(db, call.workspace)
     return JSONResponse({"peer_card": card.entries or None})
 
 

@@ -120,6 +120,8 @@ async def representation(call: Call) -> Response:
             search_max_distance=body.search_max_distance,
         ),
     )
+    if not found:  # none, as for a peer with no beliefs; a missing workspace is named
+        await workspaces.get(call.services.db, call.workspace)
     return JSONResponse({"representation": shapes.representation(found)})
 
 
@@ -141,7 +143,8 @@ async def peer_context(call: Call) -> Response:
         ),
     )
     db = call.services.db
-    used = card_used(await workspaces.configuration_of(db, call.workspace))
+    # Read, not just its configuration: a missing workspace is named, not answered empty.
+    used = card_used((await workspaces.get(db, call.workspace)).configuration)
     card = await peer_cards.get(db, call.workspace, observer, observed)
     lines = await lines_in_view(db, call.workspace, card, ObservationQuery(observer, observed))
     return JSONResponse(

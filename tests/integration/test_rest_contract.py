@@ -285,6 +285,24 @@ async def test_reads_of_a_missing_workspace_are_not_found_and_create_nothing(
         ),
     ):
         assert (await rest.post(f"/workspaces/{name}/{path}", json=body)).status_code == 404
+    # The peer's card, representation and context answered 200 with nothing in them.
+    w = f"/workspaces/{name}"
+    for method, path, body in (
+        ("GET", f"{w}/peers/a/card", None),
+        ("POST", f"{w}/peers/a/representation", {}),
+        ("GET", f"{w}/peers/a/context", None),
+        ("POST", f"{w}/peers/a/chat", {"query": "hi"}),
+        ("POST", f"{w}/peers/a/search", {"query": "hi"}),
+        ("GET", f"{w}/sessions/s/context", None),
+        ("GET", f"{w}/sessions/s/summaries", None),
+        ("GET", f"{w}/peers/a/members", None),
+        ("GET", f"{w}/peers/a/files", None),
+    ):
+        r = await rest.request(method, path, json=body)
+        assert (r.status_code, r.json()) == (
+            404,
+            {"detail": f"workspace {name!r} does not exist"},
+        ), path
     for query in (
         "query($w: String!) { jobs(workspace: $w) { id } }",
         "query($w: String!) { peers(workspace: $w) { nodes { name } } }",
