@@ -300,8 +300,8 @@ _ANNOUNCED = re.compile(
     r"(?i)(?:(?:big|good|bad|great|exciting|some|quick|latest|life|news)\s+)?"
     r"(?:news|update|correction|fyi|heads[\s-]up|guess what)"
     # A hyphen ends it only when spaced on a side: unspaced, it joins a word ("News-anchor").
-    # "Update:- " is one separator.
-    r"(?:\s*(?::|\?|--|[\u2013\u2014])(?:\s*-(?=\s))?|\s+-|-(?=\s))\s*"
+    # "Update:- " is one separator; a hyphen before a digit is a minus ("Update -1 degrees").
+    r"(?:\s*(?::|\?|--|[\u2013\u2014])(?:\s*-(?=\s))?|\s+-(?![\d.])|-(?=\s))\s*"
 )
 
 

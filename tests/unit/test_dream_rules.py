@@ -323,6 +323,9 @@ def test_a_card_line_leaves_out_a_lead_in_that_only_announces_the_fact() -> None
         # An unspaced hyphen joins a word: no lead-in ends there.
         ("News-anchor alice reads the news.", "News-anchor alice reads the news."),
         ("Update-to-date alice.", "Update-to-date alice."),
+        # A spaced hyphen before a number is its sign, not a dash.
+        ("Update -1 degrees in Oslo.", "Update -1 degrees in Oslo."),
+        ("News -.5 percent growth.", "News -.5 percent growth."),
     ],
 )
 def test_a_lead_in_ends_at_a_colon_or_a_dash_not_a_joining_hyphen(
