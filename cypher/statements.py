@@ -235,6 +235,7 @@ Statement = Literal[
     "move_scope_observations",
     "note_job",
     "note_purge_followups",
+    "peer_is_below",
     "ping",
     "prune_observations",
     "read_message_properties",

@@ -12,11 +12,11 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from graph.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
+from graph.errors import Forbidden, InvalidInput, Unauthenticated
 from graph.validation import check_name
 
 PREFIX = "bgk_"
@@ -128,16 +128,6 @@ class Principal:
 
 
 ADMIN = Principal(KeyScope.ADMIN)
-
-
-def seen_only_if(check: Callable[[], object], missing: NotFound) -> None:
-    """Run the key check `check` on a thing looked up by id; refused, the key is told
-    `missing`, the answer for an id that does not exist: told FORBIDDEN instead, a narrow key
-    learnt which ids exist beyond its reach."""
-    try:
-        check()
-    except Forbidden:
-        raise missing from None
 
 
 def _b64(data: bytes) -> str:

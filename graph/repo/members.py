@@ -218,6 +218,12 @@ async def _page(db: Database, q: RelatedQuery, row: Row | None) -> RelatedPage:
     return q.page(row)
 
 
+async def is_below(db: Database, workspace: str, peer: str, ancestor: str) -> bool:
+    """Whether `peer` is below `ancestor` (a sub-peer of it, or of a peer below it)."""
+    row = await db.read_one("peer_is_below", workspace=workspace, peer=peer, ancestor=ancestor)
+    return row is not None
+
+
 async def aggregation_set(
     db: Database, workspace: str, peer: str, *, depth: int, max_peers: int
 ) -> list[str]:

@@ -14,7 +14,8 @@ from graph.repo import messages, observations, peers, sessions, workspaces
 from graph.repo.observation_search import ObservationQuery
 from graph.validation import check_name
 from reasoners.search.messages import search_messages
-from resolvers.auth import KeyScope, seen_only_if
+from resolvers.auth import KeyScope
+from resolvers.by_id import read_by_id
 from resolvers.graphql.belief_types import Observation, ObservationDetail
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
@@ -191,10 +192,15 @@ class Query:
     ) -> Message | None:
         principal = info.context.principal
         principal.in_workspace(workspace)
-        record = await messages.get(info.context.services.db, workspace, str(id))
-        seen_only_if(
-            lambda: principal.require_peer_or_session(workspace, record.peer, record.session),
-            messages.missing(workspace, str(id)),
+        db = info.context.services.db
+        record = await messages.get(db, workspace, str(id))
+        await read_by_id(
+            principal,
+            db,
+            workspace,
+            check=lambda: principal.require_peer_or_session(workspace, record.peer, record.session),
+            missing=messages.missing(workspace, str(id)),
+            about=record.peer,
         )
         return Message.of(record)
 
@@ -360,11 +366,16 @@ class Query:
     ) -> ObservationDetail | None:
         principal = info.context.principal
         principal.in_workspace(workspace)
-        detail = await observations.get_detail(info.context.services.db, workspace, str(id))
+        db = info.context.services.db
+        detail = await observations.get_detail(db, workspace, str(id))
         o = detail.observation
         if principal.peer not in (o.observer, o.observed):
-            seen_only_if(
-                lambda: principal.require_workspace(workspace),
-                observations.missing(workspace, str(id)),
+            await read_by_id(
+                principal,
+                db,
+                workspace,
+                check=lambda: principal.require_workspace(workspace),
+                missing=observations.missing(workspace, str(id)),
+                about=o.observed,
             )
         return ObservationDetail.of(detail)

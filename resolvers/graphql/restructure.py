@@ -18,7 +18,8 @@ from graph.errors import NotFound
 from graph.repo import messages, observations
 from graph.validation import check_id_count
 from reasoners.peers import invalidation, merges, purge, splits
-from resolvers.auth import KeyScope, seen_only_if
+from resolvers.auth import KeyScope
+from resolvers.by_id import change_by_id
 from resolvers.graphql.belief_types import Observation
 from resolvers.graphql.context import Info
 from resolvers.graphql.types import Message
@@ -125,18 +126,27 @@ MessageIds = Annotated[
 async def _own_messages(info: Info, workspace: str, ids: list[str]) -> None:
     """A workspace key may act on any message, a peer key only on messages its peer sent: to
     it, another peer's message is not found, in the words of an id that does not exist (told
-    FORBIDDEN, naming the sender, it learnt which ids exist and whose they are)."""
+    FORBIDDEN, naming the sender, it learnt which ids exist and whose they are), unless its
+    sender is below the key's peer, whose messages the key reads."""
     principal = info.context.principal
     principal.in_workspace(workspace)
     if principal.scope is KeyScope.SESSION:
         principal.require_workspace(workspace)  # refused whatever the ids: it tells nothing
-    found = {m.id: m for m in await messages.by_ids(info.context.services.db, workspace, ids)}
+    db = info.context.services.db
+    found = {m.id: m for m in await messages.by_ids(db, workspace, ids)}
     for ident in sorted(set(ids)):
         missing = NotFound(f"no live message with id {ident!r} in workspace {workspace!r}")
         message = found.get(ident)
         if message is None:
             raise missing
-        seen_only_if(partial(principal.require_peer, workspace, message.peer), missing)
+        await change_by_id(
+            principal,
+            db,
+            workspace,
+            check=partial(principal.require_peer, workspace, message.peer),
+            missing=missing,
+            about=message.peer,
+        )
 
 
 @strawberry.type(description="A peer rename, merge or split, queued as resumable jobs.")
@@ -233,7 +243,8 @@ class RestructureMutation:
         description="Delete messages: they leave every read (lists, search, context, chat). "
         "Beliefs taken only from them turn stale, and so does everything derived from those; "
         "dreams then reconcile them. A peer key may delete only its own peer's messages "
-        "(another's is NOT_FOUND, as an id that does not exist); a session key none."
+        "(another's is NOT_FOUND, as an id that does not exist; a sub-peer's, which it reads, "
+        "FORBIDDEN); a session key none."
     )
     async def delete_messages(
         self, info: Info, workspace: Workspace, ids: MessageIds
@@ -250,8 +261,8 @@ class RestructureMutation:
         description="Replace a message's content. Beliefs taken from it, and everything derived "
         "from those, turn stale; the message is read again for new beliefs, and dreams "
         "reconcile the old ones against the new text. A peer key may edit only its own "
-        "peer's messages (another's is NOT_FOUND, as an id that does not exist); a session "
-        "key none."
+        "peer's messages (another's is NOT_FOUND, as an id that does not exist; a sub-peer's, "
+        "which it reads, FORBIDDEN); a session key none."
     )
     async def edit_message(
         self,

@@ -19,7 +19,7 @@ from graph.repo.observation_search import ObservationQuery
 from reasoners.ingest.beliefs import BeliefInput, add_beliefs
 from reasoners.peers.invalidation import delete_observation
 from reasoners.search.observations import search_observations
-from resolvers.auth import seen_only_if
+from resolvers.by_id import below_key_peer, read_by_id
 from resolvers.rest import shapes
 from resolvers.rest.http import Call, no_content
 from resolvers.rest.paging import PageQuery, page_of, page_slice, read_all
@@ -167,15 +167,26 @@ async def _derived_from(call: Call, chosen: Selection) -> list[ObservationRecord
     assert chosen.source is not None
     call.principal.in_workspace(call.workspace)
     current = await observations.current_dependents(call.services.db, call.workspace, chosen.source)
-    return [o for o in current if _kept(o, chosen) and _allowed(call, o)]
+    return await _readable(call, [o for o in current if _kept(o, chosen)])
 
 
-def _allowed(call: Call, o: ObservationRecord) -> bool:
-    try:
-        require_view(call, o.observer, o.observed)
-        return True
-    except Forbidden:
-        return False
+async def _readable(call: Call, found: list[ObservationRecord]) -> list[ObservationRecord]:
+    """Those of `found` the key reads: its views', and those about a peer below the key's
+    peer (each such peer checked once)."""
+    below: dict[str, bool] = {}
+    kept = []
+    for o in found:
+        try:
+            require_view(call, o.observer, o.observed)
+        except Forbidden:
+            if o.observed not in below:
+                below[o.observed] = await below_key_peer(
+                    call.principal, call.services.db, call.workspace, o.observed
+                )
+            if not below[o.observed]:
+                continue
+        kept.append(o)
+    return kept
 
 
 async def create(call: Call) -> Response:
@@ -209,8 +220,9 @@ async def list_all(call: Call) -> Response:
         found = []
         for ident in dict.fromkeys(chosen.ids):  # each once, however often it is named
             o = await stated_observations.find_current(db, call.workspace, ident)
-            if o is not None and _kept(o, chosen) and _allowed(call, o):
+            if o is not None and _kept(o, chosen):
                 found.append(o)
+        found = await _readable(call, found)
         found.sort(key=lambda o: (o.created_at, o.id))
     elif chosen.observer is not None and chosen.observed is not None:
         q = _query(chosen)
@@ -266,9 +278,13 @@ async def _owned(call: Call) -> ObservationRecord:
     o = await stated_observations.get_current(
         call.services.db, call.workspace, call.path("conclusion")
     )
-    seen_only_if(
-        lambda: require_view(call, o.observer, o.observed),
-        observations.missing(call.workspace, o.id),
+    await read_by_id(
+        call.principal,
+        call.services.db,
+        call.workspace,
+        check=lambda: require_view(call, o.observer, o.observed),
+        missing=observations.missing(call.workspace, o.id),
+        about=o.observed,
     )
     return o
 

@@ -25,7 +25,8 @@ from reasoners.ingest.messages import (
     validate_batch,
 )
 from reasoners.ingest.pdf_reader import read_pdf
-from resolvers.auth import KeyScope, seen_only_if
+from resolvers.auth import KeyScope
+from resolvers.by_id import read_by_id
 from resolvers.connected import while_connected
 from resolvers.json_body import parse_json
 from resolvers.rest import shapes
@@ -167,9 +168,15 @@ async def get(call: Call) -> Response:
         raise missing
     if record.session != session:
         raise missing
-    seen_only_if(
-        lambda: principal.require_peer_or_session(call.workspace, record.peer, record.session),
-        missing,
+    await read_by_id(
+        principal,
+        call.services.db,
+        call.workspace,
+        check=lambda: principal.require_peer_or_session(
+            call.workspace, record.peer, record.session
+        ),
+        missing=missing,
+        about=record.peer,
     )
     return JSONResponse(shapes.message(record))
 

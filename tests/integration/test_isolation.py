@@ -1194,7 +1194,7 @@ async def all_messages(api: Api, side: Side) -> list[dict[str, Any]]:
     return nodes
 
 
-async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
+async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World, services: Services) -> None:
     a = world.a
     alice = a.key(KeyScope.PEER)
     w = a.name
@@ -1220,11 +1220,20 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     assert await api.error_code(SEARCH, {"w": w, "f": {"peer": "bob"}}, key=alice) == "FORBIDDEN"
     own_message = {"w": w, "id": a.messages[("alice", "s2")]}
     assert (await api.ok(MESSAGE, own_message, key=alice))["message"]["peer"] == "alice"
+    # bob's, its sub-peer's, opens by id, as the search above lists it (it was NOT_FOUND); it
+    # may not change it, and is told so, as it may read it.
     bobs = {"w": w, "id": a.messages[("bob", "s1")]}
-    assert await unseen(api, MESSAGE, bobs, alice)
-    # Nor may it act on it, told so as for an id that does not exist (probe H: FORBIDDEN,
-    # naming the sender).
-    assert await unseen(api, CASE["Mutation.editMessage"].document, {**bobs, "c": "x"}, alice)
+    assert (await api.ok(MESSAGE, bobs, key=alice))["message"]["peer"] == "bob"
+    edit = CASE["Mutation.editMessage"].document
+    assert await api.error_code(edit, {**bobs, "c": "x"}, key=alice) == "FORBIDDEN"
+    # A message of a peer outside its tree is unseen, as an id that does not exist; nor may it
+    # act on it, told so in the same words (probe H: FORBIDDEN, naming the sender).
+    said = [{"peer": a.own_peer, "content": "not alice's to see"}]
+    added = await api.ok(ADD_MESSAGES, {"w": w, "s": "s1", "msgs": said}, key=ADMIN_KEY)
+    others = {"w": w, "id": added["addMessages"]["messages"][0]["id"]}
+    a.messages[(a.own_peer, "s1")] = others["id"]
+    assert await unseen(api, MESSAGE, others, alice)
+    assert await unseen(api, edit, {**others, "c": "x"}, alice)
 
     # Representations where it is the observer or the observed, no others.
     as_observer = await api.ok(
@@ -1248,8 +1257,12 @@ async def test_a_peer_key_acts_only_as_its_peer(api: Api, world: World) -> None:
     assert await api.error_code(OBSERVATIONS, others, key=alice) == "FORBIDDEN"
     own_belief = {"w": w, "id": a.observations["bob->alice"]}
     await api.ok(OBSERVATION, own_belief, key=alice)
+    # bob's view of itself opens by id, as the aggregated read above lists it.
     bobs_belief = {"w": w, "id": a.observations["bob->bob"]}
-    assert await unseen(api, OBSERVATION, bobs_belief, alice)
+    got = await api.ok(OBSERVATION, bobs_belief, key=alice)
+    assert got["observation"]["observation"]["id"] == a.observations["bob->bob"]
+    outside = await add_observation(services, a, a.own_peer, a.own_peer, source=(a.own_peer, "s1"))
+    assert await unseen(api, OBSERVATION, {"w": w, "id": outside}, alice)
 
     # It writes as alice, in any session, and never as bob (not even in a mixed batch).
     said = {"peer": "alice", "content": "alice again"}

@@ -1238,6 +1238,43 @@ async def test_a_session_key_is_told_only_that_another_sessions_message_is_not_i
         assert theirs.status_code == 403, theirs.text
 
 
+async def test_a_peer_key_opens_its_sub_peers_messages_and_conclusions_by_id(
+    rest: httpx.AsyncClient, secured: httpx.AsyncClient, workspace: str
+) -> None:
+    """Its aggregated reads list them; opened by id, they were "does not exist"."""
+    [_, bots, *_] = await seed(rest, workspace)
+    ws = f"/workspaces/{workspace}"
+    r = await rest.post(
+        f"{ws}/conclusions",
+        json={"conclusions": [{"content": "Asks", "observer_id": "bot", "observed_id": "bot"}]},
+    )
+    assert r.status_code == 201, r.text
+    conclusion = r.json()[0]["id"]
+    alice = key(KeyScope.PEER, workspace, peer="alice")
+    message = f"{ws}/sessions/s1/messages/{bots['id']}"
+    by_ids = {"filters": {"id": {"in": [conclusion]}}}
+
+    async def reads() -> list[int]:
+        return [
+            (await secured.get(message, headers=alice)).status_code,
+            (await secured.get(f"{ws}/conclusions/{conclusion}", headers=alice)).status_code,
+            len(
+                (await secured.post(f"{ws}/conclusions/list", json=by_ids, headers=alice)).json()[
+                    "items"
+                ]
+            ),
+        ]
+
+    assert await reads() == [404, 404, 0]  # bot is not below alice yet
+    assert (
+        await rest.post(f"{ws}/peers/alice/members", json={"peer_id": "bot"})
+    ).status_code == 201
+    assert await reads() == [200, 200, 1]
+    # Read, not changed: its key acts as alice only, and says so.
+    r = await secured.delete(f"{ws}/conclusions/{conclusion}", headers=alice)
+    assert r.status_code == 403, r.text
+
+
 async def test_a_deleted_sessions_messages_take_no_new_metadata(
     rest: httpx.AsyncClient, workspace: str
 ) -> None:
