@@ -203,6 +203,7 @@ Statement = Literal[
     "list_surviving_sources",
     "list_top_observations",
     "list_tree_peers",
+    "list_unfinished_restructure_jobs",
     "list_unit_head_jobs",
     "list_unkeyed_sessions",
     "list_vector_indexes",

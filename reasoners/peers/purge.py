@@ -380,8 +380,10 @@ async def purge_peer(
     async def begin(tx: Tx) -> purges.Held:
         # As a rename, merge or split starts: one at a time per workspace, and not while one
         # of those changes the peer (a merge into it would move data in as the purge erases).
+        # One dead-lettered part way runs no more: an erasure is not held up by it (run again,
+        # it finds its source or target gone, and moves nothing more).
         await lock_starts(tx, workspace)
-        await check_not_queued(tx, workspace, {peer})
+        await check_not_queued(tx, workspace, {peer}, dead_too=False)
         return await purges.begin_peer_in(tx, workspace, peer, lease=lease)
 
     record = await db.write_tx(begin)

@@ -32,19 +32,33 @@ async def lock_starts(tx: Tx, workspace: str) -> None:
         raise NotFound(f"workspace {workspace!r} does not exist")
 
 
-async def check_not_queued(tx: Tx, workspace: str, names: set[str]) -> None:
+async def check_not_queued(
+    tx: Tx, workspace: str, names: set[str], *, dead_too: bool = True
+) -> None:
     """Conflict when an unfinished rename, merge or split already changes one of `names`: the
-    second would run on what the first left (a target merged away, a source renamed). Run it
-    after `lock_starts`, in the transaction that queues the new operation."""
-    rows = await tx.rows("list_unit_head_jobs", key=restructure_unit(workspace), limit=10_000)
+    second would run on what the first left (a target merged away, a source renamed). One
+    dead-lettered part way is unfinished too, until `retryJobs` runs it to its end, unless not
+    `dead_too`. Run it after `lock_starts`, in the transaction that queues the new operation."""
+    rows = await tx.rows(
+        "list_unfinished_restructure_jobs", key=restructure_unit(workspace), limit=10_000
+    )
     for job in (JobRecord.from_row(r["job"]) for r in rows):
         shared = sorted(names & named_peers(job.kind, job.payload))
-        if shared:
+        if not shared or (job.status == "dead" and not dead_too):
+            continue
+        operation = job.payload.get("operation")
+        if job.status == "dead":
             raise Conflict(
-                f"peer {shared[0]!r} is already being renamed, merged or split (operation "
-                f"{job.payload.get('operation')}); start this one once that one has finished",
-                operation=job.payload.get("operation"),
+                f"peer {shared[0]!r} is part way through a rename, merge or split whose job "
+                f"failed every attempt (operation {operation}, job {job.id}: see its error in "
+                "jobs); run it again to its end with retryJobs, then start this one",
+                operation=operation,
             )
+        raise Conflict(
+            f"peer {shared[0]!r} is already being renamed, merged or split (operation "
+            f"{operation}); start this one once that one has finished",
+            operation=operation,
+        )
 
 
 async def check_not_purged(tx: Tx, workspace: str, names: set[str]) -> None:

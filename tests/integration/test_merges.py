@@ -701,6 +701,51 @@ async def test_operations_on_one_peer_do_not_queue_together(
     assert await queue_settled(s, workspace) == (0, 0)
 
 
+async def test_an_operation_dead_lettered_part_way_holds_its_peers_until_run_again(
+    services: Services, workspace: str
+) -> None:
+    """A dead-lettered job left the unit's head: a rename of its half-merged source, or
+    another merge of it, was let start, and run again it took the renamed source for moved."""
+    s = await two_identities(services, workspace)
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await statements.write(s.db, "dead_letter_jobs", workspace=workspace, error="ValueError: x")
+    for op in (
+        merges.Operation(["alicia"], "ally", False),
+        merges.Operation(["agent"], "alice", True),
+    ):
+        with pytest.raises(Conflict, match=r"failed every attempt .* retryJobs") as refused:
+            await merges.start(s.db, s.settings, workspace, op)
+        assert refused.value.details["operation"]
+    with pytest.raises(Conflict, match="failed every attempt"):
+        await splits.start(
+            s.db, s.settings, workspace, splits.Split("alice", [splits.Part("a2", ["s1"])])
+        )
+    # A peer it does not name is free; and an erasure is not held up by it.
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["agent"], "bot", False))
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["alice", "alicia", "bot"]
+    await job_admin.retry_dead(s.db, workspace, ids=None, session=None, peer=None)
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["alice", "bot"]
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alice"], "ally", False))
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["ally", "bot"]
+
+
+async def test_a_peer_a_dead_operation_names_may_still_be_purged(
+    services: Services, workspace: str
+) -> None:
+    s = await two_identities(services, workspace)
+    await merges.start(s.db, s.settings, workspace, merges.Operation(["alicia"], "alice", True))
+    await statements.write(s.db, "dead_letter_jobs", workspace=workspace, error="ValueError: x")
+    assert (await purge.purge_peer(s.db, s.settings, workspace, "alicia")).peers == 1
+    # Run again, it finds its source gone and ends, moving nothing more.
+    await job_admin.retry_dead(s.db, workspace, ids=None, session=None, peer=None)
+    await run_all(s, workspace)
+    assert await peer_names(s, workspace) == ["agent", "alice"]
+    assert await queue_settled(s, workspace) == (0, 0)
+
+
 async def test_operations_started_at_once_on_one_peer_queue_one(
     services: Services, workspace: str
 ) -> None:
