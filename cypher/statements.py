@@ -164,6 +164,7 @@ Statement = Literal[
     "list_dream_runs",
     "list_dream_runs_since",
     "list_files",
+    "list_files_by_number",
     "list_fulltext_definitions",
     "list_jobs",
     "list_legacy_indexes",

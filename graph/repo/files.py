@@ -180,6 +180,25 @@ async def list_files(
     return page(rows, limit, lambda r: FileRecord.from_row(r["file"]), file_cursor)
 
 
+async def numbered_page(
+    db: Database, workspace: str, peer: str, *, skip: int, limit: int, reverse: bool
+) -> tuple[list[FileRecord], int]:
+    """`limit` of the peer's files after the first `skip` in path order (`reverse`: the last
+    first), and how many it has. NotFound for a peer that does not exist."""
+    row = await db.read_one(
+        "list_files_by_number",
+        workspace=workspace,
+        peer=peer,
+        skip=skip,
+        limit=limit,
+        reverse=reverse,
+    )
+    if row is None or not row["found"]:
+        await peers.get(db, workspace, peer)  # names what is missing: the workspace or the peer
+    assert row is not None
+    return [FileRecord.from_row(f) for f in row["files"]], int(row["total"])
+
+
 def file_cursor(record: FileRecord) -> str:
     return encode(FILES, record.path)
 

@@ -17,7 +17,7 @@ from graph.repo import files
 from graph.validation import check_stored_path
 from reasoners.peers.files import FileWriter
 from resolvers.rest.http import Call, no_content
-from resolvers.rest.paging import PageQuery, numbered, read_all
+from resolvers.rest.paging import PageQuery, page_of
 from resolvers.rest.shapes import stamp
 
 
@@ -68,12 +68,15 @@ async def create(call: Call) -> Response:
 async def list_all(call: Call) -> Response:
     peer = _peer(call)
     query = call.query(PageQuery)
-    found = await read_all(
-        lambda after, limit: files.list_files(
-            call.services.db, call.workspace, peer, after=after, limit=limit
-        )
+    found, total = await files.numbered_page(
+        call.services.db,
+        call.workspace,
+        peer,
+        skip=(query.page - 1) * query.size,
+        limit=query.size,
+        reverse=query.reverse,
     )
-    return JSONResponse(numbered(found, query, file_json))
+    return JSONResponse(page_of(found, query, total, file_json))
 
 
 async def get(call: Call) -> Response:

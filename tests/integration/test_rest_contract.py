@@ -1128,6 +1128,26 @@ async def test_peer_files(rest: httpx.AsyncClient, workspace: str) -> None:
     assert [x["path"] for x in r.json()["items"]] == ["notes/bees.md"]
     assert (await rest.delete(f"{f}/notes/bees.md")).status_code == 204
     assert (await rest.get(f"{f}/notes/bees.md")).status_code == 404
+    # Numbered pages, cut where they are read: each page's files only, and the total.
+    for i in range(5):
+        r = await rest.post(f, json={"path": f"p{i}.md", "content": f"page {i}"})
+        assert r.status_code == 201, r.text
+    for query, paths in (
+        ("?size=2", ["p0.md", "p1.md"]),
+        ("?size=2&page=3", ["p4.md"]),
+        ("?size=2&reverse=true", ["p4.md", "p3.md"]),
+        ("?size=2&page=2&reverse=true", ["p2.md", "p1.md"]),
+        ("?size=2&page=4", []),
+    ):
+        body = (await rest.get(f"{f}{query}")).json()
+        assert [x["path"] for x in body["items"]] == paths, query
+        assert (body["total"], body["pages"]) == (5, 3), query
+    assert body["items"] == [] and body["page"] == 4
+    r = await rest.get(f"/workspaces/{workspace}/peers/nobody/files")
+    assert (r.status_code, r.json()["detail"]) == (
+        404,
+        f"peer 'nobody' does not exist in workspace '{workspace}'",
+    )
 
 
 # --- auth and isolation ------------------------------------------------------------------------
