@@ -3,9 +3,11 @@
 // A card keeps its place: card.md for a peer's card of itself, cards/<observer>.md otherwise.
 // On a path the target already uses, a card of the target's wins (the moved one is deleted,
 // with its chunks; dreams rebuild cards) and a user file moves to merged/<source>/<path>, or,
-// where that path is taken too (a file the target made there) or longer than $max_path
-// characters, to merged/<source>/<file id>/<name> (its last segment), else
-// merged/<source>/<file id>: a clash never fails the step (files are unique by path per peer).
+// where that path is taken too (a file the target made there, or one of the source's that
+// keeps its path as it moves: the batch's clash checks all read before any file moves) or
+// longer than $max_path characters, to merged/<source>/<file id>/<name> (its last segment),
+// else merged/<source>/<file id>: a clash never fails the step (files are unique by path per
+// peer).
 // Two cards of one batch can become one: the source's card of itself and the target's card of
 // the source are both the target's card of itself. The one the target wrote is kept.
 MATCH (f:File {workspace: $workspace})
@@ -37,9 +39,11 @@ WITH f, peer, observer, wanted, beaten, clash,
      CASE
        WHEN size(aside) <= $max_path
             AND NOT EXISTS { (:File {workspace: $workspace, peer: peer, path: aside}) }
+            AND NOT EXISTS { (:File {workspace: $workspace, peer: $source, path: aside}) }
          THEN aside
        WHEN size(by_id) <= $max_path
             AND NOT EXISTS { (:File {workspace: $workspace, peer: peer, path: by_id}) }
+            AND NOT EXISTS { (:File {workspace: $workspace, peer: $source, path: by_id}) }
          THEN by_id
        ELSE 'merged/' + $source + '/' + f.id
      END AS aside

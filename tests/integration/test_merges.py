@@ -500,6 +500,35 @@ async def test_a_file_whose_moved_aside_path_is_taken_or_too_long_still_moves(
     assert sorted(p.rsplit("/", 1)[1] for p in aside) == ["notes.md", "x.md"]
 
 
+async def test_a_file_moved_aside_onto_a_path_another_moved_file_keeps_still_moves(
+    services: Services, workspace: str
+) -> None:
+    """The source's notes.md moves aside to merged/alicia/notes.md, the path its own
+    merged/alicia/notes.md keeps: the target's files alone were checked for a clash."""
+    await make_peers(services, workspace, "alice", "alicia")
+    writer = FileWriter(services.db, services.embedder, services.tokens, services.settings)
+    for peer, path in (
+        ("alice", "notes.md"),
+        ("alicia", "notes.md"),
+        ("alicia", "merged/alicia/notes.md"),
+    ):
+        await writer.create(workspace, peer, path, f"# {peer} {path}")
+    await merges.start(
+        services.db, services.settings, workspace, merges.Operation(["alicia"], "alice", True)
+    )
+    await run_all(services, workspace)
+    done = await queue_status.status(services.db, workspace, None, None)
+    assert done.dead == 0 and done.pending == 0
+    listed = await files.list_files(services.db, workspace, "alice", after=None, limit=20)
+    contents = {f.path: f.content for f in listed.items}
+    assert len(contents) == 3 and sorted(contents.values()) == [
+        "# alice notes.md",
+        "# alicia merged/alicia/notes.md",
+        "# alicia notes.md",
+    ]
+    assert {"notes.md", "merged/alicia/notes.md"} <= set(contents), contents
+
+
 async def test_waiting_derive_jobs_join_the_units_of_the_peer_they_now_derive_for(
     services: Services, workspace: str
 ) -> None:
