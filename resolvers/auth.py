@@ -154,19 +154,18 @@ def bounded_ttl(
     return left if ttl_seconds is None else min(ttl_seconds, left)
 
 
-def issue_key(
-    secret: str,
-    principal: Principal,
-    *,
-    ttl_seconds: int | None = None,
-    now: float | None = None,
-) -> str:
-    needs = {
-        KeyScope.ADMIN: (),
-        KeyScope.WORKSPACE: ("workspace",),
-        KeyScope.PEER: ("workspace", "peer"),
-        KeyScope.SESSION: ("workspace", "session"),
-    }[principal.scope]
+# The names each scope's key holds.
+_NEEDS: dict[KeyScope, tuple[str, ...]] = {
+    KeyScope.ADMIN: (),
+    KeyScope.WORKSPACE: ("workspace",),
+    KeyScope.PEER: ("workspace", "peer"),
+    KeyScope.SESSION: ("workspace", "session"),
+}
+
+
+def check_key_shape(principal: Principal) -> None:
+    """INVALID_INPUT unless `principal` names exactly what its scope's key holds."""
+    needs = _NEEDS[principal.scope]
     for name in ("workspace", "peer", "session"):
         # A name the scope does not use would be dropped: `--workspace w` alone issued an
         # admin key (the default scope) with nothing to say so.
@@ -179,14 +178,22 @@ def issue_key(
         if not getattr(principal, name):
             raise InvalidInput(f"a {principal.scope.value} key needs {name}")
         check_name(getattr(principal, name), name)  # a key for a name that cannot exist
+
+
+def issue_key(
+    secret: str,
+    principal: Principal,
+    *,
+    ttl_seconds: int | None = None,
+    now: float | None = None,
+) -> str:
+    check_key_shape(principal)
     if ttl_seconds is not None and ttl_seconds < 1:
         raise InvalidInput(f"ttlSeconds must be at least 1, not {ttl_seconds}", field="ttlSeconds")
     issued = int(now if now is not None else time.time())
     claims: dict[str, object] = {"sc": principal.scope.value, "iat": issued}
-    for name in ("workspace", "peer", "session"):
-        value = getattr(principal, name)
-        if value is not None and name in needs:
-            claims[name[0]] = value
+    for name in _NEEDS[principal.scope]:
+        claims[name[0]] = getattr(principal, name)
     if ttl_seconds is not None:
         claims["exp"] = issued + ttl_seconds
     payload = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())

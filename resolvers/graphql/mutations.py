@@ -10,7 +10,7 @@ from graph.errors import InvalidInput
 from graph.repo import peers, sessions, workspaces
 from reasoners.ingest.messages import MessageInput as IngestItem
 from reasoners.ingest.messages import add_messages
-from resolvers.auth import KeyScope, Principal, bounded_ttl, issue_key
+from resolvers.auth import KeyScope, Principal, bounded_ttl, check_key_shape, issue_key
 from resolvers.graphql.context import Info
 from resolvers.graphql.inputs import (
     CreateConfigurationArg,
@@ -271,8 +271,8 @@ class Mutation:
         )
 
     @strawberry.mutation(
-        description="Issue an API key. Admin keys may issue any key; "
-        "workspace keys may issue peer and session keys of their workspace."
+        description="Issue an API key (with auth on: INVALID_INPUT otherwise). Admin keys may "
+        "issue any key; workspace keys may issue peer and session keys of their workspace."
     )
     async def create_key(
         self,
@@ -301,16 +301,21 @@ class Mutation:
             ),
         ] = None,
     ) -> str:
+        services = info.context.services
+        settings = services.settings
+        if not settings.auth_enabled:
+            # Every caller is the admin then: any local process could mint keys, valid
+            # wherever the secret is shared with a server that checks them.
+            raise InvalidInput(
+                "keys are issued only with BELIEFGRAPH_AUTH=on (or with `beliefgraph key`)"
+            )
         principal = info.context.principal
         wanted = Principal(scope, workspace, peer, session)
+        check_key_shape(wanted)  # before the key check: the shape tells nothing
         if wanted.scope in (KeyScope.ADMIN, KeyScope.WORKSPACE):
             principal.require_admin(f"issuing {wanted.scope.value} keys")
         else:
             principal.require_workspace(workspace or "")
-        services = info.context.services
-        settings = services.settings
-        if not settings.auth_secret:
-            raise InvalidInput("set BELIEFGRAPH_AUTH_SECRET to issue keys")
         # A key for a peer or session that does not exist reaches nothing, but counted as a
         # holder of its own (its 50 sockets): issued for made-up names, keys multiplied them.
         if wanted.scope is KeyScope.PEER and peer is not None and workspace is not None:

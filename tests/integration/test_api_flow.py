@@ -117,6 +117,17 @@ async def test_unknown_workspace_is_not_found(gql: GraphQLClient) -> None:
     assert code == "NOT_FOUND"
 
 
+async def test_no_key_is_issued_with_auth_off(gql: GraphQLClient, services: Services) -> None:
+    """Every caller is the admin then: any local process minted admin keys, valid on any server
+    sharing the secret (the review)."""
+    assert not services.settings.auth_enabled
+    body = await gql.raw("mutation { createKey(scope: ADMIN) }")
+    assert body["data"] is None
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert "BELIEFGRAPH_AUTH=on" in error["message"]
+
+
 async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
     gql: GraphQLClient, workspace: str
 ) -> None:

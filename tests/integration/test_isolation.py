@@ -1534,6 +1534,11 @@ async def test_keys_are_issued_only_inside_the_issuers_workspace(api: Api, world
     ]
     for variables, key in refused:
         assert await api.error_code(CREATE_KEY, variables, key=key) == "FORBIDDEN", variables
+    # A key missing a name its scope needs is the request's fault, whoever asks (a workspace
+    # key was told it could not access workspace '').
+    for key in (workspace_key, ADMIN_KEY):
+        code = await api.error_code(CREATE_KEY, {"scope": "PEER", "p": "bob"}, key=key)
+        assert code == "INVALID_INPUT"
     # Keys for made-up names reached nothing but each counted as a socket holder of its own.
     for variables in ({"scope": "PEER", "w": a.name, "p": "ghost0"},
                       {"scope": "SESSION", "w": a.name, "s": "ghost-session"}):  # fmt: skip
