@@ -4,10 +4,10 @@ Rules, with B the budget:
 
 1. Peer card P and representation slice R come first, at full cost, with no percentage cap.
    When they do not both fit, the card is kept whenever it fits alone (it is the compact,
-   stable identity), and R is trimmed from its least relevant end (R is given most relevant
-   first), stopping at the first item that does not fit. A card larger than B is dropped
-   whole, and R then fills B on its own. Items are never cut mid-text: the packer has no
-   tokenizer, only the token counts it is given.
+   stable identity), and R is kept most relevant first (as it is given), an item that does
+   not fit skipped and the next tried, so one long belief does not shut out the shorter ones
+   after it. A card larger than B is dropped whole, and R then fills B on its own. Items are
+   never cut mid-text: the packer has no tokenizer, only the token counts it is given.
 2. B' = B - tok(R kept) - tok(P kept), never negative.
 3. Summary cap = floor(0.4 * B'). The long summary is used if it fits the cap and has strictly
    more tokens than the short one (a missing short summary counts as 0); otherwise the short
@@ -125,7 +125,7 @@ class PackedContext:
     remainder: int  # B' = B - tok(R) - tok(P)
     summary_cap: int  # floor(0.4 * B')
     card_dropped: bool
-    representation_dropped: int  # how many least-relevant items did not fit
+    representation_dropped: int  # how many items did not fit
     messages_dropped: int  # how many older messages did not fit
     matched: tuple[RecentMessage, ...] = ()  # best first
     matched_dropped: int = 0  # how many matched messages did not fit
@@ -209,7 +209,7 @@ def pack(
     for piece in representation:
         cost = piece.tokens + (0 if kept else h.representation)
         if cost > room:
-            break
+            continue  # a long belief does not shut out the shorter ones after it
         kept.append(piece)
         room -= cost
 

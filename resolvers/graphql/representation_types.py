@@ -95,7 +95,8 @@ class ContextBlob:
         description="True when the peer card was left out: it alone exceeds the budget."
     )
     representation_dropped: int = strawberry.field(
-        description="How many beliefs of the slice did not fit the budget (the least relevant)."
+        description="How many beliefs of the slice did not fit the budget (each one that did "
+        "not was skipped for the next)."
     )
     messages_dropped: int = strawberry.field(
         description="How many of the session's latest 500 messages (the most a context "

@@ -94,11 +94,14 @@ def test_card_and_representation_consume_the_whole_budget() -> None:
     _within_budget(packed)
 
 
-def test_representation_stops_at_first_item_that_does_not_fit() -> None:
-    # A smaller, less relevant item after one that does not fit is not used to fill the gap.
+def test_representation_skips_an_item_that_does_not_fit_for_the_next() -> None:
+    # One long belief shut out every shorter one after it (the reader review).
     packed = pack(34, representation=[Piece("a", 20), Piece("b", 15), Piece("c", 1)])
-    assert [piece.text for piece in packed.representation] == ["a"]
-    assert packed.remainder == 14
+    assert [piece.text for piece in packed.representation] == ["a", "c"]
+    assert (packed.remainder, packed.representation_dropped) == (13, 1)
+    packed = pack(10, representation=[Piece("long", 40), Piece("b", 4), Piece("c", 5)])
+    assert [piece.text for piece in packed.representation] == ["b", "c"]
+    _within_budget(packed)
 
 
 def test_zero_budget() -> None:
