@@ -275,7 +275,8 @@ class Settings:
         "BELIEFGRAPH_DREAM_BATCH",
         1000,
         "Most new beliefs one dream reads (an LLM dream at most 100, as its prompt holds them "
-        "all); the rest go to the next dream, scheduled at once",
+        "all), and most stale beliefs it reconciles; the rest go to the next dream, scheduled "
+        "at once",
     )
     dream_similarity: float = _setting(
         "BELIEFGRAPH_DREAM_SIMILARITY",

@@ -182,8 +182,13 @@ class DreamHandler:
         )
         processed = [ProcessedBelief(b.id, *_keys(b, observed)) for b in read]
         origin = f"dreamer:{mode}"
-        more_waiting = len(read) >= batch
+        # The batch limit may have left new beliefs unread, or stale ones unreconciled: with
+        # no new belief to come, nothing else would dream of the view again to settle them.
+        unread = len(read) >= batch
+        stale_left = len(settled.read) >= self.settings.dream_batch
+        more_waiting = unread or stale_left
 
+        threshold_now = scheduling.threshold(self.settings)
         tally = DreamStats()  # this run's counts, set on each run of the transaction
 
         async def write(tx: Tx) -> None:
@@ -265,7 +270,7 @@ class DreamHandler:
                 # The follow-up dream: at once when the batch limit left beliefs unread, else
                 # when the threshold's worth still waits.
                 more_waiting=scheduling.enabled(self.settings) and more_waiting,
-                threshold=scheduling.threshold(self.settings),
+                threshold=threshold_now,
                 dreamed=full,
             )
             await scheduling.follow_up(
@@ -275,6 +280,11 @@ class DreamHandler:
                 finished.claimed,
                 more_waiting=more_waiting,
                 paced=finished.paced,
+                # Only to reconcile the rest when nothing new calls for a dream: with dreams
+                # off in the workspace it then only reconciles, as this one did.
+                trigger="threshold"
+                if unread or 0 < threshold_now <= finished.remaining
+                else scheduling.RECONCILE,
             )
             tally.observations, tally.created = len(read), applied.created
             tally.superseded = applied.superseded

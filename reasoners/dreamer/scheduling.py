@@ -106,16 +106,18 @@ async def follow_up(
     *,
     more_waiting: bool,
     paced: datetime | None = None,
+    trigger: str = "threshold",
 ) -> list[str]:
     """In a dream's transaction: enqueue the follow-up dream its finish claimed, if any, at once
     if the batch limit left some unread, else paced like any threshold dream, from the last
-    dream that dreamed (`paced`, as the finish returned it)."""
+    dream that dreamed (`paced`, as the finish returned it). `trigger` is RECONCILE for one
+    that only goes on reconciling what the batch limit left stale."""
     if claimed is None:
         return []
     stamp = utc_now()
     claim = DreamClaim(view.workspace, view.observer, view.observed, claimed, paced)
     run_after = stamp if more_waiting else pace(settings, claim, stamp)
-    return await jobs.enqueue(tx, [dream_job(settings, claim, "threshold", run_after)])
+    return await jobs.enqueue(tx, [dream_job(settings, claim, trigger, run_after)])
 
 
 async def idle_scan(db: Database, settings: Settings, workspace: str | None = None) -> int:

@@ -18,9 +18,19 @@ import pytest
 
 from graph.db import Tx
 from graph.keys import Representation, peer_key
-from graph.repo import dream_runs, dream_writes, dreams, job_admin, jobs, observations, peer_cards
+from graph.repo import (
+    dream_runs,
+    dream_writes,
+    dreams,
+    job_admin,
+    jobs,
+    messages,
+    observations,
+    peer_cards,
+)
 from graph.repo.dream_runs import ProcessedBelief, RunRecord
 from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
+from graph.repo.messages import MessageFilter
 from graph.repo.observation_search import ObservationQuery
 from graph.repo.peer_cards import CardLine, card_path
 from graph.validation import now
@@ -996,6 +1006,35 @@ async def test_a_dream_that_hits_its_batch_limit_claims_a_follow_up_at_once(
         ("alice", "alice"): 2,
     }
     assert all(j.status == "done" for j in await all_jobs(s, workspace) if j.kind == "dream")
+
+
+async def test_stale_beliefs_past_the_batch_limit_are_reconciled_by_a_follow_up(
+    services: Services, workspace: str
+) -> None:
+    """A dream reconciles at most its batch of stale beliefs: the rest stayed stale for good
+    when nothing new came for the view (the follow-up counted only new beliefs)."""
+    s = with_dreams(services, dream_mode="rules", dream_threshold=0, dream_batch=4)
+    await conversation(s, workspace, "s1")
+    await say(
+        s, workspace, "s1", "2024-01-05", "I play chess.", "I grow tomatoes.", "I own a kayak.",
+        "I speak Welsh.", "I bake bread.", "I like jazz.",
+    )  # fmt: skip
+    await derive(s, workspace)
+    await dream_now(s, workspace, *AGENT_ALICE)  # and its follow-up: none waits to be dreamed
+    assert len(await contents(s, workspace)) == 6
+    before = len(await runs(s, workspace))
+    said = await messages.list_page(
+        s.db, workspace, MessageFilter(session="s1"), after=None, limit=10
+    )
+    await invalidation.delete_messages(
+        s.db, s.embedder, s.settings, workspace, [m.id for m in said.items]
+    )
+    assert len(await contents(s, workspace, include_stale=True)) == 6
+    await worker_for(s, workspace, None).drain()
+    assert await contents(s, workspace, include_stale=True) == []
+    # The first dream settled its batch, the follow-up (a reconciliation, as the first) the rest.
+    after = [(r.trigger, r.observations) for r in reversed(await runs(s, workspace))]
+    assert after[before:] == [("reconcile", 0), ("reconcile", 0)]
 
 
 async def test_an_idle_representation_is_dreamed_below_the_threshold(
