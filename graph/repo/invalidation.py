@@ -21,6 +21,8 @@ Scope = tuple[str, str]  # (observer, observed)
 
 # Why a belief resting on one a knowledge update replaced turns stale (dreams say it too).
 SUPERSEDED_PREMISE = "a premise was superseded by a knowledge update"
+# ... and on one a dream pruned (found no longer to hold).
+PRUNED_PREMISE = "a premise was pruned by a dream"
 
 
 @dataclass(frozen=True)

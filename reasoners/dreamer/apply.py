@@ -42,6 +42,7 @@ class Applied:
     card_changes: int = 0
     rejected: int = 0  # items left out by a lenient write
     superseded_ids: list[str] = field(default_factory=list)  # what rests on them turns stale
+    pruned_ids: list[str] = field(default_factory=list)  # and on these
 
 
 def _ref(node: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -177,6 +178,7 @@ async def apply_plan(
         prune, list(plan.prunes), lambda p: p.id, lenient=lenient, applied=applied
     ):
         applied.pruned += 1
+        applied.pruned_ids.append(str(row["id"]))
         applied.events.append({"kind": "pruned", "belief": _ref(row), "reason": row["reason"]})
 
     async def create(wave: list[NewBelief]) -> list[dict[str, Any]]:

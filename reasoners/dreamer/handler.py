@@ -229,12 +229,15 @@ class DreamHandler:
                 lenient=True,
                 card_vectors=card_vectors,
             )
-            # What rested on a superseded belief no longer stands on current premises: it
-            # turns stale, and the dream queued behind this one reconciles it.
-            invalidated = await invalidation.propagate(
+            # What rested on a superseded or pruned belief no longer stands on current
+            # premises: it turns stale, and the dream queued behind this one reconciles it.
+            replaced = await invalidation.propagate(
                 tx, view.workspace, applied.superseded_ids, invalidation.SUPERSEDED_PREMISE, stamp
             )
-            changed = invalidated.scopes | reinstated | reversed_.scopes
+            pruned = await invalidation.propagate(
+                tx, view.workspace, applied.pruned_ids, invalidation.PRUNED_PREMISE, stamp
+            )
+            changed = replaced.scopes | pruned.scopes | reinstated | reversed_.scopes
             for observer_of, observed_of in sorted(changed):
                 if not scheduling.enabled(self.settings):
                     break

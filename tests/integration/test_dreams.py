@@ -358,6 +358,37 @@ async def test_an_llm_update_written_as_a_new_belief_turns_what_rested_on_the_ol
     assert detail.observation.stale, detail.observation
 
 
+async def test_a_belief_built_on_one_a_dream_prunes_turns_stale(
+    services: Services, workspace: str
+) -> None:
+    """A pruned deduction's dependents stayed current, resting on a premise that no longer
+    holds (only a superseded one made them stale: the review)."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    france = dataclasses.replace(_derived("deductive", paris), content="alice lives in France.")
+    europe = dataclasses.replace(_derived("deductive", france.id), content="alice lives in Europe.")
+    for wave in ([france], [europe]):
+        await services.db.write_tx(
+            lambda tx, wave=wave: dream_writes.create_derived(
+                tx, view, wave, origin="dreamer:rules", now=now()
+            )
+        )
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            return turn(call("prune_belief", observation_id=france.id, reason="she moved"))
+        assert tool_results(messages)[-1].startswith("accepted"), tool_results(messages)
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    pruned = (await observations.get_detail(services.db, workspace, france.id)).observation
+    assert (pruned.stale, pruned.stale_reason) == (True, "she moved")
+    built_on = (await observations.get_detail(services.db, workspace, europe.id)).observation
+    assert built_on.stale, built_on
+
+
 async def test_an_llm_dream_reads_at_most_a_hundred_new_beliefs(
     services: Services, workspace: str
 ) -> None:
