@@ -5,7 +5,8 @@
 // messages (live or deleted) with the quoted spans. A superseded belief is history: it is
 // judged too, so a version whose only evidence went is tombstoned like the current one, and
 // for it a premise stands while it is neither deleted nor stale (a later version of a premise
-// does not take away what an earlier belief rested on).
+// does not take away what an earlier belief rested on). `replaced`: a current version of the
+// premise supersedes it, the one a kept belief is relinked to (reconcile_beliefs.cypher).
 MATCH (o:Observation)
 USING INDEX o:Observation(scope_key, reconcile_pending)
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.workspace = $workspace
@@ -27,7 +28,11 @@ RETURN o {.id, .level, .content, .stale_reason, .session, .valid_at,
                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
                current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)
                         AND p.scope_key = o.scope_key
-                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL)}]
+                        AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
+               replaced: EXISTS { MATCH (p)<-[:SUPERSEDES]-(n:Observation)
+                                  WHERE n.workspace = $workspace AND n.scope_key = o.scope_key
+                                    AND n.deleted_at IS NULL AND n.superseded_at IS NULL
+                                    AND NOT coalesce(n.stale, false) }}]
          AS premises,
        [(o)-[d:DERIVED_FROM]->(m:Message) WHERE m.workspace = $workspace
           | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span,

@@ -165,7 +165,8 @@ def llm_verdicts(
     text), and a superseded version (history, which the model is not shown), fall back to the
     zero-key verdict, and so does a fact whose every message was deleted: the model's confirm
     brought it back with no evidence at all (an edited message's new text may still hold it,
-    reworded: that the model judges). `exact_key` maps updated texts to their keys."""
+    reworded: that the model judges). A derived belief it keeps is dropped when fewer of its
+    premises stand than its level needs. `exact_key` maps updated texts to their keys."""
     given = {v.id: v for v in answer.verdicts}
     fallback = {v.id: v for v in rule_verdicts(beliefs)}
     decided: dict[str, Verdict] = {}
@@ -188,9 +189,24 @@ def llm_verdicts(
             )
         else:
             decided[belief.id] = Verdict(belief.id, KEEP, relink=True)
+    # A derived belief the model keeps still needs its premises, premises first: one resting
+    # on a premise deleted, or dropped in this pass, was written current with nothing under it.
+    # A corrected premise grounds it through its correction, which the kept belief then cites.
+    judged = {b.id for b in beliefs}
+    kept: set[str] = set()
+    for belief in order([b for b in beliefs if not b.superseded]):
+        standing = {p.id for p in _current(belief, kept, judged)}
+        grounds = [p for p in belief.premises if p.id in standing or p.replaced]
+        if (
+            decided[belief.id].action != DROP
+            and belief.level != "explicit"
+            and len(grounds) < NEEDED.get(belief.level, 1)
+        ):
+            decided[belief.id] = Verdict(belief.id, DROP)
+        if decided[belief.id].action != DROP:
+            kept.add(belief.id)
     # History is judged by the rules on the final verdicts of the current beliefs under it.
     history = [b for b in beliefs if b.superseded]
-    kept = {i for i, v in decided.items() if v.action != DROP}
-    for verdict in _judge(history, {b.id for b in beliefs}, kept):
+    for verdict in _judge(history, judged, kept):
         decided[verdict.id] = verdict
     return [decided[b.id] for b in beliefs]

@@ -143,7 +143,7 @@ def test_a_chain_is_settled_premises_first_in_one_pass() -> None:
 
 def test_llm_verdicts_map_to_writes_and_fall_back_to_the_rules() -> None:
     beliefs = [
-        derived("a", "deductive", premise("p", current=False)),
+        derived("a", "deductive", replace(premise("p", current=False), replaced=True)),
         derived("b", "deductive", premise("q")),
         derived("c", "deductive", premise("q")),
         derived("d", "deductive", premise("p", current=False)),
@@ -169,6 +169,37 @@ def test_llm_verdicts_map_to_writes_and_fall_back_to_the_rules() -> None:
     assert verdicts["d"] == Verdict("d", "drop")
     assert verdicts["e"] == Verdict("e", "keep")  # skipped by the model, grounded by q
     assert set(verdicts) == {"a", "b", "c", "d", "e"}
+
+
+def test_a_derived_belief_the_model_keeps_still_needs_its_premises() -> None:
+    """The model confirmed a deduction whose only premise was deleted, and one on a premise it
+    tombstoned in the same pass: both were written current on nothing (the review). A premise
+    a correction replaced still grounds one, through the correction it is relinked to."""
+    gone = derived("d", "deductive", replace(premise("p", current=False), stands=False))
+    q = derived("q", "deductive", premise("r"))
+    on_q = derived("e", "deductive", premise("q", pending=True))
+    corrected = derived("c", "deductive", replace(premise("s", current=False), replaced=True))
+    pattern = derived(
+        "i", "inductive", replace(premise("t", current=False), replaced=True), premise("u")
+    )
+    answer = ReconcileOutput(
+        verdicts=[
+            BeliefVerdict(id="d", action="confirm"),
+            BeliefVerdict(id="q", action="tombstone"),
+            BeliefVerdict(id="e", action="update", content="reworded"),
+            BeliefVerdict(id="c", action="confirm"),
+            BeliefVerdict(id="i", action="confirm"),
+        ]
+    )
+    assert actions(
+        llm_verdicts([on_q, gone, q, corrected, pattern], answer, {"reworded": "k"})
+    ) == {
+        "d": "drop",
+        "q": "drop",
+        "e": "drop",
+        "c": "keep",
+        "i": "keep",
+    }
 
 
 def test_the_model_never_decides_on_history() -> None:
