@@ -262,8 +262,9 @@ class Settings:
     dream_min_interval: float = _setting(
         "BELIEFGRAPH_DREAM_MIN_INTERVAL",
         300.0,
-        "Least seconds between two threshold-triggered dreams of one representation (a busy "
-        "conversation dreams every 5 minutes at most, in bigger batches)",
+        "Least seconds from a representation's previous dream (whatever started it) to its "
+        "next threshold-triggered one (a busy conversation dreams every 5 minutes at most, in "
+        "bigger batches)",
     )
     dream_idle: float = _setting(
         "BELIEFGRAPH_DREAM_IDLE",

@@ -15,8 +15,9 @@ MAX_INTERVAL = 60.0  # seconds: a longer wait would leave the stream and its soc
 Interval = Annotated[
     float,
     strawberry.argument(
-        description=f"Seconds between two looks at the store, kept between {MIN_INTERVAL} "
-        f"and {MAX_INTERVAL:.0f}."
+        description="Seconds between two reports: how often the stream checks for news, "
+        f"kept between {MIN_INTERVAL} and {MAX_INTERVAL:.0f} (the store itself is read by one "
+        "look all such streams of the server share, every 0.2 seconds)."
     ),
 ]
 
