@@ -122,6 +122,7 @@ Statement = Literal[
     "find_peer_derivations",
     "find_peer_purge",
     "find_peers",
+    "find_purge_dependents",
     "find_ready_units",
     "find_scope_duplicates",
     "find_slot_beliefs",

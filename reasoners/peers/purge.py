@@ -20,7 +20,8 @@ record in the transactions that make it due, so an interrupted purge keeps it.
 It deletes in transactions of at most BELIEFGRAPH_PURGE_BATCH nodes (files: with their
 chunks), so a huge peer needs no huge transaction, in an order that keeps every committed state
 consistent. A round first tombstones the beliefs and messages it will erase (they leave every
-read, and nothing new is derived from them); then deletes what quotes them (cards and files,
+read, and nothing new is derived from them), with the beliefs a dream built on them after the
+round read its plan; then deletes what quotes them (cards and files,
 dream runs, summaries, jobs); then the beliefs, each after every belief built on it, so none
 loses a premise; then the messages, once no belief cites them. The peer goes last. An
 interrupted purge thus leaves nothing half-linked, and what is left is still found from the
@@ -31,10 +32,11 @@ finds nothing left, which also catches a derivation that committed while the pur
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
@@ -146,17 +148,8 @@ class Eraser:
     async def round(self, plan: Plan) -> None:
         db, ws, stamp = self.db, self.workspace, now()
         message_ids = [str(m["id"]) for m in plan.messages]
+        plan = await self._tombstone_beliefs(plan, stamp)
         observation_ids = [str(d["id"]) for d in plan.derived]
-        for part in chunks(observation_ids, self.batch):
-            await self._commit(
-                db.write(
-                    "tombstone_purged",
-                    workspace=ws,
-                    now=stamp,
-                    observation_ids=part,
-                    message_ids=[],
-                )
-            )
         for part in chunks(message_ids, self.batch):
             await self._commit(
                 db.write(
@@ -176,6 +169,30 @@ class Eraser:
         for part in chunks(message_ids, self.batch):
             rows = await self._commit(db.write("delete_messages_hard", workspace=ws, ids=part))
             self.tally.messages += _count(rows)
+
+    async def _tombstone_beliefs(self, plan: Plan, stamp: datetime) -> Plan:
+        """Tombstone the plan's beliefs, and those a dream built on them after the plan was
+        read (the plan with them): found by no later round (their premises gone, nothing led
+        to them from the messages), they stayed current with none."""
+        derived, fresh = list(plan.derived), list(plan.derived)
+        while fresh:
+            for part in chunks([str(d["id"]) for d in fresh], self.batch):
+                await self._commit(
+                    self.db.write(
+                        "tombstone_purged",
+                        workspace=self.workspace,
+                        now=stamp,
+                        observation_ids=part,
+                        message_ids=[],
+                    )
+                )
+            fresh = await self.db.read(
+                "find_purge_dependents",
+                workspace=self.workspace,
+                ids=[str(d["id"]) for d in derived],
+            )
+            derived += fresh
+        return dataclasses.replace(plan, derived=derived)
 
     async def _delete_beliefs(self, ids: list[str], tx: Tx) -> list[Row]:
         """Delete beliefs (rows by level), noting on the record the live messages they were

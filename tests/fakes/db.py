@@ -71,3 +71,20 @@ class SlowAnswers(Wrapping):
         result = await self._db.write_tx(work, **options)
         await asyncio.sleep(self.delay)
         return result
+
+
+class BeforeFirstWrite(Wrapping):
+    """Runs `change` once, just before the first write of `statement` (a concurrent writer
+    that committed in between)."""
+
+    def __init__(self, db: Database, statement: str, change: Callable[[], Awaitable[None]]):
+        super().__init__(db)
+        self.statement = statement
+        self.change = change
+        self.ran = False
+
+    async def write(self, statement: str, /, **params: Any) -> Any:
+        if statement == self.statement and not self.ran:
+            self.ran = True
+            await self.change()
+        return await self._db.write(statement, **params)  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ from reasoners.queue.worker import Handler, Prepared, Worker, WorkerConfig
 from reasoners.summarizer.schema import SummaryOutput
 from resolvers.services import Services
 from tests import statements
+from tests.fakes.db import BeforeFirstWrite
 from tests.fakes.llm import ScriptedLLM
 from tests.integration.derive_helpers import (
     beliefs,
@@ -324,3 +325,39 @@ async def test_a_belief_invalidated_again_while_a_dream_reconciles_it_is_not_kep
         services.db, "get_observation_state", workspace=workspace, id=both.id
     )
     assert row is not None and row["deleted"] and not row["pending"], row
+
+
+async def test_a_belief_built_while_a_purge_reads_its_plan_is_erased_with_it(
+    services: Services, workspace: str
+) -> None:
+    """A dream built a deduction on a belief after the purge had read what to erase and before
+    it tombstoned it: erasing the premise cut the deduction's only edge, no later round found
+    it, and it stayed current on nothing, in words taken from the purged message."""
+    said = await paris_chat(services, workspace)
+    await job_admin.flush(services.db, workspace, None, None)
+    await worker_for(services, workspace, ScriptedLLM({"deriver": verbatim})).drain()
+    paris = await belief_id(services, workspace, "Paris", "maya", "maya")
+    view = Representation(workspace, "maya", "maya")
+    france = DerivedWrite(
+        f"{workspace}-fr", "deductive", "maya lives in France.", [0.1] * 384, (paris,)
+    )
+    europe = DerivedWrite(
+        f"{workspace}-eu", "deductive", "maya lives in Europe.", [0.1] * 384, (france.id,)
+    )
+
+    async def dream() -> None:
+        for belief in (france, europe):
+            await services.db.write_tx(
+                lambda tx, b=belief: dream_writes.create_derived(
+                    tx, view, [b], origin="dreamer:rules", now=now()
+                )
+            )
+
+    racing = BeforeFirstWrite(services.db, "tombstone_purged", dream)
+    report = await purge.purge_messages(racing, services.settings, workspace, [said])  # type: ignore[arg-type]
+    assert racing.ran and report.observations["deductive"] == 2, report
+    for belief in (paris, france.id, europe.id):
+        row = await statements.read_one(
+            services.db, "get_observation_state", workspace=workspace, id=belief
+        )
+        assert row is None, (belief, row)
