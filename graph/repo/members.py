@@ -98,6 +98,12 @@ async def _longest_chain(tx: Tx, workspace: str, start: str, *, up: bool) -> tup
     return length, reached
 
 
+async def children_in(tx: Tx, workspace: str, peer: str) -> list[str]:
+    """The names of `peer`'s sub-peers (one edge below it), in order."""
+    rows = await tx.rows("list_member_layer", workspace=workspace, names=[peer], up=False)
+    return sorted(str(r["name"]) for r in rows)
+
+
 async def move_links_in(
     tx: Tx, workspace: str, source: str, target: str, *, max_depth: int
 ) -> list[str]:

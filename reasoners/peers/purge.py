@@ -42,7 +42,7 @@ from typing import Any, Protocol, TypeVar
 
 from graph.db import Database, Tx
 from graph.errors import Conflict, InvalidInput, NotFound
-from graph.repo import invalidation, peers, purges
+from graph.repo import invalidation, members, peers, purges
 from graph.repo import summaries as summary_repo
 from graph.settings import Settings
 from graph.validation import check_id_count, now
@@ -401,6 +401,15 @@ async def purge_peer(
         # it finds its source or target gone, and moves nothing more).
         await lock_starts(tx, workspace)
         await check_not_queued(tx, workspace, {peer}, dead_too=False)
+        # A split's sub-peer holds what the peer said in the sessions it took, with a copy of
+        # the peer's metadata: erasing the peer alone left those (their links just went).
+        below = await members.children_in(tx, workspace, peer)
+        if below:
+            raise Conflict(
+                f"peer {peer!r} has sub-peers ({', '.join(map(repr, below[:5]))}"
+                f"{', ...' if len(below) > 5 else ''}): purge them first, or remove their "
+                "links (removeSubPeer) to keep them; a purge erases one peer"
+            )
         return await purges.begin_peer_in(tx, workspace, peer, lease=lease)
 
     record = await db.write_tx(begin)

@@ -359,7 +359,8 @@ class RestructureMutation:
         "held about it and everything derived from those, its files and cards, the summaries "
         "that covered its messages, its jobs and dream records, and the peer itself; returns "
         "what went. Cannot be undone; one interrupted half-way is finished by a worker (or by "
-        "purging again). CONFLICT while another purge of the peer runs. Workspace keys only."
+        "purging again). CONFLICT while another purge of the peer runs, or while it has "
+        "sub-peers (purge or unlink them first). Workspace keys only."
     )
     async def purge_peer(
         self,

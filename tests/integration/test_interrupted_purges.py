@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from graph.errors import Conflict, NotFound
-from graph.repo import peers, purges, workspaces
+from graph.repo import members, peers, purges, workspaces
 from graph.repo.sessions import MemberSettings
 from graph.settings import Settings
 from graph.validation import now
@@ -408,3 +408,29 @@ async def test_a_peer_a_queued_merge_changes_cannot_be_purged_meanwhile(
             await purge.purge_peer(services.db, batched(services, 5), workspace, peer)
     await run_all(services, workspace)
     assert (await purge.purge_peer(services.db, batched(services, 5), workspace, "a")).peers == 1
+
+
+async def test_a_peer_with_sub_peers_is_purged_only_once_they_are_gone_or_unlinked(
+    services: Services, workspace: str
+) -> None:
+    """A split's part kept what the peer said in its sessions, and a copy of its metadata,
+    when the peer was purged (the review): erasing one peer left its words in another."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(services, workspace, "work", [MemberSettings("alice")])
+    await post(services, workspace, "work", ("alice", "I work nights."))
+    await splits.start(
+        services.db,
+        services.settings,
+        workspace,
+        splits.Split("alice", [Part("alice-work", ["work"])]),
+    )
+    await run_all(services, workspace)
+    await members.add(services.db, workspace, "alice", "bob", max_depth=8)
+    with pytest.raises(Conflict, match=r"sub-peers \('alice-work', 'bob'\)"):
+        await purge.purge_peer(services.db, batched(services, 5), workspace, "alice")
+    assert await peers.get(services.db, workspace, "alice")  # nothing erased
+    await purge.purge_peer(services.db, batched(services, 5), workspace, "alice-work")
+    assert await members.remove(services.db, workspace, "alice", "bob")
+    report = await purge.purge_peer(services.db, batched(services, 5), workspace, "alice")
+    assert report.peers == 1
+    assert (await peers.get(services.db, workspace, "bob")).name == "bob"  # kept, unlinked
