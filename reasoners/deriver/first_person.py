@@ -81,11 +81,24 @@ _FIRST_PERSON = _vocabulary(
 _SECOND_PERSON = _vocabulary("you your yours yourself yourselves you're you've you'll you'd ya")
 # "u" and "ur" as chat writes "you" and "your": lower case, alone; not "U.S.", "U2", "U of T".
 _CHAT_YOU = re.compile(r"(?<![\w.'])(?:u|ur)(?![\w.'\u2019])")
-# Yes/no-question openers; wh-words are left out since they also open statements
-# ("When I was young, ...") and wh-questions nearly always carry "?" or "you".
+# Yes/no-question openers; a wh-word opens a question only before one of them ("how do I
+# reset my password", typed without "?"), since it also opens statements ("When I was young",
+# "What I want is ...").
 _QUESTION_OPENERS = _vocabulary(
     "do does did can could would will should shall is are am was were have has may might must"
     " isn't aren't wasn't weren't"
+)
+_WH_WORDS = _vocabulary("what when where why how who whom whose which")
+# A sentence that takes back the one before it: "Just kidding!", "jk", "Not really.", "Wait,
+# no, I didn't." The fact before it is dropped with it.
+_I_AM = r"i\W*a?m"  # "I'm", "I am", "im"
+_RETRACTION = re.compile(
+    r"^(?:(?:lol|haha+|wait|actually|oh|um+|well)\W+)*"
+    r"(?:just\W+(?:kidding|joking)|j/?k|kidding|joking|not\W+really|scratch\W+that"
+    rf"|never\W*mind|nvm|that\W+was\W+a\W+joke|{_I_AM}\W+(?:just\W+)?(?:kidding|joking)"
+    rf"|no\W+(?:{_I_AM}\W+not|i\W+(?:did|do|have|was|will|wo)(?:n\W?t|\W+not)|not\W+really))"
+    r"\W*$",
+    re.IGNORECASE,
 )
 _REQUEST_OPENERS = _vocabulary(
     "please tell give show help let let's make write find explain send remind check list"
@@ -102,7 +115,7 @@ _EMPTY_WORDS = _vocabulary(
     " that's this these those so too very really just totally also still not don't do does did"
     " am is are was were be been have has had think guess know agree see mean hope feel love"
     " like understand get got sure good fine ok okay great glad sorry happy same well right"
-    " thinking wondering kidding joking thanks thx lol a an the to and or but"
+    " thinking wondering kidding joking thanks thx lol a an the to and or but neither nor either"
 )
 _MIN_WORDS = 3
 
@@ -114,6 +127,11 @@ def _core(sentence: str) -> str:
     return (core[:cut] + _TRAILING.sub("", core[cut:])).strip()
 
 
+def is_retraction(sentence: str) -> bool:
+    """Whether `sentence` only takes back what was said before it ("Just kidding!")."""
+    return _RETRACTION.match(sentence.strip()) is not None
+
+
 def is_self_statement(sentence: str) -> bool:
     """Whether `sentence` is a declarative first-person statement worth keeping as a fact."""
     if "?" in sentence:
@@ -122,6 +140,8 @@ def is_self_statement(sentence: str) -> bool:
     if len(words) < _MIN_WORDS:
         return False
     if words[0] in _QUESTION_OPENERS or words[0] in _REQUEST_OPENERS:
+        return False
+    if words[0] in _WH_WORDS and words[1] in _QUESTION_OPENERS:
         return False
     if "please" in words or any(word in _SECOND_PERSON for word in words):
         return False
@@ -167,6 +187,7 @@ _ADVERBS = _vocabulary(
     " normally typically mainly even already absolutely kinda sort kind of too"
     " now then probably almost nearly hardly barely certainly occasionally frequently"
     " regularly simply basically personally truly seriously genuinely once"
+    " ever so neither either"  # "I hardly ever drink", "I neither smoke nor drink"
     " no longer not"  # "I no longer live", "I not only cook"
 )
 _LY_VERBS = _vocabulary("apply reply supply imply rely multiply rally tally bully ally sully")
@@ -304,7 +325,9 @@ _DETERMINERS = _vocabulary(
     " some no whose"
 )
 # A subject after these is inverted ("Had I known"): no verb of its own follows.
-_INVERTED_AFTER = _vocabulary("had were should did do does was have")
+_INVERTED_AFTER = _vocabulary(
+    "had were should did do does was have can could would will shall may might must"
+)
 _SUBJECTS = _vocabulary("i i'm i've i'd i'll im ive")
 # A capital I after these is a Roman numeral: "type I diabetes", "World War I".
 _NUMERAL_I_AFTER = _vocabulary(
@@ -336,9 +359,15 @@ def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[
     facts: list[ExtractedFact] = []
     for index, message in enumerate(messages_of_target):
         stated_on = message.created_at.date()
+        taken = len(facts)
         for sentence in split_sentences(message.content):
             # Judged as it reads: "Ple\u200base remember ..." is a request.
-            if is_self_statement(_visible(sentence)):
+            visible = _visible(sentence)
+            if is_retraction(visible):
+                if len(facts) > taken:
+                    facts.pop()  # what it takes back, said just before it in this message
+                continue
+            if is_self_statement(visible):
                 content = to_third_person(sentence, peer_name, stated_on)
                 facts.append(ExtractedFact(content, index, sentence))
     return facts

@@ -109,6 +109,10 @@ def test_extracting_a_long_sentence_costs_its_length(text: str) -> None:
         "I moved to the U.S. in 2010.",
         "I love U2 so much.",
         "I got my PhD from U of T.",
+        # A wh-word before no auxiliary opens a statement.
+        "What I want is a new bike.",
+        "How I met my wife is a long story.",
+        "I can swim.",
     ],
 )
 def test_self_statements_are_kept(sentence: str) -> None:
@@ -139,6 +143,13 @@ def test_self_statements_are_kept(sentence: str) -> None:
         "Pretend I'm a pirate.",
         "i will call u later today",  # chat's "u" is "you"
         "I think ur right about it",
+        # A wh-question typed without "?" (the review: "How do Alice reset Alice's password").
+        "how do I reset my password",
+        "what do I do now",
+        "where can I buy a cheap laptop",
+        # Elliptic agreement: nothing of its own ("Neither do Alice").
+        "Neither do I.",
+        "So do I.",
         "",
     ],
 )
@@ -184,6 +195,10 @@ def test_non_statements_are_dropped(sentence: str) -> None:
         # "no" was taken for the verb: "Alice noes longer live in Leeds".
         ("I no longer live in Leeds.", "Alice no longer lives in Leeds"),
         ("I apply for jobs weekly.", "Alice applies for jobs weekly"),
+        # "ever" and "neither" were taken for the verb: "Alice hardly evers drink".
+        ("I hardly ever drink coffee.", "Alice hardly ever drinks coffee"),
+        ("I neither smoke nor drink.", "Alice neither smokes nor drink"),
+        ("I so love this band.", "Alice so loves this band"),
     ],
 )  # fmt: skip
 def test_to_third_person(sentence: str, fact: str) -> None:
@@ -263,6 +278,32 @@ def test_extract_from_a_realistic_chat() -> None:
         words = fact.content.lower().replace(".", " ").replace(",", " ").split()
         assert not {"i", "i'm", "i've", "me", "my", "we", "our"} & set(words)
         assert fact.content.startswith("Alice")
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("I live in Berlin. Just kidding!", []),
+        ("I live in Berlin. jk", []),
+        ("I'm getting married. Not really.", []),
+        ("I got the job! Wait, no, I didn't.", []),
+        ("I'm going to Spain. Actually, no, I'm not. I live in Rome.", ["Alice lives in Rome"]),
+        ("I have a cat. I live in Oslo. lol jk", ["Alice has a cat"]),
+        # Not retractions: a sentence that says more.
+        ("I live in Rome. No, I'm not kidding.", ["Alice lives in Rome"]),
+        ("I have a cat. Not really a cat, a kitten.", ["Alice has a cat"]),
+    ],
+)
+def test_a_retraction_takes_back_the_fact_before_it(text: str, facts: list[str]) -> None:
+    """A fact taken back in the next sentence was kept: "I live in Berlin. Just kidding!" made
+    "Alice lives in Berlin" (the review)."""
+    found = extract([Turn("alice", text, START)], "Alice")
+    assert [f.content.removesuffix(" (stated on 2024-05-03).") for f in found] == facts
+
+
+def test_a_retraction_takes_back_nothing_of_an_earlier_message() -> None:
+    turns = [Turn("alice", "I live in Rome.", START), Turn("alice", "Just kidding!", START)]
+    assert [f.message_index for f in extract(turns, "Alice")] == [0]
 
 
 def test_extract_skips_messages_with_nothing_to_keep() -> None:
