@@ -285,6 +285,16 @@ async def list_members(
     return [MembershipRecord.from_row(r) for r in rows]
 
 
+async def list_members_in(
+    tx: Tx, workspace: str, session: str, *, include_past: bool
+) -> list[MembershipRecord]:
+    """`list_members` inside a transaction."""
+    rows = await tx.rows(
+        "list_session_members", workspace=workspace, session=session, include_past=include_past
+    )
+    return [MembershipRecord.from_row(r) for r in rows]
+
+
 SESSION_PEERS = "session_peers"  # the name in its cursors
 
 

@@ -199,6 +199,14 @@ def _instructions(
     )
 
 
+def _observers(
+    message: MessageRecord, members: Sequence[MembershipRecord], unobserved: Collection[str]
+) -> list[str]:
+    """The views a fact of `message` goes to, given the session's `members`."""
+    moment = message.received_at or message.created_at
+    return observers_for(message.peer, moment, members, observe_self=message.peer not in unobserved)
+
+
 @dataclass
 class DeriverHandler:
     db: Database
@@ -326,6 +334,18 @@ class DeriverHandler:
                     f"{len(changed.moved)} messages of {unit.key} were moved to another peer "
                     "while derived; they are derived again for it"
                 )
+            # Who observes them may have changed too: a split moves the peer's place in the
+            # session to its part, and these facts would go to a view the split has emptied.
+            now_members = await sessions.list_members_in(tx, workspace, session, include_past=True)
+            if any(
+                _observers(by_id[i], members, unobserved)
+                != _observers(by_id[i], now_members, unobserved)
+                for i in said
+            ):
+                raise Conflict(
+                    f"who observes the messages of {unit.key} changed while they were derived "
+                    "(a split, or a member's settings); they are derived again"
+                )
             current, echoed = survivors(planned, echoes, changed.gone)
             counts.source_changed = len(planned) - len(current)
             if counts.source_changed:
@@ -376,9 +396,7 @@ class DeriverHandler:
         planned: list[ExplicitFact] = []
         for fact, vector in zip(facts, vectors, strict=True):
             message = by_id[fact.message_id]
-            moment = message.received_at or message.created_at
-            itself = message.peer not in unobserved
-            for observer in observers_for(message.peer, moment, members, observe_self=itself):
+            for observer in _observers(message, members, unobserved):
                 planned.append(
                     ExplicitFact(
                         observer=observer,

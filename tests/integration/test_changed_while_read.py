@@ -21,7 +21,7 @@ from reasoners.deriver.handler import DeriverHandler
 from reasoners.deriver.schema import DeriverOutput
 from reasoners.dreamer import scheduling
 from reasoners.llm.interface import ChatMessage
-from reasoners.peers import invalidation, merges, purge
+from reasoners.peers import invalidation, merges, purge, splits
 from reasoners.queue.worker import Handler, Prepared, Worker, WorkerConfig
 from reasoners.summarizer.schema import SummaryOutput
 from resolvers.services import Services
@@ -361,3 +361,25 @@ async def test_a_belief_built_while_a_purge_reads_its_plan_is_erased_with_it(
             services.db, "get_observation_state", workspace=workspace, id=belief
         )
         assert row is None, (belief, row)
+
+
+async def test_a_message_derived_while_a_split_moves_its_observer_goes_to_the_part(
+    services: Services, workspace: str
+) -> None:
+    """The derivation routed bob's message to alice, as the session's members were when read;
+    the split then moved alice's place in the session to alice-work, and the belief was written
+    into alice's view, which no step of the split came back for (the review)."""
+    await make_peers(services, workspace, "alice", "bob")
+    await make_session(
+        services, workspace, "work", [MemberSettings("alice"), MemberSettings("bob")]
+    )
+    await post(services, workspace, "work", ("bob", "I live in Paris."))
+
+    async def split() -> None:
+        part = splits.Split("alice", [splits.Part("alice-work", ["work"])])
+        await splits.start(services.db, services.settings, workspace, part)
+        await run_all(services, workspace)
+
+    await drain_with(services, workspace, "derive", split)
+    assert await beliefs(services, workspace, "alice", "bob") == []
+    assert await beliefs(services, workspace, "alice-work", "bob") == ["I live in Paris."]
