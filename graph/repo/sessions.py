@@ -279,10 +279,9 @@ async def set_peers(
 async def list_members(
     db: Database, workspace: str, session: str, *, include_past: bool
 ) -> list[MembershipRecord]:
-    rows = await db.read(
-        "list_session_members", workspace=workspace, session=session, include_past=include_past
+    return await db.read_tx(
+        lambda tx: list_members_in(tx, workspace, session, include_past=include_past)
     )
-    return [MembershipRecord.from_row(r) for r in rows]
 
 
 async def list_members_in(
