@@ -18,7 +18,7 @@ CALL () {
 WITH o
 WHERE o.workspace = $workspace AND o.deleted_at IS NULL AND o.superseded_at IS NULL
   AND (NOT coalesce(o.stale, false) OR o.id IN $settled) AND NOT o.id IN $exclude
-RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .origin, .slot,
+RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .slot,
           // When a live message last stated it (a repeat merged into it may be later).
           stated_last: COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message)
                                  WHERE m.deleted_at IS NULL

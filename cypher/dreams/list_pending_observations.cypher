@@ -12,7 +12,7 @@ ORDER BY o.created_at, o.valid_at,
          COLLECT { MATCH (o)-[:DERIVED_FROM]->(m:Message) RETURN m.seq ORDER BY m.seq LIMIT 1 }[0],
          o.id
 LIMIT $limit
-RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .origin, .stale, .deleted_at,
+RETURN o {.id, .content, .level, .valid_at, .created_at, .session, .stale, .deleted_at,
           .superseded_at, .near_ids, .near_similarities,
           embedding: CASE WHEN $with_embeddings AND o.near_ids IS NULL THEN o.embedding END,
           // When a live message last stated it (a repeat merged into it may be later).

@@ -2,9 +2,8 @@
 // `old`. Checked here, all or nothing: both exist in the representation, both are current
 // (neither stale, deleted nor superseded), they differ, the new one does not rest on the old
 // (a deduction from it would leave neither current), the new one is not older (each side's
-// latest statement: valid_at, or a later live message that repeated it; else created_at; for a
-// correction, when it was made if later: a Lisbon of January said again in June is not
-// replaced by a Berlin of March), no belief is
+// latest statement: valid_at, or a later live message that repeated it; else created_at: a
+// Lisbon of January said again in June is not replaced by a Berlin of March), no belief is
 // replaced twice, and no belief both replaces and is replaced in one write. The old belief
 // keeps its content and its edges; it gets superseded_at and
 // leaves default reads (asOf brings it back). No SUPERSEDES cycle can form: only a current
@@ -18,15 +17,6 @@ WITH u, new, old, coalesce(new.valid_at, new.created_at) AS first_stated,
      coalesce(old.valid_at, old.created_at) AS old_first,
      COLLECT { MATCH (old)-[:DERIVED_FROM]->(m:Message) WHERE m.deleted_at IS NULL
                RETURN m.created_at ORDER BY m.created_at DESC LIMIT 1 }[0] AS old_restated
-WITH u, new, old,
-     CASE WHEN restated > first_stated THEN restated ELSE first_stated END AS said,
-     CASE WHEN old_restated > old_first THEN old_restated ELSE old_first END AS old_said
-// A correction is the app's word when it was made (dreams.Belief.stated).
-WITH u, new, old,
-     CASE WHEN new.origin = 'correction' AND new.created_at > said THEN new.created_at
-          ELSE said END AS new_stated,
-     CASE WHEN old.origin = 'correction' AND old.created_at > old_said THEN old.created_at
-          ELSE old_said END AS old_stated
 WITH u, new, old, CASE
   WHEN new IS NULL THEN 'no belief ' + u.new_id + ' in this workspace'
   WHEN old IS NULL THEN 'no belief ' + u.old_id + ' in this workspace'
@@ -43,7 +33,8 @@ WITH u, new, old, CASE
     THEN 'belief ' + u.new_id + ' is not current'
   WHEN EXISTS { (new)-[:DERIVED_FROM*1..64]->(old) }
     THEN 'belief ' + u.new_id + ' rests on belief ' + u.old_id + ': it cannot replace it'
-  WHEN new_stated < old_stated
+  WHEN CASE WHEN restated > first_stated THEN restated ELSE first_stated END
+       < CASE WHEN old_restated > old_first THEN old_restated ELSE old_first END
     THEN 'belief ' + u.new_id + ' was last stated before belief ' + u.old_id
          + ', which it would replace'
 END AS problem

@@ -42,19 +42,14 @@ class Belief:
     # When a live message last stated it: a repeat the deriver merged into it may be later
     # than valid_at (None: not read).
     stated_last: datetime | None = None
-    # A version the app wrote with correctObservation: the app's word, given when it was made.
-    corrected: bool = False
 
     @property
     def stated(self) -> datetime:
         """When it was last stated: "I live in Lisbon" said again in June, after "I live in
-        Berlin" in March, holds from June, though the belief dates from the first time. A
-        correction is the app's word when it was made: dated by its sources alone, a fact
-        they predate took its place again in the dream the correction scheduled."""
-        said = self.valid_at
-        if self.stated_last is not None and self.stated_last > said:
-            said = self.stated_last
-        return max(said, self.created_at) if self.corrected else said
+        Berlin" in March, holds from June, though the belief dates from the first time."""
+        if self.stated_last is None or self.stated_last < self.valid_at:
+            return self.valid_at
+        return self.stated_last
 
     @property
     def when(self) -> tuple[datetime, datetime, str]:
@@ -77,7 +72,6 @@ class Belief:
             and row.get("superseded_at") is None
             and not row.get("stale"),
             stated_last=to_datetime(row.get("stated_last")),
-            corrected=row.get("origin") == "correction",
             near=None
             if row.get("near_ids") is None
             else tuple(

@@ -1068,27 +1068,6 @@ async def test_stale_beliefs_past_the_batch_limit_are_reconciled_by_a_follow_up(
     assert after[before:] == [("reconcile", 0), ("reconcile", 0)]
 
 
-async def test_a_correction_is_not_undone_by_the_dream_it_schedules(
-    services: Services, workspace: str
-) -> None:
-    """The correction kept its old belief's date, so the rules took a fact stated after that
-    date for the later one: "Lisbon" superseded the corrected "Berlin" within seconds (probe J).
-    A correction is the app's word when it was made."""
-    s = with_dreams(services, dream_mode="rules", dream_threshold=0)
-    await conversation(s, workspace, "s1", "s2")
-    await say(s, workspace, "s1", "2024-01-05", "I have a dog named Rex.")
-    await say(s, workspace, "s2", "2024-06-01", "I live in Lisbon now.")
-    await derive(s, workspace)
-    rex = await belief_id(s, workspace, "Rex")
-    await invalidation.correct_observation(
-        s.db, s.embedder, s.settings, workspace, rex, "alice lives in Berlin."
-    )
-    await worker_for(s, workspace, None).drain()
-    current = await contents(s, workspace)
-    assert "alice lives in Berlin." in current, current
-    assert not any("Lisbon" in c for c in current), current
-
-
 async def test_an_idle_representation_is_dreamed_below_the_threshold(
     services: Services, workspace: str
 ) -> None:
