@@ -18,6 +18,10 @@ UNWIND $beliefs AS b
 CALL (b) {
   OPTIONAL MATCH (p:Observation)
   WHERE p.id IN b.premise_ids AND p.workspace = $workspace
+  // Each premise locked before its state is read: a purge tombstoning one has committed and is
+  // seen, or waits for this write and then finds what it built on the premise (purge.py).
+  SET p.premise_lock = true
+  REMOVE p.premise_lock
   WITH b, collect(p) AS found
   OPTIONAL MATCH (old:Observation {id: b.supersedes, workspace: $workspace})
   OPTIONAL CALL (b) {

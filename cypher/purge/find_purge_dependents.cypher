@@ -1,6 +1,7 @@
 // Beliefs built on the given ones (through incoming DERIVED_FROM, up to 64 levels) that are not
 // among them: written while the purge read its plan, before it tombstoned their premises (a
-// tombstoned premise takes no new belief, so once this finds none, none can come). Rows as
+// tombstoned premise takes no new belief, a dream's write locking its premises before it
+// checks them, so once this finds none, none can come). Rows as
 // find_message_derivations.cypher's, for the purge to erase them with the rest.
 MATCH (o:Observation {workspace: $workspace})
 WHERE o.id IN $ids

@@ -13,7 +13,7 @@ import pytest
 from graph.keys import Representation
 from graph.repo import dream_writes, job_admin, jobs, observations, queue_status, summaries
 from graph.repo import messages as message_repo
-from graph.repo.dream_writes import DerivedWrite
+from graph.repo.dream_writes import DerivedWrite, ProvenanceRejected
 from graph.repo.jobs import ClaimedUnit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
@@ -38,6 +38,7 @@ from tests.integration.derive_helpers import (
 )
 from tests.integration.dream_helpers import belief_id, with_dreams
 from tests.integration.restructure_helpers import run_all
+from tests.integration.tx_helpers import while_held
 
 pytestmark = pytest.mark.integration
 
@@ -383,3 +384,42 @@ async def test_a_message_derived_while_a_split_moves_its_observer_goes_to_the_pa
     await drain_with(services, workspace, "derive", split)
     assert await beliefs(services, workspace, "alice", "bob") == []
     assert await beliefs(services, workspace, "alice-work", "bob") == ["I live in Paris."]
+
+
+async def test_a_belief_built_on_one_a_purge_tombstones_meanwhile_is_refused(
+    services: Services, workspace: str
+) -> None:
+    """The dream read its premise current while the purge's tombstone was not yet committed,
+    then wrote on it: the purge, having looked for beliefs built on what it tombstoned, erased
+    the premise under it (the diff review). The write now waits for the premise's lock."""
+    said = await paris_chat(services, workspace)
+    await job_admin.flush(services.db, workspace, None, None)
+    await worker_for(services, workspace, ScriptedLLM({"deriver": verbatim})).drain()
+    paris = await belief_id(services, workspace, "Paris", "maya", "maya")
+    view = Representation(workspace, "maya", "maya")
+    france = DerivedWrite(
+        f"{workspace}-fr", "deductive", "maya lives in France.", [0.1] * 384, (paris,)
+    )
+
+    async def tombstone(tx: Any) -> None:
+        await tx.rows(
+            "tombstone_purged",
+            workspace=workspace,
+            now=now(),
+            observation_ids=[paris],
+            message_ids=[],
+        )
+
+    async def dream() -> Any:
+        return await services.db.write_tx(
+            lambda tx: dream_writes.create_derived(
+                tx, view, [france], origin="dreamer:rules", now=now()
+            )
+        )
+
+    with pytest.raises(ProvenanceRejected, match="stale, deleted or superseded"):
+        await while_held(services, tombstone, dream)
+    row = await statements.read_one(
+        services.db, "get_observation_state", workspace=workspace, id=france.id
+    )
+    assert row is None and said, row
