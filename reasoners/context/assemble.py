@@ -261,7 +261,7 @@ async def get_context(
         text=render(packed),
         observer=observer,
         observed=observed,
-        representation=slice_[: len(packed.representation)],
+        representation=[slice_[at] for at in packed.representation_kept],
         card=card if packed.peer_card is not None else [],
         summary=chosen_summary,
         messages=[m for m in reversed(recent) if m.id in kept_ids],

@@ -130,6 +130,9 @@ class PackedContext:
     matched: tuple[RecentMessage, ...] = ()  # best first
     matched_dropped: int = 0  # how many matched messages did not fit
     headings: Headings = field(default_factory=Headings)
+    # The place in the given representation of each item kept: one that did not fit is
+    # skipped, so the kept ones are not the first N.
+    representation_kept: tuple[int, ...] = ()
 
     # Each part's cost includes its heading when it is shown.
     @property
@@ -206,11 +209,13 @@ def pack(
     room = budget - (card.tokens + h.card if card else 0)
 
     kept: list[Piece] = []
-    for piece in representation:
+    kept_at: list[int] = []
+    for at, piece in enumerate(representation):
         cost = piece.tokens + (0 if kept else h.representation)
         if cost > room:
             continue  # a long belief does not shut out the shorter ones after it
         kept.append(piece)
+        kept_at.append(at)
         room -= cost
 
     remainder = room
@@ -256,6 +261,7 @@ def pack(
         matched=tuple(matched),
         matched_dropped=len(matched_best_first) - len(matched),
         headings=h,
+        representation_kept=tuple(kept_at),
     )
 
 

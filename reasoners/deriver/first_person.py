@@ -81,25 +81,27 @@ _FIRST_PERSON = _vocabulary(
 _SECOND_PERSON = _vocabulary("you your yours yourself yourselves you're you've you'll you'd ya")
 # "u" and "ur" as chat writes "you" and "your": lower case, alone; not "U.S.", "U2", "U of T".
 _CHAT_YOU = re.compile(r"(?<![\w.'])(?:u|ur)(?![\w.'\u2019])")
-# Yes/no-question openers; a wh-word opens a question only before one of them ("how do I
-# reset my password", typed without "?"), since it also opens statements ("When I was young",
-# "What I want is ...").
+# Yes/no-question openers; a wh-word opens a question only before one of them and a subject
+# ("how do I reset my password", typed without "?"), since it also opens statements ("When I
+# was young", "What I want is ...", "Which is why I moved", "What was great is ...").
 _QUESTION_OPENERS = _vocabulary(
     "do does did can could would will should shall is are am was were have has may might must"
     " isn't aren't wasn't weren't"
 )
 _WH_WORDS = _vocabulary("what when where why how who whom whose which")
+_ASKED_ABOUT = _vocabulary("i we you he she they it my our your his her their")
 # A sentence that takes back the one before it: "Just kidding!", "jk", "Not really.", "Wait,
 # no, I didn't." The fact before it is dropped with it.
 _I_AM = r"i\W*a?m"  # "I'm", "I am", "im"
-_RETRACTION = re.compile(
+_TAKEN_BACK = (
     r"^(?:(?:lol|haha+|wait|actually|oh|um+|well)\W+)*"
-    r"(?:just\W+(?:kidding|joking)|j/?k|kidding|joking|not\W+really|scratch\W+that"
+    r"(?:just\W+(?:kidding|joking)|j/?k|kidding|joking|not\W+really|scratch\W+that|psych"
     rf"|never\W*mind|nvm|that\W+was\W+a\W+joke|{_I_AM}\W+(?:just\W+)?(?:kidding|joking)"
     rf"|no\W+(?:{_I_AM}\W+not|i\W+(?:did|do|have|was|will|wo)(?:n\W?t|\W+not)|not\W+really))"
-    r"\W*$",
-    re.IGNORECASE,
 )
+_RETRACTION = re.compile(_TAKEN_BACK + r"\W*$", re.IGNORECASE)
+# ... or that does so and then says what holds instead: "Just kidding, I have three cats."
+_RETRACTION_THEN = re.compile(_TAKEN_BACK + r"\s*[,;:\u2013\u2014-]+\s*(?=\w)", re.IGNORECASE)
 _REQUEST_OPENERS = _vocabulary(
     "please tell give show help let let's make write find explain send remind check list"
     " describe suggest recommend try look take bring keep stop don't imagine remember consider"
@@ -132,6 +134,13 @@ def is_retraction(sentence: str) -> bool:
     return _RETRACTION.match(sentence.strip()) is not None
 
 
+def after_retraction(sentence: str) -> str | None:
+    """What `sentence` says after taking back the one before it ("Just kidding, I have three
+    cats": "I have three cats"), a verbatim part of it; None when it does not open so."""
+    found = _RETRACTION_THEN.match(sentence)
+    return None if found is None else sentence[found.end() :]
+
+
 def is_self_statement(sentence: str) -> bool:
     """Whether `sentence` is a declarative first-person statement worth keeping as a fact."""
     if "?" in sentence:
@@ -141,7 +150,7 @@ def is_self_statement(sentence: str) -> bool:
         return False
     if words[0] in _QUESTION_OPENERS or words[0] in _REQUEST_OPENERS:
         return False
-    if words[0] in _WH_WORDS and words[1] in _QUESTION_OPENERS:
+    if words[0] in _WH_WORDS and words[1] in _QUESTION_OPENERS and words[2] in _ASKED_ABOUT:
         return False
     if "please" in words or any(word in _SECOND_PERSON for word in words):
         return False
@@ -359,17 +368,21 @@ def extract(messages_of_target: Sequence[DatedMessage], peer_name: str) -> list[
     facts: list[ExtractedFact] = []
     for index, message in enumerate(messages_of_target):
         stated_on = message.created_at.date()
-        taken = len(facts)
-        for sentence in split_sentences(message.content):
+        last: int | None = None  # the sentence of this message the last fact came from
+        for at, sentence in enumerate(split_sentences(message.content)):
             # Judged as it reads: "Ple\u200base remember ..." is a request.
-            visible = _visible(sentence)
-            if is_retraction(visible):
-                if len(facts) > taken:
-                    facts.pop()  # what it takes back, said just before it in this message
-                continue
-            if is_self_statement(visible):
+            rest = after_retraction(sentence)
+            if is_retraction(_visible(sentence)) or rest is not None:
+                if last == at - 1:
+                    facts.pop()  # what it takes back: the sentence just before it
+                    last = None
+                if rest is None:
+                    continue
+                sentence = rest
+            if is_self_statement(_visible(sentence)):
                 content = to_third_person(sentence, peer_name, stated_on)
                 facts.append(ExtractedFact(content, index, sentence))
+                last = at
     return facts
 
 

@@ -10,6 +10,7 @@ from graph.repo.observation_writes import ExplicitFact, write_explicit
 from graph.repo.sessions import MemberSettings
 from graph.validation import now
 from reasoners.deriver.dedup import exact_key
+from reasoners.ingest.beliefs import BeliefInput, add_beliefs
 from resolvers.services import Services
 from tests.conftest import GraphQLClient
 from tests.integration.derive_helpers import make_peers, make_session, post
@@ -165,3 +166,28 @@ async def test_get_context_end_to_end(
     assert tight["summaryCap"] == tight["remainder"] * 2 // 5
     bad = await gql.error_code(CONTEXT, {"w": workspace, "tokens": 0})
     assert bad == "INVALID_INPUT"
+
+
+async def test_the_representation_returned_is_the_one_packed(
+    gql: GraphQLClient, services: Services, workspace: str
+) -> None:
+    """A long belief skipped for the shorter ones after it was returned in `representation`
+    (and REST's `peer_representation`) in place of the last one kept: the first N of the slice,
+    not the N packed (probe K)."""
+    await seed_beliefs(services, workspace)
+    long = "Alice's peanut allergy story: " + "she reacted badly once at a party. " * 50
+    await add_beliefs(
+        services.db,
+        services.embedder,
+        services.settings,
+        workspace,
+        [BeliefInput("bob", "alice", long)],
+    )
+    found = await gql.ok(CONTEXT, {"w": workspace, "tokens": 120, "q": "peanut allergy"})
+    context = found["context"]
+    shown = [r["content"] for r in context["representation"]]
+    assert context["representationDropped"] >= 1 and shown, context
+    assert long not in shown
+    lines = [line[2:] for line in context["text"].splitlines() if line.startswith("- ")]
+    assert len(lines) == len(shown), (lines, shown)
+    assert all(line.startswith(content) for line, content in zip(lines, shown, strict=True))

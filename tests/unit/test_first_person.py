@@ -113,6 +113,8 @@ def test_extracting_a_long_sentence_costs_its_length(text: str) -> None:
         "What I want is a new bike.",
         "How I met my wife is a long story.",
         "I can swim.",
+        "Which is why I moved to Berlin.",  # the diff review: dropped as a question
+        "What was great is I got the job.",
     ],
 )
 def test_self_statements_are_kept(sentence: str) -> None:
@@ -289,6 +291,12 @@ def test_extract_from_a_realistic_chat() -> None:
         ("I got the job! Wait, no, I didn't.", []),
         ("I'm going to Spain. Actually, no, I'm not. I live in Rome.", ["Alice lives in Rome"]),
         ("I have a cat. I live in Oslo. lol jk", ["Alice has a cat"]),
+        # Taken back and said again: what it says instead is kept (probe K).
+        ("I have two cats. Just kidding, I have three cats.", ["Alice has three cats"]),
+        ("I work at Google. Not really, I work at Apple.", ["Alice works at Apple"]),
+        ("I own a boat. Psych!", []),
+        # Only the sentence just before it (the diff review: "teacher" was dropped).
+        ("I'm a teacher. Can you help me grade? Never mind.", ["Alice is a teacher"]),
         # Not retractions: a sentence that says more.
         ("I live in Rome. No, I'm not kidding.", ["Alice lives in Rome"]),
         ("I have a cat. Not really a cat, a kitten.", ["Alice has a cat"]),

@@ -99,6 +99,7 @@ def test_representation_skips_an_item_that_does_not_fit_for_the_next() -> None:
     packed = pack(34, representation=[Piece("a", 20), Piece("b", 15), Piece("c", 1)])
     assert [piece.text for piece in packed.representation] == ["a", "c"]
     assert (packed.remainder, packed.representation_dropped) == (13, 1)
+    assert packed.representation_kept == (0, 2)  # where each kept one was given (probe K)
     packed = pack(10, representation=[Piece("long", 40), Piece("b", 4), Piece("c", 5)])
     assert [piece.text for piece in packed.representation] == ["b", "c"]
     _within_budget(packed)
