@@ -5,8 +5,9 @@
 // messages (live or deleted) with the quoted spans. A superseded belief is history: it is
 // judged too, so a version whose only evidence went is tombstoned like the current one, and
 // for it a premise stands while it is neither deleted nor stale (a later version of a premise
-// does not take away what an earlier belief rested on). `replaced`: a current version of the
-// premise supersedes it, the one a kept belief is relinked to (reconcile_beliefs.cypher).
+// does not take away what an earlier belief rested on). `replaced_by`: the current version a
+// correction made of the premise, which a kept belief is relinked to (reconcile_beliefs.cypher),
+// or null.
 MATCH (o:Observation)
 USING INDEX o:Observation(scope_key, reconcile_pending)
 WHERE o.scope_key = $scope AND o.reconcile_pending = true AND o.workspace = $workspace
@@ -29,10 +30,11 @@ RETURN o {.id, .level, .content, .stale_reason, .session, .valid_at,
                current: p.deleted_at IS NULL AND NOT coalesce(p.stale, false)
                         AND p.scope_key = o.scope_key
                         AND (p.superseded_at IS NULL OR o.superseded_at IS NOT NULL),
-               replaced: EXISTS { MATCH (p)<-[:SUPERSEDES]-(n:Observation)
-                                  WHERE n.workspace = $workspace AND n.scope_key = o.scope_key
-                                    AND n.deleted_at IS NULL AND n.superseded_at IS NULL
-                                    AND NOT coalesce(n.stale, false) }}]
+               replaced_by: COLLECT { MATCH (p)<-[:SUPERSEDES {origin: 'correction'}]-(n:Observation)
+                                      WHERE n.workspace = $workspace AND n.scope_key = o.scope_key
+                                        AND n.deleted_at IS NULL AND n.superseded_at IS NULL
+                                        AND NOT coalesce(n.stale, false)
+                                      RETURN n.id LIMIT 1 }[0]}]
          AS premises,
        [(o)-[d:DERIVED_FROM]->(m:Message) WHERE m.workspace = $workspace
           | {id: m.id, live: m.deleted_at IS NULL, content: m.content, span: d.span,

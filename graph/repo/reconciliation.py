@@ -25,9 +25,9 @@ class Premise:
     stands: bool = True
     valid_at: datetime | None = None  # when it was stated first
     stated_last: datetime | None = None  # when a live message last stated it
-    # A current version of it (a correction) supersedes it: a belief the model keeps on it is
+    # The current version a correction made of it, or None: a belief the model keeps on it is
     # relinked to that version (reconcile_beliefs.cypher), which then grounds it.
-    replaced: bool = False
+    replaced_by: str | None = None
 
     @property
     def stated(self) -> datetime | None:
@@ -107,7 +107,7 @@ def _belief(row: dict[str, Any]) -> StaleBelief:
                 bool(p.get("stands", True)),
                 to_datetime(p.get("valid_at")),
                 to_datetime(p.get("stated_last")),
-                bool(p.get("replaced")),
+                p.get("replaced_by"),
             )
             for p in row["premises"]
         ),

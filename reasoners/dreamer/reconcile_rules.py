@@ -192,14 +192,18 @@ def llm_verdicts(
     # A derived belief the model keeps still needs its premises, premises first: one resting
     # on a premise deleted, or dropped in this pass, was written current with nothing under it.
     # A corrected premise grounds it through its correction, which the kept belief then cites.
+    # A premise still waiting outside this batch is not judged here: the model's word stands.
     judged = {b.id for b in beliefs}
     kept: set[str] = set()
     for belief in order([b for b in beliefs if not b.superseded]):
         standing = {p.id for p in _current(belief, kept, judged)}
-        grounds = [p for p in belief.premises if p.id in standing or p.replaced]
+        grounds = {p.replaced_by or p.id for p in belief.premises if p.id in standing}
+        grounds |= {p.replaced_by for p in belief.premises if p.replaced_by}
+        waiting = any(p.pending and p.id not in judged for p in belief.premises)
         if (
             decided[belief.id].action != DROP
             and belief.level != "explicit"
+            and not waiting
             and len(grounds) < NEEDED.get(belief.level, 1)
         ):
             decided[belief.id] = Verdict(belief.id, DROP)

@@ -143,7 +143,7 @@ def test_a_chain_is_settled_premises_first_in_one_pass() -> None:
 
 def test_llm_verdicts_map_to_writes_and_fall_back_to_the_rules() -> None:
     beliefs = [
-        derived("a", "deductive", replace(premise("p", current=False), replaced=True)),
+        derived("a", "deductive", replace(premise("p", current=False), replaced_by="p2")),
         derived("b", "deductive", premise("q")),
         derived("c", "deductive", premise("q")),
         derived("d", "deductive", premise("p", current=False)),
@@ -178,9 +178,9 @@ def test_a_derived_belief_the_model_keeps_still_needs_its_premises() -> None:
     gone = derived("d", "deductive", replace(premise("p", current=False), stands=False))
     q = derived("q", "deductive", premise("r"))
     on_q = derived("e", "deductive", premise("q", pending=True))
-    corrected = derived("c", "deductive", replace(premise("s", current=False), replaced=True))
+    corrected = derived("c", "deductive", replace(premise("s", current=False), replaced_by="s2"))
     pattern = derived(
-        "i", "inductive", replace(premise("t", current=False), replaced=True), premise("u")
+        "i", "inductive", replace(premise("t", current=False), replaced_by="t2"), premise("u")
     )
     answer = ReconcileOutput(
         verdicts=[
@@ -200,6 +200,26 @@ def test_a_derived_belief_the_model_keeps_still_needs_its_premises() -> None:
         "c": "keep",
         "i": "keep",
     }
+
+
+def test_premises_corrected_into_one_belief_ground_it_once() -> None:
+    """Two facts corrected into one version count as one premise for an induction (the diff
+    review); a premise still waiting outside the batch leaves the model's verdict standing."""
+    same = "merged"
+    pattern = derived(
+        "i",
+        "inductive",
+        replace(premise("a", current=False), replaced_by=same),
+        replace(premise("b", current=False), replaced_by=same),
+    )
+    later = derived("d", "deductive", premise("w", current=False, pending=True))
+    answer = ReconcileOutput(
+        verdicts=[
+            BeliefVerdict(id="i", action="confirm"),
+            BeliefVerdict(id="d", action="confirm"),
+        ]
+    )
+    assert actions(llm_verdicts([pattern, later], answer, {})) == {"i": "drop", "d": "keep"}
 
 
 def test_the_model_never_decides_on_history() -> None:
