@@ -389,6 +389,42 @@ async def test_a_belief_built_on_one_a_dream_prunes_turns_stale(
     assert built_on.stale, built_on
 
 
+async def test_a_pruned_belief_built_on_another_pruned_one_stays_pruned(
+    services: Services, workspace: str
+) -> None:
+    """Pruned together, the one built on the other was marked for reconciliation by the
+    other's propagation, and the rules kept it current again (the diff review)."""
+    await paris_then_lisbon(services, workspace)
+    view = Representation(workspace, *AGENT_ALICE)
+    paris = await belief_id(services, workspace, "Paris")
+    france = dataclasses.replace(_derived("deductive", paris), content="alice lives in France.")
+    europe = dataclasses.replace(
+        _derived("deductive", france.id, paris), content="alice lives in Europe."
+    )
+    for wave in ([france], [europe]):
+        await services.db.write_tx(
+            lambda tx, wave=wave: dream_writes.create_derived(
+                tx, view, wave, origin="dreamer:rules", now=now()
+            )
+        )
+
+    def deduction(messages: Any, schema: Any) -> Any:
+        if not tool_results(messages):
+            return turn(
+                call("prune_belief", observation_id=france.id, reason="moved"),
+                call("prune_belief", observation_id=europe.id, reason="moved"),
+            )
+        return "Done."
+
+    llm = ScriptedLLM({"dreamer-deduction": deduction, "dreamer-induction": no_patterns})
+    await dream_now(services, workspace, *AGENT_ALICE, llm=llm)
+    await worker_for(services, workspace, llm).drain()
+    row = await statements.read_one(
+        services.db, "get_observation_state", workspace=workspace, id=europe.id
+    )
+    assert row is not None and row["stale"] and not row["pending"], row
+
+
 async def test_an_llm_dream_reads_at_most_a_hundred_new_beliefs(
     services: Services, workspace: str
 ) -> None:
