@@ -189,6 +189,7 @@ class DreamHandler:
         more_waiting = unread or stale_left
 
         threshold_now = scheduling.threshold(self.settings)
+        dreams_on = dreams_enabled(configuration)
         tally = DreamStats()  # this run's counts, set on each run of the transaction
 
         async def write(tx: Tx) -> None:
@@ -283,10 +284,11 @@ class DreamHandler:
                 finished.claimed,
                 more_waiting=more_waiting,
                 paced=finished.paced,
-                # Only to reconcile the rest when nothing new calls for a dream: with dreams
-                # off in the workspace it then only reconciles, as this one did.
+                # One only to reconcile the rest is a threshold dream (whose specialists, with
+                # nothing new, do not run), but with dreams off in the workspace: it then only
+                # reconciles, as this one did.
                 trigger="threshold"
-                if unread or 0 < threshold_now <= finished.remaining
+                if unread or 0 < threshold_now <= finished.remaining or dreams_on
                 else scheduling.RECONCILE,
             )
             tally.observations, tally.created = len(read), applied.created

@@ -1075,8 +1075,9 @@ async def test_a_dream_that_hits_its_batch_limit_claims_a_follow_up_at_once(
     assert all(j.status == "done" for j in await all_jobs(s, workspace) if j.kind == "dream")
 
 
+@pytest.mark.parametrize("dreams_on", [True, False], ids=["dreams-on", "dreams-off"])
 async def test_stale_beliefs_past_the_batch_limit_are_reconciled_by_a_follow_up(
-    services: Services, workspace: str
+    services: Services, workspace: str, dreams_on: bool
 ) -> None:
     """A dream reconciles at most its batch of stale beliefs: the rest stayed stale for good
     when nothing new came for the view (the follow-up counted only new beliefs)."""
@@ -1090,6 +1091,8 @@ async def test_stale_beliefs_past_the_batch_limit_are_reconciled_by_a_follow_up(
     await dream_now(s, workspace, *AGENT_ALICE)  # and its follow-up: none waits to be dreamed
     assert len(await contents(s, workspace)) == 6
     before = len(await runs(s, workspace))
+    if not dreams_on:
+        await configure(s, workspace, {"dream": {"enabled": False}})
     said = await messages.list_page(
         s.db, workspace, MessageFilter(session="s1"), after=None, limit=10
     )
@@ -1099,9 +1102,11 @@ async def test_stale_beliefs_past_the_batch_limit_are_reconciled_by_a_follow_up(
     assert len(await contents(s, workspace, include_stale=True)) == 6
     await worker_for(s, workspace, None).drain()
     assert await contents(s, workspace, include_stale=True) == []
-    # The first dream settled its batch, the follow-up (a reconciliation, as the first) the rest.
+    # The first dream settled its batch, the follow-up the rest (with dreams on, a threshold
+    # dream: with nothing new its specialists would not run).
     after = [(r.trigger, r.observations) for r in reversed(await runs(s, workspace))]
-    assert after[before:] == [("reconcile", 0), ("reconcile", 0)]
+    # (With dreams off in the workspace, a reconciliation again, which only reconciles.)
+    assert after[before:] == [("reconcile", 0), ("threshold" if dreams_on else "reconcile", 0)]
 
 
 async def test_an_idle_representation_is_dreamed_below_the_threshold(
