@@ -307,7 +307,8 @@ class Mutation:
             # Every caller is the admin then: any local process could mint keys, valid
             # wherever the secret is shared with a server that checks them.
             raise InvalidInput(
-                "keys are issued only with BELIEFGRAPH_AUTH=on (or with `beliefgraph key`)"
+                "keys are issued only with auth on (BELIEFGRAPH_AUTH=on, or auto off loopback), "
+                "or with `beliefgraph key`"
             )
         principal = info.context.principal
         wanted = Principal(scope, workspace, peer, session)

@@ -16,8 +16,9 @@ Interval = Annotated[
     float,
     strawberry.argument(
         description="Seconds between two reports: how often the stream checks for news, "
-        f"kept between {MIN_INTERVAL} and {MAX_INTERVAL:.0f} (the store itself is read by one "
-        "look all such streams of the server share, every 0.2 seconds)."
+        f"kept between {MIN_INTERVAL} and {MAX_INTERVAL:.0f}. What it checks is read from the "
+        "store by one look all such streams of the server share, every 0.2 seconds (a "
+        "dreamEvents stream reads its new runs itself once their count has moved)."
     ),
 ]
 

@@ -125,7 +125,7 @@ async def test_no_key_is_issued_with_auth_off(gql: GraphQLClient, services: Serv
     assert body["data"] is None
     [error] = body["errors"]
     assert error["extensions"]["code"] == "INVALID_INPUT"
-    assert "BELIEFGRAPH_AUTH=on" in error["message"]
+    assert "BELIEFGRAPH_AUTH=on" in error["message"] and "auth on" in error["message"]
 
 
 async def test_a_failed_lookup_leaves_the_other_fields_their_answers(
