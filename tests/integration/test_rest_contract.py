@@ -1264,12 +1264,18 @@ async def test_a_peer_key_opens_its_sub_peers_messages_and_conclusions_by_id(
     """Its aggregated reads list them; opened by id, they were "does not exist"."""
     [_, bots, *_] = await seed(rest, workspace)
     ws = f"/workspaces/{workspace}"
+    assert (await rest.post(f"{ws}/peers", json={"id": "carol"})).status_code == 201
     r = await rest.post(
         f"{ws}/conclusions",
-        json={"conclusions": [{"content": "Asks", "observer_id": "bot", "observed_id": "bot"}]},
+        json={
+            "conclusions": [
+                {"content": "Asks", "observer_id": "bot", "observed_id": "bot"},
+                {"content": "Sells honey", "observer_id": "bot", "observed_id": "carol"},
+            ]
+        },
     )
     assert r.status_code == 201, r.text
-    conclusion = r.json()[0]["id"]
+    conclusion, outsider = (c["id"] for c in r.json())
     alice = key(KeyScope.PEER, workspace, peer="alice")
     message = f"{ws}/sessions/s1/messages/{bots['id']}"
     by_ids = {"filters": {"id": {"in": [conclusion]}}}
@@ -1290,6 +1296,11 @@ async def test_a_peer_key_opens_its_sub_peers_messages_and_conclusions_by_id(
         await rest.post(f"{ws}/peers/alice/members", json={"peer_id": "bot"})
     ).status_code == 201
     assert await reads() == [200, 200, 1]
+    # A sub-peer's belief about a peer outside the key's tree is no read of it: unseen.
+    r = await secured.get(f"{ws}/conclusions/{outsider}", headers=alice)
+    unknown = await secured.get(f"{ws}/conclusions/no-such-id", headers=alice)
+    assert r.status_code == unknown.status_code == 404
+    assert r.text.replace(outsider, "ID") == unknown.text.replace("no-such-id", "ID")
     # Read, not changed: its key acts as alice only, and says so.
     r = await secured.delete(f"{ws}/conclusions/{conclusion}", headers=alice)
     assert r.status_code == 403, r.text
