@@ -29,8 +29,8 @@ from reasoners.llm.openai_compatible import OpenAICompatibleLLM
 from reasoners.peers import purge_resume
 from reasoners.peers.files import embed_missing_chunks
 from reasoners.peers.merges import RestructureHandler
-from reasoners.peers.splits import SPLIT, SplitHandler
-from reasoners.peers.starts import RESTRUCTURE
+from reasoners.peers.splits import SplitHandler
+from reasoners.peers.starts import RESTRUCTURE, SPLIT
 from reasoners.queue import deletions, retention
 from reasoners.queue.schedule import DERIVE, SUMMARIZE
 from reasoners.queue.worker import Handler, Periodic, Worker, WorkerConfig

@@ -8,7 +8,8 @@ what a data-erasure request needs. It removes
 - the files of a purged peer, the cards it wrote of others, and every card with a line resting
   on a purged belief, with their chunks;
 - the summaries that covered a purged message (from its position in the session on);
-- the derive jobs that only name purged messages, and for a peer its own jobs and dreams;
+- the derive jobs that only name purged messages, and for a peer its own jobs and dreams, and
+  a dead-lettered rename, merge or split naming it;
 - the dream runs whose record names a purged belief (for a peer, all of its representations');
 - the peer itself, with its memberships and links.
 The report counts each kind; it equals the node counts before minus after, but for the jobs
@@ -49,7 +50,7 @@ from graph.validation import check_id_count, now
 from reasoners.peers import purge_end
 from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
-from reasoners.peers.starts import check_not_queued, lock_starts
+from reasoners.peers.starts import check_not_queued, lock_starts, restructure_unit
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 # A purge's record is leased this long, renewed while the purge runs; once a purge's process
@@ -300,6 +301,7 @@ class Eraser:
             peer=peer,
             dream_prefix=f"dream/{ws}/{peer}/" if peer else "\x00",
             dream_suffix=f"/{peer}" if peer else "\x00",
+            restructure_unit=restructure_unit(ws) if peer else "\x00",
         )
         chosen = jobs_to_purge(candidates, {str(m["id"]) for m in plan.messages}, peer)
         for part in chunks(chosen, batch):
@@ -397,8 +399,8 @@ async def purge_peer(
     async def begin(tx: Tx) -> purges.Held:
         # As a rename, merge or split starts: one at a time per workspace, and not while one
         # of those changes the peer (a merge into it would move data in as the purge erases).
-        # One dead-lettered part way runs no more: an erasure is not held up by it (run again,
-        # it finds its source or target gone, and moves nothing more).
+        # One dead-lettered part way runs no more: an erasure is not held up by it, and deletes
+        # it with the peer's jobs (jobs_to_purge).
         await lock_starts(tx, workspace)
         await check_not_queued(tx, workspace, {peer}, dead_too=False)
         # A split's sub-peer holds what the peer said in the sessions it took, with a copy of

@@ -6,25 +6,31 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from reasoners.peers.starts import OPERATIONS, named_peers
+
 T = TypeVar("T")
 Row = dict[str, Any]
 
 
 def jobs_to_purge(rows: Sequence[Row], message_ids: set[str], peer: str | None) -> list[str]:
     """Which candidate jobs go (pure): a derive job whose messages are all purged; with a
-    peer, the peer's jobs and the dreams of its representations. Other jobs stay: a derive job
-    naming a purged message among live ones simply finds it gone."""
+    peer, the peer's jobs, the dreams of its representations and the renames, merges and
+    splits that name it (only a dead-lettered one can, as the purge began: run again, it would
+    act on a peer made since under the name). Other jobs stay: a derive job naming a purged
+    message among live ones simply finds it gone."""
     chosen = []
     for row in rows:
         payload = json.loads(row.get("payload") or "{}")
         named = set(payload.get("message_ids") or [])
+        kind = str(row.get("kind"))
         if (
             peer is not None
             and (
                 row.get("peer") == peer
                 or peer in (payload.get("observer"), payload.get("observed"))
+                or (kind in OPERATIONS and peer in named_peers(kind, payload))
             )
-        ) or (row.get("kind") == "derive" and named and named <= message_ids):
+        ) or (kind == "derive" and named and named <= message_ids):
             chosen.append(str(row["id"]))
     return chosen
 

@@ -29,9 +29,7 @@ from graph.settings import Settings
 from graph.validation import check_id_count, check_name, check_peer_count, now
 from reasoners.peers.merges import copy_peer, dream_target, scope_moves
 from reasoners.peers.restructure_steps import StepHandler, restructure_job
-from reasoners.peers.starts import check_not_purged, check_not_queued, lock_starts
-
-SPLIT = "split"
+from reasoners.peers.starts import SPLIT, check_not_purged, check_not_queued, lock_starts
 
 
 @dataclass(frozen=True)

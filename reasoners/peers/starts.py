@@ -10,6 +10,8 @@ from graph.errors import Conflict, NotFound
 from graph.repo.jobs import JobRecord
 
 RESTRUCTURE = "restructure"
+SPLIT = "split"
+OPERATIONS = (RESTRUCTURE, SPLIT)  # the job kinds of renames, merges and splits
 
 
 def restructure_unit(workspace: str) -> str:
