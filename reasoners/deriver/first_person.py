@@ -152,6 +152,8 @@ def is_self_statement(sentence: str) -> bool:
         return False
     if words[0] in _WH_WORDS and words[1] in _QUESTION_OPENERS and words[2] in _ASKED_ABOUT:
         return False
+    if words[0] in ("neither", "nor") and words[1] in _QUESTION_OPENERS:
+        return False  # "Neither do I like cats": inverted, it reads "Neither do Alice like cats"
     if "please" in words or any(word in _SECOND_PERSON for word in words):
         return False
     if _CHAT_YOU.search(sentence):

@@ -152,6 +152,8 @@ def test_self_statements_are_kept(sentence: str) -> None:
         # Elliptic agreement: nothing of its own ("Neither do Alice").
         "Neither do I.",
         "So do I.",
+        "Neither do I like cats.",  # probe K: "Neither do Alice like cats"
+        "Neither does my wife.",
         "",
     ],
 )
