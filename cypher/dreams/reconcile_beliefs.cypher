@@ -30,7 +30,7 @@ SET o.reconcile_pending = null,
 WITH o, v, dropped
 OPTIONAL CALL (o, v, dropped) {
   WITH o WHERE NOT dropped AND v.relink
-  MATCH (o)-[:DERIVED_FROM]->(p:Observation)<-[:SUPERSEDES]-(n:Observation)
+  MATCH (o)-[:DERIVED_FROM]->(p:Observation)<-[:SUPERSEDES {origin: 'correction'}]-(n:Observation)
   WHERE p.workspace = $workspace AND n.workspace = $workspace AND n.scope_key = $scope
     AND n.deleted_at IS NULL AND n.superseded_at IS NULL AND NOT coalesce(n.stale, false)
   MERGE (o)-[:DERIVED_FROM]->(n)

@@ -13,9 +13,11 @@ MATCH (root:Observation)
 WHERE root.id IN $root_ids AND root.workspace = $workspace
 MATCH (root)<-[:DERIVED_FROM*1..64]-(d:Observation)
 WITH DISTINCT d
-// A root that descends from another root is a root too: a pruned one marked pending would be
-// judged again, and kept, by the next reconciliation.
+// A root that descends from another root is a root too, and so are $other_roots (the same
+// change's, marked with another reason): a pruned one marked pending would be judged again,
+// and kept, by the next reconciliation.
 WHERE d.workspace = $workspace AND d.deleted_at IS NULL AND NOT d.id IN $root_ids
+  AND NOT d.id IN $other_roots
 WITH d, coalesce(d.stale, false) AS was_stale
 SET d.stale = true, d.reconcile_pending = true,
     d.stale_version = coalesce(d.stale_version, 0) + 1,

@@ -48,15 +48,23 @@ class Invalidated:
 
 
 async def propagate(
-    tx: Tx, workspace: str, root_ids: Sequence[str], reason: str, now: datetime
+    tx: Tx,
+    workspace: str,
+    root_ids: Sequence[str],
+    reason: str,
+    now: datetime,
+    *,
+    other_roots: Sequence[str] = (),
 ) -> Invalidated:
-    """Mark stale every live belief derived from the roots (see mark_stale_descendants)."""
+    """Mark stale every live belief derived from the roots (see mark_stale_descendants), but
+    the roots and `other_roots` (those of the same change given another reason)."""
     if not root_ids:
         return Invalidated()
     rows = await tx.rows(
         "mark_stale_descendants",
         workspace=workspace,
         root_ids=list(root_ids),
+        other_roots=list(other_roots),
         reason=reason,
         now=now,
     )

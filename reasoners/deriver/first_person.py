@@ -96,8 +96,7 @@ _I_AM = r"i\W*a?m"  # "I'm", "I am", "im"
 _TAKEN_BACK = (
     r"^(?:(?:lol|haha+|wait|actually|oh|um+|well)\W+)*"
     r"(?:just\W+(?:kidding|joking)|j/?k|kidding|joking|not\W+really|scratch\W+that|psych"
-    rf"|never\W*mind|nvm|that\W+was\W+a\W+joke|{_I_AM}\W+(?:just\W+)?(?:kidding|joking)"
-    rf"|no\W+(?:{_I_AM}\W+not|i\W+(?:did|do|have|was|will|wo)(?:n\W?t|\W+not)|not\W+really))"
+    rf"|that\W+was\W+a\W+joke|{_I_AM}\W+(?:just\W+)?(?:kidding|joking))"
 )
 _RETRACTION = re.compile(_TAKEN_BACK + r"\W*$", re.IGNORECASE)
 # ... or that does so and then says what holds instead: "Just kidding, I have three cats."
@@ -118,6 +117,8 @@ _EMPTY_WORDS = _vocabulary(
     " am is are was were be been have has had think guess know agree see mean hope feel love"
     " like understand get got sure good fine ok okay great glad sorry happy same well right"
     " thinking wondering kidding joking thanks thx lol a an the to and or but neither nor either"
+    " didn't doesn't isn't wasn't aren't weren't haven't hasn't won't can't wait never mind"
+    " forget asked no yes"
 )
 _MIN_WORDS = 3
 

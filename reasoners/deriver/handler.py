@@ -326,13 +326,13 @@ class DeriverHandler:
             # old text is left out (an edit queued its own derivation of the new text). One
             # moved to another peer meanwhile (a merge or split): the unit runs again, and
             # derives it for that peer.
-            # The session's lock first, as a post and a split's step take it: a split moving an
-            # observer's place commits before the members are read below, or after this write
-            # (its step then moves what this wrote).
-            await sessions.lock(tx, workspace, session)
             said = {f.message_id for f in planned} | {e.message_id for _, e in echoes}
             cited = [by_id[i] for i in sorted(said)]
             changed = await message_repo.changed_since_read(tx, workspace, cited)
+            # The session's lock after the messages', as deletions, edits and merge steps take
+            # them: a split moving an observer's place commits before the members are read
+            # below, or after this write (its step then moves what this wrote).
+            await sessions.lock(tx, workspace, session)
             if changed.moved:
                 raise Conflict(
                     f"{len(changed.moved)} messages of {unit.key} were moved to another peer "

@@ -233,10 +233,20 @@ class DreamHandler:
             # What rested on a superseded or pruned belief no longer stands on current
             # premises: it turns stale, and the dream queued behind this one reconciles it.
             replaced = await invalidation.propagate(
-                tx, view.workspace, applied.superseded_ids, invalidation.SUPERSEDED_PREMISE, stamp
+                tx,
+                view.workspace,
+                applied.superseded_ids,
+                invalidation.SUPERSEDED_PREMISE,
+                stamp,
+                other_roots=applied.pruned_ids,
             )
             pruned = await invalidation.propagate(
-                tx, view.workspace, applied.pruned_ids, invalidation.PRUNED_PREMISE, stamp
+                tx,
+                view.workspace,
+                applied.pruned_ids,
+                invalidation.PRUNED_PREMISE,
+                stamp,
+                other_roots=applied.superseded_ids,
             )
             changed = replaced.scopes | pruned.scopes | reinstated | reversed_.scopes
             for observer_of, observed_of in sorted(changed):

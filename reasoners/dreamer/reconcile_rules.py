@@ -192,25 +192,42 @@ def llm_verdicts(
     # A derived belief the model keeps still needs its premises, premises first: one resting
     # on a premise deleted, or dropped in this pass, was written current with nothing under it.
     # A corrected premise grounds it through its correction, which the kept belief then cites.
-    # A premise still waiting outside this batch is not judged here: the model's word stands.
+    # One whose premise still waits outside this batch gets no verdict yet (nor what rests on
+    # it): it stays pending for the dream that reads that premise (a follow-up, as the batch
+    # was full), unless nothing of the batch could be judged.
     judged = {b.id for b in beliefs}
+    deferred = _waiting_on_others(beliefs, judged)
+    if len(deferred) == len(beliefs):
+        deferred = set()
     kept: set[str] = set()
-    for belief in order([b for b in beliefs if not b.superseded]):
+    for belief in order([b for b in beliefs if not b.superseded and b.id not in deferred]):
         standing = {p.id for p in _current(belief, kept, judged)}
         grounds = {p.replaced_by or p.id for p in belief.premises if p.id in standing}
         grounds |= {p.replaced_by for p in belief.premises if p.replaced_by}
-        waiting = any(p.pending and p.id not in judged for p in belief.premises)
         if (
             decided[belief.id].action != DROP
             and belief.level != "explicit"
-            and not waiting
             and len(grounds) < NEEDED.get(belief.level, 1)
         ):
             decided[belief.id] = Verdict(belief.id, DROP)
         if decided[belief.id].action != DROP:
             kept.add(belief.id)
     # History is judged by the rules on the final verdicts of the current beliefs under it.
-    history = [b for b in beliefs if b.superseded]
+    history = [b for b in beliefs if b.superseded and b.id not in deferred]
     for verdict in _judge(history, judged, kept):
         decided[verdict.id] = verdict
-    return [decided[b.id] for b in beliefs]
+    return [decided[b.id] for b in beliefs if b.id not in deferred]
+
+
+def _waiting_on_others(beliefs: Sequence[StaleBelief], judged: set[str]) -> set[str]:
+    """The beliefs with a premise awaiting reconciliation outside `judged`, and those resting
+    on them, directly or not."""
+    waiting = {b.id for b in beliefs if any(p.pending and p.id not in judged for p in b.premises)}
+    grew = True
+    while grew:
+        grew = False
+        for b in beliefs:
+            if b.id not in waiting and any(p.id in waiting for p in b.premises):
+                waiting.add(b.id)
+                grew = True
+    return waiting

@@ -290,8 +290,12 @@ def test_extract_from_a_realistic_chat() -> None:
         ("I live in Berlin. Just kidding!", []),
         ("I live in Berlin. jk", []),
         ("I'm getting married. Not really.", []),
-        ("I got the job! Wait, no, I didn't.", []),
-        ("I'm going to Spain. Actually, no, I'm not. I live in Rome.", ["Alice lives in Rome"]),
+        # A bare "no, I don't" answers a question more often than it takes anything back
+        # (the quick review: "I'm a recovering alcoholic. No, I don't." lost the fact).
+        ("I got the job! Wait, no, I didn't.", ["Alice got the job"]),
+        ("I'm a recovering alcoholic. No, I don't.", ["Alice is a recovering alcoholic"]),
+        ("I live in Lisbon. Well, never mind, it's complicated.", ["Alice lives in Lisbon"]),
+        ("Never mind, forget I asked.", []),
         ("I have a cat. I live in Oslo. lol jk", ["Alice has a cat"]),
         # Taken back and said again: what it says instead is kept (probe K).
         ("I have two cats. Just kidding, I have three cats.", ["Alice has three cats"]),
