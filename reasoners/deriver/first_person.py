@@ -90,8 +90,9 @@ _QUESTION_OPENERS = _vocabulary(
 )
 _WH_WORDS = _vocabulary("what when where why how who whom whose which")
 _ASKED_ABOUT = _vocabulary("i we you he she they it my our your his her their")
-# A sentence that takes back the one before it: "Just kidding!", "jk", "Not really.", "Wait,
-# no, I didn't." The fact before it is dropped with it.
+# A sentence that takes back the one before it: "Just kidding!", "jk", "Not really." The fact
+# of that sentence is dropped with it. A bare "No, I don't" is left alone: it answers a question
+# more often than it takes anything back.
 _I_AM = r"i\W*a?m"  # "I'm", "I am", "im"
 _TAKEN_BACK = (
     r"^(?:(?:lol|haha+|wait|actually|oh|um+|well)\W+)*"

@@ -111,7 +111,7 @@ async def follow_up(
     """In a dream's transaction: enqueue the follow-up dream its finish claimed, if any, at once
     if the batch limit left some unread, else paced like any threshold dream, from the last
     dream that dreamed (`paced`, as the finish returned it). `trigger` is RECONCILE for one
-    that only goes on reconciling what the batch limit left stale."""
+    that only goes on reconciling what the batch limit left stale, with dreams off."""
     if claimed is None:
         return []
     stamp = utc_now()
