@@ -32,6 +32,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from reasoners.deriver.retractions import after_retraction, is_retraction
 from reasoners.text.sentences import split_sentences
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
@@ -90,18 +91,6 @@ _QUESTION_OPENERS = _vocabulary(
 )
 _WH_WORDS = _vocabulary("what when where why how who whom whose which")
 _ASKED_ABOUT = _vocabulary("i we you he she they it my our your his her their")
-# A sentence that takes back the one before it: "Just kidding!", "jk", "Not really." The fact
-# of that sentence is dropped with it. A bare "No, I don't" is left alone: it answers a question
-# more often than it takes anything back.
-_I_AM = r"i\W*a?m"  # "I'm", "I am", "im"
-_TAKEN_BACK = (
-    r"^(?:(?:lol|haha+|wait|actually|oh|um+|well)\W+)*"
-    r"(?:just\W+(?:kidding|joking)|j/?k|kidding|joking|not\W+really|scratch\W+that|psych"
-    rf"|that\W+was\W+a\W+joke|{_I_AM}\W+(?:just\W+)?(?:kidding|joking))"
-)
-_RETRACTION = re.compile(_TAKEN_BACK + r"\W*$", re.IGNORECASE)
-# ... or that does so and then says what holds instead: "Just kidding, I have three cats."
-_RETRACTION_THEN = re.compile(_TAKEN_BACK + r"\s*[,;:\u2013\u2014-]+\s*(?=\w)", re.IGNORECASE)
 _REQUEST_OPENERS = _vocabulary(
     "please tell give show help let let's make write find explain send remind check list"
     " describe suggest recommend try look take bring keep stop don't imagine remember consider"
@@ -129,18 +118,6 @@ def _core(sentence: str) -> str:
     core = _LEADING.sub("", sentence.strip())
     cut = max(0, len(core) - _TRAILING_WINDOW)
     return (core[:cut] + _TRAILING.sub("", core[cut:])).strip()
-
-
-def is_retraction(sentence: str) -> bool:
-    """Whether `sentence` only takes back what was said before it ("Just kidding!")."""
-    return _RETRACTION.match(sentence.strip()) is not None
-
-
-def after_retraction(sentence: str) -> str | None:
-    """What `sentence` says after taking back the one before it ("Just kidding, I have three
-    cats": "I have three cats"), a verbatim part of it; None when it does not open so."""
-    found = _RETRACTION_THEN.match(sentence)
-    return None if found is None else sentence[found.end() :]
 
 
 def is_self_statement(sentence: str) -> bool:

@@ -16,15 +16,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from graph.configuration import dreams_enabled, instructions, joined, observes_itself
+from graph.configuration import dreams_enabled, observes_itself
 from graph.db import Database, Tx
 from graph.errors import Conflict
 from graph.records import (
     MembershipRecord,
     MessageRecord,
-    PeerRecord,
-    SessionRecord,
-    WorkspaceRecord,
 )
 from graph.repo import messages as message_repo
 from graph.repo import peers, sessions, workspaces
@@ -35,8 +32,8 @@ from graph.validation import now as utc_now
 from reasoners.deriver.batching import SessionMessage, batch_messages
 from reasoners.deriver.dedup import belief_fits, exact_key, repeated_items
 from reasoners.deriver.extractors import Extractor, Fact
-from reasoners.deriver.prompt import InstructionHierarchy, message_instructions
-from reasoners.deriver.routing import observers_for
+from reasoners.deriver.prompt import InstructionHierarchy, app_instructions, message_instructions
+from reasoners.deriver.routing import message_observers
 from reasoners.dreamer import scheduling
 from reasoners.embeddings.model import Embedder, embed_async
 from reasoners.llm.interface import LLMError, Usage, billed
@@ -183,30 +180,6 @@ def survivors(
     return kept, kept_echoes
 
 
-def _instructions(
-    workspace: WorkspaceRecord, peer: PeerRecord, session: SessionRecord
-) -> InstructionHierarchy:
-    """The app's instructions, by level: the workspace's `extraction_context` and the
-    `custom_instructions` of each level's configuration (top-level and `reasoning`) join the
-    peer's extraction context and the session's context."""
-    return InstructionHierarchy(
-        workspace=joined(
-            workspace.configuration.get("extraction_context"),
-            instructions(workspace.configuration, "reasoning"),
-        ),
-        peer=peer.extraction_context,
-        session=joined(session.context, instructions(session.configuration, "reasoning")),
-    )
-
-
-def _observers(
-    message: MessageRecord, members: Sequence[MembershipRecord], unobserved: Collection[str]
-) -> list[str]:
-    """The views a fact of `message` goes to, given the session's `members`."""
-    moment = message.received_at or message.created_at
-    return observers_for(message.peer, moment, members, observe_self=message.peer not in unobserved)
-
-
 @dataclass
 class DeriverHandler:
     db: Database
@@ -272,15 +245,9 @@ class DeriverHandler:
             read_ids = {
                 m.id
                 for m in pending
-                if m.peer == sender
-                and observers_for(
-                    sender,
-                    m.received_at or m.created_at,
-                    members,
-                    observe_self=sender not in unobserved,
-                )
+                if m.peer == sender and message_observers(m, members, unobserved)
             }
-            base = _instructions(ws, target, session_record)
+            base = app_instructions(ws, target, session_record)
             for batch in batch_messages(
                 turns,
                 sender,
@@ -342,8 +309,8 @@ class DeriverHandler:
             # session to its part, and these facts would go to a view the split has emptied.
             now_members = await sessions.list_members_in(tx, workspace, session, include_past=True)
             if any(
-                _observers(by_id[i], members, unobserved)
-                != _observers(by_id[i], now_members, unobserved)
+                message_observers(by_id[i], members, unobserved)
+                != message_observers(by_id[i], now_members, unobserved)
                 for i in said
             ):
                 raise Conflict(
@@ -400,7 +367,7 @@ class DeriverHandler:
         planned: list[ExplicitFact] = []
         for fact, vector in zip(facts, vectors, strict=True):
             message = by_id[fact.message_id]
-            for observer in _observers(message, members, unobserved):
+            for observer in message_observers(message, members, unobserved):
                 planned.append(
                     ExplicitFact(
                         observer=observer,

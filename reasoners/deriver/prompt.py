@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from graph.configuration import instructions, joined
+from graph.records import PeerRecord, SessionRecord, WorkspaceRecord
 from reasoners.deriver.batching import DeriverBatch, SessionMessage
 from reasoners.llm.interface import ChatMessage, system, user
 from reasoners.text.transcript import indented, render_turn
@@ -118,6 +120,22 @@ class InstructionHierarchy:
 
 
 # --- deriver ----------------------------------------------------------------------------------
+
+
+def app_instructions(
+    workspace: WorkspaceRecord, peer: PeerRecord, session: SessionRecord
+) -> InstructionHierarchy:
+    """The app's instructions, by level: the workspace's `extraction_context` and the
+    `custom_instructions` of each level's configuration (top-level and `reasoning`) join the
+    peer's extraction context and the session's context."""
+    return InstructionHierarchy(
+        workspace=joined(
+            workspace.configuration.get("extraction_context"),
+            instructions(workspace.configuration, "reasoning"),
+        ),
+        peer=peer.extraction_context,
+        session=joined(session.context, instructions(session.configuration, "reasoning")),
+    )
 
 
 def cited_message(batch: DeriverBatch, index: int) -> SessionMessage | None:

@@ -9,10 +9,10 @@ old created_at values reaches the peers that were in the session when it was imp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from graph.records import MembershipRecord
+from graph.records import MembershipRecord, MessageRecord
 
 
 def window_at(
@@ -41,3 +41,12 @@ def observers_for(
         if window is not None and window.observe_others:
             observers.append(peer)
     return observers
+
+
+def message_observers(
+    message: MessageRecord, members: Sequence[MembershipRecord], unobserved: Collection[str]
+) -> list[str]:
+    """The views a fact of `message` goes to, given the session's `members` (`unobserved`:
+    senders whose own configuration turns observe_me off), judged at its arrival."""
+    moment = message.received_at or message.created_at
+    return observers_for(message.peer, moment, members, observe_self=message.peer not in unobserved)

@@ -50,6 +50,7 @@ from graph.validation import check_id_count, now
 from reasoners.peers import purge_end
 from reasoners.peers.purge_leases import under_record
 from reasoners.peers.purge_order import chunks, dependents_first, jobs_to_purge
+from reasoners.peers.purge_plan import Plan, PlanLeft, messages_left, peer_left
 from reasoners.peers.starts import check_not_queued, lock_starts, restructure_unit
 
 LEVELS = ("explicit", "deductive", "inductive", "contradiction")
@@ -94,19 +95,6 @@ class Checkpoint(Protocol):
 class NoCheckpoint:
     async def committed(self) -> None:
         return None
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What is left to erase: messages (id, session, seq), and the beliefs (id, level,
-    observer, observed, premises) derived from them or held by or about the peer."""
-
-    messages: list[Row]
-    derived: list[Row]
-
-    @property
-    def empty(self) -> bool:
-        return not self.messages and not self.derived
 
 
 def _count(rows: list[Row]) -> int:
@@ -339,29 +327,6 @@ class Eraser:
             return False
         self.tally.peers += _count(rows)
         return True
-
-
-PlanLeft = Callable[[Tx], Awaitable[Plan]]
-
-
-def messages_left(workspace: str, ids: list[str]) -> PlanLeft:
-    async def left(tx: Tx) -> Plan:
-        return Plan(
-            await tx.rows("list_messages_to_purge", workspace=workspace, ids=ids),
-            await tx.rows("find_message_derivations", workspace=workspace, ids=ids),
-        )
-
-    return left
-
-
-def peer_left(workspace: str, peer: str) -> PlanLeft:
-    async def left(tx: Tx) -> Plan:
-        return Plan(
-            await tx.rows("list_peer_messages", workspace=workspace, peer=peer),
-            await tx.rows("find_peer_derivations", workspace=workspace, peer=peer),
-        )
-
-    return left
 
 
 async def purge_messages(

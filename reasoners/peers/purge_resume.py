@@ -16,10 +16,9 @@ from reasoners.peers.purge import (
     Eraser,
     NoCheckpoint,
     PurgeReport,
-    messages_left,
-    peer_left,
 )
 from reasoners.peers.purge_leases import under_record
+from reasoners.peers.purge_plan import messages_left, peer_left
 
 RESUME_SECONDS = 30.0  # how often a worker looks for interrupted purges
 MAX_RESUME_BACKOFF = timedelta(hours=1)  # between tries of a resumed purge that keeps failing
